@@ -1,0 +1,39 @@
+// One build for the three bundles: the VS Code client, the language server and the CLI.
+// `--production` minifies and drops source maps (used by packaging); the default keeps maps for debugging.
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const bundles = [
+  { in: 'client/src/extension.ts', out: 'client', external: ['vscode'] },
+  { in: 'server/src/server.ts', out: 'server', external: [] },
+  { in: 'cli/src/main.ts', out: 'cli', external: [], banner: '#!/usr/bin/env node' },
+].filter((b) => existsSync(b.in));
+
+const contexts = await Promise.all(
+  bundles.map((b) =>
+    esbuild.context({
+      entryPoints: { [b.out]: b.in },
+      outdir: 'dist',
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      external: b.external,
+      sourcemap: !production,
+      minify: production,
+      legalComments: 'none',
+      banner: b.banner ? { js: b.banner } : undefined,
+      logLevel: 'warning',
+    }),
+  ),
+);
+
+if (watch) {
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+}

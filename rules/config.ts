@@ -1,0 +1,133 @@
+// Project configuration: `lockwise.config.json`, or a "lockwise" key in package.json.
+// A broken config is an error naming the file and the problem, never a silent default.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { SeveritySetting } from './types';
+
+export interface HelperNames {
+  /** Project functions that acquire a lock (treated like an acquire with a TTL). */
+  acquire: string[];
+  /** Project functions that release a lock with an owner check. */
+  release: string[];
+  /** Project functions that extend a lock with an owner check. */
+  extend: string[];
+}
+
+export interface LockwiseConfig {
+  /** Per-rule severity overrides; rules not named keep their default. */
+  rules: Record<string, SeveritySetting>;
+  /** Globs (gitignore syntax) of files not to analyse, relative to the config file's folder. */
+  ignore: string[];
+  helpers: HelperNames;
+}
+
+export interface LoadedConfig {
+  config: LockwiseConfig;
+  /** The file the config came from; undefined when none was found. */
+  file?: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    problem: string,
+  ) {
+    super(`${file}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const CONFIG_FILE = 'lockwise.config.json';
+const SEVERITIES: readonly string[] = ['off', 'info', 'warning', 'error'];
+
+export function emptyConfig(): LockwiseConfig {
+  return { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } };
+}
+
+function stringArray(value: unknown, where: string, file: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) {
+    throw new ConfigError(file, `"${where}" must be an array of non-empty strings`);
+  }
+  return value as string[];
+}
+
+/** Validates a parsed config object; `knownRules` are the ids a severity may be set for. */
+export function parseConfig(raw: unknown, file: string, knownRules: readonly string[]): LockwiseConfig {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigError(file, 'the configuration must be a JSON object');
+  }
+  const obj = raw as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (!['$schema', 'rules', 'ignore', 'helpers'].includes(key)) {
+      throw new ConfigError(file, `unknown key "${key}" (expected "rules", "ignore" or "helpers")`);
+    }
+  }
+  const config = emptyConfig();
+
+  if (obj.rules !== undefined) {
+    if (typeof obj.rules !== 'object' || obj.rules === null || Array.isArray(obj.rules)) {
+      throw new ConfigError(file, '"rules" must be an object mapping rule ids to severities');
+    }
+    for (const [id, severity] of Object.entries(obj.rules)) {
+      if (!knownRules.includes(id)) {
+        throw new ConfigError(file, `unknown rule "${id}" in "rules" (known: ${knownRules.join(', ')})`);
+      }
+      if (typeof severity !== 'string' || !SEVERITIES.includes(severity)) {
+        throw new ConfigError(file, `rule "${id}" has severity ${JSON.stringify(severity)}; use one of ${SEVERITIES.join(', ')}`);
+      }
+      config.rules[id] = severity as SeveritySetting;
+    }
+  }
+
+  config.ignore = stringArray(obj.ignore, 'ignore', file);
+
+  if (obj.helpers !== undefined) {
+    if (typeof obj.helpers !== 'object' || obj.helpers === null || Array.isArray(obj.helpers)) {
+      throw new ConfigError(file, '"helpers" must be an object with "acquire", "release" and "extend" arrays');
+    }
+    const helpers = obj.helpers as Record<string, unknown>;
+    for (const key of Object.keys(helpers)) {
+      if (!['acquire', 'release', 'extend'].includes(key)) {
+        throw new ConfigError(file, `unknown key "helpers.${key}" (expected "acquire", "release" or "extend")`);
+      }
+    }
+    config.helpers = {
+      acquire: stringArray(helpers.acquire, 'helpers.acquire', file),
+      release: stringArray(helpers.release, 'helpers.release', file),
+      extend: stringArray(helpers.extend, 'helpers.extend', file),
+    };
+  }
+  return config;
+}
+
+function readJson(file: string): unknown {
+  const text = readFileSync(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(file, `not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * Finds the config that applies to files in `dir`: the nearest `lockwise.config.json`, or the nearest
+ * package.json with a "lockwise" key, walking up to the filesystem root. Throws ConfigError.
+ */
+export function loadConfig(dir: string, knownRules: readonly string[]): LoadedConfig {
+  for (let current = dir; ; current = dirname(current)) {
+    const configFile = join(current, CONFIG_FILE);
+    if (existsSync(configFile)) {
+      return { config: parseConfig(readJson(configFile), configFile, knownRules), file: configFile };
+    }
+    const pkgFile = join(current, 'package.json');
+    if (existsSync(pkgFile)) {
+      const pkg = readJson(pkgFile);
+      if (typeof pkg === 'object' && pkg !== null && 'lockwise' in pkg) {
+        const section = (pkg as Record<string, unknown>).lockwise;
+        return { config: parseConfig(section, `${pkgFile} ("lockwise" key)`, knownRules), file: pkgFile };
+      }
+    }
+    if (dirname(current) === current) return { config: emptyConfig() };
+  }
+}

@@ -1,0 +1,31 @@
+// The contract between the engine and one rule: a rule reads the file's lock model and reports.
+import type { LockModel } from './engine/model';
+import type { Fix, RelatedLocation, Severity, Span } from './types';
+
+export interface Report {
+  span: Span;
+  message: string;
+  related?: RelatedLocation[];
+  fixes?: Fix[];
+}
+
+export interface RuleContext {
+  model: LockModel;
+  report(report: Report): void;
+}
+
+export interface Rule {
+  /** Kebab-case id, identical to the rule's file name and doc name. */
+  id: string;
+  defaultSeverity: Severity;
+  /** One line for the README table, SARIF and hovers. */
+  summary: string;
+  check(context: RuleContext): void;
+}
+
+/** Where a rule's documentation lives; used by diagnostics (codeDescription) and SARIF (helpUri). */
+export const DOCS_BASE = 'https://github.com/lockwise/lockwise/blob/main/rules/';
+
+export function ruleDocUrl(id: string): string {
+  return `${DOCS_BASE}${id}.md`;
+}
