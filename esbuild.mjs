@@ -1,8 +1,9 @@
 // One build for the three bundles: the VS Code client, the language server and the CLI.
 // `--production` minifies and drops source maps (used by packaging); the default keeps maps for debugging.
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
@@ -26,6 +27,7 @@ const contexts = await Promise.all(
       minify: production,
       legalComments: 'none',
       banner: b.banner ? { js: b.banner } : undefined,
+      define: { 'process.env.LOCKWISE_VERSION': JSON.stringify(version) },
       logLevel: 'warning',
     }),
   ),
