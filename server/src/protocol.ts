@@ -1,0 +1,27 @@
+// Custom LSP messages shared by the server and the VS Code client (types only).
+
+export const LOCK_SITES_REQUEST = 'lockwise/lockSites';
+
+export interface LockSitesParams {
+  /** Limit to one workspace folder URI; default all folders. */
+  folderUri?: string;
+}
+
+/** One place in the workspace's code that acquires a lock. */
+export interface LockSite {
+  uri: string;
+  /** 0-based LSP range of the acquire call. */
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  /** The key expression as written, e.g. "`lock:order:${id}`". */
+  keyText: string;
+  /** The key turned into a Redis glob, e.g. "lock:order:*" ("*" when nothing is known). */
+  keyGlob: string;
+  /** How it acquires: 'set-nx', 'setnx', 'redlock', 'semaphore', 'with-lock', 'lua', 'helper'. */
+  kind: string;
+  /** Lockwise findings at this site (rule id + message). */
+  findings: { rule: string; message: string }[];
+}
+
+export interface LockSitesResult {
+  sites: LockSite[];
+}
