@@ -25,3 +25,18 @@ export interface LockSite {
 export interface LockSitesResult {
   sites: LockSite[];
 }
+
+/** Runs the workspace scan now (cancelling one in progress) and answers when it is over. */
+export const CHECK_WORKSPACE_REQUEST = 'lockwise/checkWorkspace';
+
+export interface CheckWorkspaceResult {
+  /** Source files visited. */
+  files: number;
+  /** Findings in them (files open in the editor count with their text on disk). */
+  findings: number;
+  /** Files skipped: too large, ignored by config, or the analyzer failed on them. */
+  notAnalysed: number;
+  durationMs: number;
+  /** True when a newer scan or the user cancelled this one before it finished. */
+  cancelled: boolean;
+}

@@ -1,0 +1,67 @@
+// Starts the Lockwise language server (dist/server.js) over node IPC and keeps the one client
+// instance, so that commands and the Redis Locks view can reach the server across restarts.
+import type { ExtensionContext, LogOutputChannel } from 'vscode';
+import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+  CHECK_WORKSPACE_REQUEST,
+  LOCK_SITES_REQUEST,
+  type CheckWorkspaceResult,
+  type LockSitesParams,
+  type LockSitesResult,
+} from '../../server/src/protocol';
+
+/** The client id: vscode-languageclient reads the `lockwise.trace.server` setting through it. */
+export const CLIENT_ID = 'lockwise';
+
+export const LANGUAGES = ['typescript', 'javascript', 'typescriptreact', 'javascriptreact'];
+
+let client: LanguageClient | undefined;
+
+function create(context: ExtensionContext, output: LogOutputChannel): LanguageClient {
+  const module = context.asAbsolutePath('dist/server.js');
+  const serverOptions: ServerOptions = {
+    run: { module, transport: TransportKind.ipc },
+    // Matches "Attach to Server" in .vscode/launch.json.
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: LANGUAGES.flatMap((language) => [
+      { scheme: 'file', language },
+      { scheme: 'untitled', language },
+    ]),
+    outputChannel: output,
+  };
+  return new LanguageClient(CLIENT_ID, 'Lockwise', serverOptions, clientOptions);
+}
+
+export async function startLanguageClient(context: ExtensionContext, output: LogOutputChannel): Promise<void> {
+  client = create(context, output);
+  await client.start();
+}
+
+export async function restartLanguageClient(context: ExtensionContext, output: LogOutputChannel): Promise<void> {
+  await stopLanguageClient();
+  await startLanguageClient(context, output);
+}
+
+export async function stopLanguageClient(): Promise<void> {
+  const previous = client;
+  client = undefined;
+  // dispose() also frees a client whose server failed to start or crashed for good.
+  await previous?.dispose();
+}
+
+function running(): LanguageClient {
+  if (!client?.isRunning()) throw new Error('The Lockwise language server is not running.');
+  return client;
+}
+
+/** Every lock acquisition site the server knows of (the Redis Locks view uses it). */
+export function lockSites(params: LockSitesParams = {}): Promise<LockSitesResult> {
+  return running().sendRequest<LockSitesResult>(LOCK_SITES_REQUEST, params);
+}
+
+/** Scans the workspace now; resolves when the scan is over. */
+export function checkWorkspace(): Promise<CheckWorkspaceResult> {
+  return running().sendRequest<CheckWorkspaceResult>(CHECK_WORKSPACE_REQUEST, {});
+}

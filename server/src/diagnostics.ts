@@ -1,0 +1,60 @@
+// Findings (offsets) -> LSP diagnostics (positions), the way the style guide wants them: source
+// "lockwise", the rule id as code with a link to its doc, related information for the other half.
+import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver/node';
+import { lineStarts, offsetToPosition } from '../../rules/positions';
+import { ruleDocUrl } from '../../rules/rule';
+import type { Finding, Severity, Span } from '../../rules/types';
+
+const SEVERITY: Record<Severity, DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  info: DiagnosticSeverity.Information,
+};
+
+export const SOURCE = 'lockwise';
+
+/** Converts offsets of one text; computes the line table once. */
+export class PositionMap {
+  private readonly starts: number[];
+  constructor(private readonly text: string) {
+    this.starts = lineStarts(text);
+  }
+  range(span: Span): Range {
+    const clamp = (o: number) => Math.max(0, Math.min(o, this.text.length));
+    return { start: offsetToPosition(this.starts, clamp(span.start)), end: offsetToPosition(this.starts, clamp(span.end)) };
+  }
+}
+
+export function toDiagnostics(uri: string, text: string, findings: readonly Finding[]): Diagnostic[] {
+  if (findings.length === 0) return [];
+  const positions = new PositionMap(text);
+  return findings.map((f) => toDiagnostic(uri, positions, f));
+}
+
+export function toDiagnostic(uri: string, positions: PositionMap, f: Finding): Diagnostic {
+  const diagnostic: Diagnostic = {
+    range: positions.range(f.span),
+    severity: SEVERITY[f.severity],
+    source: SOURCE,
+    code: f.rule,
+    codeDescription: { href: ruleDocUrl(f.rule) },
+    message: f.message,
+  };
+  if (f.related.length > 0) {
+    diagnostic.relatedInformation = f.related.map((r) => ({
+      location: { uri, range: positions.range(r.span) },
+      message: r.message,
+    }));
+  }
+  return diagnostic;
+}
+
+/** A problem with a config file: shown on the file's first line, since parsing already failed. */
+export function configProblemDiagnostic(message: string): Diagnostic {
+  return {
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    severity: DiagnosticSeverity.Error,
+    source: SOURCE,
+    message,
+  };
+}

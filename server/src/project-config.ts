@@ -1,0 +1,91 @@
+// What applies to one file: the editor settings give the defaults, the nearest `lockwise.config.json`
+// (or package.json "lockwise" key) overrides them for its folder. Loaded configs are cached per
+// directory until a config file changes; a broken config is reported on that file and the settings
+// alone apply meanwhile.
+import { dirname, relative, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { ConfigError, emptyConfig, loadConfig, type LockwiseConfig } from '../../rules/config';
+import { ruleIds } from '../../rules/index';
+import type { ServerSettings } from './settings';
+
+interface FolderConfig {
+  config: LockwiseConfig;
+  /** Folder the config's ignore globs are relative to. */
+  base?: string;
+  ignores?: Ignore;
+}
+
+export interface ConfigProblem {
+  /** The file to report on (package.json when the "lockwise" key is broken). */
+  file: string;
+  message: string;
+}
+
+// ConfigError.file names a package.json section as `<path> ("lockwise" key)`: the problem belongs on the file.
+const PACKAGE_SECTION_SUFFIX = ' ("lockwise" key)';
+
+export class ProjectConfigs {
+  private readonly byDir = new Map<string, FolderConfig>();
+  private readonly problems = new Map<string, ConfigProblem>();
+
+  constructor(private readonly onProblemsChanged: (problems: ConfigProblem[]) => void) {}
+
+  private folderConfig(dir: string): FolderConfig {
+    const cached = this.byDir.get(dir);
+    if (cached) return cached;
+    let entry: FolderConfig;
+    try {
+      const loaded = loadConfig(dir, ruleIds);
+      const base = loaded.file ? dirname(loaded.file) : undefined;
+      const ignores = loaded.config.ignore.length > 0 ? ignore().add(loaded.config.ignore) : undefined;
+      entry = { config: loaded.config, base, ignores };
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      const file = err.file.endsWith(PACKAGE_SECTION_SUFFIX) ? err.file.slice(0, -PACKAGE_SECTION_SUFFIX.length) : err.file;
+      if (!this.problems.has(file)) {
+        this.problems.set(file, { file, message: err.message.slice(err.file.length + 2) });
+        this.onProblemsChanged([...this.problems.values()]);
+      }
+      entry = { config: emptyConfig() };
+    }
+    this.byDir.set(dir, entry);
+    return entry;
+  }
+
+  /** The merged config for a file (undefined path: an untitled buffer, settings only). */
+  configFor(settings: ServerSettings, path: string | undefined): LockwiseConfig {
+    const file = path ? this.folderConfig(dirname(path)).config : emptyConfig();
+    return mergeConfig(settings, file);
+  }
+
+  /** True when the file's config lists it under "ignore". */
+  isIgnored(path: string): boolean {
+    const { base, ignores } = this.folderConfig(dirname(path));
+    if (!base || !ignores) return false;
+    const rel = relative(base, path).split(sep).join('/');
+    return rel !== '' && !rel.startsWith('../') && ignores.ignores(rel);
+  }
+
+  /** A config file changed somewhere: reload lazily, and re-report problems as they are found again. */
+  clear(): void {
+    this.byDir.clear();
+    if (this.problems.size > 0) {
+      this.problems.clear();
+      this.onProblemsChanged([]);
+    }
+  }
+}
+
+/** Settings first, then the project's file: its severities win, helper names add up. */
+export function mergeConfig(settings: ServerSettings, file: LockwiseConfig): LockwiseConfig {
+  const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+  return {
+    rules: { ...settings.rules, ...file.rules },
+    ignore: file.ignore,
+    helpers: {
+      acquire: union(settings.acquireHelpers, file.helpers.acquire),
+      release: union(settings.releaseHelpers, file.helpers.release),
+      extend: union(settings.extendHelpers, file.helpers.extend),
+    },
+  };
+}

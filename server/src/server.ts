@@ -1,0 +1,115 @@
+// The Lockwise language server: an LSP adapter over rules/. Started by the VS Code client over node
+// IPC, or by any editor with `node dist/server.js --stdio` (createConnection reads the transport from argv).
+import {
+  CodeActionKind,
+  DidChangeConfigurationNotification,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  createConnection,
+  type ClientCapabilities,
+  type Diagnostic,
+  type InitializeResult,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { Analyzer } from './analysis';
+import { provideCodeActions } from './code-actions/index';
+import { editSupport } from './code-actions/context';
+import { configProblemDiagnostic } from './diagnostics';
+import { LiveDocuments } from './documents';
+import { ProjectConfigs } from './project-config';
+import { CHECK_WORKSPACE_REQUEST } from './protocol';
+import { SECTION, SettingsStore } from './settings';
+import { pathToUri, uriToPath } from './uris';
+import { registerWatchedFiles, handleWatchedFiles } from './watched-files';
+import { WorkspaceFolders } from './workspace-folders';
+import { WorkspaceScan } from './workspace-scan';
+
+const connection = createConnection(ProposedFeatures.all);
+const log = (message: string) => connection.console.log(message);
+const publish = (uri: string, diagnostics: Diagnostic[], version?: number) =>
+  void connection.sendDiagnostics({ uri, diagnostics, version });
+
+let capabilities: ClientCapabilities = {};
+const folders = new WorkspaceFolders();
+const settings = new SettingsStore();
+
+let configProblemFiles: string[] = [];
+const configs = new ProjectConfigs((problems) => {
+  for (const file of configProblemFiles) {
+    if (!problems.some((p) => p.file === file)) publish(pathToUri(file), []);
+  }
+  for (const p of problems) publish(pathToUri(p.file), [configProblemDiagnostic(p.message)]);
+  configProblemFiles = problems.map((p) => p.file);
+});
+
+const documents = new TextDocuments(TextDocument);
+const analyzer = new Analyzer(folders, settings, configs, log);
+const live = new LiveDocuments(documents, analyzer, publish, log);
+const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log);
+
+connection.onInitialize((params): InitializeResult => {
+  capabilities = params.capabilities;
+  const initialFolders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
+  folders.set(initialFolders);
+  if (capabilities.workspace?.configuration) {
+    settings.pullFrom((scopeUri) =>
+      connection.workspace.getConfiguration(scopeUri ? { scopeUri, section: SECTION } : { section: SECTION }),
+    );
+  }
+  return {
+    capabilities: {
+      textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
+      workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+    },
+    serverInfo: { name: 'lockwise', version: process.env.LOCKWISE_VERSION },
+  };
+});
+
+connection.onInitialized(() => {
+  if (capabilities.workspace?.didChangeConfiguration?.dynamicRegistration) {
+    void connection.client.register(DidChangeConfigurationNotification.type, { section: SECTION });
+  }
+  if (capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration) void registerWatchedFiles(connection);
+  if (capabilities.workspace?.workspaceFolders) {
+    connection.workspace.onDidChangeWorkspaceFolders((event) => {
+      folders.remove(event.removed);
+      folders.add(event.added);
+      void scan.scanAll();
+    });
+  }
+  void scan.scanAll();
+});
+
+// Settings apply without a restart: forget the cached ones, then analyse everything again.
+connection.onDidChangeConfiguration((params) => {
+  const section = (params.settings as Record<string, unknown> | null | undefined)?.[SECTION];
+  settings.changed(section);
+  live.revalidateAll();
+  void scan.scanAll();
+});
+
+connection.onDidChangeWatchedFiles((params) =>
+  handleWatchedFiles(params, {
+    configChanged: () => {
+      configs.clear();
+      live.revalidateAll();
+      void scan.scanAll();
+    },
+    scan,
+  }),
+);
+
+documents.onDidChangeContent((event) => live.changed(event.document.uri));
+documents.onDidClose((event) => {
+  const { uri } = event.document;
+  live.closed(uri);
+  void scan.documentClosed(uriToPath(uri), uri);
+});
+
+connection.onCodeAction((params) => provideCodeActions(params, live, editSupport(capabilities)));
+connection.onRequest(CHECK_WORKSPACE_REQUEST, () => scan.scanAll());
+
+documents.listen(connection);
+connection.listen();

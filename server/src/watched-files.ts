@@ -1,0 +1,43 @@
+// Files changed on disk (by git, a formatter, another editor): source files are re-analysed one by
+// one; a changed lockwise.config.json, package.json or .gitignore can change what applies to every
+// file, so it triggers a full rescan.
+import { basename } from 'node:path';
+import {
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
+  type Connection,
+  type DidChangeWatchedFilesParams,
+} from 'vscode-languageserver/node';
+import { CONFIG_FILE } from '../../rules/config';
+import { isSourceFile } from './file-walker';
+import { uriToPath } from './uris';
+import type { WorkspaceScan } from './workspace-scan';
+
+const CONFIG_NAMES = new Set([CONFIG_FILE, 'package.json', '.gitignore']);
+
+export function registerWatchedFiles(connection: Connection): Promise<unknown> {
+  return connection.client.register(DidChangeWatchedFilesNotification.type, {
+    watchers: [
+      { globPattern: '**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}' },
+      { globPattern: `**/{${[...CONFIG_NAMES].join(',')}}` },
+    ],
+  });
+}
+
+export interface WatchedFileHandlers {
+  configChanged(): void;
+  scan: WorkspaceScan;
+}
+
+export async function handleWatchedFiles(params: DidChangeWatchedFilesParams, on: WatchedFileHandlers): Promise<void> {
+  const paths = params.changes.map((c) => ({ type: c.type, path: uriToPath(c.uri) }));
+  if (paths.some((c) => c.path && CONFIG_NAMES.has(basename(c.path)))) {
+    on.configChanged(); // the rescan covers the source files of this batch too
+    return;
+  }
+  for (const { type, path } of paths) {
+    if (!path) continue;
+    if (type === FileChangeType.Deleted) on.scan.removeUnder(path);
+    else if (isSourceFile(path)) await on.scan.fileChanged(path);
+  }
+}

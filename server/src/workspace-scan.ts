@@ -1,0 +1,145 @@
+// The background scan of the workspace folders: on start, after config changes, on request, and
+// file by file on watched-file changes. It reads each file, analyses it and keeps only what the
+// findings left behind (whether diagnostics are showing), never an AST. Files open in the editor
+// belong to the live documents; the scan leaves their diagnostics alone.
+import { readFile, stat } from 'node:fs/promises';
+import { sep } from 'node:path';
+import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import type { Analyzer, Log } from './analysis';
+import { toDiagnostics } from './diagnostics';
+import type { LiveDocuments, Publish } from './documents';
+import { isGitIgnored, walkSourceFiles } from './file-walker';
+import type { CheckWorkspaceResult } from './protocol';
+import { pathToUri } from './uris';
+import type { WorkspaceFolders } from './workspace-folders';
+
+interface ScannedFile {
+  findings: number;
+}
+
+export class WorkspaceScan {
+  private readonly files = new Map<string, ScannedFile>(); // by path
+  private generation = 0;
+  private running: Promise<CheckWorkspaceResult> | undefined;
+
+  constructor(
+    private readonly folders: WorkspaceFolders,
+    private readonly analyzer: Analyzer,
+    private readonly live: LiveDocuments,
+    private readonly publish: Publish,
+    private readonly progress: () => Promise<WorkDoneProgressServerReporter>,
+    private readonly log: Log,
+  ) {}
+
+  /** Scans every folder again, cancelling a scan that is still running. */
+  scanAll(): Promise<CheckWorkspaceResult> {
+    const generation = ++this.generation;
+    const run = this.scan(generation).finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async scan(generation: number): Promise<CheckWorkspaceResult> {
+    const started = Date.now();
+    const reporter = await this.progress();
+    const cancelled = () => generation !== this.generation || reporter.token.isCancellationRequested;
+    reporter.begin('Lockwise: checking the workspace', 0, 'listing files', true);
+    const result: CheckWorkspaceResult = { files: 0, findings: 0, notAnalysed: 0, durationMs: 0, cancelled: false };
+    try {
+      const paths: string[] = [];
+      for (const folder of this.folders.all()) {
+        for await (const path of walkSourceFiles(folder.path, cancelled)) {
+          // A nested workspace folder is scanned as itself, with its own settings.
+          if (this.folders.folderOf(path) === folder) paths.push(path);
+        }
+      }
+      const seen = new Set<string>();
+      for (const [i, path] of paths.entries()) {
+        if (cancelled()) break;
+        seen.add(path);
+        const findings = await this.analyzePath(path);
+        result.files++;
+        if (findings === undefined) result.notAnalysed++;
+        else result.findings += findings;
+        if (i % 25 === 0) reporter.report(Math.floor((100 * i) / paths.length), `${i}/${paths.length} files`);
+      }
+      result.cancelled = cancelled();
+      if (!result.cancelled) {
+        for (const path of [...this.files.keys()]) if (!seen.has(path)) this.removeFile(path);
+      }
+    } finally {
+      reporter.done();
+    }
+    result.durationMs = Date.now() - started;
+    this.log(
+      `workspace ${result.cancelled ? 'scan cancelled' : 'scanned'}: ${result.files} files, ${result.findings} findings, ${result.durationMs} ms`,
+    );
+    return result;
+  }
+
+  /**
+   * Analyses one file from disk; the number of findings, or undefined when it was not analysed.
+   * Diagnostics are published when there are some or were some, or always with `forcePublish`.
+   */
+  private async analyzePath(path: string, forcePublish = false): Promise<number | undefined> {
+    const uri = pathToUri(path);
+    try {
+      const scope = await this.analyzer.scope(uri);
+      if (scope.skip) {
+        this.removeFile(path);
+        return undefined;
+      }
+      const size = (await stat(path)).size;
+      if (size > scope.settings.maxFileSizeKb * 1024) {
+        this.removeFile(path);
+        return undefined;
+      }
+      const text = await readFile(path, 'utf8');
+      const analysis = this.analyzer.analyze(scope, text);
+      const before = this.files.get(path);
+      this.files.set(path, { findings: analysis.findings.length });
+      const showing = analysis.findings.length > 0 || (before?.findings ?? 0) > 0;
+      if (!this.live.openUri(path) && (showing || forcePublish)) {
+        this.publish(uri, toDiagnostics(uri, text, analysis.findings));
+      }
+      return analysis.notAnalysed ? undefined : analysis.findings.length;
+    } catch (err) {
+      this.log(`could not scan ${path}: ${String(err)}`);
+      this.removeFile(path);
+      return undefined;
+    }
+  }
+
+  /** A watched file was created or changed on disk. */
+  async fileChanged(path: string): Promise<void> {
+    const folder = this.folders.folderOf(path);
+    if (!folder) return;
+    if (await isGitIgnored(folder.path, path)) {
+      this.removeFile(path);
+      return;
+    }
+    await this.analyzePath(path);
+  }
+
+  /** A file or a whole folder was deleted. */
+  removeUnder(path: string): void {
+    for (const file of [...this.files.keys()]) {
+      if (file === path || file.startsWith(path + sep)) this.removeFile(file);
+    }
+  }
+
+  /** A file was deleted, or is no longer part of the scan. */
+  removeFile(path: string): void {
+    const before = this.files.get(path);
+    this.files.delete(path);
+    if ((before?.findings ?? 0) > 0 && !this.live.openUri(path)) this.publish(pathToUri(path), []);
+  }
+
+  /** An editor closed the file: show what is on disk again (or nothing, if it is not part of the scan). */
+  async documentClosed(path: string | undefined, uri: string): Promise<void> {
+    if (path && this.files.has(path)) await this.analyzePath(path, true);
+    else this.publish(uri, []);
+  }
+}
