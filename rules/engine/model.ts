@@ -1,12 +1,265 @@
-// The per-file lock model every rule reads. Built once per file; rules never re-parse calls.
-import type { SourceFile } from 'ts-morph';
+// The per-file lock model every rule reads: acquisitions, releases, extensions, the lock-library
+// objects and the callbacks that run under a lock. Built once per file; rules never re-parse calls.
+import { Node, SyntaxKind, type CallExpression, type Expression, type NewExpression, type SourceFile } from 'ts-morph';
 import type { HelperNames } from '../config';
+import { recogniseCommand, type ClientStyle, type RecogniserContext, type RedisCommand } from './commands';
+import { fileStyle, readImports, type FileImports } from './imports';
+import { keyRef, looksLikeLockKey, sameKey, type ConstLookup, type KeyRef } from './keys';
+import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
+import { collectNamedScripts } from './named-scripts';
+import { constInitializers, enclosingFunction, enclosingStatement, methodOf, unwrap } from './nodes';
+import { resultUse, type ResultUse } from './result-use';
+import type { TtlUnit } from './set-options';
+
+export type AcquireKind =
+  | 'set-nx' | 'setnx' | 'lua' | 'redlock' | 'redlock-using' | 'semaphore' | 'semaphore-try' | 'with-lock' | 'helper';
+
+export interface Acquire {
+  kind: AcquireKind;
+  call: CallExpression;
+  command?: RedisCommand;
+  key?: KeyRef;
+  /** The value stored as the owner token (Redis-level acquires). */
+  token?: Node;
+  ttl?: { unit: TtlUnit; value?: Node };
+  /** The lock expires by itself (TTL in the acquire, a library lock, or an atomic Lua acquire). */
+  hasTtl: boolean;
+  fn: Node;
+  statement: Node;
+  result: ResultUse;
+  /** For redlock.using / withLock: the routine that runs under the lock. */
+  routine?: Node;
+  /** For library locks: the variable/property name of the lock object (`mutex`, `this.lock`). */
+  owner?: string;
+  /** A separate EXPIRE/PEXPIRE on the same key in the same function (the non-atomic TTL). */
+  laterExpire?: RedisCommand;
+}
+
+export type ReleaseKind = 'del' | 'unlink' | 'getdel' | 'delex' | 'script' | 'library' | 'helper';
+
+export interface Release {
+  kind: ReleaseKind;
+  call: CallExpression;
+  command?: RedisCommand;
+  key?: KeyRef;
+  /** The lock handle or object released (`lock` in lock.release(), `mutex`). */
+  handle?: string;
+  ownerChecked: boolean;
+  fn: Node;
+}
+
+export type ExtendKind = 'expire' | 'set-xx' | 'set-ifeq' | 'script' | 'library' | 'helper';
+
+export interface Extend {
+  kind: ExtendKind;
+  call: CallExpression;
+  command?: RedisCommand;
+  key?: KeyRef;
+  handle?: string;
+  ownerChecked: boolean;
+  fn: Node;
+}
 
 export interface LockModel {
   sourceFile: SourceFile;
   text: string;
+  /** The client style fixes should be written in. */
+  style: ClientStyle;
+  imports: FileImports;
+  commands: RedisCommand[];
+  acquires: Acquire[];
+  releases: Release[];
+  extends: Extend[];
+  /** Redlock and redis-semaphore objects constructed in the file, with their options. */
+  libraryObjects: LibraryObject[];
+  /** Redlock settings objects passed to acquire/using. */
+  redlockSettings: Node[];
+  lookup: ConstLookup;
+  /** Is this key a lock key: acquired with NX in this file, or named like one? */
+  isLockKey(key: KeyRef): boolean;
+  keyOf(node: Node): KeyRef;
 }
 
-export function buildModel(sourceFile: SourceFile, _helpers: HelperNames): LockModel {
-  return { sourceFile, text: sourceFile.getFullText() };
+const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
+const RELEASE_FN = /release|unlock|free|drop|clear/i;
+const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
+
+function makeLookup(sourceFile: SourceFile): ConstLookup {
+  const consts = constInitializers(sourceFile);
+  // Ambiguous names (declared twice) are not followed: a wrong alias is worse than none.
+  return (name) => {
+    const inits = consts.get(name);
+    return inits && inits.length === 1 ? (inits[0] as Expression) : undefined;
+  };
+}
+
+function functionName(fn: Node): string {
+  if (Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn)) return fn.getName() ?? '';
+  const parent = fn.getParent();
+  if (parent && (Node.isVariableDeclaration(parent) || Node.isPropertyAssignment(parent) || Node.isPropertyDeclaration(parent))) {
+    return parent.getName();
+  }
+  return '';
+}
+
+/** Inside a timer callback (setInterval/setTimeout), the classic home of a watchdog. */
+function inTimer(node: Node, fn: Node): boolean {
+  const call = fn.getParent();
+  return !!call && Node.isCallExpression(call) && /^(setInterval|setTimeout)$/.test(call.getExpression().getText()) && node !== call;
+}
+
+export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockModel {
+  const lookup = makeLookup(sourceFile);
+  const imports = readImports(sourceFile);
+  const calls = sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression);
+  const news: NewExpression[] = sourceFile.getDescendantsOfKind(SyntaxKind.NewExpression);
+  const named = collectNamedScripts(sourceFile, calls, lookup);
+  const ctx: RecogniserContext = { lookup, scripts: named.scripts, shas: named.shas, batchVars: batchVariables(sourceFile) };
+
+  const commands: RedisCommand[] = [];
+  for (const call of calls) {
+    const command = recogniseCommand(call, ctx);
+    if (command) commands.push(command);
+  }
+  const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
+  const keyOf = (node: Node) => keyRef(node, lookup);
+
+  const acquires: Acquire[] = [];
+  for (const command of commands) {
+    const acquire = redisAcquire(command, keyOf);
+    if (acquire) acquires.push(acquire);
+  }
+  const libraryObjects = recogniseLibraryObjects(news, imports, lookup);
+  const library = recogniseLibraryCalls(calls, libraryObjects, imports, helpers, keyOf);
+  acquires.push(...library.acquires);
+
+  const nxKeys = acquires.filter((a) => a.key && a.command).map((a) => a.key as KeyRef);
+  const isLockKey = (key: KeyRef) => nxKeys.some((k) => sameKey(k, key)) || looksLikeLockKey(key);
+  const acquiredHere = (key: KeyRef) => nxKeys.some((k) => sameKey(k, key));
+
+  // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
+  const ttlSetters = new Set<RedisCommand>();
+  for (const acquire of acquires) {
+    if (acquire.hasTtl || !acquire.key || !acquire.command) continue;
+    const later = commands.find(
+      (c) =>
+        EXPIRES.has(c.name) &&
+        !ttlSetters.has(c) &&
+        c.call.getStart() > acquire.call.getStart() &&
+        acquire.fn.getStart() <= c.call.getStart() &&
+        c.call.getEnd() <= acquire.fn.getEnd() &&
+        sameKey(keyOf(c.keys[0]), acquire.key as KeyRef),
+    );
+    if (later) {
+      acquire.laterExpire = later;
+      ttlSetters.add(later);
+    }
+  }
+
+  const releases: Release[] = [...library.releases];
+  const extendsList: Extend[] = [...library.extends];
+  for (const command of commands) {
+    if (ttlSetters.has(command)) continue;
+    const fn = enclosingFunction(command.call);
+    const fnName = functionName(fn);
+    const lockKey = command.keys.map(keyOf).find((k) => acquiredHere(k) || (looksLikeLockKey(k) && RELEASE_FN.test(fnName)));
+    const extendKey = command.keys.map(keyOf).find((k) => acquiredHere(k) || (looksLikeLockKey(k) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))));
+    const base = { call: command.call, command, fn };
+    switch (command.name) {
+      case 'DEL':
+      case 'UNLINK':
+      case 'GETDEL':
+        if (lockKey) releases.push({ ...base, kind: command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink', key: lockKey, ownerChecked: false });
+        break;
+      case 'DELEX':
+        if (lockKey) releases.push({ ...base, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
+        break;
+      case 'SET':
+        if (extendKey && command.set && !command.set.nx && command.set.ttl && (command.set.xx || command.set.ifeq)) {
+          extendsList.push({ ...base, kind: command.set.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set.ifeq });
+        }
+        break;
+      case 'SCRIPT':
+        scriptReleaseOrExtend(command, base, keyOf, isLockKey, releases, extendsList);
+        break;
+      default:
+        if (EXPIRES.has(command.name) && extendKey) {
+          extendsList.push({ ...base, kind: 'expire', key: extendKey, ownerChecked: false });
+        }
+    }
+  }
+
+  return {
+    sourceFile,
+    text: sourceFile.getFullText(),
+    style,
+    imports,
+    commands,
+    acquires,
+    releases,
+    extends: extendsList,
+    libraryObjects,
+    redlockSettings: library.redlockSettings,
+    lookup,
+    isLockKey,
+    keyOf,
+  };
+}
+
+function redisAcquire(command: RedisCommand, keyOf: (n: Node) => KeyRef): Acquire | undefined {
+  const base = { call: command.call, command, fn: enclosingFunction(command.call), statement: enclosingStatement(command.call), result: resultUse(command.call) };
+  if (command.name === 'SET' && command.set?.nx && !command.set.dynamic) {
+    const ttl = command.set.ttl && command.set.ttl.unit !== 'KEEPTTL' ? command.set.ttl : undefined;
+    return { ...base, kind: 'set-nx', key: keyOf(command.keys[0]), token: command.args[0], ttl, hasTtl: !!ttl };
+  }
+  if (command.name === 'SETNX') {
+    return { ...base, kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: false };
+  }
+  if (command.name === 'SCRIPT' && command.script?.traits?.acquires && command.keys[0]) {
+    return { ...base, kind: 'lua', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: command.script.traits.acquiresWithTtl };
+  }
+  return undefined;
+}
+
+const RELEASE_NAME = /release|unlock|free|del/i;
+const EXTEND_NAME = /extend|renew|refresh|touch|keep/i;
+
+function scriptReleaseOrExtend(
+  command: RedisCommand,
+  base: { call: CallExpression; command: RedisCommand; fn: Node },
+  keyOf: (n: Node) => KeyRef,
+  isLockKey: (k: KeyRef) => boolean,
+  releases: Release[],
+  extendsList: Extend[],
+): void {
+  const script = command.script;
+  if (!script || !script.keys[0]) return;
+  const key = keyOf(script.keys[0]);
+  if (!isLockKey(key)) return;
+  if (script.traits && !script.traits.acquires) {
+    if (script.traits.deletes) releases.push({ ...base, kind: 'script', key, ownerChecked: script.traits.comparesOwner });
+    else if (script.traits.expires) extendsList.push({ ...base, kind: 'script', key, ownerChecked: script.traits.comparesOwner });
+    return;
+  }
+  if (script.kind !== 'unknown') return;
+  // Lua defined in another file: trust its name (`RELEASE_SCRIPT`, `releaseLock`) and assume it checks.
+  const name = (methodOf(command.call)?.name ?? '') + ' ' + (command.call.getArguments()[0]?.getText() ?? '');
+  if (RELEASE_NAME.test(name)) releases.push({ ...base, kind: 'script', key, ownerChecked: true });
+  else if (EXTEND_NAME.test(name)) extendsList.push({ ...base, kind: 'script', key, ownerChecked: true });
+}
+
+/** Variables holding a MULTI or pipeline: `const tx = redis.multi()`. */
+function batchVariables(sourceFile: SourceFile): Map<string, 'multi' | 'pipeline'> {
+  const vars = new Map<string, 'multi' | 'pipeline'>();
+  const text = sourceFile.getFullText();
+  if (!/multi\(|pipeline\(|batch\(/.test(text)) return vars;
+  for (const decl of sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
+    const init = decl.getInitializer();
+    const call = init ? unwrap(init) : undefined;
+    if (!call || !Node.isCallExpression(call)) continue;
+    const name = methodOf(call)?.name.toLowerCase();
+    if (name === 'multi') vars.set(decl.getName(), 'multi');
+    else if (name === 'pipeline' || name === 'batch') vars.set(decl.getName(), 'pipeline');
+  }
+  return vars;
 }

@@ -1,0 +1,81 @@
+// The result of an NX acquire (or redis-semaphore tryAcquire) is ignored: the critical section runs
+// whether or not this process got the lock.
+import { Node, SyntaxKind } from 'ts-morph';
+import type { Acquire } from './engine/model';
+import { enclosingFunction, isAwaited, spanOf, valueCarrier } from './engine/nodes';
+import { isLockAcquire, isRedisAcquire } from './engine/queries';
+import { indentOf } from './fixes/text';
+import type { Rule } from './rule';
+import type { Fix } from './types';
+import { describeKey } from './engine/keys';
+
+function isAsync(fn: Node): boolean {
+  return (
+    (Node.isFunctionDeclaration(fn) || Node.isFunctionExpression(fn) || Node.isArrowFunction(fn) || Node.isMethodDeclaration(fn)) &&
+    fn.isAsync()
+  );
+}
+
+/** A reference to the un-awaited result that is tested as if it were the reply (a Promise is always truthy). */
+function promiseTested(acquire: Acquire): Node | undefined {
+  const use = acquire.result;
+  if (use.kind !== 'assigned' || use.awaited) return undefined;
+  return enclosingFunction(use.declaration)
+    .getDescendantsOfKind(SyntaxKind.Identifier)
+    .find((id) => id.getText() === use.name && id.getStart() > use.declaration.getEnd() && !isAwaited(id) && conditionOf(id));
+}
+
+function conditionOf(id: Node): boolean {
+  const parent = id.getParent();
+  return !!parent && (
+    (Node.isIfStatement(parent) && parent.getExpression() === id) ||
+    (Node.isPrefixUnaryExpression(parent) && parent.getOperatorToken() === SyntaxKind.ExclamationToken) ||
+    (Node.isConditionalExpression(parent) && parent.getCondition() === id)
+  );
+}
+
+function problem(acquire: Acquire): { message: string; at: Node } | undefined {
+  const use = acquire.result;
+  if (use.kind === 'discarded') return { message: 'is ignored', at: acquire.call };
+  if (use.kind === 'tested' && !use.awaited) return { message: 'is tested without await: a Promise is always truthy', at: acquire.call };
+  if (use.kind === 'assigned' && !use.readLater) return { message: `is stored in ${use.name} but never tested`, at: acquire.call };
+  const tested = promiseTested(acquire);
+  if (tested) return { message: `is tested as ${tested.getText()} without await: a Promise is always truthy`, at: tested };
+  return undefined;
+}
+
+function fix(acquire: Acquire): Fix | undefined {
+  if (acquire.result.kind !== 'discarded' || !isAsync(acquire.fn)) return undefined;
+  const statement = valueCarrier(acquire.call).getParent();
+  if (!statement || !Node.isExpressionStatement(statement)) return undefined;
+  const indent = indentOf(statement);
+  return {
+    title: 'Stop when the lock is not acquired (throw)',
+    isPreferred: true,
+    edits: [{
+      ...spanOf(statement),
+      newText: `if (!(await ${acquire.call.getText()})) {\n${indent}  throw new Error('lock is held by another process');\n${indent}}`,
+    }],
+  };
+}
+
+export const checkAcquireResult: Rule = {
+  id: 'check-acquire-result',
+  defaultSeverity: 'error',
+  summary: 'The result of an NX acquire or tryAcquire is ignored: the critical section runs even when another process holds the lock.',
+  check({ model, report }) {
+    for (const acquire of model.acquires) {
+      const tryStyle = acquire.kind === 'semaphore-try' || (isRedisAcquire(acquire) && isLockAcquire(model, acquire));
+      if (!tryStyle) continue;
+      const found = problem(acquire);
+      if (!found) continue;
+      const what = acquire.kind === 'semaphore-try' ? 'tryAcquire()' : `the NX acquire of ${describeKey(acquire.key)}`;
+      const reply = acquire.kind === 'semaphore-try' ? 'false' : acquire.kind === 'setnx' ? '0' : 'null';
+      report({
+        span: spanOf(found.at),
+        message: `The result of ${what} ${found.message}. When another process holds the lock the reply is ${reply} and this code runs the critical section anyway, at the same time as the holder. Test the result and stop (or retry with a bound) when it is not acquired.`,
+        fixes: [fix(acquire)].filter((f): f is Fix => !!f),
+      });
+    }
+  },
+};

@@ -1,0 +1,219 @@
+// Recognises Redis commands in calls, in every client shape Lockwise knows: ioredis and node-redis
+// methods (any case), `call('SET', ...)`, `sendCommand(['SET', ...])`, `send_command('SET', [...])`,
+// Lua via eval/evalsha/named scripts, and commands queued on MULTI/pipeline chains.
+import { Node, type CallExpression } from 'ts-morph';
+import type { ConstLookup } from './keys';
+import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
+import { literalNumber, literalString, methodOf, unwrap } from './nodes';
+import { readObjectOptions, readTokenOptions, type SetOptions } from './set-options';
+
+export type CommandName =
+  | 'SET' | 'SETNX' | 'EXPIRE' | 'PEXPIRE' | 'EXPIREAT' | 'PEXPIREAT'
+  | 'DEL' | 'UNLINK' | 'GETDEL' | 'DELEX' | 'GET' | 'INCR' | 'SCRIPT';
+
+export type ClientStyle = 'ioredis' | 'node-redis';
+
+export interface ScriptCall {
+  /** The Lua text when it could be found in the file. */
+  lua?: string;
+  kind: LuaKind | 'unknown';
+  traits?: LuaTraits;
+  keys: Node[];
+  args: Node[];
+}
+
+export interface RedisCommand {
+  call: CallExpression;
+  name: CommandName;
+  keys: Node[];
+  /** Arguments after the key(s): value, options. */
+  args: Node[];
+  set?: SetOptions;
+  script?: ScriptCall;
+  /** The style this call's own shape shows; undefined when both clients write it the same way. */
+  style?: ClientStyle;
+  /** The MULTI/pipeline the command is queued on. */
+  batch?: { root: Node; kind: 'multi' | 'pipeline' };
+}
+
+/** A named Lua script registered with defineCommand / `scripts: {...}` / node-redis defineScript. */
+export interface NamedScript {
+  lua?: string;
+  numberOfKeys?: number;
+}
+
+export interface RecogniserContext {
+  lookup: ConstLookup;
+  scripts: Map<string, NamedScript>;
+  /** sha variable name -> Lua text, from `x = await redis.script('load', LUA)`. */
+  shas: Map<string, string>;
+  /** Variables bound to `redis.multi()` / `redis.pipeline()`. */
+  batchVars: Map<string, 'multi' | 'pipeline'>;
+}
+
+const METHODS: Record<string, CommandName> = {
+  set: 'SET', setnx: 'SETNX', expire: 'EXPIRE', pexpire: 'PEXPIRE', expireat: 'EXPIREAT',
+  pexpireat: 'PEXPIREAT', del: 'DEL', unlink: 'UNLINK', getdel: 'GETDEL', delex: 'DELEX', get: 'GET', incr: 'INCR',
+};
+const GENERIC = new Set(['call', 'callbuffer', 'sendcommand', 'send_command']);
+const BATCH_METHODS: Record<string, 'multi' | 'pipeline'> = { multi: 'multi', pipeline: 'pipeline', batch: 'pipeline' };
+
+/** Resolves an expression that should hold Lua: a literal, a template, a const or `OBJ.prop`. */
+export function luaText(node: Node, lookup: ConstLookup, depth = 0): string | undefined {
+  const n = unwrap(node);
+  const literal = literalString(n);
+  if (literal !== undefined) return literal;
+  if (Node.isTemplateExpression(n)) {
+    return n.getHead().getLiteralText() + n.getTemplateSpans().map((s) => ` ${s.getLiteral().getLiteralText()}`).join('');
+  }
+  if (depth > 3) return undefined;
+  if (Node.isIdentifier(n)) {
+    const init = lookup(n.getText());
+    return init ? luaText(init, lookup, depth + 1) : undefined;
+  }
+  if (Node.isPropertyAccessExpression(n)) {
+    const target = unwrap(n.getExpression());
+    const obj = Node.isIdentifier(target) ? lookup(target.getText()) : undefined;
+    if (obj && Node.isObjectLiteralExpression(unwrap(obj))) {
+      const prop = (unwrap(obj) as import('ts-morph').ObjectLiteralExpression).getProperty(n.getName());
+      if (Node.isPropertyAssignment(prop)) return luaText(prop.getInitializerOrThrow(), lookup, depth + 1);
+    }
+  }
+  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
+    const l = luaText(n.getLeft(), lookup, depth + 1);
+    const r = luaText(n.getRight(), lookup, depth + 1);
+    return l !== undefined && r !== undefined ? l + r : undefined;
+  }
+  if (Node.isCallExpression(n)) {
+    // `[...].join('\n')` of string literals, a common way to write multi-line Lua.
+    const m = methodOf(n);
+    const arr = m && m.name === 'join' ? unwrap(m.receiver) : undefined;
+    if (arr && Node.isArrayLiteralExpression(arr)) {
+      const parts = arr.getElements().map((e) => literalString(e));
+      if (parts.every((p) => p !== undefined)) return parts.join('\n');
+    }
+  }
+  return undefined;
+}
+
+function scriptCall(lua: string | undefined, keys: Node[], args: Node[]): ScriptCall {
+  return lua === undefined
+    ? { kind: 'unknown', keys, args }
+    : { lua, kind: classifyLua(lua), traits: luaTraits(lua), keys, args };
+}
+
+/** ioredis eval(script, numKeys, ...keysAndArgs) or node-redis eval(script, { keys, arguments }). */
+function evalParts(rest: Node[], lookup: ConstLookup): { keys: Node[]; args: Node[]; style?: ClientStyle } | undefined {
+  const [first, ...more] = rest;
+  if (!first) return undefined;
+  const opts = unwrap(first);
+  if (Node.isObjectLiteralExpression(opts)) {
+    const list = (name: string): Node[] => {
+      const p = opts.getProperty(name);
+      const init = Node.isPropertyAssignment(p) ? unwrap(p.getInitializerOrThrow()) : undefined;
+      return init && Node.isArrayLiteralExpression(init) ? init.getElements() : [];
+    };
+    return { keys: list('keys'), args: list('arguments'), style: 'node-redis' };
+  }
+  const numKeys = literalNumber(first) ?? (Node.isIdentifier(opts) ? literalNumber(lookup(opts.getText()) ?? opts) : undefined);
+  if (numKeys === undefined) return undefined;
+  // Callback-style node_redis v3 passes a trailing function; it is not an argument.
+  const values = more.filter((n) => !Node.isArrowFunction(n) && !Node.isFunctionExpression(n));
+  return { keys: values.slice(0, numKeys), args: values.slice(numKeys) };
+}
+
+function fromTokens(call: CallExpression, name: string, rest: Node[], ctx: RecogniserContext, style?: ClientStyle): RedisCommand | undefined {
+  const upper = name.toUpperCase();
+  const args = rest.filter((n) => !Node.isArrowFunction(n) && !Node.isFunctionExpression(n));
+  if (upper === 'EVAL' || upper === 'EVALSHA') {
+    const [script, ...more] = args;
+    if (!script) return undefined;
+    const parts = evalParts(more, ctx.lookup);
+    if (!parts) return undefined;
+    const lua = upper === 'EVAL' ? luaText(script, ctx.lookup) : shaLua(script, ctx);
+    return { call, name: 'SCRIPT', keys: parts.keys, args: parts.args, script: scriptCall(lua, parts.keys, parts.args), style: parts.style ?? style };
+  }
+  const command = METHODS[upper.toLowerCase()];
+  if (!command) return undefined;
+  const keyCount = command === 'DEL' || command === 'UNLINK' ? args.length : 1;
+  const keys = args.slice(0, keyCount);
+  if (keys.length === 0) return undefined;
+  const tail = args.slice(keyCount);
+  const result: RedisCommand = { call, name: command, keys, args: tail, style };
+  if (command === 'SET') {
+    const optionArgs = tail.slice(1);
+    const objectArg = optionArgs.length === 1 && Node.isObjectLiteralExpression(unwrap(optionArgs[0]));
+    const identifierArg = optionArgs.length === 1 && Node.isIdentifier(unwrap(optionArgs[0]));
+    if (objectArg || (identifierArg && Node.isObjectLiteralExpression(unwrap(ctx.lookup(unwrap(optionArgs[0]).getText()) ?? optionArgs[0])))) {
+      result.set = readObjectOptions(optionArgs[0], ctx.lookup);
+      result.style = 'node-redis';
+    } else {
+      result.set = readTokenOptions(optionArgs);
+      if (optionArgs.length > 0 && !style) result.style = 'ioredis';
+    }
+  }
+  return result;
+}
+
+function shaLua(node: Node, ctx: RecogniserContext): string | undefined {
+  const n = unwrap(node);
+  return Node.isIdentifier(n) || Node.isPropertyAccessExpression(n) ? ctx.shas.get(n.getText().replace(/^this\./, '')) : undefined;
+}
+
+function batchOf(receiver: Node, ctx: RecogniserContext): RedisCommand['batch'] {
+  let current = unwrap(receiver);
+  for (let depth = 0; depth < 50; depth++) {
+    if (Node.isIdentifier(current)) {
+      const kind = ctx.batchVars.get(current.getText());
+      return kind ? { root: current, kind } : undefined;
+    }
+    if (!Node.isCallExpression(current)) return undefined;
+    const m = methodOf(current);
+    if (!m) return undefined;
+    const kind = BATCH_METHODS[m.name.toLowerCase()];
+    if (kind) return { root: current, kind };
+    current = unwrap(m.receiver);
+  }
+  return undefined;
+}
+
+export function recogniseCommand(call: CallExpression, ctx: RecogniserContext): RedisCommand | undefined {
+  const method = methodOf(call);
+  if (!method) return undefined;
+  const lower = method.name.toLowerCase();
+  const args = call.getArguments();
+  let command: RedisCommand | undefined;
+
+  if (GENERIC.has(lower)) {
+    command = genericCommand(call, lower, args, ctx);
+  } else if (ctx.scripts.has(method.name)) {
+    const script = ctx.scripts.get(method.name) as NamedScript;
+    const n = script.numberOfKeys ?? 1;
+    const values = args.filter((a) => !Node.isArrowFunction(a) && !Node.isFunctionExpression(a));
+    const keys = values.slice(0, n);
+    command = { call, name: 'SCRIPT', keys, args: values.slice(n), script: scriptCall(script.lua, keys, values.slice(n)) };
+  } else {
+    const camel = method.name !== lower && method.name !== method.name.toUpperCase();
+    command = fromTokens(call, method.name, args, ctx, camel ? 'node-redis' : undefined);
+  }
+  if (command) command.batch = batchOf(method.receiver, ctx);
+  return command;
+}
+
+function genericCommand(call: CallExpression, lower: string, args: Node[], ctx: RecogniserContext): RedisCommand | undefined {
+  const first = args[0] ? unwrap(args[0]) : undefined;
+  if (!first) return undefined;
+  if (lower === 'sendcommand' && Node.isArrayLiteralExpression(first)) {
+    // node-redis: sendCommand(['SET', key, value, 'NX', 'PX', '3000'])
+    const [name, ...rest] = first.getElements();
+    const word = name ? literalString(name) : undefined;
+    return word ? fromTokens(call, word, rest, ctx, 'node-redis') : undefined;
+  }
+  const word = literalString(first);
+  if (!word) return undefined;
+  let rest = args.slice(1);
+  // node_redis v3: send_command('SET', [key, value, 'NX'], cb)
+  const second = rest[0] ? unwrap(rest[0]) : undefined;
+  if (second && Node.isArrayLiteralExpression(second)) rest = second.getElements();
+  return fromTokens(call, word, rest, ctx, undefined);
+}

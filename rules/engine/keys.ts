@@ -1,0 +1,90 @@
+// Lock keys: how a key expression is compared with another and turned into a Redis glob.
+import { Node, type Expression } from 'ts-morph';
+import { literalString, normalizeText, unwrap } from './nodes';
+
+export interface KeyRef {
+  node: Node;
+  /** The expression as written (whitespace-free). */
+  text: string;
+  /** The text after following `const` aliases in the file: `key` -> `` `lock:${id}` ``. */
+  canonical: string;
+  /** Redis glob of the key's possible values: `lock:order:*`; `*` when nothing is known. */
+  glob: string;
+}
+
+export type ConstLookup = (name: string) => Expression | undefined;
+
+const MAX_ALIAS_DEPTH = 4;
+
+function resolveAlias(node: Node, lookup: ConstLookup, depth = 0): Node {
+  const n = unwrap(node);
+  if (depth < MAX_ALIAS_DEPTH && Node.isIdentifier(n)) {
+    const init = lookup(n.getText());
+    if (init) return resolveAlias(init, lookup, depth + 1);
+  }
+  return n;
+}
+
+export function globOf(node: Node, lookup: ConstLookup, depth = 0): string {
+  const n = unwrap(node);
+  const literal = literalString(n);
+  if (literal !== undefined) return escapeGlob(literal);
+  if (Node.isTemplateExpression(n)) {
+    let glob = escapeGlob(n.getHead().getLiteralText());
+    for (const span of n.getTemplateSpans()) {
+      glob += `${depth < MAX_ALIAS_DEPTH ? globOf(span.getExpression(), lookup, depth + 1) : '*'}${escapeGlob(span.getLiteral().getLiteralText())}`;
+    }
+    return collapse(glob);
+  }
+  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
+    return collapse(globOf(n.getLeft(), lookup, depth + 1) + globOf(n.getRight(), lookup, depth + 1));
+  }
+  if (Node.isIdentifier(n) && depth < MAX_ALIAS_DEPTH) {
+    const init = lookup(n.getText());
+    if (init) return globOf(init, lookup, depth + 1);
+  }
+  return '*';
+}
+
+function escapeGlob(s: string): string {
+  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}
+
+function collapse(glob: string): string {
+  return glob.replace(/\*+/g, '*');
+}
+
+export function keyRef(node: Node, lookup: ConstLookup): KeyRef {
+  return {
+    node,
+    text: normalizeText(unwrap(node)),
+    canonical: normalizeText(resolveAlias(node, lookup)),
+    glob: globOf(node, lookup),
+  };
+}
+
+/** Same key: same expression (after aliases), or the same informative glob. */
+export function sameKey(a: KeyRef, b: KeyRef): boolean {
+  if (a.text === b.text || a.canonical === b.canonical) return true;
+  return informative(a.glob) && a.glob === b.glob;
+}
+
+/** A glob that says more than "any key": has a literal part of at least 3 characters. */
+export function informative(glob: string): boolean {
+  return glob.replace(/\*/g, '').length >= 3;
+}
+
+const LOCKISH = /lock|mutex|mtx|semaphore|leader|latch|lease/i;
+
+/** Does the key's glob, text or name say it is a lock ("lock:x", `lockKey`, `this.mutexName`)? */
+export function looksLikeLockKey(key: KeyRef): boolean {
+  return LOCKISH.test(key.glob) || LOCKISH.test(key.text) || LOCKISH.test(key.canonical);
+}
+
+/** How a message names a key: `key (lock:order:*)` when the expression alone does not say. */
+export function describeKey(key: KeyRef | undefined): string {
+  if (!key) return 'the lock';
+  const written = key.node.getText();
+  const literal = written.replace(/^['"`]|['"`]$/g, '');
+  return informative(key.glob) && literal !== key.glob ? `${written} (${key.glob})` : written;
+}

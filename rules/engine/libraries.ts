@@ -1,0 +1,180 @@
+// The lock libraries: redlock (v4 lock/unlock, v5 acquire/release/extend/using, the sesamecare fork),
+// redis-semaphore (Mutex, Semaphore, MultiSemaphore and their Redlock variants), Lockwise's own
+// withLock, and the project's helper functions named in the config.
+import { Node, type CallExpression, type NewExpression, type ObjectLiteralExpression } from 'ts-morph';
+import type { HelperNames } from '../config';
+import { REDLOCK_MODULES, SEMAPHORE_MODULE, type FileImports } from './imports';
+import type { ConstLookup, KeyRef } from './keys';
+import type { Acquire, Extend, Release } from './model';
+import { calleeName, enclosingFunction, enclosingStatement, methodOf, unwrap, valueCarrier } from './nodes';
+import { resultUse } from './result-use';
+
+export interface LibraryObject {
+  library: 'redlock' | 'redis-semaphore';
+  className: string;
+  node: NewExpression;
+  /** Name the object is stored under (`redlock`, `mutex`; `this.x` is stored as `x`). */
+  name?: string;
+  key?: Node;
+  options?: ObjectLiteralExpression;
+  /** The options argument position, for fixes that add one. */
+  optionsIndex: number;
+}
+
+const SEMAPHORE_CLASSES: Record<string, number> = {
+  // class -> index of the options argument
+  Mutex: 2, Semaphore: 3, MultiSemaphore: 4, RedlockMutex: 2, RedlockSemaphore: 3, RedlockMultiSemaphore: 4,
+};
+
+/** `x` for `const x = ...`, `this.x = ...`, `x: ...` (class property). */
+export function storedName(node: Node): string | undefined {
+  const parent = valueCarrier(node).getParent();
+  if (!parent) return undefined;
+  if (Node.isVariableDeclaration(parent) || Node.isPropertyDeclaration(parent) || Node.isPropertyAssignment(parent)) {
+    return parent.getName();
+  }
+  if (Node.isBinaryExpression(parent) && parent.getOperatorToken().getText() === '=') {
+    return lastSegment(parent.getLeft());
+  }
+  return undefined;
+}
+
+export function lastSegment(node: Node): string {
+  const n = unwrap(node);
+  return Node.isPropertyAccessExpression(n) ? n.getName() : n.getText();
+}
+
+function objectArg(node: Node | undefined, lookup: ConstLookup): ObjectLiteralExpression | undefined {
+  if (!node) return undefined;
+  let n = unwrap(node);
+  if (Node.isIdentifier(n)) n = unwrap(lookup(n.getText()) ?? n);
+  return Node.isObjectLiteralExpression(n) ? n : undefined;
+}
+
+export function recogniseLibraryObjects(news: NewExpression[], imports: FileImports, lookup: ConstLookup): LibraryObject[] {
+  const objects: LibraryObject[] = [];
+  for (const node of news) {
+    const expr = unwrap(node.getExpression());
+    const className = Node.isPropertyAccessExpression(expr) ? expr.getName() : expr.getText();
+    const root = Node.isPropertyAccessExpression(expr) ? unwrap(expr.getExpression()).getText() : className;
+    const from = imports.names.get(root);
+    const args = node.getArguments();
+    if (from ? REDLOCK_MODULES.has(from) && /Redlock|default/.test(className) : className === 'Redlock') {
+      objects.push({ library: 'redlock', className: 'Redlock', node, name: storedName(node), options: objectArg(args[1], lookup), optionsIndex: 1 });
+      continue;
+    }
+    const optionsIndex = SEMAPHORE_CLASSES[className];
+    // A Mutex from another package (async-mutex...) is not a Redis lock.
+    if (optionsIndex === undefined || (from !== undefined && from !== SEMAPHORE_MODULE) || args.length < 2) continue;
+    objects.push({
+      library: 'redis-semaphore', className, node, name: storedName(node), key: args[1],
+      options: objectArg(args[optionsIndex], lookup), optionsIndex,
+    });
+  }
+  return objects;
+}
+
+export interface LibraryCalls {
+  acquires: Acquire[];
+  releases: Release[];
+  extends: Extend[];
+  redlockSettings: Node[];
+}
+
+const REDLOCKISH = /redlock/i;
+
+export function recogniseLibraryCalls(
+  calls: CallExpression[],
+  objects: LibraryObject[],
+  imports: FileImports,
+  helpers: HelperNames,
+  keyOf: (n: Node) => KeyRef,
+): LibraryCalls {
+  const out: LibraryCalls = { acquires: [], releases: [], extends: [], redlockSettings: [] };
+  const redlocks = new Set(objects.filter((o) => o.library === 'redlock' && o.name).map((o) => o.name as string));
+  const semaphores = new Set(objects.filter((o) => o.library === 'redis-semaphore' && o.name).map((o) => o.name as string));
+  const usesRedlock = [...imports.modules].some((m) => REDLOCK_MODULES.has(m)) || redlocks.size > 0;
+  // Lock handles: variables holding what redlock.acquire()/lock() returned.
+  const handles = new Set<string>();
+
+  const isRedlock = (receiver: Node) => {
+    const name = lastSegment(receiver);
+    return redlocks.has(name) || REDLOCKISH.test(name);
+  };
+
+  for (const call of calls) {
+    const base = () => ({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call) });
+    const m = methodOf(call);
+    const args = call.getArguments();
+    const plain = calleeName(call);
+
+    if (m && isRedlock(m.receiver)) {
+      if ((m.name === 'acquire' || m.name === 'lock') && args.length >= 2) {
+        const handle = storedName(call);
+        if (handle) handles.add(handle);
+        out.acquires.push({ ...base(), kind: 'redlock', key: keyOf(firstResource(args[0])), hasTtl: true, owner: handle });
+        if (args[2]) out.redlockSettings.push(args[2]);
+        continue;
+      }
+      if (m.name === 'using' && args.length >= 3) {
+        const routine = args[args.length - 1];
+        out.acquires.push({ ...base(), kind: 'redlock-using', key: keyOf(firstResource(args[0])), hasTtl: true, routine });
+        if (args.length >= 4) out.redlockSettings.push(args[2]);
+        continue;
+      }
+      if ((m.name === 'release' || m.name === 'unlock') && args[0]) {
+        out.releases.push({ call, fn: enclosingFunction(call), kind: 'library', handle: lastSegment(args[0]), ownerChecked: true });
+        continue;
+      }
+      if (m.name === 'extend' && args[0]) {
+        out.extends.push({ call, fn: enclosingFunction(call), kind: 'library', handle: lastSegment(args[0]), ownerChecked: true });
+        continue;
+      }
+    }
+
+    if (m && semaphores.has(lastSegment(m.receiver))) {
+      const owner = lastSegment(m.receiver);
+      if (m.name === 'acquire' || m.name === 'tryAcquire') {
+        const object = objects.find((o) => o.name === owner);
+        out.acquires.push({ ...base(), kind: m.name === 'acquire' ? 'semaphore' : 'semaphore-try', key: object?.key ? keyOf(object.key) : undefined, hasTtl: true, owner });
+      } else if (m.name === 'release') {
+        out.releases.push({ call, fn: enclosingFunction(call), kind: 'library', handle: owner, ownerChecked: true });
+      }
+      continue;
+    }
+
+    // lock.release() / lock.unlock() / lock.extend(ms) on a redlock handle.
+    if (m && usesRedlock && args.length <= 1) {
+      const handle = lastSegment(m.receiver);
+      if (handles.has(handle) || (/lock/i.test(handle) && !isRedlock(m.receiver))) {
+        if ((m.name === 'release' || m.name === 'unlock') && args.length === 0) {
+          out.releases.push({ call, fn: enclosingFunction(call), kind: 'library', handle, ownerChecked: true });
+        } else if (m.name === 'extend' && args.length === 1) {
+          out.extends.push({ call, fn: enclosingFunction(call), kind: 'library', handle, ownerChecked: true });
+        }
+      }
+    }
+
+    if (plain === 'withLock' && args.length >= 3) {
+      const routine = args[args.length - 1];
+      if (Node.isArrowFunction(routine) || Node.isFunctionExpression(routine)) {
+        out.acquires.push({ ...base(), kind: 'with-lock', key: keyOf(args[1]), hasTtl: true, routine });
+      }
+      continue;
+    }
+    if (plain && helpers.acquire.includes(plain)) {
+      out.acquires.push({ ...base(), kind: 'helper', key: args[0] ? keyOf(args[0]) : undefined, hasTtl: true, owner: storedName(call) });
+    } else if (plain && helpers.release.includes(plain)) {
+      out.releases.push({ call, fn: enclosingFunction(call), kind: 'helper', key: args[0] ? keyOf(args[0]) : undefined, handle: args[0] ? lastSegment(args[0]) : undefined, ownerChecked: true });
+    } else if (plain && helpers.extend.includes(plain)) {
+      out.extends.push({ call, fn: enclosingFunction(call), kind: 'helper', key: args[0] ? keyOf(args[0]) : undefined, ownerChecked: true });
+    }
+  }
+  return out;
+}
+
+function firstResource(node: Node): Node {
+  const n = unwrap(node);
+  if (Node.isArrayLiteralExpression(n) && n.getElements()[0]) return n.getElements()[0];
+  return n;
+}

@@ -1,0 +1,72 @@
+// Classifies a Lua script by what it does to the lock key: compare-and-delete, compare-and-expire,
+// atomic acquire with a TTL, fencing INCR, or unconditional DEL/EXPIRE.
+
+export interface LuaTraits {
+  /** Reads the key and compares it with an argument before acting (GET == ARGV, HEXISTS, IFEQ). */
+  comparesOwner: boolean;
+  deletes: boolean;
+  expires: boolean;
+  /** SETNX or SET ... NX. */
+  acquires: boolean;
+  /** The acquire gets its TTL in the same script (SET NX PX, or SETNX + PEXPIRE). */
+  acquiresWithTtl: boolean;
+  fencing: boolean;
+}
+
+export type LuaKind =
+  | 'compare-and-delete'
+  | 'compare-and-expire'
+  | 'atomic-acquire'
+  | 'acquire-without-ttl'
+  | 'unconditional-delete'
+  | 'unconditional-expire'
+  | 'fencing'
+  | 'other';
+
+function stripComments(lua: string): string {
+  return lua.replace(/--\[\[[\s\S]*?\]\]/g, ' ').replace(/--[^\n]*/g, ' ');
+}
+
+const CALL = /redis\.(?:p?call)\s*\(\s*(['"])([a-z]+)\1([^)]*)\)/gi;
+
+export function luaTraits(script: string): LuaTraits {
+  const lua = stripComments(script);
+  const commands: { name: string; args: string }[] = [];
+  for (const m of lua.matchAll(CALL)) commands.push({ name: m[2].toLowerCase(), args: m[3].toLowerCase() });
+  const has = (name: string) => commands.some((c) => c.name === name);
+
+  const ifeq = commands.some((c) => /['"]ifeq['"]/.test(c.args));
+  const comparesOwner =
+    ifeq ||
+    ((has('get') || has('hexists') || has('hget') || has('zscore')) && /(==|~=)\s*argv\[|argv\[\d+\]\s*(==|~=)/i.test(lua)) ||
+    has('hexists');
+  const deletes = has('del') || has('unlink') || has('delex') || has('zrem') || has('hdel');
+  const expires = has('expire') || has('pexpire') || has('expireat') || has('pexpireat') ||
+    commands.some((c) => c.name === 'set' && /['"](px|ex)['"]/.test(c.args) && /['"](xx|ifeq)['"]/.test(c.args));
+  const setNx = commands.some((c) => c.name === 'set' && /['"]nx['"]/.test(c.args));
+  const acquires = has('setnx') || setNx;
+  const setNxTtl = commands.some((c) => c.name === 'set' && /['"]nx['"]/.test(c.args) && /['"](px|ex|pxat|exat)['"]/.test(c.args));
+  return {
+    comparesOwner,
+    deletes,
+    expires,
+    acquires,
+    acquiresWithTtl: setNxTtl || (acquires && (has('pexpire') || has('expire'))),
+    fencing: has('incr') || has('incrby'),
+  };
+}
+
+export function classifyLua(script: string): LuaKind {
+  const t = luaTraits(script);
+  if (t.acquires) return t.acquiresWithTtl ? 'atomic-acquire' : 'acquire-without-ttl';
+  if (t.deletes) return t.comparesOwner ? 'compare-and-delete' : 'unconditional-delete';
+  if (t.expires) return t.comparesOwner ? 'compare-and-expire' : 'unconditional-expire';
+  if (t.fencing) return 'fencing';
+  return 'other';
+}
+
+/** The Lua text of Lockwise's fixes: the redis.io compare-and-delete and compare-and-pexpire. */
+export const RELEASE_LUA =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+export const EXTEND_LUA =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";

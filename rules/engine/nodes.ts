@@ -1,0 +1,145 @@
+// Small syntax helpers over ts-morph nodes, shared by the recognisers and the rules.
+import { Node, SyntaxKind, VariableDeclarationKind, type CallExpression, type Expression, type SourceFile } from 'ts-morph';
+
+export type FunctionLike = Node;
+
+/** The nearest enclosing function (or the source file for top-level code). */
+export function enclosingFunction(node: Node): Node {
+  const fn = node.getParentWhile((parent) => !isFunctionLike(parent));
+  const candidate = fn?.getParent();
+  return candidate && isFunctionLike(candidate) ? candidate : node.getSourceFile();
+}
+
+export function isFunctionLike(node: Node): boolean {
+  return (
+    Node.isFunctionDeclaration(node) ||
+    Node.isFunctionExpression(node) ||
+    Node.isArrowFunction(node) ||
+    Node.isMethodDeclaration(node) ||
+    Node.isConstructorDeclaration(node) ||
+    Node.isGetAccessorDeclaration(node) ||
+    Node.isSetAccessorDeclaration(node)
+  );
+}
+
+/** The statement that contains `node` directly inside a block, a case clause or the file. */
+export function enclosingStatement(node: Node): Node {
+  let current: Node = node;
+  for (;;) {
+    const parent = current.getParent();
+    if (!parent || Node.isBlock(parent) || Node.isSourceFile(parent) || Node.isCaseClause(parent) || Node.isDefaultClause(parent)) {
+      return current;
+    }
+    if (isFunctionLike(parent) && Node.isArrowFunction(parent)) return current; // expression-bodied arrow
+    current = parent;
+  }
+}
+
+/** Strips parentheses, `await`, `as`, `!` and `satisfies` around an expression. */
+export function unwrap(node: Node): Node {
+  let current = node;
+  for (;;) {
+    if (
+      Node.isParenthesizedExpression(current) ||
+      Node.isAsExpression(current) ||
+      Node.isNonNullExpression(current) ||
+      Node.isSatisfiesExpression(current) ||
+      Node.isTypeAssertion(current)
+    ) {
+      current = current.getExpression();
+    } else return current;
+  }
+}
+
+/** Method name and receiver of `recv.name(...)`, `recv?.name(...)` or `recv['name'](...)`. */
+export function methodOf(call: CallExpression): { name: string; receiver: Expression } | undefined {
+  const callee = unwrap(call.getExpression());
+  if (Node.isPropertyAccessExpression(callee)) {
+    return { name: callee.getName(), receiver: callee.getExpression() };
+  }
+  if (Node.isElementAccessExpression(callee)) {
+    const arg = callee.getArgumentExpression();
+    const name = arg ? literalString(arg) : undefined;
+    if (name !== undefined) return { name, receiver: callee.getExpression() };
+  }
+  return undefined;
+}
+
+/** Name of a plain function call `name(...)`, or of `ns.name(...)` (last segment). */
+export function calleeName(call: CallExpression): string | undefined {
+  const callee = unwrap(call.getExpression());
+  if (Node.isIdentifier(callee)) return callee.getText();
+  if (Node.isPropertyAccessExpression(callee)) return callee.getName();
+  return undefined;
+}
+
+/** The value of a string literal or a template without substitutions. */
+export function literalString(node: Node): string | undefined {
+  const n = unwrap(node);
+  if (Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n)) return n.getLiteralValue();
+  return undefined;
+}
+
+export function literalNumber(node: Node): number | undefined {
+  const n = unwrap(node);
+  if (Node.isNumericLiteral(n)) return n.getLiteralValue();
+  const s = literalString(n);
+  return s !== undefined && /^\d+$/.test(s) ? Number(s) : undefined;
+}
+
+/** Whitespace-free text with `?.` read as `.`, used to compare expressions. */
+export function normalizeText(node: Node): string {
+  return node.getText().replace(/\s+/g, '').replace(/\?\./g, '.').replace(/^this\./, 'this.');
+}
+
+/** `const NAME = <initializer>` declarations anywhere in a file, by name (several when shadowed). */
+export function constInitializers(sourceFile: SourceFile): Map<string, Expression[]> {
+  const map = new Map<string, Expression[]>();
+  for (const decl of sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
+    const nameNode = decl.getNameNode();
+    const init = decl.getInitializer();
+    const list = decl.getParent();
+    if (!Node.isIdentifier(nameNode) || !init) continue;
+    if (!Node.isVariableDeclarationList(list) || list.getDeclarationKind() !== VariableDeclarationKind.Const) continue;
+    const found = map.get(nameNode.getText()) ?? [];
+    found.push(init);
+    map.set(nameNode.getText(), found);
+  }
+  return map;
+}
+
+export function isAwaited(node: Node): boolean {
+  let current = node;
+  let parent = current.getParent();
+  while (parent && (Node.isParenthesizedExpression(parent) || Node.isAsExpression(parent) || Node.isNonNullExpression(parent))) {
+    current = parent;
+    parent = current.getParent();
+  }
+  return !!parent && Node.isAwaitExpression(parent);
+}
+
+/** The expression that carries a call's value outward: the call itself or its `await`. */
+export function valueCarrier(node: Node): Node {
+  let current = node;
+  for (;;) {
+    const parent = current.getParent();
+    if (
+      parent &&
+      (Node.isAwaitExpression(parent) ||
+        Node.isParenthesizedExpression(parent) ||
+        Node.isAsExpression(parent) ||
+        Node.isNonNullExpression(parent))
+    ) {
+      current = parent;
+    } else return current;
+  }
+}
+
+export function spanOf(node: Node): { start: number; end: number } {
+  return { start: node.getStart(), end: node.getEnd() };
+}
+
+/** Is `inner` inside `outer` (or the same node)? */
+export function contains(outer: Node, inner: Node): boolean {
+  return inner.getStart() >= outer.getStart() && inner.getEnd() <= outer.getEnd();
+}

@@ -1,0 +1,65 @@
+// Text builders for fixes, in the client's own syntax (ioredis or node-redis v4/v5).
+import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import type { ClientStyle } from '../engine/commands';
+import { EXTEND_LUA, RELEASE_LUA } from '../engine/lua';
+import type { TtlUnit } from '../engine/set-options';
+import type { TextEdit } from '../types';
+
+/** `SET key token NX <unit> ttl` as one call. node-redis uses the v4 object form, which v5 accepts. */
+export function atomicSet(style: ClientStyle, receiver: string, key: string, token: string, unit: TtlUnit, ttl: string): string {
+  if (style === 'node-redis') return `${receiver}.set(${key}, ${token}, { NX: true, ${unit}: ${ttl} })`;
+  return `${receiver}.set(${key}, ${token}, '${unit}', ${ttl}, 'NX')`;
+}
+
+function evalCall(style: ClientStyle, receiver: string, lua: string, key: string, args: string[]): string {
+  const script = `"${lua}"`;
+  if (style === 'node-redis') return `${receiver}.eval(${script}, { keys: [${key}], arguments: [${args.join(', ')}] })`;
+  return `${receiver}.eval(${script}, 1, ${[key, ...args].join(', ')})`;
+}
+
+/** Compare-and-delete: deletes the key only while it still holds this token. */
+export function guardedRelease(style: ClientStyle, receiver: string, key: string, token: string): string {
+  return evalCall(style, receiver, RELEASE_LUA, key, [token]);
+}
+
+/** Compare-and-pexpire: extends the key only while it still holds this token. */
+export function guardedExtend(style: ClientStyle, receiver: string, key: string, token: string, ttlMs: string): string {
+  return evalCall(style, receiver, EXTEND_LUA, key, [token, style === 'node-redis' ? `String(${ttlMs})` : ttlMs]);
+}
+
+/** Removes a whole statement with its line (and indentation) when it stands alone on it. */
+export function removeStatement(statement: Node): TextEdit {
+  const text = statement.getSourceFile().getFullText();
+  let start = statement.getStart();
+  let end = statement.getEnd();
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  if (/^[ \t]*$/.test(text.slice(lineStart, start))) start = lineStart;
+  const nl = text.indexOf('\n', end);
+  if (nl >= 0 && /^[ \t]*\r?$/.test(text.slice(end, nl))) end = nl + 1;
+  return { start, end, newText: '' };
+}
+
+export function indentOf(node: Node): string {
+  const text = node.getSourceFile().getFullText();
+  const lineStart = text.lastIndexOf('\n', node.getStart() - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? '';
+}
+
+/** An edit that adds `import { name } from 'module'` (or require for CommonJS) unless it is there. */
+export function ensureNamedImport(sourceFile: SourceFile, name: string, module: string): TextEdit[] {
+  const text = sourceFile.getFullText();
+  const has = sourceFile.getImportDeclarations().some(
+    (d) => d.getModuleSpecifierValue() === module && d.getNamedImports().some((n) => n.getName() === name),
+  );
+  if (has || new RegExp(`\\b${name}\\b[^;\\n]*require\\(['"]${module}['"]\\)`).test(text)) return [];
+  const imports = sourceFile.getImportDeclarations();
+  const usesRequire = imports.length === 0 && /\brequire\(/.test(text);
+  const line = usesRequire ? `const { ${name} } = require('${module}');\n` : `import { ${name} } from '${module}';\n`;
+  const last = imports[imports.length - 1];
+  if (last) return [{ start: last.getEnd(), end: last.getEnd(), newText: `\n${line.trimEnd()}` }];
+  // After a leading 'use strict' / shebang / header comments: at the first statement.
+  const first = sourceFile.getStatements()[0];
+  const directive = first && first.getKind() === SyntaxKind.ExpressionStatement && /^['"]use strict['"]/.test(first.getText());
+  const at = directive ? first.getEnd() + 1 : (first?.getStart() ?? 0);
+  return [{ start: at, end: at, newText: line }];
+}

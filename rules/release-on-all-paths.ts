@@ -1,0 +1,76 @@
+// After a successful acquire, every path out of the function must release: an exception from awaited
+// work, or an early return, must not leave the lock held until its TTL (or forever without one).
+import { Node, SyntaxKind } from 'ts-morph';
+import type { Acquire } from './engine/model';
+import { spanOf } from './engine/nodes';
+import { isGuard, releaseCoverage } from './engine/paths';
+import { isLockAcquire, isRedisAcquire } from './engine/queries';
+import type { Rule } from './rule';
+import type { Fix } from './types';
+import { describeKey } from './engine/keys';
+
+/** Wraps the statements between the acquire (and its guard) and the release in try/finally. */
+function fix(acquire: Acquire, releaseStatement: Node): Fix | undefined {
+  const block = releaseStatement.getParent();
+  if (!block || !Node.isBlock(block) || !Node.isExpressionStatement(releaseStatement)) return undefined;
+  const statements = block.getStatements();
+  const end = statements.indexOf(releaseStatement as never);
+  let start = statements.indexOf(acquire.statement as never);
+  if (start >= 0) {
+    start++;
+    if (statements[start] && isGuard(statements[start], acquire) && start < end) start++;
+  } else if (!acquire.statement.getDescendants().includes(block)) {
+    return undefined;
+  } else start = 0;
+  const between = statements.slice(start, end);
+  if (between.length === 0) return undefined;
+
+  // Names declared inside the new try block must not be used after it.
+  const declared = new Set(between.flatMap((s) => s.getDescendantsOfKind(SyntaxKind.VariableDeclaration).map((d) => d.getName())));
+  const usedAfter = statements.slice(end + 1).some((s) => s.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => declared.has(id.getText())));
+  if (usedAfter) return undefined;
+
+  const text = block.getSourceFile().getFullText();
+  const first = between[0];
+  const indent = /[ \t]*$/.exec(text.slice(0, first.getStart()))?.[0] ?? '';
+  const body = text.slice(first.getStart(), between[between.length - 1].getEnd());
+  const multilineTemplate = between.some((s) => s.getDescendants().some((d) => (Node.isTemplateExpression(d) || Node.isNoSubstitutionTemplateLiteral(d)) && d.getText().includes('\n')));
+  const inner = multilineTemplate ? body : body.replace(/\n(?=[ \t]*\S)/g, '\n  ');
+  return {
+    title: 'Release in a finally block',
+    isPreferred: true,
+    edits: [{
+      start: first.getStart(),
+      end: releaseStatement.getEnd(),
+      newText: `try {\n${indent}  ${inner}\n${indent}} finally {\n${indent}  ${releaseStatement.getText()}\n${indent}}`,
+    }],
+  };
+}
+
+export const releaseOnAllPaths: Rule = {
+  id: 'release-on-all-paths',
+  defaultSeverity: 'warning',
+  summary: 'After a successful acquire, an exception or early return skips the release, leaving the lock held.',
+  check({ model, report }) {
+    for (const acquire of model.acquires) {
+      if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
+      if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
+      const gap = releaseCoverage(model, acquire);
+      if (!gap) continue;
+      const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
+      const exitText = gap.exit.node.getText().split('\n')[0].slice(0, 60);
+      const cause = gap.exit.kind === 'return' ? `the early \`${exitText}\`` : `an exception from \`${exitText}\``;
+      const held = acquire.hasTtl || acquire.laterExpire ? 'until its TTL runs out, blocking every other worker' : 'forever, since it has no TTL';
+      report({
+        span: spanOf(acquire.call),
+        message: `After ${key} is acquired, ${cause} leaves the function without reaching the release, so the lock stays held ${held}. Release in a finally block.`,
+        related: [
+          { span: spanOf(gap.exit.node), message: gap.exit.kind === 'return' ? 'returns without releasing' : 'can throw before the release' },
+          { span: spanOf(gap.release.call), message: 'the release it skips' },
+        ],
+        fixes: [fix(acquire, gap.statement)].filter((f): f is Fix => !!f),
+      });
+    }
+  },
+};
+

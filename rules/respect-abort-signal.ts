@@ -1,0 +1,67 @@
+// Work under redlock.using / withLock must watch the lock's AbortSignal: when an extension fails the
+// lock is gone, and work that goes on runs unprotected next to the new holder.
+import { Node, SyntaxKind, type ArrowFunction, type FunctionExpression } from 'ts-morph';
+import type { Acquire } from './engine/model';
+import { indentOf } from './fixes/text';
+import type { Rule } from './rule';
+import type { Fix, TextEdit } from './types';
+
+type Routine = ArrowFunction | FunctionExpression;
+
+function signalName(routine: Routine): string | undefined | null {
+  const param = routine.getParameters()[0];
+  if (!param) return undefined;
+  const name = param.getNameNode();
+  return Node.isIdentifier(name) ? name.getText() : null; // null: destructured, cannot judge
+}
+
+function readsSignal(routine: Routine, name: string): boolean {
+  const body = routine.getBody();
+  return body.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === name);
+}
+
+/** Adds the parameter if missing, and `signal.throwIfAborted()` after each awaited step but the last. */
+function fix(routine: Routine, name: string | undefined): Fix | undefined {
+  const body = routine.getBody();
+  if (!Node.isBlock(body)) return undefined;
+  const steps = body.getStatements().filter((s) => s.getDescendantsOfKind(SyntaxKind.AwaitExpression).length > 0);
+  if (steps.length < 2) return undefined;
+  const signal = name ?? 'signal';
+  const edits: TextEdit[] = [];
+  if (!name) {
+    const open = routine.getFirstChildByKind(SyntaxKind.OpenParenToken);
+    if (open) edits.push({ start: open.getEnd(), end: open.getEnd(), newText: signal });
+    else return undefined;
+  }
+  for (const step of steps.slice(0, -1)) {
+    edits.push({ start: step.getEnd(), end: step.getEnd(), newText: `\n${indentOf(step)}${signal}.throwIfAborted();` });
+  }
+  return { title: `Check ${signal} between the awaited steps`, isPreferred: true, edits };
+}
+
+function routineOf(acquire: Acquire): Routine | undefined {
+  const r = acquire.routine;
+  return r && (Node.isArrowFunction(r) || Node.isFunctionExpression(r)) ? r : undefined;
+}
+
+export const respectAbortSignal: Rule = {
+  id: 'respect-abort-signal',
+  defaultSeverity: 'warning',
+  summary: 'A redlock.using / withLock routine that never reads, checks or forwards the lock\'s AbortSignal.',
+  check({ model, report }) {
+    for (const acquire of model.acquires) {
+      if (acquire.kind !== 'redlock-using' && acquire.kind !== 'with-lock') continue;
+      const routine = routineOf(acquire);
+      if (!routine) continue;
+      const name = signalName(routine);
+      if (name === null || (name && readsSignal(routine, name))) continue;
+      const api = acquire.kind === 'with-lock' ? 'withLock' : 'redlock.using';
+      const body = routine.getBody();
+      report({
+        span: { start: routine.getStart(), end: body.getStart() },
+        message: `This ${api} routine ${name ? `never reads its ${name} parameter` : 'does not take the AbortSignal'}. When the lock cannot be extended it is lost, the signal aborts, and work that does not check it keeps running next to the new holder. Check signal.aborted (or call signal.throwIfAborted()) between steps, or pass the signal on (fetch, database clients).`,
+        fixes: [fix(routine, name)].filter((f): f is Fix => !!f),
+      });
+    }
+  },
+};

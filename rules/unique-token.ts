@@ -1,0 +1,73 @@
+// The lock value must be unique per acquisition: it is what a guarded release or extend compares.
+import { Node } from 'ts-morph';
+import { sameKey } from './engine/keys';
+import type { Acquire, LockModel } from './engine/model';
+import { enclosingFunction, spanOf, unwrap } from './engine/nodes';
+import { isRedisAcquire } from './engine/queries';
+import { initializerOf, tokenWeakness, type Weakness } from './engine/token-strength';
+import { ensureNamedImport } from './fixes/text';
+import type { Rule } from './rule';
+import type { Fix } from './types';
+
+const WHY: Record<Weakness['kind'], string> = {
+  constant: 'is a constant, the same for every process',
+  pid: 'is a process id, and every container runs as pid 1',
+  hostname: 'is a host name, shared by every worker on the host',
+  timestamp: 'is a timestamp, which two processes can read alike',
+  reused: 'is created once and reused by every acquisition',
+};
+
+/** Does the file compare the token when it releases or extends this lock? Only then does it matter. */
+function tokenMatters(model: LockModel, acquire: Acquire): Node | undefined {
+  const key = acquire.key;
+  if (!key) return undefined;
+  const checked = [...model.releases, ...model.extends].find((op) => op.ownerChecked && op.key && sameKey(op.key, key) && op.kind !== 'library');
+  return checked?.call;
+}
+
+function fix(model: LockModel, acquire: Acquire): Fix | undefined {
+  const token = acquire.token;
+  const init = token ? initializerOf(token, model.lookup) : undefined;
+  if (!token || !init || enclosingFunction(init) !== acquire.fn) return undefined;
+  const value = unwrap(init);
+  const imports = ensureNamedImport(model.sourceFile, 'randomUUID', 'node:crypto');
+  if (Node.isTemplateExpression(value)) {
+    // Keep the readable holder, add 128 random bits.
+    const end = value.getEnd() - 1;
+    return { title: 'Append a random UUID to the token', isPreferred: true, edits: [...imports, { start: end, end, newText: ':${randomUUID()}' }] };
+  }
+  return { title: 'Use randomUUID() as the token', isPreferred: true, edits: [...imports, { ...spanOf(init), newText: 'randomUUID()' }] };
+}
+
+export const uniqueToken: Rule = {
+  id: 'unique-token',
+  defaultSeverity: 'error',
+  summary: 'The lock value is not unique per acquisition, so one holder can release or extend another holder\'s lock.',
+  check({ model, report }) {
+    for (const acquire of model.acquires) {
+      if (!isRedisAcquire(acquire) || !acquire.token) continue;
+      const compared = tokenMatters(model, acquire);
+      if (!compared) continue;
+      const weakness = tokenWeakness(acquire.token, acquire.fn, model.lookup);
+      if (!weakness) continue;
+      const related = [{ span: spanOf(compared), message: 'the release/extend that compares the token' }];
+      if (weakness.kind === 'reused') related.push({ span: spanOf(weakness.declaration), message: 'created once here' });
+      report({
+        span: spanOf(acquire.token),
+        message: `The lock token ${weakness.what} ${WHY[weakness.kind]}. The owner check compares this value, so another process (or a later acquisition) holding the same value passes it and can release or extend a lock it does not hold. Use 128+ random bits per acquisition, e.g. crypto.randomUUID().`,
+        related,
+        fixes: [fix(model, acquire)].filter((f): f is Fix => !!f),
+      });
+    }
+    for (const object of model.libraryObjects) {
+      const identifier = object.options?.getProperty('identifier');
+      if (!identifier || !Node.isPropertyAssignment(identifier)) continue;
+      const weakness = tokenWeakness(identifier.getInitializerOrThrow(), enclosingFunction(object.node), model.lookup);
+      if (!weakness || weakness.kind === 'reused') continue;
+      report({
+        span: spanOf(identifier),
+        message: `The ${object.className} identifier ${weakness.what} ${WHY[weakness.kind]}. redis-semaphore compares it on release and refresh, so another process with the same identifier can release or refresh this lock. Leave identifier unset (a random UUID per lock).`,
+      });
+    }
+  },
+};
