@@ -22,6 +22,8 @@ export interface ConnectionOptions {
     rejectUnauthorized?: boolean;
   };
   connectTimeoutMs?: number;
+  /** A command without a reply after this long fails (default 5000 ms), so nothing hangs on a dead server. */
+  commandTimeoutMs?: number;
   /** Refuse every write (release/extend) before it is sent. */
   readOnly?: boolean;
 }
@@ -53,6 +55,8 @@ export interface LockRow {
   fence?: { key: string; value: string };
   /** Cluster node "host:port" the key was read from. */
   node?: string;
+  /** Longest PTTL seen for this holder across refreshes (carried via `previous`); decides 'expiring'. */
+  peakPttl?: number;
 }
 
 export interface ListOptions {
@@ -83,3 +87,49 @@ export type GuardedResult =
   | { outcome: 'released' | 'extended' }
   | { outcome: 'token-changed'; currentHolder: Holder; currentRaw: string }
   | { outcome: 'gone' };
+
+/** Connection life cycle, for the status bar and the view's message node. */
+export type ConnectionStatus = 'connecting' | 'ready' | 'reconnecting' | 'disconnected' | 'closed';
+
+export interface ConnectionStateEvent {
+  status: ConnectionStatus;
+  /** Where we connect, without credentials: "redis://10.0.0.5:6379/0", "cluster 10.0.0.5:7000,...". */
+  target: string;
+  /** The last failure, already explained (what failed, what to check) and free of passwords. */
+  error?: { kind: string; message: string };
+}
+
+/** One release/extend, as written to an audit log; the caller decides where (output channel, stderr, file). */
+export interface AuditRecord {
+  /** ISO 8601 time the operation finished. */
+  time: string;
+  action: 'release' | 'extend';
+  target: string;
+  key: string;
+  /** The token the operator presented (what they saw in the panel). */
+  token: string;
+  /** The holder that token stands for. */
+  oldHolder: Holder;
+  ttlMs?: number;
+  result: GuardedResult['outcome'] | 'error';
+  /** When the token changed: who holds the lock now. */
+  currentHolder?: Holder;
+  error?: string;
+}
+
+/** An open connection to one Redis deployment (single node, Cluster or Sentinel-managed master). */
+export interface LockConnection {
+  readonly target: string;
+  readonly status: ConnectionStatus;
+  list(options?: ListOptions): Promise<ListResult>;
+  /** Re-read one lock (for the confirmation before a release); undefined when the key is gone. */
+  read(key: string): Promise<LockRow | undefined>;
+  /** Delete the lock only if it still carries `token` (for a Redisson hash: the holder field). */
+  release(key: string, token: string): Promise<GuardedResult>;
+  /** Set a new TTL only if the lock still carries `token`. */
+  extend(key: string, token: string, ttlMs: number): Promise<GuardedResult>;
+  /** Returns a function that removes the listener. */
+  onStateChange(listener: (event: ConnectionStateEvent) => void): () => void;
+  onAudit(listener: (record: AuditRecord) => void): () => void;
+  close(): Promise<void>;
+}

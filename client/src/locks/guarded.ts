@@ -1,0 +1,172 @@
+// Guarded release and extend: each is ONE Lua script that checks the token and acts only if it still
+// matches, so no other holder's lock is ever touched. Replies follow the redsync convention: {1} done,
+// {-1} already gone, {0, type, ...value} token changed (with what holds the key now, read atomically).
+// These scripts are the only writes in the whole lock core; a read-only connection refuses before sending.
+// DELEX IFEQ (Redis 8.4+) is not used: its 0 cannot tell "token changed" from "gone".
+import { createHash } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { Cluster } from 'ioredis';
+import { LockwiseError } from './errors';
+import { decodeHolder, decodeStringHolder, renderRaw, valueFromSnapshot } from './holders';
+import type { GuardedResult } from './types';
+
+interface Script {
+  lua: string;
+  sha: string;
+}
+
+/** Shared tail: the key is gone ({-1}) or held by something else ({0, type, ...value}). */
+const REFUSE = `
+local function refuse(key)
+  local t = redis.call('TYPE', key)['ok']
+  if t == 'none' then return {-1} end
+  local payload = {}
+  if t == 'string' then payload = {redis.call('GET', key)}
+  elseif t == 'hash' then payload = redis.call('HGETALL', key)
+  elseif t == 'zset' then payload = redis.call('ZRANGE', key, 0, 99, 'WITHSCORES') end
+  local out = {0, t}
+  for i = 1, #payload do out[#out + 1] = payload[i] end
+  return out
+end
+`;
+
+const script = (body: string): Script => {
+  const lua = `${REFUSE}\n${body.trim()}\n`;
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+};
+
+const STRING_MATCHES = `redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1]`;
+const FIELD_EXISTS = `redis.call('TYPE', KEYS[1])['ok'] == 'hash' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1`;
+const MEMBER_EXISTS = `redis.call('TYPE', KEYS[1])['ok'] == 'zset' and redis.call('ZSCORE', KEYS[1], ARGV[1])`;
+
+export const SCRIPTS = {
+  // KEYS[1] lock; ARGV[1] token.
+  releaseString: script(`
+if ${STRING_MATCHES} then
+  redis.call('DEL', KEYS[1])
+  return {1}
+end
+return refuse(KEYS[1])`),
+  // python-redis-lock: also wake its waiters the way the library's own unlock does (signal list, short expiry).
+  // KEYS[1] lock, KEYS[2] signal list; ARGV[1] token, ARGV[2] signal expiry in ms.
+  releasePython: script(`
+if ${STRING_MATCHES} then
+  redis.call('DEL', KEYS[2])
+  redis.call('LPUSH', KEYS[2], 1)
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  redis.call('DEL', KEYS[1])
+  return {1}
+end
+return refuse(KEYS[1])`),
+  // Redisson hash: the token is the holder field; waiters listen on the lock's channel (read-write locks
+  // have a "mode" field and their own channel). ARGV[1] field, ARGV[2] lock channel, ARGV[3] rwlock channel.
+  releaseRedisson: script(`
+if ${FIELD_EXISTS} then
+  local channel = ARGV[2]
+  if redis.call('HEXISTS', KEYS[1], 'mode') == 1 then channel = ARGV[3] end
+  redis.call('DEL', KEYS[1])
+  redis.call('PUBLISH', channel, 0)
+  return {1}
+end
+return refuse(KEYS[1])`),
+  // redis-semaphore zset: remove only that holder's member. ARGV[1] member.
+  releaseMember: script(`
+if ${MEMBER_EXISTS} then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return {1}
+end
+return refuse(KEYS[1])`),
+  // ARGV[1] token, ARGV[2] new TTL in ms.
+  extendString: script(`
+if ${STRING_MATCHES} then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {1}
+end
+return refuse(KEYS[1])`),
+  extendRedisson: script(`
+if ${FIELD_EXISTS} then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {1}
+end
+return refuse(KEYS[1])`),
+  // Like redis-semaphore's own refresh: the member's score (acquire time) becomes now, and the key gets the TTL.
+  extendMember: script(`
+if ${MEMBER_EXISTS} then
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[1], 'XX', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {1}
+end
+return refuse(KEYS[1])`),
+} satisfies Record<string, Script>;
+
+/** python-redis-lock's default signal expiry. */
+export const PYTHON_SIGNAL_EXPIRE_MS = 1000;
+
+/** Redisson's channel naming: prefix:{name}, or prefix:name when the name already has braces. */
+export function redissonChannel(prefix: string, name: string): string {
+  return name.includes('{') ? `${prefix}:${name}` : `${prefix}:{${name}}`;
+}
+
+/** python-redis-lock keeps lock `lock:<name>` and its signal list `lock-signal:<name>`. */
+export function pythonSignalKey(key: string): string {
+  return `lock-signal:${key.slice('lock:'.length)}`;
+}
+
+type Router = Redis | Cluster;
+
+async function run(router: Router, s: Script, keys: string[], args: (string | number)[]): Promise<unknown[]> {
+  try {
+    return (await router.evalsha(s.sha, keys.length, ...keys, ...args)) as unknown[];
+  } catch (err) {
+    if (!/NOSCRIPT/.test((err as Error).message)) throw err;
+    return (await router.eval(s.lua, keys.length, ...keys, ...args)) as unknown[];
+  }
+}
+
+function outcome(key: string, done: 'released' | 'extended', reply: unknown[]): GuardedResult {
+  const code = Number(reply[0]);
+  if (code === 1) return { outcome: done };
+  if (code === -1) return { outcome: 'gone' };
+  const value = valueFromSnapshot(reply.slice(1).map(String));
+  return { outcome: 'token-changed', currentHolder: decodeHolder(key, value), currentRaw: renderRaw(value) };
+}
+
+export interface GuardedOutcome {
+  result: GuardedResult;
+  /** The key's type when the operation ran ('none' when it was already gone). */
+  type: string;
+}
+
+export function refuseReadOnly(action: 'release' | 'extend', key: string): LockwiseError {
+  return new LockwiseError('read-only', `Refused to ${action} ${key}: this connection is read-only.`, 'Nothing was sent. Turn read-only off for this connection to release or extend locks.');
+}
+
+export async function guardedRelease(router: Router, key: string, token: string): Promise<GuardedOutcome> {
+  const type = await router.type(key);
+  if (type === 'none') return { result: { outcome: 'gone' }, type };
+  let reply: unknown[];
+  if (type === 'string' && decodeStringHolder(key, token).format === 'python-redis-lock') {
+    reply = await run(router, SCRIPTS.releasePython, [key, pythonSignalKey(key)], [token, PYTHON_SIGNAL_EXPIRE_MS]);
+  } else if (type === 'string') {
+    reply = await run(router, SCRIPTS.releaseString, [key], [token]);
+  } else if (type === 'hash') {
+    reply = await run(router, SCRIPTS.releaseRedisson, [key], [token, redissonChannel('redisson_lock__channel', key), redissonChannel('redisson_rwlock', key)]);
+  } else if (type === 'zset') {
+    reply = await run(router, SCRIPTS.releaseMember, [key], [token]);
+  } else {
+    throw new LockwiseError('unsupported', `${key} is a ${type}, not a lock Lockwise knows how to release.`, 'Release it with the library that created it.');
+  }
+  return { result: outcome(key, 'released', reply), type };
+}
+
+export async function guardedExtend(router: Router, key: string, token: string, ttlMs: number): Promise<GuardedOutcome> {
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
+    throw new LockwiseError('config', `The new TTL must be a positive whole number of milliseconds, not ${ttlMs}.`, 'For example --ttl 30000.');
+  }
+  const type = await router.type(key);
+  if (type === 'none') return { result: { outcome: 'gone' }, type };
+  const s = type === 'string' ? SCRIPTS.extendString : type === 'hash' ? SCRIPTS.extendRedisson : type === 'zset' ? SCRIPTS.extendMember : undefined;
+  if (!s) throw new LockwiseError('unsupported', `${key} is a ${type}, not a lock Lockwise knows how to extend.`, 'Extend it with the library that created it.');
+  return { result: outcome(key, 'extended', await run(router, s, [key], [token, ttlMs])), type };
+}

@@ -1,0 +1,191 @@
+// The listing: SCAN MATCH per pattern on every master (never replicas, never KEYS), duplicates removed,
+// a row cap, an optional pause between batches, and per SCAN batch one pipeline of TYPE + PTTL + GET (+ the
+// fence candidates) and, only for hash/zset keys, a second one with HGETALL / ZRANGE WITHSCORES.
+import type Redis from 'ioredis';
+import type { Cluster } from 'ioredis';
+import type { LockwiseError } from './errors';
+import { fenceCandidates, isFenceValue, redissonFenceKey } from './fences';
+import { decodeHolder, pairs, renderRaw, type LockValue } from './holders';
+import { applyStates, goneRows } from './states';
+import type { ListOptions, ListResult, LockRow } from './types';
+
+export const DEFAULT_PATTERNS = ['lock:*', 'mutex:*', 'semaphore:*', 'redlock:*'];
+export const DEFAULT_COUNT = 1000;
+export const DEFAULT_ROW_CAP = 5000;
+/** Members read from a zset lock (a semaphore); bounded so a huge zset cannot make a slow command. */
+export const ZSET_MEMBERS_READ = 100;
+
+/** One master to scan; `client` is absent when it could not be reached (then `error` says why). */
+export interface MasterNode {
+  name: string;
+  client?: Redis;
+  error?: LockwiseError;
+}
+
+export interface ScanContext {
+  masters: MasterNode[];
+  /** Routes keyed reads whose key lives on another master (a fence in another slot). */
+  router: Redis | Cluster;
+  explain(err: unknown): LockwiseError;
+}
+
+type Reply = [Error | null, unknown][];
+
+const isRedirect = (err: Error | null) => err !== null && /^(MOVED|ASK) /.test(err.message);
+
+async function exec(pipeline: ReturnType<Redis['pipeline']>): Promise<Reply> {
+  return ((await pipeline.exec()) ?? []) as Reply;
+}
+
+/** Redis 7.2 added CLIENT NO-TOUCH, so a listing does not refresh the keys' LRU clocks. */
+export function supportsNoTouch(version: string | undefined): boolean {
+  const [major = 0, minor = 0] = (version ?? '').split('.').map(Number);
+  return major > 7 || (major === 7 && minor >= 2);
+}
+
+const versions = new WeakMap<Redis, string | undefined>();
+
+async function avoidTouching(client: Redis): Promise<void> {
+  if (!versions.has(client)) {
+    // INFO may be refused by a restricted ACL user: then we simply do not know and skip NO-TOUCH.
+    const info = await client.info('server').catch(() => '');
+    versions.set(client, /redis_version:([\d.]+)/.exec(info)?.[1]);
+  }
+  if (supportsNoTouch(versions.get(client))) await client.call('CLIENT', 'NO-TOUCH', 'ON').catch(() => undefined);
+}
+
+interface Collector {
+  rows: LockRow[];
+  seen: Set<string>;
+  reserved: number;
+  rowCap: number;
+  capped: boolean;
+  scanned: number;
+  errors: Map<string, { node: string; message: string }>;
+}
+
+function noteError(c: Collector, node: string, message: string): void {
+  c.errors.set(`${node}\n${message}`, { node, message });
+}
+
+function readValue(type: string, reply: [Error | null, unknown] | undefined, getReply: [Error | null, unknown]): LockValue | undefined {
+  if (type === 'string') return typeof getReply[1] === 'string' ? { kind: 'string', value: getReply[1] } : undefined;
+  if (!reply || reply[0]) return undefined;
+  // ioredis turns HGETALL's flat reply into an object already.
+  if (type === 'hash') return { kind: 'hash', fields: Array.isArray(reply[1]) ? Object.fromEntries(pairs(reply[1])) : (reply[1] as Record<string, string>) };
+  if (type === 'zset') return { kind: 'zset', members: pairs(reply[1] as string[]).map(([member, score]) => ({ member, score: Number(score) })) };
+  return { kind: 'other', type };
+}
+
+/** Reads TYPE, PTTL, value and fence of a batch of keys that all live on `node`. */
+async function readBatch(ctx: ScanContext, c: Collector, node: MasterNode & { client: Redis }, keys: string[]): Promise<void> {
+  const candidates = keys.map((k) => fenceCandidates(k, 'string'));
+  const first = node.client.pipeline();
+  keys.forEach((key, i) => {
+    first.type(key).pttl(key).get(key);
+    for (const f of candidates[i]!) first.get(f);
+  });
+  const r1 = await exec(first);
+
+  let at = 0;
+  const readable: { key: string; type: string; pttl: number; get: [Error | null, unknown]; fences: [string, [Error | null, unknown]][] }[] = [];
+  keys.forEach((key, i) => {
+    const [typeReply, pttlReply, getReply] = [r1[at]!, r1[at + 1]!, r1[at + 2]!];
+    const fences = candidates[i]!.map((f, j): [string, [Error | null, unknown]] => [f, r1[at + 3 + j]!]);
+    at += 3 + candidates[i]!.length;
+    const err = typeReply[0] ?? pttlReply[0];
+    if (err) return noteError(c, node.name, ctx.explain(err).message);
+    if (typeReply[1] === 'none') return; // expired between SCAN and now
+    readable.push({ key, type: String(typeReply[1]), pttl: Number(pttlReply[1]), get: getReply, fences });
+  });
+
+  // Second round trip only for the (rare) hash and zset locks.
+  const complex = readable.filter((p) => p.type === 'hash' || p.type === 'zset');
+  const r2 = new Map<string, [Error | null, unknown]>();
+  if (complex.length) {
+    const second = node.client.pipeline();
+    for (const p of complex) {
+      if (p.type === 'hash') second.hgetall(p.key).get(redissonFenceKey(p.key));
+      else second.zrange(p.key, 0, String(ZSET_MEMBERS_READ - 1), 'WITHSCORES');
+    }
+    const r = await exec(second);
+    let j = 0;
+    for (const p of complex) {
+      r2.set(p.key, r[j++]!);
+      if (p.type === 'hash') p.fences.push([redissonFenceKey(p.key), r[j++]!]);
+    }
+  }
+
+  const elsewhere: { row: LockRow; fence: string }[] = [];
+  for (const p of readable) {
+    const value = readValue(p.type, r2.get(p.key), p.get);
+    if (!value) {
+      noteError(c, node.name, `could not read the value of ${p.key}`);
+      continue;
+    }
+    const row: LockRow = { key: p.key, type: p.type, pttl: p.pttl, holder: decodeHolder(p.key, value), raw: renderRaw(value), state: 'held', node: node.name };
+    const found = p.fences.find(([, [err, v]]) => !err && isFenceValue(v));
+    if (found) row.fence = { key: found[0], value: found[1][1] as string };
+    else for (const [f, [err]] of p.fences) if (isRedirect(err)) elsewhere.push({ row, fence: f });
+    c.rows.push(row);
+  }
+  // Fence keys in another Cluster slot: one routed GET each (rare: only the generic fence:* names).
+  await Promise.all(
+    elsewhere.map(async ({ row, fence }) => {
+      const v = await ctx.router.get(fence).catch(() => null);
+      if (!row.fence && isFenceValue(v)) row.fence = { key: fence, value: v };
+    }),
+  );
+}
+
+async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, options: Required<Omit<ListOptions, 'previous'>>): Promise<void> {
+  if (!node.client) {
+    noteError(c, node.name, node.error?.message ?? 'not connected');
+    return;
+  }
+  const target = { ...node, client: node.client };
+  try {
+    await avoidTouching(node.client);
+    for (const pattern of options.patterns) {
+      let cursor = '0';
+      do {
+        if (c.capped) return;
+        const [next, keys] = await node.client.scan(cursor, 'MATCH', pattern, 'COUNT', options.count);
+        cursor = next;
+        c.scanned += keys.length;
+        const fresh = keys.filter((k) => !c.seen.has(k));
+        fresh.forEach((k) => c.seen.add(k));
+        const room = Math.max(0, c.rowCap - c.reserved);
+        if (fresh.length > room) c.capped = true;
+        const batch = fresh.slice(0, room);
+        c.reserved += batch.length;
+        if (batch.length) await readBatch(ctx, c, target, batch);
+        if (options.pauseMs > 0 && cursor !== '0') await new Promise((r) => setTimeout(r, options.pauseMs));
+      } while (cursor !== '0');
+    }
+  } catch (err) {
+    noteError(c, node.name, ctx.explain(err).message);
+  }
+}
+
+export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Promise<ListResult> {
+  const resolved = {
+    patterns: [...new Set(options.patterns?.length ? options.patterns : DEFAULT_PATTERNS)],
+    count: options.count ?? DEFAULT_COUNT,
+    rowCap: options.rowCap ?? DEFAULT_ROW_CAP,
+    pauseMs: options.pauseMs ?? 0,
+  };
+  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map() };
+  await Promise.all(ctx.masters.map((node) => scanNode(ctx, c, node, resolved)));
+
+  // A fence key that itself matched a pattern (lock:{x}:fence matches lock:*) is shown with its lock only.
+  const fenceKeys = new Set(c.rows.flatMap((r) => (r.fence ? [r.fence.key] : [])));
+  const rows = c.rows.filter((r) => !fenceKeys.has(r.key));
+  const errors = [...c.errors.values()];
+  const partial = c.capped || errors.length > 0;
+  applyStates(rows, options.previous);
+  // Only a complete listing can tell that a lock disappeared.
+  if (!partial) rows.push(...goneRows(rows, options.previous));
+  rows.sort((a, b) => a.key.localeCompare(b.key));
+  return { rows, partial, scanned: c.scanned, errors };
+}
