@@ -1,7 +1,7 @@
 // Entry point of the analyzer: text in, findings out. Used by the CLI and the language server alike.
 import { Project, ScriptKind, type SourceFile } from 'ts-morph';
 import { emptyConfig, type LockwiseConfig } from './config';
-import { buildModel } from './engine/model';
+import { buildModel, type LockModel } from './engine/model';
 import { mightHoldLockCode } from './engine/prefilter';
 import { allRules } from './index';
 import type { Report, Rule } from './rule';
@@ -50,42 +50,49 @@ export function severityFor(rule: Rule, config: LockwiseConfig): Severity | unde
   return setting === 'off' ? undefined : setting;
 }
 
-export function analyzeText(fileName: string, text: string, options: AnalyzeOptions = {}): AnalysisResult {
-  const config = options.config ?? emptyConfig();
-  const active = allRules.filter(
-    (r) => severityFor(r, config) !== undefined && (!options.only || options.only.includes(r.id)),
-  );
-  if (active.length === 0 || !mightHoldLockCode(text, config.helpers)) {
-    return { findings: [], ruleFailures: [], parsed: false };
-  }
-
+/** Parses the text, builds its lock model, runs `use` on it and forgets the AST (none is kept). */
+export function withModel<T>(fileName: string, text: string, config: LockwiseConfig, use: (model: LockModel) => T): T {
   const sourceFile = parse(fileName, text);
   try {
-    const model = buildModel(sourceFile, config.helpers);
-    const findings: Finding[] = [];
-    const ruleFailures: AnalysisResult['ruleFailures'] = [];
-    for (const rule of active) {
-      const severity = severityFor(rule, config) as Severity;
-      try {
-        rule.check({
-          model,
-          report: (r: Report) =>
-            findings.push({
-              rule: rule.id,
-              severity,
-              message: r.message,
-              span: r.span,
-              related: r.related ?? [],
-              fixes: r.fixes ?? [],
-            }),
-        });
-      } catch (err) {
-        ruleFailures.push({ rule: rule.id, message: err instanceof Error ? err.message : String(err) });
-      }
-    }
-    findings.sort((a, b) => a.span.start - b.span.start || a.rule.localeCompare(b.rule));
-    return { findings: applySuppressions(text, findings), ruleFailures, parsed: true };
+    return use(buildModel(sourceFile, config.helpers));
   } finally {
     project?.removeSourceFile(sourceFile);
   }
+}
+
+/** Runs the active rules on a model; a rule that throws is reported and the others still run. */
+export function runRules(model: LockModel, rules: readonly Rule[], config: LockwiseConfig): Omit<AnalysisResult, 'parsed'> {
+  const findings: Finding[] = [];
+  const ruleFailures: AnalysisResult['ruleFailures'] = [];
+  for (const rule of rules) {
+    const severity = severityFor(rule, config) as Severity;
+    try {
+      rule.check({
+        model,
+        report: (r: Report) =>
+          findings.push({ rule: rule.id, severity, message: r.message, span: r.span, related: r.related ?? [], fixes: r.fixes ?? [] }),
+      });
+    } catch (err) {
+      ruleFailures.push({ rule: rule.id, message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  findings.sort((a, b) => a.span.start - b.span.start || a.rule.localeCompare(b.rule));
+  return { findings: applySuppressions(model.text, findings), ruleFailures };
+}
+
+export function activeRules(config: LockwiseConfig, only?: readonly string[]): Rule[] {
+  return allRules.filter((r) => severityFor(r, config) !== undefined && (!only || only.includes(r.id)));
+}
+
+/**
+ * Analyses one file. Throws only on input the parser itself cannot take (e.g. a stack overflow on
+ * absurdly deep nesting); callers report that per file.
+ */
+export function analyzeText(fileName: string, text: string, options: AnalyzeOptions = {}): AnalysisResult {
+  const config = options.config ?? emptyConfig();
+  const active = activeRules(config, options.only);
+  if (active.length === 0 || !mightHoldLockCode(text, config.helpers)) {
+    return { findings: [], ruleFailures: [], parsed: false };
+  }
+  return { ...withModel(fileName, text, config, (model) => runRules(model, active, config)), parsed: true };
 }

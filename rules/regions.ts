@@ -1,0 +1,118 @@
+// "Convert to withLock": finds acquire ... critical section ... release regions that can be rewritten
+// to `await withLock(client, key, { ttlMs }, async (signal) => { ... })`, and writes the replacement.
+import { Node, SyntaxKind, type Statement } from 'ts-morph';
+import { withModel } from './analyze';
+import { emptyConfig, type LockwiseConfig } from './config';
+import type { Acquire, LockModel } from './engine/model';
+import { contains, isFunctionLike, literalNumber, methodOf, unwrap } from './engine/nodes';
+import { inFinally, isGuard, lockNames, releasesOf } from './engine/paths';
+import { mightHoldLockCode } from './engine/prefilter';
+import { isRedisAcquire } from './engine/queries';
+import { indentOf } from './fixes/text';
+import type { Span } from './types';
+
+export interface LockRegion {
+  /** What the rewrite replaces: from the acquire statement to the release (or its try statement). */
+  span: Span;
+  /** The acquire call, where the refactoring is offered. */
+  acquireSpan: Span;
+  client: string;
+  keyText: string;
+  ttlMsText: string;
+  /** The replacement text for `span`. */
+  newText: string;
+}
+
+function ttlMs(acquire: Acquire): string | undefined {
+  if (acquire.kind === 'redlock') return acquire.call.getArguments()[1]?.getText();
+  const later = acquire.laterExpire;
+  const ttl = acquire.ttl ?? (later && { unit: later.name === 'PEXPIRE' ? 'PX' : later.name === 'EXPIRE' ? 'EX' : '', value: later.args[0] });
+  if (!ttl?.value) return undefined;
+  if (ttl.unit === 'PX') return ttl.value.getText();
+  if (ttl.unit !== 'EX') return undefined;
+  const seconds = literalNumber(ttl.value);
+  return seconds !== undefined ? String(seconds * 1000) : `${ttl.value.getText()} * 1000`;
+}
+
+/** The Redis client to lock with: the acquire's receiver, or redlock's first client. */
+function clientOf(model: LockModel, acquire: Acquire): string | undefined {
+  if (isRedisAcquire(acquire)) return methodOf(acquire.call)?.receiver.getText();
+  const redlock = model.libraryObjects.find((o) => o.library === 'redlock');
+  const clients = redlock ? unwrap(redlock.node.getArguments()[0] ?? redlock.node) : undefined;
+  return clients && Node.isArrayLiteralExpression(clients) && clients.getElements().length === 1 ? clients.getElements()[0].getText() : undefined;
+}
+
+/** The critical section may not return/break/continue out of itself, use the lock's names, or leak names. */
+function movable(section: Statement[], after: Statement[], names: string[]): boolean {
+  const inside = (node: Node | undefined) => !!node && section.some((s) => contains(s, node));
+  for (const statement of section) {
+    for (const d of [statement, ...statement.getDescendants()]) {
+      if (Node.isReturnStatement(d) && !inside(d.getFirstAncestor((x) => isFunctionLike(x)))) return false;
+      if ((Node.isBreakStatement(d) || Node.isContinueStatement(d)) &&
+        !inside(d.getFirstAncestor((x) => isFunctionLike(x) || Node.isIterationStatement(x) || Node.isSwitchStatement(x) || Node.isLabeledStatement(x)))) return false;
+      if (Node.isIdentifier(d) && names.includes(d.getText())) return false;
+    }
+  }
+  const declared = new Set(section.flatMap((s) => s.getDescendantsOfKind(SyntaxKind.VariableDeclaration).map((v) => v.getName())));
+  return !after.some((s) => s.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => declared.has(id.getText())));
+}
+
+/** The section's statements indented one level deeper, with `signal.throwIfAborted()` between awaited steps. */
+function sectionText(model: LockModel, section: Statement[], indent: string): string {
+  const steps = section.filter((s) => s.getDescendantsOfKind(SyntaxKind.AwaitExpression).length > 0);
+  const lines = section.map((s) => `${indent}  ${model.text.slice(s.getStart(), s.getEnd()).replace(/\n(?=[ \t]*\S)/g, '\n  ')}`);
+  const check = `${indent}  signal.throwIfAborted();`;
+  if (steps.length < 2) return [check, ...lines].join('\n');
+  return section.flatMap((s, i) => (steps.includes(s) && s !== steps[steps.length - 1] ? [lines[i], check] : [lines[i]])).join('\n');
+}
+
+function regionOf(model: LockModel, acquire: Acquire): LockRegion | undefined {
+  if (!['set-nx', 'setnx', 'redlock'].includes(acquire.kind) || !acquire.key) return undefined;
+  const resources = acquire.kind === 'redlock' ? unwrap(acquire.call.getArguments()[0]) : undefined;
+  if (resources && Node.isArrayLiteralExpression(resources) && resources.getElements().length !== 1) return undefined;
+  const client = clientOf(model, acquire);
+  const ttl = ttlMs(acquire);
+  const release = releasesOf(model, acquire)[0];
+  const block = acquire.statement.getParent();
+  if (!client || !ttl || !release || !block || !Node.isBlock(block)) return undefined;
+  const statements = block.getStatements();
+  const start = statements.indexOf(acquire.statement as Statement);
+  // The release statement, or the try statement whose finally holds it.
+  const last = statements.find((s) => s.getStart() <= release.call.getStart() && release.call.getEnd() <= s.getEnd());
+  if (!last) return undefined;
+  const end = statements.indexOf(last);
+  let sectionStatements: Statement[];
+  if (Node.isTryStatement(last) && inFinally(release, acquire)) {
+    if (last.getCatchClause() || last.getFinallyBlock()?.getStatements().length !== 1) return undefined;
+    sectionStatements = [...statements.slice(start + 1, end), ...last.getTryBlock().getStatements()];
+  } else if (last === release.call.getFirstAncestorByKind(SyntaxKind.ExpressionStatement)) {
+    sectionStatements = statements.slice(start + 1, end);
+  } else return undefined;
+  if (acquire.laterExpire) sectionStatements = sectionStatements.filter((s) => !s.getDescendants().includes(acquire.laterExpire?.call as Node) && s !== acquire.laterExpire?.call.getFirstAncestorByKind(SyntaxKind.ExpressionStatement));
+  if (sectionStatements[0] && isGuard(sectionStatements[0], acquire)) sectionStatements = sectionStatements.slice(1);
+  if (sectionStatements.length === 0 || !movable(sectionStatements, statements.slice(end + 1), lockNames(acquire))) return undefined;
+
+  const indent = indentOf(acquire.statement);
+  const key = acquire.key.node.getText();
+  // `const token = randomUUID();` right before the acquire goes too when nothing else reads it.
+  const tokenDecl = start > 0 && acquire.token && Node.isIdentifier(acquire.token) ? statements[start - 1] : undefined;
+  const tokenName = acquire.token?.getText();
+  const dropToken = !!tokenDecl && Node.isVariableStatement(tokenDecl) && tokenDecl.getDeclarations().length === 1 &&
+    tokenDecl.getDeclarations()[0].getName() === tokenName &&
+    !statements.slice(end + 1).some((st) => st.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === tokenName));
+  return {
+    span: { start: (dropToken && tokenDecl ? tokenDecl : acquire.statement).getStart(), end: last.getEnd() },
+    acquireSpan: { start: acquire.call.getStart(), end: acquire.call.getEnd() },
+    client,
+    keyText: key,
+    ttlMsText: ttl,
+    newText: `await withLock(${client}, ${key}, { ttlMs: ${ttl} }, async (signal) => {\n${sectionText(model, sectionStatements, indent)}\n${indent}});`,
+  };
+}
+
+export function findLockRegions(fileName: string, text: string, config: LockwiseConfig = emptyConfig()): LockRegion[] {
+  if (!mightHoldLockCode(text, config.helpers)) return [];
+  return withModel(fileName, text, config, (model) =>
+    model.acquires.map((a) => regionOf(model, a)).filter((r): r is LockRegion => !!r),
+  );
+}

@@ -1,0 +1,57 @@
+// Lock acquisition sites of a file, for the language server's `lockwise/lockSites` request (the Redis
+// Locks panel links a live key to the code that takes it) and for hovers.
+import { activeRules, runRules, withModel } from './analyze';
+import { emptyConfig, type LockwiseConfig } from './config';
+import { mightHoldLockCode } from './engine/prefilter';
+import { spanOf } from './engine/nodes';
+import { releasesOf } from './engine/paths';
+import { isLockAcquire, isRedisAcquire } from './engine/queries';
+import type { Finding, Span } from './types';
+
+export interface LockSiteInfo {
+  span: Span;
+  /** The key expression as written. */
+  keyText: string;
+  /** The key as a Redis glob (`lock:order:*`); `*` when nothing is known. */
+  keyGlob: string;
+  kind: string;
+  /** The TTL as written, with its unit (`30000 ms`, `30 s`); undefined when the acquire has none. */
+  ttlText?: string;
+  /** Where the token comes from, as written. */
+  tokenText?: string;
+  /** Releases of this lock in the same function. */
+  releaseSpans: Span[];
+  findings: Finding[];
+}
+
+const UNIT_TEXT: Record<string, string> = { PX: 'ms', EX: 's', PXAT: '(unix ms)', EXAT: '(unix s)' };
+
+export function findLockSites(fileName: string, text: string, config: LockwiseConfig = emptyConfig()): LockSiteInfo[] {
+  if (!mightHoldLockCode(text, config.helpers)) return [];
+  return withModel(fileName, text, config, (model) => {
+    const { findings } = runRules(model, activeRules(config), config);
+    return model.acquires
+      .filter((a) => !isRedisAcquire(a) || isLockAcquire(model, a) || a.laterExpire)
+      .map((acquire) => {
+        const span = spanOf(acquire.call);
+        const ttl = acquire.ttl;
+        const libraryTtl = !isRedisAcquire(acquire) ? acquire.call.getArguments()[1]?.getText() : undefined;
+        return {
+          span,
+          keyText: acquire.key?.node.getText() ?? '',
+          keyGlob: acquire.key?.glob ?? '*',
+          kind: acquire.kind,
+          ttlText: ttl?.value
+            ? `${ttl.value.getText()} ${UNIT_TEXT[ttl.unit] ?? ''}`.trim()
+            : acquire.laterExpire
+              ? `${acquire.laterExpire.args[0]?.getText() ?? '?'} ${acquire.laterExpire.name === 'PEXPIRE' ? 'ms' : 's'} (separate ${acquire.laterExpire.name})`
+              : libraryTtl && (acquire.kind === 'redlock' || acquire.kind === 'redlock-using') ? `${libraryTtl} ms` : undefined,
+          tokenText: acquire.token?.getText(),
+          releaseSpans: releasesOf(model, acquire).map((r) => spanOf(r.call)),
+          findings: findings.filter(
+            (f) => (f.span.start >= span.start && f.span.end <= span.end) || f.related.some((r) => r.span.start >= span.start && r.span.end <= span.end),
+          ),
+        };
+      });
+  });
+}
