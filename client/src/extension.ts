@@ -1,7 +1,8 @@
 // The extension's entry: wiring only. The language server does the linting; the language client
 // module owns its lifecycle; commands here are thin.
 import { commands, window, type ExtensionContext, type LogOutputChannel } from 'vscode';
-import { checkWorkspace, restartLanguageClient, startLanguageClient, stopLanguageClient } from './language-client';
+import { checkWorkspace, lockSites, restartLanguageClient, startLanguageClient, stopLanguageClient } from './language-client';
+import { activateLockPanel } from './panel/activate';
 
 export const COMMANDS = {
   restartServer: 'lockwise.restartServer',
@@ -38,6 +39,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
     }),
   );
 
+  activateLockPanel(context, { lockSites });
   await startLanguageClient(context, output).catch(reportFailure(output, 'starting the server'));
 }
 
