@@ -5,7 +5,9 @@
 // Browsing can read the lock keys (%R~: read-only) and run only the reads the listing sends; KEYS and every
 // write are refused by the server itself. On Redis 7.2+ also grant +client|no-touch so a listing does not
 // refresh the keys' LRU clocks (7.0 does not know that subcommand and rejects the rule). Add one %R~<glob>
-// (and %RW~<glob> for release) per extra lock pattern you configure.
+// (and %RW~<glob> for release) per extra lock pattern you configure. Redis checks a script's commands against
+// the caller's own ACL, so the release rules also let that user run DEL/PEXPIRE... directly on lock keys:
+// give them only to the people who may free stuck locks.
 
 export const BROWSE_ACL_RULES =
   'resetkeys %R~lock:* %R~mutex:* %R~semaphore:* %R~redlock:* %R~fence:* %R~*:fence %R~redisson_lock_token:* ' +

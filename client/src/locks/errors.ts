@@ -69,7 +69,7 @@ export function explainError(err: unknown, ctx: ErrorContext): LockwiseError {
   // ioredis wraps a failed slot refresh; the node's own error says more.
   if (e.lastNodeError) return explainError(e.lastNodeError, ctx);
   const code = e.code ?? '';
-  const detail = redact(e.message ?? String(err), ctx.secrets);
+  const detail = redact(e.message ?? String(err), ctx.secrets).trim().replace(/\.$/, '');
   const where = e.address ? `${e.address}${e.port ? `:${e.port}` : ''}` : ctx.target;
   const user = ctx.username ?? 'default';
   const make = (kind: LockErrorKind, what: string, check: string) => new LockwiseError(kind, what, check, detail);
@@ -109,14 +109,16 @@ export function explainError(err: unknown, ctx: ErrorContext): LockwiseError {
     return make('cluster', `The Redis Cluster behind ${ctx.target} is not usable: ${detail}.`, 'Check the seed nodes and `CLUSTER INFO` on them (every slot must be served).');
   }
   if (/sentinel|no master/i.test(detail)) {
-    return make('sentinel', `Sentinel could not give the master for ${ctx.target}: ${detail}.`, 'Check the sentinel addresses and the master name (`SENTINEL get-master-addr-by-name <name>`).');
+    return make('sentinel', `No sentinel gave the master address for ${ctx.target}: ${detail}.`, 'Check the sentinel addresses and the master name (`SENTINEL get-master-addr-by-name <name>`).');
+  }
+  if (e.name === 'MaxRetriesPerRequestError') {
+    return make('disconnected', `Lost the connection to Redis at ${ctx.target} while a command was running.`, 'Lockwise reconnects with backoff; check that the server is up and reachable, then refresh.');
   }
   if (
     ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) ||
-    e.name === 'MaxRetriesPerRequestError' ||
     /connection is closed|stream isn't writeable|not connected|enableOfflineQueue/i.test(detail)
   ) {
-    return make('disconnected', `Not connected to Redis at ${ctx.target} (${detail}).`, 'Lockwise reconnects with backoff; check that the server is up and reachable, then refresh.');
+    return make('disconnected', `Not connected to Redis at ${ctx.target} (${detail}).`, 'Lockwise reconnects with backoff; check that the server is up and reachable and whether it expects TLS (rediss://), then refresh.');
   }
   return make('server', `Redis at ${ctx.target} replied with an error: ${detail}.`, '');
 }

@@ -32,3 +32,18 @@ export function fenceCandidates(key: string, type: string): string[] {
 }
 
 export const isFenceValue = (value: unknown): value is string => typeof value === 'string' && /^-?\d{1,20}$/.test(value);
+
+/** CRC16-XMODEM, the checksum Redis Cluster hashes keys with. */
+function crc16(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+/** The Cluster slot of a key (its hash tag if it has one), so a fence read goes straight to its master. */
+export function keySlot(key: string): number {
+  return crc16(Buffer.from(hashTag(key) ?? key)) % 16384;
+}

@@ -8,7 +8,8 @@ import { explainError, LockwiseError, type ErrorContext } from './errors';
 import { guardedExtend, guardedRelease, refuseReadOnly, type GuardedOutcome } from './guarded';
 import { holderFromToken } from './holders';
 import { readOne } from './read';
-import { listLocks, type MasterNode } from './scan';
+import { keySlot } from './fences';
+import { listLocks, type MasterNode, type ScanContext } from './scan';
 import type {
   AuditRecord,
   ConnectionOptions,
@@ -30,12 +31,28 @@ export { EXPIRING_FLOOR_MS, EXPIRING_FRACTION } from './states';
 export { formatTtl } from './format';
 export { BROWSE_ACL_RULES, RELEASE_ACL_RULES } from './acl';
 
+/** connect() only says "Connection is closed"; the 'error' event before it has the cause. */
+async function connectExplained(client: Redis): Promise<void> {
+  let cause: unknown;
+  const onError = (err: unknown) => (cause ??= err);
+  client.on('error', onError);
+  try {
+    await client.connect();
+  } catch (err) {
+    throw cause ?? err;
+  } finally {
+    client.off('error', onError);
+  }
+}
+
 const refreshSlots = (cluster: Cluster) =>
   new Promise<void>((resolve, reject) => cluster.refreshSlotsCache((err) => (err ? reject(err) : resolve())));
 
 class Connection implements LockConnection {
   status: ConnectionStatus = 'connecting';
   private lastError?: LockwiseError;
+  /** Sentinel mode: why the last sentinel could not name the master (more precise than the retry error). */
+  private sentinelError?: LockwiseError;
   private closed = false;
   private readonly stateListeners = new Set<(e: ConnectionStateEvent) => void>();
   private readonly auditListeners = new Set<(r: AuditRecord) => void>();
@@ -55,6 +72,7 @@ class Connection implements LockConnection {
     on('end', () => this.setStatus(this.closed ? 'closed' : 'disconnected'));
     on('error', (err) => this.noteError(err));
     on('node error', (err) => this.noteError(err));
+    on('sentinelError', (err) => (this.sentinelError = this.explain(err)));
   }
 
   get target(): string {
@@ -62,6 +80,11 @@ class Connection implements LockConnection {
   }
 
   private explain = (err: unknown) => explainError(err, this.errorContext);
+
+  /** Errors of one Cluster master name that master; elsewhere the connection target says it all. */
+  private explainAt(err: unknown, node: string): LockwiseError {
+    return this.resolved.topology === 'cluster' ? explainError(err, { ...this.errorContext, target: node }) : this.explain(err);
+  }
 
   private emit(): void {
     const event: ConnectionStateEvent = { status: this.status, target: this.target };
@@ -80,15 +103,23 @@ class Connection implements LockConnection {
     if (this.status !== 'ready') this.emit();
   }
 
+  /** Connects and PINGs; the first error of any kind ends the attempt (no background retrying at open). */
   async start(): Promise<void> {
     this.lastError = undefined;
+    this.sentinelError = undefined;
+    let fail: (err: unknown) => void = () => undefined;
+    const firstError = new Promise<never>((_, reject) => (fail = reject));
+    this.router.on('error', fail);
+    // NOAUTH only shows on the first command.
+    const connecting = this.router.connect().then(() => this.router.ping());
+    connecting.catch(() => undefined); // the race below reports it
     try {
-      await this.router.connect();
-      // NOAUTH only shows on the first command.
-      await this.router.ping();
+      await Promise.race([connecting, firstError]);
     } catch (err) {
-      // connect() rejects with a bare "Connection is closed"; the 'error' event before it says why.
-      throw this.lastError ?? this.explain(err);
+      // connect() rejects with a bare "Connection is closed"; the events before it say why.
+      throw this.sentinelError ?? this.lastError ?? this.explain(err);
+    } finally {
+      this.router.off('error', fail);
     }
     // A failed SELECT (database out of range) is only reported as an 'error' event during the handshake.
     if (this.lastError) throw this.lastError;
@@ -113,10 +144,11 @@ class Connection implements LockConnection {
     }
   }
 
-  private async masters(): Promise<MasterNode[]> {
+  /** The masters to scan; for a Cluster also which master serves a key's slot. */
+  private async masters(): Promise<Pick<ScanContext, 'masters' | 'ownerOf'>> {
     if (this.resolved.topology !== 'cluster') {
       const name = this.resolved.topology === 'single' ? endpointName(this.resolved.endpoints[0]!) : this.target;
-      return [{ name, client: this.router as Redis }];
+      return { masters: [{ name, client: this.router as Redis }] };
     }
     const cluster = this.router as Cluster;
     await refreshSlots(cluster);
@@ -128,7 +160,7 @@ class Connection implements LockConnection {
         this.masterClients.delete(name);
       }
     }
-    return Promise.all(
+    const masters = await Promise.all(
       names.map(async (name): Promise<MasterNode> => {
         let client = this.masterClients.get(name);
         if (!client) {
@@ -138,21 +170,23 @@ class Connection implements LockConnection {
         }
         if (client.status === 'wait' || client.status === 'end') {
           try {
-            await client.connect();
+            await connectExplained(client);
           } catch (err) {
-            return { name, error: this.explain(err) };
+            return { name, error: this.explainAt(err, name) };
           }
         }
         if (client.status !== 'ready') return { name, error: new LockwiseError('disconnected', `Master ${name} is not connected (${client.status}).`, '') };
         return { name, client };
       }),
     );
+    const slots = cluster.slots;
+    return { masters, ownerOf: (key) => slots[keySlot(key)]?.[0] };
   }
 
   async list(options?: ListOptions): Promise<ListResult> {
     await this.usable();
     try {
-      return await listLocks({ masters: await this.masters(), router: this.router, explain: this.explain }, options);
+      return await listLocks({ ...(await this.masters()), explain: (err, node) => this.explainAt(err, node) }, options);
     } catch (err) {
       throw this.explain(err);
     }

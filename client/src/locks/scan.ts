@@ -2,8 +2,7 @@
 // a row cap, an optional pause between batches, and per SCAN batch one pipeline of TYPE + PTTL + GET (+ the
 // fence candidates) and, only for hash/zset keys, a second one with HGETALL / ZRANGE WITHSCORES.
 import type Redis from 'ioredis';
-import type { Cluster } from 'ioredis';
-import type { LockwiseError } from './errors';
+import { LockwiseError } from './errors';
 import { fenceCandidates, isFenceValue, redissonFenceKey } from './fences';
 import { decodeHolder, pairs, renderRaw, type LockValue } from './holders';
 import { applyStates, goneRows } from './states';
@@ -24,14 +23,12 @@ export interface MasterNode {
 
 export interface ScanContext {
   masters: MasterNode[];
-  /** Routes keyed reads whose key lives on another master (a fence in another slot). */
-  router: Redis | Cluster;
-  explain(err: unknown): LockwiseError;
+  /** Cluster only: the master ("host:port") serving a key's slot. */
+  ownerOf?(key: string): string | undefined;
+  explain(err: unknown, node: string): LockwiseError;
 }
 
 type Reply = [Error | null, unknown][];
-
-const isRedirect = (err: Error | null) => err !== null && /^(MOVED|ASK) /.test(err.message);
 
 async function exec(pipeline: ReturnType<Redis['pipeline']>): Promise<Reply> {
   return ((await pipeline.exec()) ?? []) as Reply;
@@ -61,11 +58,15 @@ interface Collector {
   rowCap: number;
   capped: boolean;
   scanned: number;
-  errors: Map<string, { node: string; message: string }>;
+  /** Per node and message, the first explained error. */
+  errors: Map<string, { node: string; error: LockwiseError }>;
+  /** Cluster: fence candidates that live on another master, read once at the end. */
+  elsewhere: { row: LockRow; candidates: string[] }[];
 }
 
-function noteError(c: Collector, node: string, message: string): void {
-  c.errors.set(`${node}\n${message}`, { node, message });
+function noteError(c: Collector, node: string, error: LockwiseError): void {
+  const id = `${node}\n${error.message}`;
+  if (!c.errors.has(id)) c.errors.set(id, { node, error });
 }
 
 function readValue(type: string, reply: [Error | null, unknown] | undefined, getReply: [Error | null, unknown]): LockValue | undefined {
@@ -79,24 +80,26 @@ function readValue(type: string, reply: [Error | null, unknown] | undefined, get
 
 /** Reads TYPE, PTTL, value and fence of a batch of keys that all live on `node`. */
 async function readBatch(ctx: ScanContext, c: Collector, node: MasterNode & { client: Redis }, keys: string[]): Promise<void> {
+  const local = (k: string) => !ctx.ownerOf || ctx.ownerOf(k) === node.name;
   const candidates = keys.map((k) => fenceCandidates(k, 'string'));
   const first = node.client.pipeline();
   keys.forEach((key, i) => {
     first.type(key).pttl(key).get(key);
-    for (const f of candidates[i]!) first.get(f);
+    for (const f of candidates[i]!.filter(local)) first.get(f);
   });
   const r1 = await exec(first);
 
   let at = 0;
-  const readable: { key: string; type: string; pttl: number; get: [Error | null, unknown]; fences: [string, [Error | null, unknown]][] }[] = [];
+  const readable: { key: string; type: string; pttl: number; get: [Error | null, unknown]; fences: [string, [Error | null, unknown]][]; remote: string[] }[] = [];
   keys.forEach((key, i) => {
     const [typeReply, pttlReply, getReply] = [r1[at]!, r1[at + 1]!, r1[at + 2]!];
-    const fences = candidates[i]!.map((f, j): [string, [Error | null, unknown]] => [f, r1[at + 3 + j]!]);
-    at += 3 + candidates[i]!.length;
+    const here = candidates[i]!.filter(local);
+    const fences = here.map((f, j): [string, [Error | null, unknown]] => [f, r1[at + 3 + j]!]);
+    at += 3 + here.length;
     const err = typeReply[0] ?? pttlReply[0];
-    if (err) return noteError(c, node.name, ctx.explain(err).message);
+    if (err) return noteError(c, node.name, ctx.explain(err, node.name));
     if (typeReply[1] === 'none') return; // expired between SCAN and now
-    readable.push({ key, type: String(typeReply[1]), pttl: Number(pttlReply[1]), get: getReply, fences });
+    readable.push({ key, type: String(typeReply[1]), pttl: Number(pttlReply[1]), get: getReply, fences, remote: candidates[i]!.filter((f) => !local(f)) });
   });
 
   // Second round trip only for the (rare) hash and zset locks.
@@ -105,6 +108,7 @@ async function readBatch(ctx: ScanContext, c: Collector, node: MasterNode & { cl
   if (complex.length) {
     const second = node.client.pipeline();
     for (const p of complex) {
+      // The Redisson counter shares the lock's slot by construction (same hash tag).
       if (p.type === 'hash') second.hgetall(p.key).get(redissonFenceKey(p.key));
       else second.zrange(p.key, 0, String(ZSET_MEMBERS_READ - 1), 'WITHSCORES');
     }
@@ -116,31 +120,47 @@ async function readBatch(ctx: ScanContext, c: Collector, node: MasterNode & { cl
     }
   }
 
-  const elsewhere: { row: LockRow; fence: string }[] = [];
   for (const p of readable) {
     const value = readValue(p.type, r2.get(p.key), p.get);
     if (!value) {
-      noteError(c, node.name, `could not read the value of ${p.key}`);
+      noteError(c, node.name, new LockwiseError('server', `Could not read the value of ${p.key} on ${node.name}.`, 'It may have changed type or been moved; refresh.'));
       continue;
     }
     const row: LockRow = { key: p.key, type: p.type, pttl: p.pttl, holder: decodeHolder(p.key, value), raw: renderRaw(value), state: 'held', node: node.name };
     const found = p.fences.find(([, [err, v]]) => !err && isFenceValue(v));
     if (found) row.fence = { key: found[0], value: found[1][1] as string };
-    else for (const [f, [err]] of p.fences) if (isRedirect(err)) elsewhere.push({ row, fence: f });
+    else if (p.remote.length) c.elsewhere.push({ row, candidates: p.remote });
     c.rows.push(row);
   }
-  // Fence keys in another Cluster slot: one routed GET each (rare: only the generic fence:* names).
+}
+
+/** Cluster: fence candidates in another master's slots, one pipeline per master; failed masters are skipped. */
+async function readRemoteFences(ctx: ScanContext, c: Collector): Promise<void> {
+  const byNode = new Map<string, { row: LockRow; key: string }[]>();
+  for (const { row, candidates } of c.elsewhere) {
+    for (const key of candidates) {
+      const owner = ctx.ownerOf?.(key);
+      if (owner) byNode.set(owner, [...(byNode.get(owner) ?? []), { row, key }]);
+    }
+  }
   await Promise.all(
-    elsewhere.map(async ({ row, fence }) => {
-      const v = await ctx.router.get(fence).catch(() => null);
-      if (!row.fence && isFenceValue(v)) row.fence = { key: fence, value: v };
+    [...byNode].map(async ([name, lookups]) => {
+      const client = ctx.masters.find((m) => m.name === name)?.client;
+      if (!client || client.status !== 'ready') return;
+      const pipeline = client.pipeline();
+      for (const l of lookups) pipeline.get(l.key);
+      const replies = await exec(pipeline).catch(() => []);
+      lookups.forEach((l, i) => {
+        const [err, v] = replies[i] ?? [null, null];
+        if (!err && !l.row.fence && isFenceValue(v)) l.row.fence = { key: l.key, value: v };
+      });
     }),
   );
 }
 
 async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, options: Required<Omit<ListOptions, 'previous'>>): Promise<void> {
   if (!node.client) {
-    noteError(c, node.name, node.error?.message ?? 'not connected');
+    noteError(c, node.name, node.error ?? new LockwiseError('disconnected', `Master ${node.name} is not connected.`, ''));
     return;
   }
   const target = { ...node, client: node.client };
@@ -164,7 +184,7 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
       } while (cursor !== '0');
     }
   } catch (err) {
-    noteError(c, node.name, ctx.explain(err).message);
+    noteError(c, node.name, ctx.explain(err, node.name));
   }
 }
 
@@ -175,13 +195,18 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
     rowCap: options.rowCap ?? DEFAULT_ROW_CAP,
     pauseMs: options.pauseMs ?? 0,
   };
-  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map() };
+  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), elsewhere: [] };
   await Promise.all(ctx.masters.map((node) => scanNode(ctx, c, node, resolved)));
+  await readRemoteFences(ctx, c);
 
   // A fence key that itself matched a pattern (lock:{x}:fence matches lock:*) is shown with its lock only.
   const fenceKeys = new Set(c.rows.flatMap((r) => (r.fence ? [r.fence.key] : [])));
   const rows = c.rows.filter((r) => !fenceKeys.has(r.key));
-  const errors = [...c.errors.values()];
+  const failures = [...c.errors.values()];
+  // When every master failed (always so for a single server) the refresh failed: an error, not a partial result.
+  const failedNodes = new Set(failures.map((f) => f.node));
+  if (failures.length && ctx.masters.every((m) => failedNodes.has(m.name))) throw failures[0]!.error;
+  const errors = failures.map((f) => ({ node: f.node, message: f.error.message }));
   const partial = c.capped || errors.length > 0;
   applyStates(rows, options.previous);
   // Only a complete listing can tell that a lock disappeared.

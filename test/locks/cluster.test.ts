@@ -1,0 +1,69 @@
+// A real 3-master Redis Cluster: the listing covers every master exactly once (no duplicates), fences in
+// the lock's slot and in another slot are both found, guarded release routes by slot, and a stopped
+// master makes the result partial with that node's error instead of silently missing its keys.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Cluster } from 'ioredis';
+import { openLockConnection, type LockConnection } from '../../client/src/locks/index';
+import { startCluster, type RedisCluster } from '../helpers/redis-cluster';
+
+let cluster: RedisCluster;
+let admin: Cluster;
+let conn: LockConnection;
+const KEYS = Array.from({ length: 30 }, (_, i) => `lock:job-${i}`);
+
+before(async () => {
+  cluster = await startCluster();
+  admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
+  for (const key of KEYS) await admin.set(key, `owner-${key}`, 'PX', 60_000);
+  await admin.set('lock:{order}', 'lw1:api-1:9:00112233445566778899aabbccddeeff', 'PX', 60_000);
+  await admin.set('lock:{order}:fence', '41');
+  await admin.set('lock:payments', 'p', 'PX', 60_000);
+  await admin.set('fence:payments', '8'); // generic fence name: usually in another slot than its lock
+  conn = await openLockConnection({ cluster: [cluster.seeds[0]!] });
+});
+
+after(async () => {
+  await conn?.close();
+  admin?.disconnect();
+  await cluster?.stop();
+});
+
+test('every master is scanned once: all keys listed, no duplicates, rows carry their node', async () => {
+  const result = await conn.list({ count: 7 });
+  assert.deepEqual(result.errors, []);
+  assert.equal(result.partial, false);
+  const keys = result.rows.map((r) => r.key);
+  assert.equal(new Set(keys).size, keys.length, 'no duplicates');
+  assert.deepEqual(keys.sort(), [...KEYS, 'lock:payments', 'lock:{order}'].sort());
+  assert.deepEqual(new Set(result.rows.map((r) => r.node)), new Set(cluster.seeds), 'keys came from all three masters');
+  const byKey = new Map(result.rows.map((r) => [r.key, r]));
+  assert.deepEqual(byKey.get('lock:{order}')?.fence, { key: 'lock:{order}:fence', value: '41' });
+  assert.deepEqual(byKey.get('lock:payments')?.fence, { key: 'fence:payments', value: '8' });
+  assert.equal(byKey.get('lock:{order}')?.holder.label, 'api-1 pid 9');
+});
+
+test('guarded release and extend route to the key\'s master', async () => {
+  assert.equal((await conn.release('lock:job-3', 'stale')).outcome, 'token-changed');
+  assert.deepEqual(await conn.extend('lock:job-4', 'owner-lock:job-4', 90_000), { outcome: 'extended' });
+  assert.deepEqual(await conn.release('lock:job-3', 'owner-lock:job-3'), { outcome: 'released' });
+  assert.equal(await admin.exists('lock:job-3'), 0);
+  assert.equal((await conn.read('lock:job-4'))?.holder.token, 'owner-lock:job-4');
+});
+
+test('a stopped master: the result is partial and names that node and its error; the others are listed', async () => {
+  const victim = cluster.nodes[2]!;
+  const before = await conn.list();
+  const victimKeys = before.rows.filter((r) => r.node === `127.0.0.1:${victim.port}`).map((r) => r.key);
+  assert.ok(victimKeys.length > 0);
+  await victim.kill();
+
+  const result = await conn.list();
+  assert.equal(result.partial, true);
+  assert.equal(result.errors.length, 1, JSON.stringify(result.errors));
+  assert.equal(result.errors[0]!.node, `127.0.0.1:${victim.port}`);
+  assert.match(result.errors[0]!.message, /refused|Not connected|Lost the connection/);
+  assert.ok(result.rows.length > 0);
+  assert.ok(result.rows.every((r) => !victimKeys.includes(r.key)));
+  assert.equal(result.rows.length, before.rows.length - victimKeys.length);
+});
