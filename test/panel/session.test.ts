@@ -35,12 +35,12 @@ function settingsFor(url: string, global: Record<string, unknown> = {}): PanelSe
   );
 }
 
-function newSession(settings: PanelSettings, extra: { password?: string; patterns?: string[] } = {}) {
+function newSession(settings: PanelSettings, extra: { password?: string; patterns?: () => Promise<string[]> } = {}) {
   const audits: AuditRecord[] = [];
   const session = new LockSession(settings, {
     open: openLockConnection,
     password: async () => extra.password,
-    extraPatterns: extra.patterns ? async () => extra.patterns! : undefined,
+    extraPatterns: extra.patterns,
     audit: (record) => audits.push(record),
     onChange: () => undefined,
   });
@@ -69,7 +69,7 @@ function scriptedUi(answers: { confirm?: boolean | (() => Promise<boolean>); ttl
 test('connect + refresh lists through the core, with the workspace globs added to the patterns', async () => {
   await client.set('lock:s1', 'lw1:api-2:77:00000000000000000000000000000001', 'PX', 60_000);
   await client.set('jobs-lock:nightly', 'worker-9', 'PX', 60_000);
-  const { session } = newSession(settingsFor(redis.url), { patterns: ['jobs-lock:*'] });
+  const { session } = newSession(settingsFor(redis.url), { patterns: async () => ['jobs-lock:*'] });
   session.connect();
   assert.equal(session.views()[0]!.status.phase, 'connecting');
   await session.refresh(reasons('connect'));
@@ -80,6 +80,17 @@ test('connect + refresh lists through the core, with the workspace globs added t
   assert.deepEqual(session.patterns(), ['lock:*', 'mutex:*', 'semaphore:*', 'redlock:*', 'jobs-lock:*']);
   await session.disconnect();
   assert.deepEqual(session.views().map((v) => [v.status.phase, v.listing]), [['disconnected', undefined]]);
+});
+
+test('a language server that fails or never answers does not hold up browsing', async () => {
+  await client.set('lock:independent', 'i-1', 'PX', 60_000);
+  for (const patterns of [() => Promise.reject(new Error('server not running')), () => new Promise<string[]>(() => undefined)]) {
+    const { session } = newSession(settingsFor(redis.url), { patterns });
+    session.connect();
+    await session.refresh(reasons('connect'));
+    assert.ok(session.views()[0]!.listing!.result.rows.some((r) => r.key === 'lock:independent'));
+    assert.deepEqual(session.patterns(), ['lock:*', 'mutex:*', 'semaphore:*', 'redlock:*']);
+  }
 });
 
 test('server killed during browsing: the error shows, the last rows stay, and it reconnects after the restart', async () => {

@@ -18,7 +18,13 @@ export async function goToLockCode(key: string, lockSites: LockSitesProvider | u
     void vscode.window.showInformationMessage('Lockwise: the language server is not running, so lock sites are unknown.');
     return;
   }
-  const { sites } = await lockSites();
+  let sites: LockSite[];
+  try {
+    ({ sites } = await lockSites());
+  } catch (err) {
+    void vscode.window.showWarningMessage(`Lockwise: could not ask the language server for lock sites: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
   const matches = sitesForKey(key, sites);
   if (matches.length === 0) {
     void vscode.window.showInformationMessage(`Lockwise: no acquire call in this workspace builds a key like ${key}.`);

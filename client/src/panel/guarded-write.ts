@@ -29,7 +29,7 @@ export interface WriteRequest {
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-export function confirmDetail(request: WriteRequest, lock: LockRow, token: string, ttlMs: number | undefined): string {
+function confirmDetail(request: WriteRequest, lock: LockRow, token: string, ttlMs: number | undefined): string {
   const ttl = lock.pttl === -1 ? 'none: this lock never expires' : `${formatTtl(lock.pttl)} (${lock.pttl} ms)`;
   const lines = [
     `Connection: ${request.target.label}`,

@@ -22,6 +22,8 @@ export interface SessionDeps {
   onChange(): void;
 }
 
+const EXTRA_PATTERNS_WAIT_MS = 2000;
+
 interface Slot {
   target: ConnectionTarget;
   /** JSON of the options, to notice a changed target on reconfigure. */
@@ -103,10 +105,7 @@ export class LockSession {
   async refresh(reasons: ReadonlySet<RefreshReason>): Promise<void> {
     if (!this.active) return;
     const forced = reasons.has('manual') || reasons.has('connect') || reasons.has('settings');
-    if (forced && this.settings.useLockSiteGlobs && this.deps.extraPatterns) {
-      // The language server may not be ready (or may fail): browsing goes on with the configured patterns.
-      this.extra = await this.deps.extraPatterns().catch(() => this.extra);
-    }
+    if (forced && this.settings.useLockSiteGlobs && this.deps.extraPatterns) await this.fetchExtraPatterns(this.deps.extraPatterns);
     await Promise.all(this.slots.map((slot) => this.refreshSlot(slot, forced)));
     this.deps.onChange();
   }
@@ -141,6 +140,23 @@ export class LockSession {
   async dispose(): Promise<void> {
     this.active = false;
     await Promise.all(this.slots.map((slot) => this.drop(slot)));
+  }
+
+  /**
+   * The language server may be down or busy with a workspace scan: browsing waits for its globs at
+   * most EXTRA_PATTERNS_WAIT_MS and otherwise goes on with the globs it had.
+   */
+  private async fetchExtraPatterns(fetch: () => Promise<string[]>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, EXTRA_PATTERNS_WAIT_MS)));
+    try {
+      const globs = await Promise.race([fetch(), late]);
+      if (globs) this.extra = globs;
+    } catch {
+      // Keep the previous globs; the configured patterns still apply.
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private newSlot(target: ConnectionTarget): Slot {

@@ -115,7 +115,7 @@ const MESSAGE_ICONS: Record<Severity, IconData> = {
   error: { id: 'error', color: 'problemsErrorIcon.foreground' },
 };
 
-export function lockDescription(row: LockRow, readAt: number, now: number): string {
+function lockDescription(row: LockRow, readAt: number, now: number): string {
   const ttl = ttlText(row.pttl, readAt, now);
   return `${row.holder.label} · ${row.state === 'renewed' ? `${ttl} ↻` : ttl}`;
 }

@@ -27,10 +27,6 @@ export class RefreshScheduler {
 
   constructor(private options: SchedulerOptions) {}
 
-  get isVisible(): boolean {
-    return this.visible;
-  }
-
   setInterval(intervalMs: number): void {
     this.options = { ...this.options, intervalMs };
     if (this.visible) this.startPolling();
