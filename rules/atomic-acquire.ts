@@ -29,7 +29,7 @@ function fix(model: LockModel, acquire: Acquire): Fix | undefined {
   const expire = acquire.laterExpire;
   const receiver = receiverText(acquire.call);
   if (!expire || !receiver || expire.batch || acquire.command?.batch || !acquire.token || !acquire.key) return undefined;
-  if (!resultUsedOnlyAsTruthy(acquire)) return undefined;
+  if (acquire.kind === 'setnx' && !resultUsedOnlyAsTruthy(acquire)) return undefined;
   const ttl = expire.args[0];
   const unit = UNITS[expire.name];
   const remove = expireStatementToRemove(expire.call);

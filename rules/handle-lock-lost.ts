@@ -19,7 +19,7 @@ function fix(object: LibraryObject): Fix | undefined {
   if (object.options) {
     const open = object.options.getStart() + 1;
     const hasProps = object.options.getProperties().length > 0;
-    return { title, edits: [{ start: open, end: open, newText: ` ${HANDLER}${hasProps ? ',' : ''} ` }] };
+    return { title, edits: [{ start: open, end: open, newText: ` ${HANDLER}${hasProps ? ',' : ' '}` }] };
   }
   if (args.length !== object.optionsIndex) return undefined;
   const last = args[args.length - 1];

@@ -145,7 +145,7 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
       (c) =>
         EXPIRES.has(c.name) &&
         !ttlSetters.has(c) &&
-        c.call.getStart() > acquire.call.getStart() &&
+        (c.call.getStart() > acquire.call.getStart() || c.call.getEnd() > acquire.call.getEnd()) &&
         acquire.fn.getStart() <= c.call.getStart() &&
         c.call.getEnd() <= acquire.fn.getEnd() &&
         sameKey(keyOf(c.keys[0]), acquire.key as KeyRef),

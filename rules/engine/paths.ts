@@ -95,7 +95,7 @@ export function firstExit(acquire: Acquire, release: Release): Exit | undefined 
     if (found || node.getEnd() <= from || node.getStart() >= to) return;
     if (node !== acquire.fn && isFunctionLike(node)) return;
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.
-    if (Node.isIfStatement(node) && node.getStart() >= from && isGuard(node, acquire) && !contains(node.getThenStatement(), release.call)) {
+    if (Node.isIfStatement(node) && isGuard(node, acquire) && !contains(node.getThenStatement(), release.call)) {
       const otherwise = node.getElseStatement();
       if (otherwise) visit(otherwise);
       return;

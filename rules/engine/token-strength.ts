@@ -14,7 +14,8 @@ const PID = /^(process\.pid|process\.ppid)(\.toString\(\))?$|^String\(process\.p
 
 function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness['kind'] | 'strong' | 'unknown' {
   const n = unwrap(node);
-  const text = n.getText().replace(/\s+/g, '');
+  // `String(x)`, `x.toString()` and `` `${x}` `` are as unique as x.
+  const text = n.getText().replace(/\s+/g, '').replace(/^String\((.*)\)$/, '$1').replace(/\.toString\(\)$/, '');
   if (literalString(n) !== undefined || Node.isNumericLiteral(n) || n.getKind() === SyntaxKind.TrueKeyword) return 'constant';
   if (PID.test(text)) return 'pid';
   if (HOST.test(text) || /hostname\(\)$/.test(text)) return 'hostname';

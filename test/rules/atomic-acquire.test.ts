@@ -1,0 +1,4 @@
+import { ruleTable } from './harness';
+import { atomicAcquireCases } from './tables/atomic-acquire';
+
+ruleTable('atomic-acquire', atomicAcquireCases);

@@ -1,0 +1,4 @@
+import { ruleTable } from './harness';
+import { requireTtlCases } from './tables/require-ttl';
+
+ruleTable('require-ttl', requireTtlCases);

@@ -1,0 +1,163 @@
+import type { RuleCases } from '../harness';
+import { io, nr } from './preludes';
+
+
+export const atomicAcquireCases: RuleCases = {
+  valid: [
+    { name: 'one SET NX PX', code: `${io}export async function run(id: string) {
+  const ok = await redis.set(\`lock:\${id}\`, 'x', 'PX', 30000, 'NX');
+  if (ok) await work();
+}
+` },
+    { name: 'rate limiter: INCR then EXPIRE', code: `${io}export async function hit(ip: string) {
+  const n = await redis.incr(\`rate:\${ip}\`);
+  if (n === 1) await redis.expire(\`rate:\${ip}\`, 60);
+  return n <= 100;
+}
+` },
+    { name: 'atomic acquire inside Lua (SETNX + PEXPIRE in one script)', code: `${io}const ACQUIRE = "if redis.call('setnx', KEYS[1], ARGV[1]) == 1 then redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end return 0";
+export async function run(key: string, token: string) {
+  return redis.eval(ACQUIRE, 1, key, token, 30000);
+}
+` },
+    { name: 'SETNX and EXPIRE on different keys', code: `${io}export async function run() {
+  const ok = await redis.setnx('lock:a', 'x');
+  await redis.expire('lock:b', 10);
+  return ok;
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'ioredis SETNX then EXPIRE, result tested',
+      message: ['separate EXPIRE', 'SET key token NX PX ttl'],
+      code: `${io}export async function run(id: string) {
+  const key = \`lock:order:\${id}\`;
+  const ok = await redis.setnx(key, 'x');
+  if (!ok) return;
+  await redis.expire(key, 30);
+  await work();
+}
+`,
+      output: `${io}export async function run(id: string) {
+  const key = \`lock:order:\${id}\`;
+  const ok = await redis.set(key, 'x', 'EX', 30, 'NX');
+  if (!ok) return;
+  await work();
+}
+`,
+    },
+    {
+      name: 'EXPIRE inside if (ok) is removed with its if',
+      code: `${io}export async function run(key: string) {
+  const ok = await redis.setnx(key, 'x');
+  if (ok) {
+    await redis.pexpire(key, 5000);
+  }
+  return !!ok;
+}
+`,
+      output: `${io}export async function run(key: string) {
+  const ok = await redis.set(key, 'x', 'PX', 5000, 'NX');
+  return !!ok;
+}
+`,
+    },
+    {
+      name: 'node-redis setNX + expire, fixed in node-redis syntax',
+      code: `${nr}export async function run(key: string, token: string) {
+  if (!(await client.setNX(key, token))) return;
+  await client.expire(key, 10);
+  await work();
+}
+`,
+      output: `${nr}export async function run(key: string, token: string) {
+  if (!(await client.set(key, token, { NX: true, EX: 10 }))) return;
+  await work();
+}
+`,
+    },
+    {
+      name: 'SET NX without TTL then PEXPIRE',
+      code: `${io}export async function run(key: string) {
+  const ok = await redis.set(key, 'x', 'NX');
+  await redis.pexpire(key, 3000);
+  return ok === 'OK';
+}
+`,
+      output: `${io}export async function run(key: string) {
+  const ok = await redis.set(key, 'x', 'PX', 3000, 'NX');
+  return ok === 'OK';
+}
+`,
+    },
+    {
+      name: 'SETNX result compared with 1: no fix (SET NX replies OK|null)',
+      code: `${io}export async function run(key: string) {
+  const ok = await redis.setnx(key, 'x');
+  await redis.expire(key, 30);
+  return ok === 1;
+}
+`,
+      output: null,
+    },
+    {
+      name: 'MULTI: EXPIRE runs even when SETNX failed',
+      message: ['Inside MULTI', "re-arming the TTL of another holder's lock"],
+      code: `${io}export async function run(key: string) {
+  return redis.multi().setnx(key, 'x').expire(key, 30).exec();
+}
+`,
+      output: null,
+    },
+    {
+      name: 'pipeline variable',
+      message: ['a pipeline is not even a transaction'],
+      code: `${io}export async function run(key: string) {
+  const p = redis.pipeline();
+  p.setnx(key, 'x');
+  p.expire(key, 30);
+  return p.exec();
+}
+`,
+    },
+    {
+      name: 'callback style (node_redis v3)',
+      fileName: 'legacy.js',
+      code: `const redis = require('redis').createClient();
+function lock(key, cb) {
+  redis.setnx(key, 'x', function (err, ok) {
+    if (err || !ok) return cb(err, false);
+    redis.expire(key, 30, function () { cb(null, true); });
+  });
+}
+module.exports = { lock };
+`,
+    },
+    {
+      name: 'promise chain',
+      code: `${io}export function run(key: string) {
+  return redis.setnx(key, 'x').then((ok) => (ok ? redis.expire(key, 30) : 0));
+}
+`,
+    },
+    {
+      name: 'client reached through this, call() and sendCommand',
+      count: 2,
+      code: `import Redis from 'ioredis';
+import { createClient } from 'redis';
+export class Locks {
+  constructor(private redis: Redis, private client: ReturnType<typeof createClient>) {}
+  async a(key: string) {
+    await this.redis.call('SETNX', key, 'x');
+    await this.redis.call('EXPIRE', key, '30');
+  }
+  async b(key: string) {
+    await this.client?.sendCommand(['SETNX', key, 'x']);
+    await this.client?.sendCommand(['EXPIRE', key, '30']);
+  }
+}
+`,
+    },
+  ],
+};

@@ -1,0 +1,38 @@
+import type { RuleCases } from '../harness';
+
+const head = `import Redis from 'ioredis';
+import { Mutex, Semaphore } from 'redis-semaphore';
+const redis = new Redis();
+`;
+
+export const handleLockLostCases: RuleCases = {
+  valid: [
+    { name: 'onLockLost given', code: `${head}export const m = new Mutex(redis, 'job', { onLockLost: (err) => console.error(err) });
+` },
+    { name: 'refresh disabled', code: `${head}export const m = new Mutex(redis, 'job', { refreshInterval: 0, lockTimeout: 60000 });
+` },
+    { name: 'async-mutex Mutex is not a Redis lock', code: `import { EventEmitter as Mutex } from 'node:events';
+export const m = new Mutex();
+` },
+    { name: 'options from elsewhere are not judged', code: `${head}import type { LockOptions } from 'redis-semaphore';
+export const make = (opts: LockOptions) => new Mutex(redis, 'job', opts);
+` },
+  ],
+  invalid: [
+    {
+      name: 'Mutex without options',
+      message: ['LostLockError', 'onLockLost'],
+      code: `${head}export const m = new Mutex(redis, 'job');
+`,
+      output: `${head}export const m = new Mutex(redis, 'job', { onLockLost: (err) => { console.error('lock lost: stop the work it protects', err); } });
+`,
+    },
+    {
+      name: 'Semaphore with options lacking onLockLost',
+      code: `${head}export const s = new Semaphore(redis, 'jobs', 3, { lockTimeout: 5000 });
+`,
+      output: `${head}export const s = new Semaphore(redis, 'jobs', 3, { onLockLost: (err) => { console.error('lock lost: stop the work it protects', err); }, lockTimeout: 5000 });
+`,
+    },
+  ],
+};

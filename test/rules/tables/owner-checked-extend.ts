@@ -1,0 +1,80 @@
+import type { RuleCases } from '../harness';
+import { EXTEND, io, nr } from './preludes';
+
+export const ownerCheckedExtendCases: RuleCases = {
+  valid: [
+    { name: 'Lua compare-and-pexpire watchdog', code: `${io}export function watchdog(key: string, token: string) {
+  return setInterval(() => {
+    void redis.eval(${EXTEND}, 1, key, token, 30000);
+  }, 10000);
+}
+` },
+    { name: 'EXPIRE on a session key', code: `${io}export async function touch(sessionId: string) {
+  await redis.expire(\`session:\${sessionId}\`, 1800);
+}
+` },
+    { name: 'Redis 8.4 SET IFEQ PX', code: `${io}export async function extendLock(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  await redis.call('SET', key, token, 'IFEQ', token, 'PX', '30000');
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'PEXPIRE watchdog in setInterval',
+      message: ['extends whoever holds the lock now', 'compare-and-pexpire'],
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return;
+  const timer = setInterval(() => {
+    void redis.pexpire(key, 30000);
+  }, 10000);
+  try { await work(); } finally { clearInterval(timer); }
+}
+`,
+    },
+    {
+      name: 'renew method with EXPIRE on a lock key',
+      code: `${io}export async function renewLock(id: string, token: string) {
+  await redis.expire(\`lock:\${id}\`, 30);
+  return token;
+}
+`,
+      output: null,
+    },
+    {
+      name: "EXPIRE on an acquired key, fixed with the acquire's token",
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'EX', 30, 'NX'))) return;
+  await work();
+  await redis.expire(key, 30);
+  await work();
+}
+`,
+      output: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'EX', 30, 'NX'))) return;
+  await work();
+  await redis.eval(${EXTEND}, 1, key, token, 30 * 1000);
+  await work();
+}
+`,
+    },
+    {
+      name: 'node-redis SET XX PX overwrites the holder',
+      message: ['SET XX'],
+      code: `${nr}export async function heartbeat(key: string, token: string) {
+  await client.set(key, token, { XX: true, PX: 30000 });
+}
+export async function take(key: string, token: string) {
+  return client.set(key, token, { NX: true, PX: 30000 });
+}
+`,
+      output: `${nr}export async function heartbeat(key: string, token: string) {
+  await client.eval(${EXTEND}, { keys: [key], arguments: [token, String(30000)] });
+}
+export async function take(key: string, token: string) {
+  return client.set(key, token, { NX: true, PX: 30000 });
+}
+`,
+    },
+  ],
+};

@@ -1,0 +1,126 @@
+import type { RuleCases } from '../harness';
+import { io, nr, RELEASE } from './preludes';
+
+export const ownerCheckedReleaseCases: RuleCases = {
+  valid: [
+    { name: 'Lua compare-and-delete', code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, key, token); }
+}
+` },
+    { name: 'cache invalidation DEL', code: `${io}export async function invalidate(userId: string) {
+  await redis.del(\`cache:user:\${userId}\`, \`session:\${userId}\`);
+}
+` },
+    { name: 'defineCommand release script', code: `${io}redis.defineCommand('releaseLock', { numberOfKeys: 1, lua: ${RELEASE} });
+export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await (redis as any).releaseLock(key, token); }
+}
+` },
+    { name: 'Redis 8.4 DELEX IFEQ', code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.call('DELEX', key, 'IFEQ', token); }
+}
+` },
+    { name: 'lock-named key deleted in a test teardown (not release code)', code: `${io}export async function resetFixtures() {
+  await redis.del('lock:fixture');
+}
+` },
+    { name: 'evalsha of a loaded release script', code: `${io}export async function run(key: string, token: string) {
+  const sha = (await redis.script('LOAD', ${RELEASE})) as string;
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.evalsha(sha, 1, key, token); }
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'plain DEL after SET NX',
+      message: ['whoever holds it', 'compare-and-delete'],
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.del(key); }
+}
+`,
+      output: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, key, token); }
+}
+`,
+    },
+    {
+      name: 'node-redis GET-compare-DEL in two round trips',
+      message: ['two round trips'],
+      code: `${nr}export async function release(key: string, token: string) {
+  if ((await client.get(key)) === token) {
+    await client.del(key);
+  }
+}
+export async function take(key: string, token: string) {
+  return client.set(key, token, { NX: true, PX: 1000 });
+}
+`,
+      output: `${nr}export async function release(key: string, token: string) {
+  await client.eval(${RELEASE}, { keys: [key], arguments: [token] });
+}
+export async function take(key: string, token: string) {
+  return client.set(key, token, { NX: true, PX: 1000 });
+}
+`,
+    },
+    {
+      name: 'releaseLock helper with a lock-named key and UNLINK',
+      code: `${io}export async function releaseLock(name: string) {
+  await redis.unlink(\`lock:\${name}\`);
+}
+`,
+      output: null,
+    },
+    {
+      name: 'class with this.key and this.token',
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class RedisLock {
+  private token = randomUUID();
+  constructor(private redis: Redis, private key: string) {}
+  async acquire() {
+    return (await this.redis.set(this.key, this.token, 'PX', 5000, 'NX')) === 'OK';
+  }
+  async release() {
+    await this.redis.del(this.key);
+  }
+}
+`,
+      output: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class RedisLock {
+  private token = randomUUID();
+  constructor(private redis: Redis, private key: string) {}
+  async acquire() {
+    return (await this.redis.set(this.key, this.token, 'PX', 5000, 'NX')) === 'OK';
+  }
+  async release() {
+    await this.redis.eval(${RELEASE}, 1, this.key, this.token);
+  }
+}
+`,
+    },
+    {
+      name: 'unconditional DEL inside Lua',
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.eval("return redis.call('del', KEYS[1])", 1, key); }
+}
+`,
+    },
+    {
+      name: 'GETDEL is not a compare',
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.getdel(key); }
+}
+`,
+    },
+  ],
+};

@@ -1,0 +1,134 @@
+import type { RuleCases } from '../harness';
+import { io, RELEASE } from './preludes';
+
+const rl = `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()]);
+async function work(): Promise<void> {}
+`;
+
+export const releaseOnAllPathsCases: RuleCases = {
+  valid: [
+    { name: 'release in finally', code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
+    { name: 'a lease: acquired and left to expire, never released', code: `${io}export async function daily() {
+  if (!(await redis.set('lease:daily-report', 'x', 'EX', 3600, 'NX'))) return;
+  await work();
+}
+` },
+    { name: 'the lock handle is returned to the caller', code: `${rl}export async function take(id: string) {
+  const lock = await redlock.acquire([\`order:\${id}\`], 5000);
+  await work();
+  if (Math.random() > 2) await lock.release();
+  return lock;
+}
+` },
+    { name: 'release in catch and after the try', code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try {
+    await work();
+  } catch (err) {
+    await redis.eval(${RELEASE}, 1, key, token);
+    throw err;
+  }
+  await redis.eval(${RELEASE}, 1, key, token);
+}
+` },
+    { name: 'promise .finally', code: `${rl}export async function run() {
+  const lock = await redlock.acquire(['report'], 5000);
+  return work().finally(() => lock.release());
+}
+` },
+    { name: 'nothing between the acquire and the release can throw', code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  const note = 'nothing here awaits';
+  await redis.eval(${RELEASE}, 1, key, token);
+  return note;
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'awaited work between acquire and release',
+      message: ['an exception from `await work()`', 'Release in a finally block'],
+      code: `${io}export async function run(key: string, token: string) {
+  const ok = await redis.set(key, token, 'PX', 1000, 'NX');
+  if (!ok) return;
+  await work();
+  await work();
+  await redis.eval(${RELEASE}, 1, key, token);
+}
+`,
+      output: `${io}export async function run(key: string, token: string) {
+  const ok = await redis.set(key, token, 'PX', 1000, 'NX');
+  if (!ok) return;
+  try {
+    await work();
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
+    {
+      name: 'early return skips the release',
+      message: ['the early `return'],
+      code: `${io}export async function run(key: string, token: string, skip: boolean) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  if (skip) return;
+  await redis.eval(${RELEASE}, 1, key, token);
+}
+`,
+    },
+    {
+      name: 'redlock v5 acquire / release without finally',
+      code: `${rl}export async function run(id: string) {
+  const lock = await redlock.acquire([\`order:\${id}\`], 5000);
+  await work();
+  await lock.release();
+}
+`,
+      output: `${rl}export async function run(id: string) {
+  const lock = await redlock.acquire([\`order:\${id}\`], 5000);
+  try {
+    await work();
+  } finally {
+    await lock.release();
+  }
+}
+`,
+    },
+    {
+      name: 'redis-semaphore mutex',
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+async function work(): Promise<void> {}
+export async function run(redis: Redis) {
+  const mutex = new Mutex(redis, 'report', { onLockLost: () => undefined });
+  await mutex.acquire();
+  await work();
+  await mutex.release();
+}
+`,
+    },
+    {
+      name: 'no fix when a name declared in the section is used after the release',
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  const result = await redis.get('data');
+  await redis.eval(${RELEASE}, 1, key, token);
+  return result;
+}
+`,
+      output: null,
+    },
+  ],
+};

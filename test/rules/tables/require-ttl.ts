@@ -1,0 +1,81 @@
+import type { RuleCases } from '../harness';
+import { io, nr, RELEASE } from './preludes';
+
+export const requireTtlCases: RuleCases = {
+  valid: [
+    { name: 'SET NX PX', code: `${io}export async function run(id: string) {
+  return redis.set(\`lock:\${id}\`, 'x', 'PX', 30000, 'NX');
+}
+` },
+    { name: 'node-redis v5 expiration object', code: `${nr}export async function run(id: string) {
+  return client.set(\`lock:\${id}\`, 'x', { condition: 'NX', expiration: { type: 'EX', value: 30 } });
+}
+` },
+    { name: 'set-once flag with SETNX (not a lock: not named like one, never released)', code: `${io}export async function init() {
+  await redis.setnx('config:schema-version', '3');
+}
+` },
+    { name: "SETNX followed by EXPIRE is atomic-acquire's finding, not this one", code: `${io}export async function run() {
+  if (await redis.setnx('lock:a', 'x')) await redis.expire('lock:a', 10);
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'SET NX with no TTL on a lock key',
+      message: ['no expiry', 'held forever'],
+      code: `${io}export async function run(id: string) {
+  const ok = await redis.set(\`lock:job:\${id}\`, 'x', 'NX');
+  if (!ok) return;
+  await work();
+}
+`,
+      output: `${io}export async function run(id: string) {
+  const ok = await redis.set(\`lock:job:\${id}\`, 'x', 'PX', 30000, 'NX');
+  if (!ok) return;
+  await work();
+}
+`,
+    },
+    {
+      name: 'SETNX on a key that is released later (a lock, whatever its name)',
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.setnx(key, token))) return;
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+      output: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return;
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
+    {
+      name: 'node-redis v4 { NX: true } without expiry',
+      code: `${nr}export async function run() {
+  return client.set('mutex:report', 'x', { NX: true });
+}
+`,
+      output: `${nr}export async function run() {
+  return client.set('mutex:report', 'x', { NX: true, PX: 30000 });
+}
+`,
+    },
+    {
+      name: 'Lua acquire without TTL',
+      code: `${io}export async function run() {
+  return redis.eval("return redis.call('setnx', KEYS[1], ARGV[1])", 1, 'lock:x', 'token');
+}
+`,
+      output: null,
+    },
+  ],
+};

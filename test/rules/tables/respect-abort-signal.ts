@@ -1,0 +1,85 @@
+import type { RuleCases } from '../harness';
+
+const rl = `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()]);
+async function step(_signal?: AbortSignal): Promise<void> {}
+`;
+
+export const respectAbortSignalCases: RuleCases = {
+  valid: [
+    { name: 'checks signal.aborted', code: `${rl}export async function run() {
+  await redlock.using(['report'], 5000, async (signal) => {
+    await step();
+    if (signal.aborted) throw signal.error;
+    await step();
+  });
+}
+` },
+    { name: 'forwards the signal', code: `${rl}export async function run() {
+  await redlock.using(['report'], 5000, { retryCount: 3 }, async (signal) => step(signal));
+}
+` },
+    { name: 'withLock routine that checks', code: `declare function withLock<T>(c: unknown, k: string, o: { ttlMs: number }, w: (s: AbortSignal) => Promise<T>): Promise<T>;
+export async function run(redis: unknown) {
+  await withLock(redis, 'lock:x', { ttlMs: 1000 }, async (signal) => {
+    signal.throwIfAborted();
+  });
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'routine that does not take the signal',
+      message: ['does not take the AbortSignal'],
+      code: `${rl}export async function run() {
+  await redlock.using(['report'], 5000, async () => {
+    await step();
+    await step();
+  });
+}
+`,
+      output: `${rl}export async function run() {
+  await redlock.using(['report'], 5000, async (signal) => {
+    await step();
+    signal.throwIfAborted();
+    await step();
+  });
+}
+`,
+    },
+    {
+      name: 'signal taken, never read',
+      message: ['never reads its signal parameter'],
+      code: `${rl}export async function run() {
+  await redlock.using(['report'], 5000, async (signal) => {
+    await step();
+  });
+}
+`,
+      output: null,
+    },
+    {
+      name: 'withLock routine without the signal',
+      code: `declare function withLock<T>(c: unknown, k: string, o: { ttlMs: number }, w: (s: AbortSignal) => Promise<T>): Promise<T>;
+async function step(): Promise<void> {}
+export async function run(redis: unknown) {
+  await withLock(redis, 'lock:x', { ttlMs: 1000 }, async function () {
+    await step();
+    await step();
+  });
+}
+`,
+      output: `declare function withLock<T>(c: unknown, k: string, o: { ttlMs: number }, w: (s: AbortSignal) => Promise<T>): Promise<T>;
+async function step(): Promise<void> {}
+export async function run(redis: unknown) {
+  await withLock(redis, 'lock:x', { ttlMs: 1000 }, async function (signal) {
+    await step();
+    signal.throwIfAborted();
+    await step();
+  });
+}
+`,
+    },
+  ],
+};

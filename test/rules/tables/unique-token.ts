@@ -1,0 +1,114 @@
+import type { RuleCases } from '../harness';
+import { io, nr, RELEASE } from './preludes';
+
+const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
+
+export const uniqueTokenCases: RuleCases = {
+  valid: [
+    { name: 'randomUUID per acquisition', code: `import { randomUUID } from 'node:crypto';
+${io}export async function run(key: string) {
+  const token = randomUUID();
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+` },
+    { name: 'host and pid plus random bits', code: `import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+${io}export async function run(key: string) {
+  const token = \`\${os.hostname()}:\${process.pid}:\${randomUUID()}\`;
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+` },
+    { name: 'constant value but the release does not compare it (owner-checked-release reports that)', code: `${io}export async function run() {
+  if (!(await redis.set('lock:a', '1', 'PX', 1000, 'NX'))) return;
+  await work();
+  await redis.del('lock:a');
+}
+` },
+    { name: 'dedup marker with a constant value, never released', code: `${io}export async function once(id: string) {
+  return redis.set(\`dedup:\${id}\`, '1', 'EX', 60, 'NX');
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'constant string token compared on release',
+      message: ['is a constant', 'randomUUID'],
+      code: `${io}export async function run(key: string) {
+  const token = 'locked';
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+`,
+      output: `${io.replace("from 'ioredis';\n", "from 'ioredis';\nimport { randomUUID } from 'node:crypto';\n")}export async function run(key: string) {
+  const token = randomUUID();
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+`,
+    },
+    {
+      name: 'hostname and pid only: random bits appended',
+      message: ['host name'],
+      code: `import os from 'node:os';
+${io}export async function run(key: string) {
+  const token = \`\${os.hostname()}:\${process.pid}\`;
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+`,
+      output: `import os from 'node:os';
+${io.replace("from 'ioredis';\n", "from 'ioredis';\nimport { randomUUID } from 'node:crypto';\n")}export async function run(key: string) {
+  const token = \`\${os.hostname()}:\${process.pid}:\${randomUUID()}\`;
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+`,
+    },
+    {
+      name: 'process.pid inline',
+      message: ['pid 1'],
+      code: `${io}export async function run(key: string) {
+  if (!(await redis.set(key, String(process.pid), 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'String(process.pid)')} }
+}
+`,
+      output: null,
+    },
+    {
+      name: 'Date.now() alone',
+      message: ['timestamp'],
+      code: `${nr}export async function run(key: string) {
+  const token = Date.now().toString();
+  if (!(await client.set(key, token, { NX: true, PX: 1000 }))) return;
+  try { await work(); } finally {
+    await client.eval(${RELEASE}, { keys: [key], arguments: [token] });
+  }
+}
+`,
+    },
+    {
+      name: 'one module-level token reused by every acquisition',
+      message: ['created once and reused'],
+      code: `import { randomUUID } from 'node:crypto';
+${io}const TOKEN = randomUUID();
+export async function run(key: string) {
+  if (!(await redis.set(key, TOKEN, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'TOKEN')} }
+}
+`,
+      output: null,
+    },
+    {
+      name: 'redis-semaphore identifier set to a constant',
+      message: ['identifier'],
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export function make(redis: Redis) {
+  return new Mutex(redis, 'report', { identifier: 'worker', onLockLost: () => undefined });
+}
+`,
+    },
+  ],
+};

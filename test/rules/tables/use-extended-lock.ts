@@ -1,0 +1,70 @@
+import type { RuleCases } from '../harness';
+
+const rl = `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()]);
+async function work(): Promise<void> {}
+`;
+
+export const useExtendedLockCases: RuleCases = {
+  valid: [
+    { name: 'extended lock kept', code: `${rl}export async function run() {
+  let lock = await redlock.acquire(['report'], 5000);
+  try {
+    await work();
+    lock = await lock.extend(5000);
+    await work();
+  } finally {
+    await lock.release();
+  }
+}
+` },
+    { name: 'extend result returned', code: `${rl}export async function renew(lock: Awaited<ReturnType<typeof redlock.acquire>>) {
+  return lock.extend(5000);
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'discarded extend on a const handle',
+      message: ['is discarded', 'release() releases nothing'],
+      code: `${rl}export async function run() {
+  const lock = await redlock.acquire(['report'], 5000);
+  try {
+    await work();
+    await lock.extend(5000);
+    await work();
+  } finally {
+    await lock.release();
+  }
+}
+`,
+      output: `${rl}export async function run() {
+  let lock = await redlock.acquire(['report'], 5000);
+  try {
+    await work();
+    lock = await lock.extend(5000);
+    await work();
+  } finally {
+    await lock.release();
+  }
+}
+`,
+    },
+    {
+      name: 'redlock.extend(lock, ms) discarded',
+      code: `${rl}export async function run() {
+  let lock = await redlock.acquire(['report'], 5000);
+  await redlock.extend(lock, 5000);
+  await lock.release();
+}
+`,
+      output: `${rl}export async function run() {
+  let lock = await redlock.acquire(['report'], 5000);
+  lock = await redlock.extend(lock, 5000);
+  await lock.release();
+}
+`,
+    },
+  ],
+};
