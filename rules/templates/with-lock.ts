@@ -15,7 +15,7 @@ export interface IoredisLockClient {
 /** The part of a node-redis v4+ client (or cluster) that withLock uses. */
 export interface NodeRedisLockClient {
   set(key: string, value: string, options: { NX: true; PX: number }): Promise<unknown>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }, extra: number): Promise<unknown>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
 export type LockClient = IoredisLockClient | NodeRedisLockClient;
