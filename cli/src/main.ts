@@ -5,6 +5,7 @@ import type { Command } from './command';
 // Each entry loads its module lazily: `lockwise check` never pays for loading the Redis client.
 // Modules export `command: Command`.
 const COMMANDS: Record<string, () => Promise<Command>> = {
+  check: async () => (await import('./commands/check')).command,
 };
 
 function usage(): string {

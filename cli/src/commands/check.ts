@@ -1,0 +1,226 @@
+// `lockwise check [paths...]`: runs the analyzer over files and folders and reports in one of three
+// formats. Exit codes: 0 clean, 1 findings at warning/error (beyond --max-warnings), 2 usage errors,
+// broken configs and files that could not be checked (an unchecked file must not pass CI silently).
+import { existsSync } from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
+import { analyzeText } from '../../../rules/analyze';
+import { ConfigError } from '../../../rules/config';
+import { allRules, ruleIds } from '../../../rules/index';
+import type { AnalysisResult, SeveritySetting } from '../../../rules/types';
+import { ConfigResolver } from '../check-config';
+import type { Command } from '../command';
+import { formatJson } from '../format/json';
+import { formatPretty } from '../format/pretty';
+import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
+import { formatSarif } from '../format/sarif';
+import { readSource, walk } from '../walk';
+
+const FORMATS = ['pretty', 'json', 'sarif'] as const;
+type Format = (typeof FORMATS)[number];
+const SEVERITY_SETTINGS: readonly string[] = ['off', 'info', 'warning', 'error'];
+
+const HELP = `Usage: lockwise check [paths...] [options]
+
+Finds Redis lock misuse in JavaScript and TypeScript files. Folders are walked
+(default: the current folder), honouring .gitignore files and the config's
+"ignore" globs, and skipping node_modules, dist, build, .git, declaration
+files, binary files and files over 2 MB.
+
+Options:
+  -f, --format <pretty|json|sarif>  output format (default: pretty)
+  --rule <id>=<off|info|warning|error>
+                                    override a rule's severity (repeatable)
+  --max-warnings <n>                exit 1 only when there are more than n warnings
+  -c, --config <file>               use this config file for every file
+                                    (default: the nearest lockwise.config.json or
+                                    package.json "lockwise" key of each folder)
+  --show-fixes                      show each finding's fixes (pretty format)
+  -q, --quiet                       report errors only, ignore warnings and info
+  -h, --help                        show this help
+
+Exit codes: 0 no findings at warning or error severity, 1 findings, 2 usage or
+config error, or a file that could not be checked (see "errors" in the report).
+
+Rules: ${ruleIds.join(', ') || '(none)'}
+`;
+
+class UsageError extends Error {}
+
+interface Options {
+  paths: string[];
+  format: Format;
+  overrides: Record<string, SeveritySetting>;
+  maxWarnings?: number;
+  config?: string;
+  showFixes: boolean;
+  quiet: boolean;
+  help: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        format: { type: 'string', short: 'f' },
+        rule: { type: 'string', multiple: true },
+        'max-warnings': { type: 'string' },
+        config: { type: 'string', short: 'c' },
+        'show-fixes': { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+
+  const format = values.format ?? 'pretty';
+  if (!(FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`unknown format "${format}" (use ${FORMATS.join(', ')})`);
+  }
+
+  const overrides: Record<string, SeveritySetting> = {};
+  for (const setting of values.rule ?? []) {
+    const match = /^([^=]+)=(.*)$/.exec(setting);
+    if (!match) throw new UsageError(`--rule expects <id>=<severity>, got "${setting}"`);
+    const [, id, severity] = match;
+    if (!ruleIds.includes(id)) throw new UsageError(`unknown rule "${id}" (known rules: ${ruleIds.join(', ') || 'none'})`);
+    if (!SEVERITY_SETTINGS.includes(severity)) {
+      throw new UsageError(`--rule ${id}: unknown severity "${severity}" (use ${SEVERITY_SETTINGS.join(', ')})`);
+    }
+    overrides[id] = severity as SeveritySetting;
+  }
+
+  let maxWarnings: number | undefined;
+  if (values['max-warnings'] !== undefined) {
+    maxWarnings = Number(values['max-warnings']);
+    if (!/^\d+$/.test(values['max-warnings']) || !Number.isSafeInteger(maxWarnings)) {
+      throw new UsageError(`--max-warnings expects a whole number >= 0, got "${values['max-warnings']}"`);
+    }
+  }
+
+  return {
+    paths: positionals.length > 0 ? positionals : ['.'],
+    format: format as Format,
+    overrides,
+    maxWarnings,
+    config: values.config,
+    showFixes: values['show-fixes'] ?? false,
+    quiet: values.quiet ?? false,
+    help: values.help ?? false,
+  };
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function displayName(cwd: string, path: string): string {
+  const rel = relative(cwd, path) || '.';
+  return sep === '/' ? rel : rel.split(sep).join('/');
+}
+
+function check(options: Options, cwd: string): CheckReport {
+  const started = performance.now();
+  const paths = options.paths.map((p) => resolve(cwd, p));
+  const missing = options.paths.filter((_, i) => !existsSync(paths[i]));
+  if (missing.length > 0) throw new UsageError(`no such file or folder: ${missing.join(', ')}`);
+
+  const configs = new ConfigResolver(ruleIds, options.overrides, options.config && resolve(cwd, options.config));
+  const walked = walk(paths, configs);
+  const problems: RunProblem[] = [
+    ...walked.errors.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'error' as const })),
+    ...walked.skipped.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'skipped' as const })),
+  ];
+  const files: CheckedFile[] = [];
+  let filesAnalyzed = 0;
+
+  for (const { path, scope } of walked.files) {
+    const name = displayName(cwd, path);
+    let source;
+    try {
+      source = readSource(path);
+    } catch (err) {
+      problems.push({ file: name, message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`, kind: 'error' });
+      continue;
+    }
+    if ('skipped' in source) {
+      problems.push({ file: name, message: source.skipped, kind: 'skipped' });
+      continue;
+    }
+    let result: AnalysisResult;
+    try {
+      result = analyzeText(path, source.text, { config: scope.config });
+    } catch (err) {
+      // Pathological input (e.g. nesting deep enough to overflow the stack) costs this file only.
+      problems.push({ file: name, message: `analysis failed: ${describe(err)}`, kind: 'error' });
+      continue;
+    }
+    if (result.parsed) filesAnalyzed++;
+    for (const failure of result.ruleFailures) {
+      problems.push({ file: name, message: `rule ${failure.rule} failed: ${failure.message}`, kind: 'error' });
+    }
+    const findings = options.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
+    if (findings.length > 0) files.push({ name, text: source.text, findings });
+  }
+
+  return {
+    cwd,
+    files,
+    problems,
+    filesScanned: walked.files.length,
+    filesAnalyzed,
+    durationMs: performance.now() - started,
+  };
+}
+
+function exitCode(report: CheckReport, maxWarnings: number | undefined): number {
+  if (report.problems.some((p) => p.kind === 'error')) return 2;
+  const counts = severityCounts(report);
+  return counts.error > 0 || counts.warning > (maxWarnings ?? 0) ? 1 : 0;
+}
+
+function render(report: CheckReport, options: Options): string {
+  switch (options.format) {
+    case 'json':
+      return formatJson(report);
+    case 'sarif':
+      return formatSarif(report, allRules);
+    case 'pretty': {
+      const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
+      return formatPretty(report, { color: process.stdout.isTTY === true && !noColor, showFixes: options.showFixes });
+    }
+  }
+}
+
+export const command: Command = {
+  summary: 'find Redis lock misuse in JavaScript and TypeScript files',
+  async run(argv) {
+    try {
+      const options = parseOptions(argv);
+      if (options.help) {
+        process.stdout.write(HELP);
+        return 0;
+      }
+      const report = check(options, process.cwd());
+      process.stdout.write(render(report, options));
+      return exitCode(report, options.maxWarnings);
+    } catch (err) {
+      if (err instanceof UsageError) {
+        process.stderr.write(`lockwise check: ${err.message}\nRun "lockwise check --help" for usage.\n`);
+        return 2;
+      }
+      if (err instanceof ConfigError) {
+        process.stderr.write(`lockwise check: invalid configuration: ${err.message}\n`);
+        return 2;
+      }
+      throw err;
+    }
+  },
+};

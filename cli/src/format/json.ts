@@ -1,0 +1,28 @@
+// `--format json`: the machine-readable report, exactly the shape documented for `lockwise check`
+// (version 1). Lines and columns are 1-based; `file` is relative to the current folder.
+import { rangeOf, type CheckReport } from './report';
+
+export function formatJson(report: CheckReport): string {
+  const findings = report.files.flatMap((file) =>
+    file.findings.map((f) => ({
+      file: file.name,
+      rule: f.rule,
+      severity: f.severity,
+      ...rangeOf(file, f.span),
+      message: f.message,
+      fixes: f.fixes.map((fix) => ({
+        title: fix.title,
+        edits: fix.edits.map((edit) => ({ ...rangeOf(file, edit), newText: edit.newText })),
+      })),
+    })),
+  );
+  const document = {
+    version: 1,
+    filesScanned: report.filesScanned,
+    filesAnalyzed: report.filesAnalyzed,
+    durationMs: Math.round(report.durationMs),
+    findings,
+    errors: report.problems.map((p) => ({ file: p.file, message: p.message })),
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,166 @@
+// The files `lockwise check` reads. Folders are walked top-down so an ignored folder is never entered:
+// .gitignore files at every level (and above the start folder, up to the repository root), each
+// config's `ignore` globs, and folders that never hold project source (node_modules, dist, build, .git).
+import ignore, { type Ignore } from 'ignore';
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { ANALYZED_EXTENSIONS } from '../../rules/analyze';
+import { CONFIG_FILE } from '../../rules/config';
+import type { ConfigResolver, ConfigScope } from './check-config';
+
+export const MAX_FILE_BYTES = 2 * 1024 * 1024;
+const BINARY_SNIFF_BYTES = 8 * 1024;
+const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', '.git']);
+// Declaration files hold no statements, so no lock code: not worth parsing.
+const DECLARATION_FILE = /\.d\.[cm]?ts$/i;
+
+export interface SourceFileEntry {
+  path: string;
+  scope: ConfigScope;
+}
+
+export interface PathProblem {
+  path: string;
+  message: string;
+}
+
+export interface WalkResult {
+  files: SourceFileEntry[];
+  /** Named on the command line but not JavaScript/TypeScript. */
+  skipped: PathProblem[];
+  /** Folders that could not be read. */
+  errors: PathProblem[];
+}
+
+interface GitignoreLevel {
+  base: string;
+  rules: Ignore;
+}
+
+export function isAnalyzable(name: string): boolean {
+  const lower = name.toLowerCase();
+  return ANALYZED_EXTENSIONS.some((ext) => lower.endsWith(ext)) && !DECLARATION_FILE.test(lower);
+}
+
+/**
+ * Expands absolute `paths` (which must exist) into the files to check. A file named explicitly is
+ * checked even when an ignore rule covers it: the user asked for it.
+ */
+export function walk(paths: readonly string[], configs: ConfigResolver): WalkResult {
+  const result: WalkResult = { files: [], skipped: [], errors: [] };
+  const seen = new Set<string>();
+  const add = (path: string, scope: ConfigScope): void => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    result.files.push({ path, scope });
+  };
+  for (const path of paths) {
+    if (statSync(path).isDirectory()) {
+      walkDir(path, ancestorGitignores(path), configs.forDir(path), configs, add, result);
+    } else if (isAnalyzable(path)) {
+      add(path, configs.forDir(dirname(path)));
+    } else {
+      const what = DECLARATION_FILE.test(path) ? 'a declaration file' : 'not a JavaScript or TypeScript file';
+      result.skipped.push({ path, message: `skipped: ${what}` });
+    }
+  }
+  return result;
+}
+
+function walkDir(
+  dir: string,
+  inherited: GitignoreLevel[],
+  inheritedScope: ConfigScope,
+  configs: ConfigResolver,
+  add: (path: string, scope: ConfigScope) => void,
+  result: WalkResult,
+): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (err) {
+    result.errors.push({ path: dir, message: `cannot read the folder (${(err as NodeJS.ErrnoException).code ?? String(err)})` });
+    return;
+  }
+  let levels = inherited;
+  let scope = inheritedScope;
+  for (const entry of entries) {
+    if (entry.name === '.gitignore' && entry.isFile()) {
+      levels = [...inherited, gitignoreLevel(dir)];
+    } else if (entry.name === CONFIG_FILE || entry.name === 'package.json') {
+      // Only folders that may hold a config can change it; the rest inherit their parent's.
+      scope = configs.forDir(dir);
+    }
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      // Linked files are read; linked folders are not followed (they can form cycles).
+      try {
+        isFile = statSync(path).isFile();
+      } catch {
+        continue; // a dangling link
+      }
+    }
+    if (entry.isDirectory()) {
+      if (!SKIPPED_DIRS.has(entry.name) && !isIgnored(levels, scope, path, true)) {
+        walkDir(path, levels, scope, configs, add, result);
+      }
+    } else if (isFile && isAnalyzable(entry.name) && !isIgnored(levels, scope, path, false)) {
+      add(path, scope);
+    }
+  }
+}
+
+function gitignoreLevel(dir: string): GitignoreLevel {
+  return { base: dir, rules: ignore().add(readFileSync(join(dir, '.gitignore'), 'utf8')) };
+}
+
+/** .gitignore files above `start`, up to the repository root (git reads none above it); none outside a repository. */
+function ancestorGitignores(start: string): GitignoreLevel[] {
+  if (existsSync(join(start, '.git'))) return [];
+  const chain: string[] = [];
+  for (let dir = dirname(start); ; dir = dirname(dir)) {
+    chain.unshift(dir);
+    if (existsSync(join(dir, '.git'))) break;
+    if (dirname(dir) === dir) return [];
+  }
+  return chain.filter((dir) => existsSync(join(dir, '.gitignore'))).map(gitignoreLevel);
+}
+
+function posixRelative(from: string, to: string): string {
+  const rel = relative(from, to);
+  return sep === '/' ? rel : rel.split(sep).join('/');
+}
+
+/** Git's precedence: the deepest .gitignore with a matching rule decides; the config's globs always ignore. */
+function isIgnored(levels: readonly GitignoreLevel[], scope: ConfigScope, path: string, isDir: boolean): boolean {
+  const suffix = isDir ? '/' : '';
+  const own = posixRelative(scope.base, path);
+  if (own !== '..' && !own.startsWith('../') && scope.ignores.ignores(own + suffix)) return true;
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const verdict = levels[i].rules.test(posixRelative(levels[i].base, path) + suffix);
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
+  }
+  return false;
+}
+
+export type SourceText = { text: string } | { skipped: string };
+
+/** Reads one file for analysis, or says why it is skipped (too large, binary). Throws on I/O errors. */
+export function readSource(path: string): SourceText {
+  const size = statSync(path).size;
+  if (size > MAX_FILE_BYTES) {
+    return { skipped: `skipped: ${(size / (1024 * 1024)).toFixed(1)} MB is over the 2 MB limit` };
+  }
+  const bytes = readFileSync(path);
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+    return { skipped: 'skipped: binary file (NUL byte in the first 8 KB)' };
+  }
+  // TextDecoder drops a BOM as editors do, so columns match the language server's; bad bytes become U+FFFD.
+  return { text: utf8.decode(bytes) };
+}
+
+const utf8 = new TextDecoder();
