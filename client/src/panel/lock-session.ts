@@ -148,7 +148,7 @@ export class LockSession {
    */
   private async fetchExtraPatterns(fetch: () => Promise<string[]>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, EXTRA_PATTERNS_WAIT_MS)));
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), EXTRA_PATTERNS_WAIT_MS)));
     try {
       const globs = await Promise.race([fetch(), late]);
       if (globs) this.extra = globs;
