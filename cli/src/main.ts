@@ -6,6 +6,9 @@ import type { Command } from './command';
 // Modules export `command: Command`.
 const COMMANDS: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./commands/check')).command,
+  extend: async () => (await import('./commands/extend')).command,
+  locks: async () => (await import('./commands/locks')).command,
+  release: async () => (await import('./commands/release')).command,
 };
 
 function usage(): string {
