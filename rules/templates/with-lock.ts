@@ -194,21 +194,22 @@ interface Acquired {
 }
 
 /** One SET NX PX (or the fenced script) per attempt, with jittered exponential backoff until waitMs. */
-async function acquire(client: LockClient, key: string, token: string, s: Settings): Promise<Acquired> {
+async function acquire(client: LockClient, key: string, token: string, settings: Settings): Promise<Acquired> {
   const started = performance.now();
   for (let attempt = 0; ; attempt++) {
     const sentAt = performance.now();
-    if (s.fenceKey === undefined) {
-      if (await trySet(client, key, token, s.ttlMs)) return { fence: undefined, sentAt };
+    if (settings.fenceKey === undefined) {
+      if (await trySet(client, key, token, settings.ttlMs)) return { fence: undefined, sentAt };
     } else {
-      const fence = Number(await runScript(client, ACQUIRE_FENCED, [key, s.fenceKey], [token, String(s.ttlMs)]));
+      const keys = [key, settings.fenceKey];
+      const fence = Number(await runScript(client, ACQUIRE_FENCED, keys, [token, String(settings.ttlMs)]));
       if (fence > 0) return { fence, sentAt };
     }
     const waited = performance.now() - started;
-    if (waited >= s.waitMs) throw new LockBusyError(key, Math.ceil(waited));
+    if (waited >= settings.waitMs) throw new LockBusyError(key, Math.ceil(waited));
     // "Equal jitter": at least half the backoff, so contenders spread out without spinning.
-    const backoff = Math.min(s.maxRetryDelayMs, s.retryDelayMs * 2 ** Math.min(attempt, 30));
-    await sleep(Math.min(backoff / 2 + Math.random() * (backoff / 2), s.waitMs - waited));
+    const backoff = Math.min(settings.maxRetryDelayMs, settings.retryDelayMs * 2 ** Math.min(attempt, 30));
+    await sleep(Math.min(backoff / 2 + Math.random() * (backoff / 2), settings.waitMs - waited));
   }
 }
 
@@ -225,10 +226,10 @@ interface Watchdog {
  * Aborts the signal when a renewal finds the lock gone or taken, or when none has succeeded by
  * ttl/6 before the lock may expire (errors and hung replies alike: that is when it may be gone).
  */
-function startWatchdog(client: LockClient, lock: LockInfo, s: Settings, sentAt: number): Watchdog {
+function startWatchdog(client: LockClient, lock: LockInfo, settings: Settings, sentAt: number): Watchdog {
   const controller = new AbortController();
-  const every = Math.floor(s.ttlMs / 3);
-  let validUntil = sentAt + s.ttlMs;
+  const every = Math.floor(settings.ttlMs / 3);
+  let validUntil = sentAt + settings.ttlMs;
   let stopped = false;
   let lastError: unknown;
   let renewTimer: ReturnType<typeof setTimeout> | undefined;
@@ -247,7 +248,9 @@ function startWatchdog(client: LockClient, lock: LockInfo, s: Settings, sentAt: 
   const armDeadline = () => {
     clearTimeout(deadlineTimer);
     deadlineTimer = setTimeout(() => {
-      const detail = s.renew ? 'no renewal succeeded before it could expire' : 'its TTL is running out (renew: false)';
+      const detail = settings.renew
+        ? 'no renewal succeeded before it could expire'
+        : 'its TTL is running out (renew: false)';
       lose(new LockLostError(lock.key, 'unconfirmed', detail, lastError));
     }, Math.max(0, validUntil - every / 2 - performance.now()));
     unref(deadlineTimer);
@@ -256,13 +259,13 @@ function startWatchdog(client: LockClient, lock: LockInfo, s: Settings, sentAt: 
     const attemptAt = performance.now();
     // Everything is caught: a timer callback must never throw or leave a rejection unhandled.
     Promise.resolve()
-      .then(() => runScript(client, RENEW, [lock.key], [lock.token, String(s.ttlMs)]))
+      .then(() => runScript(client, RENEW, [lock.key], [lock.token, String(settings.ttlMs)]))
       .then(
         (reply) => {
           if (stopped) return;
           const status = Number(reply);
           if (status === 1) {
-            validUntil = attemptAt + s.ttlMs;
+            validUntil = attemptAt + settings.ttlMs;
             armDeadline();
             schedule();
           } else if (status === 0) {
@@ -283,7 +286,7 @@ function startWatchdog(client: LockClient, lock: LockInfo, s: Settings, sentAt: 
   };
 
   armDeadline();
-  if (s.renew) schedule();
+  if (settings.renew) schedule();
   return { signal: controller.signal, stop, lose };
 }
 

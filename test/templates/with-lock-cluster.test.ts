@@ -1,0 +1,85 @@
+// withLock on Redis Cluster clients (ioredis Cluster, node-redis createCluster), against a real
+// one-node cluster: a cluster rejects a script whose keys are in different slots (CROSSSLOT), so
+// this proves the lock key and its fencing counter always share a slot.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Redis, { Cluster } from 'ioredis';
+import { createCluster } from 'redis';
+import { withLock, type LockClient } from '../../rules/templates/with-lock';
+import { startRedis, type RedisProcess } from '../helpers/redis-server';
+import { waitFor } from '../helpers/wait';
+
+let server: RedisProcess;
+let admin: Redis;
+
+before(async () => {
+  // Without an announced IP the node reports '' as its host, and ioredis Cluster never connects.
+  server = await startRedis({
+    args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-announce-ip', '127.0.0.1'],
+  });
+  admin = new Redis(server.port, '127.0.0.1');
+  await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+  const clusterOk = async () => /cluster_state:ok/.test(String(await admin.call('CLUSTER', 'INFO')));
+  await waitFor(clusterOk, 'the cluster to be ok');
+});
+after(async () => {
+  admin?.disconnect();
+  await server?.stop();
+});
+
+interface ClusterClient {
+  lock: LockClient;
+  close(): Promise<void>;
+}
+
+const clusterClients: Array<{ name: string; connect(): Promise<ClusterClient> }> = [
+  {
+    name: 'ioredis Cluster',
+    async connect() {
+      const cluster = new Cluster([{ host: '127.0.0.1', port: server.port }], { lazyConnect: true });
+      cluster.on('error', () => {});
+      await cluster.connect();
+      return { lock: cluster, close: async () => cluster.disconnect() };
+    },
+  },
+  {
+    name: 'node-redis cluster',
+    async connect() {
+      const cluster = createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${server.port}` }] });
+      cluster.on('error', () => {});
+      await cluster.connect();
+      return { lock: cluster, close: async () => cluster.destroy() };
+    },
+  },
+];
+
+for (const { name, connect } of clusterClients) {
+  describe(`withLock with ${name}`, () => {
+    let client: ClusterClient;
+    before(async () => (client = await connect()));
+    after(async () => client?.close());
+
+    test('plain and fenced locks, with and without a hash tag in the key', async () => {
+      const tag = name.replace(/\W/g, '-');
+      for (const key of [`lock:${tag}:order`, `lock:{${tag}}:order`]) {
+        const plain = await withLock(client.lock, key, { ttlMs: 1000 }, async (_s, lock) => admin.get(lock.key));
+        assert.match(String(plain), /^lw1:/);
+        const fences = [];
+        for (let i = 0; i < 2; i++) {
+          fences.push(await withLock(client.lock, key, { ttlMs: 1000, fencing: true }, async (_s, lock) => lock.fence));
+        }
+        assert.deepEqual(fences, [1, 2]);
+        assert.equal(await admin.exists(key), 0);
+      }
+    });
+
+    test('a fenceKey in another slot fails loudly (CROSSSLOT) instead of half-working', async () => {
+      const key = `lock:${name.replace(/\W/g, '-')}:crossslot`;
+      await assert.rejects(
+        withLock(client.lock, key, { ttlMs: 1000, fencing: true, fenceKey: 'somewhere-else' }, async () => {}),
+        /CROSSSLOT/,
+      );
+      assert.equal(await admin.exists(key), 0);
+    });
+  });
+}
