@@ -2,7 +2,7 @@
 // contention, or behind a lock that never expires; redlock `retryCount: -1` does the same inside redlock.
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire, LockModel } from './engine/model';
-import { isFunctionLike, literalNumber, spanOf, unwrap } from './engine/nodes';
+import { descendants, descendantsOfKind, isFunctionLike, literalNumber, spanOf, unwrap } from './engine/nodes';
 import { lockNames } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
@@ -23,16 +23,16 @@ function bounds(node: Node | undefined): boolean {
   if (!node) return false;
   const text = node.getText();
   if (CLOCK.test(text) || LIMIT_WORDS.test(text)) return true;
-  return node.getDescendantsOfKind(SyntaxKind.BinaryExpression).some((b) => RELATIONAL.has(b.getOperatorToken().getKind())) ||
+  return descendantsOfKind(node, SyntaxKind.BinaryExpression).some((b) => RELATIONAL.has(b.getOperatorToken().getKind())) ||
     (Node.isBinaryExpression(node) && RELATIONAL.has(node.getOperatorToken().getKind()));
 }
 
 /** An `if (<bound>) break/throw/return` inside the loop body (not in nested loops or functions). */
 function boundedExit(loop: Loop): boolean {
-  return loop.getDescendantsOfKind(SyntaxKind.IfStatement).some((s) => {
+  return descendantsOfKind(loop, SyntaxKind.IfStatement).some((s) => {
     if (s.getFirstAncestor((a) => isLoop(a) || isFunctionLike(a)) !== loop) return false;
     const then = s.getThenStatement();
-    const exits = [then, ...then.getDescendants()].some((d) => Node.isBreakStatement(d) || Node.isThrowStatement(d) || Node.isReturnStatement(d));
+    const exits = [then, ...descendants(then)].some((d) => Node.isBreakStatement(d) || Node.isThrowStatement(d) || Node.isReturnStatement(d));
     return exits && bounds(s.getExpression());
   });
 }
@@ -47,8 +47,8 @@ function loopCondition(loop: Loop): Node | undefined {
 function retriesAcquire(loop: Loop, acquire: Acquire): boolean {
   const names = lockNames(acquire);
   const condition = loopCondition(loop);
-  if (condition && condition.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => names.includes(id.getText()))) return true;
-  return loop.getDescendants().some(
+  if (condition && descendantsOfKind(condition, SyntaxKind.Identifier).some((id) => names.includes(id.getText()))) return true;
+  return descendants(loop).some(
     (d) => (Node.isBreakStatement(d) || Node.isReturnStatement(d)) && d.getStart() > acquire.call.getEnd() &&
       d.getFirstAncestor((a) => isLoop(a) || isFunctionLike(a)) === loop,
   );
@@ -67,14 +67,14 @@ function unboundedRecursion(acquire: Acquire): Node | undefined {
   const fn = acquire.fn;
   const name = Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
   if (!name) return undefined;
-  const self = fn.getDescendantsOfKind(SyntaxKind.CallExpression).find((c) => {
+  const self = descendantsOfKind(fn, SyntaxKind.CallExpression).find((c) => {
     const callee = unwrap(c.getExpression()).getText();
     return (callee === name || callee === `this.${name}`) && c.getStart() > acquire.call.getEnd();
   });
   if (!self) return undefined;
   const params = (fn as import('ts-morph').FunctionDeclaration).getParameters().map((p) => p.getName()).join(' ');
   if (LIMIT_WORDS.test(params) || self.getArguments().some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
-  if (fn.getDescendantsOfKind(SyntaxKind.IfStatement).some((s) => bounds(s.getExpression()))) return undefined;
+  if (descendantsOfKind(fn, SyntaxKind.IfStatement).some((s) => bounds(s.getExpression()))) return undefined;
   return self;
 }
 

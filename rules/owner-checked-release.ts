@@ -1,52 +1,16 @@
 // DEL/UNLINK of a lock key without an atomic owner check deletes whoever holds the lock now; so does
 // GET, compare in the client, then DEL (the lock can change hands between the two round trips).
-import { Node, SyntaxKind } from 'ts-morph';
+import { Node } from 'ts-morph';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
 import { spanOf, unwrap, valueCarrier } from './engine/nodes';
 import { receiverText, visibleToken } from './engine/queries';
-import { storedName } from './engine/libraries';
 import { guardedRelease } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 
-interface GetCompare {
-  get: Node;
-  ifStatement: Node;
-  /** The other side of the comparison: the token this process expects. */
-  token?: Node;
-}
-
-/** `if ((await redis.get(key)) === token) { await redis.del(key) }`, directly or via a variable. */
-function findGetCompare(model: LockModel, release: Release): GetCompare | undefined {
-  const key = release.key;
-  if (!key) return undefined;
-  const gets = model.commands.filter(
-    (c) => c.name === 'GET' && c.call.getStart() < release.call.getStart() && c.keys[0] && sameKey(model.keyOf(c.keys[0]), key),
-  );
-  if (gets.length === 0) return undefined;
-  for (const ifStatement of release.call.getAncestors()) {
-    if (ifStatement === release.fn) break;
-    if (!Node.isIfStatement(ifStatement)) continue;
-    const condition = ifStatement.getExpression();
-    for (const get of gets) {
-      const variable = storedName(get.call);
-      const inCondition = condition.getStart() <= get.call.getStart() && get.call.getEnd() <= condition.getEnd();
-      const viaVariable = variable && condition.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === variable);
-      if (!inCondition && !viaVariable) continue;
-      const compare = unwrap(condition);
-      let token: Node | undefined;
-      if (Node.isBinaryExpression(compare) && /^(===|==)$/.test(compare.getOperatorToken().getText())) {
-        const leftHasGet = compare.getLeft().getText().includes(variable && viaVariable ? variable : get.call.getText());
-        token = leftHasGet ? compare.getRight() : compare.getLeft();
-      }
-      return { get: get.call, ifStatement, token };
-    }
-  }
-  return undefined;
-}
-
-function fix(model: LockModel, release: Release, getCompare: GetCompare | undefined): Fix | undefined {
+function fix(model: LockModel, release: Release): Fix | undefined {
+  const getCompare = release.getCompare;
   const receiver = receiverText(release.call);
   const keyNode = release.command?.keys.find((k) => release.key && sameKey(model.keyOf(k), release.key));
   if (!receiver || !keyNode || release.command?.batch || release.kind === 'script') return undefined;
@@ -76,7 +40,7 @@ export const ownerCheckedRelease: Rule = {
       if (release.ownerChecked) continue;
       const key = describeKey(release.key);
       const command = release.kind === 'script' ? 'This Lua script deletes' : `${release.command?.name ?? 'DEL'} deletes`;
-      const getCompare = findGetCompare(model, release);
+      const getCompare = release.getCompare;
       const message = getCompare
         ? `GET, compare, then ${release.command?.name ?? 'DEL'} ${key} takes two round trips: the lock can expire and be acquired by another process between the GET and the delete, which then removes their lock. Compare and delete atomically in one Lua script (or DELEX key IFEQ token on Redis 8.4+).`
         : `${command} ${key} whoever holds it. If this process's lock expired (a slow step, a GC pause) and another process acquired it, this removes their lock and lets a third in. Delete only if the value is still this process's token, atomically (Lua compare-and-delete, or DELEX key IFEQ token on Redis 8.4+).`;
@@ -84,7 +48,7 @@ export const ownerCheckedRelease: Rule = {
         span: spanOf(release.call),
         message,
         related: getCompare ? [{ span: spanOf(getCompare.get), message: 'the separate GET' }] : [],
-        fixes: [fix(model, release, getCompare)].filter((f): f is Fix => !!f),
+        fixes: [fix(model, release)].filter((f): f is Fix => !!f),
       });
     }
   },

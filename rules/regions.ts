@@ -4,7 +4,7 @@ import { Node, SyntaxKind, type Statement } from 'ts-morph';
 import { withModel } from './analyze';
 import { emptyConfig, type LockwiseConfig } from './config';
 import type { Acquire, LockModel } from './engine/model';
-import { contains, isFunctionLike, literalNumber, methodOf, unwrap } from './engine/nodes';
+import { contains, descendants, descendantsOfKind, isFunctionLike, literalNumber, methodOf, unwrap } from './engine/nodes';
 import { inFinally, isGuard, lockNames, releasesOf } from './engine/paths';
 import { mightHoldLockCode } from './engine/prefilter';
 import { isRedisAcquire } from './engine/queries';
@@ -46,20 +46,20 @@ function clientOf(model: LockModel, acquire: Acquire): string | undefined {
 function movable(section: Statement[], after: Statement[], names: string[]): boolean {
   const inside = (node: Node | undefined) => !!node && section.some((s) => contains(s, node));
   for (const statement of section) {
-    for (const d of [statement, ...statement.getDescendants()]) {
+    for (const d of [statement, ...descendants(statement)]) {
       if (Node.isReturnStatement(d) && !inside(d.getFirstAncestor((x) => isFunctionLike(x)))) return false;
       if ((Node.isBreakStatement(d) || Node.isContinueStatement(d)) &&
         !inside(d.getFirstAncestor((x) => isFunctionLike(x) || Node.isIterationStatement(x) || Node.isSwitchStatement(x) || Node.isLabeledStatement(x)))) return false;
       if (Node.isIdentifier(d) && names.includes(d.getText())) return false;
     }
   }
-  const declared = new Set(section.flatMap((s) => s.getDescendantsOfKind(SyntaxKind.VariableDeclaration).map((v) => v.getName())));
-  return !after.some((s) => s.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => declared.has(id.getText())));
+  const declared = new Set(section.flatMap((s) => descendantsOfKind(s, SyntaxKind.VariableDeclaration).map((v) => v.getName())));
+  return !after.some((s) => descendantsOfKind(s, SyntaxKind.Identifier).some((id) => declared.has(id.getText())));
 }
 
 /** The section's statements indented one level deeper, with `signal.throwIfAborted()` between awaited steps. */
 function sectionText(model: LockModel, section: Statement[], indent: string): string {
-  const steps = section.filter((s) => s.getDescendantsOfKind(SyntaxKind.AwaitExpression).length > 0);
+  const steps = section.filter((s) => descendantsOfKind(s, SyntaxKind.AwaitExpression).length > 0);
   const lines = section.map((s) => `${indent}  ${model.text.slice(s.getStart(), s.getEnd()).replace(/\n(?=[ \t]*\S)/g, '\n  ')}`);
   const check = `${indent}  signal.throwIfAborted();`;
   if (steps.length < 2) return [check, ...lines].join('\n');
@@ -88,7 +88,7 @@ function regionOf(model: LockModel, acquire: Acquire): LockRegion | undefined {
   } else if (last === release.call.getFirstAncestorByKind(SyntaxKind.ExpressionStatement)) {
     sectionStatements = statements.slice(start + 1, end);
   } else return undefined;
-  if (acquire.laterExpire) sectionStatements = sectionStatements.filter((s) => !s.getDescendants().includes(acquire.laterExpire?.call as Node) && s !== acquire.laterExpire?.call.getFirstAncestorByKind(SyntaxKind.ExpressionStatement));
+  if (acquire.laterExpire) sectionStatements = sectionStatements.filter((s) => !descendants(s).includes(acquire.laterExpire?.call as Node) && s !== acquire.laterExpire?.call.getFirstAncestorByKind(SyntaxKind.ExpressionStatement));
   if (sectionStatements[0] && isGuard(sectionStatements[0], acquire)) sectionStatements = sectionStatements.slice(1);
   if (sectionStatements.length === 0 || !movable(sectionStatements, statements.slice(end + 1), lockNames(acquire))) return undefined;
 
@@ -99,7 +99,7 @@ function regionOf(model: LockModel, acquire: Acquire): LockRegion | undefined {
   const tokenName = acquire.token?.getText();
   const dropToken = !!tokenDecl && Node.isVariableStatement(tokenDecl) && tokenDecl.getDeclarations().length === 1 &&
     tokenDecl.getDeclarations()[0].getName() === tokenName &&
-    !statements.slice(end + 1).some((st) => st.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === tokenName));
+    !statements.slice(end + 1).some((st) => descendantsOfKind(st, SyntaxKind.Identifier).some((id) => id.getText() === tokenName));
   return {
     span: { start: (dropToken && tokenDecl ? tokenDecl : acquire.statement).getStart(), end: last.getEnd() },
     acquireSpan: { start: acquire.call.getStart(), end: acquire.call.getEnd() },

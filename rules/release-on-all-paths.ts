@@ -2,7 +2,7 @@
 // work, or an early return, must not leave the lock held until its TTL (or forever without one).
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire } from './engine/model';
-import { spanOf } from './engine/nodes';
+import { descendants, descendantsOfKind, spanOf } from './engine/nodes';
 import { isGuard, releaseCoverage } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
@@ -19,22 +19,22 @@ function fix(acquire: Acquire, releaseStatement: Node): Fix | undefined {
   if (start >= 0) {
     start++;
     if (statements[start] && isGuard(statements[start], acquire) && start < end) start++;
-  } else if (!acquire.statement.getDescendants().includes(block)) {
+  } else if (!descendants(acquire.statement).includes(block)) {
     return undefined;
   } else start = 0;
   const between = statements.slice(start, end);
   if (between.length === 0) return undefined;
 
   // Names declared inside the new try block must not be used after it.
-  const declared = new Set(between.flatMap((s) => s.getDescendantsOfKind(SyntaxKind.VariableDeclaration).map((d) => d.getName())));
-  const usedAfter = statements.slice(end + 1).some((s) => s.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => declared.has(id.getText())));
+  const declared = new Set(between.flatMap((s) => descendantsOfKind(s, SyntaxKind.VariableDeclaration).map((d) => d.getName())));
+  const usedAfter = statements.slice(end + 1).some((s) => descendantsOfKind(s, SyntaxKind.Identifier).some((id) => declared.has(id.getText())));
   if (usedAfter) return undefined;
 
   const text = block.getSourceFile().getFullText();
   const first = between[0];
   const indent = /[ \t]*$/.exec(text.slice(0, first.getStart()))?.[0] ?? '';
   const body = text.slice(first.getStart(), between[between.length - 1].getEnd());
-  const multilineTemplate = between.some((s) => s.getDescendants().some((d) => (Node.isTemplateExpression(d) || Node.isNoSubstitutionTemplateLiteral(d)) && d.getText().includes('\n')));
+  const multilineTemplate = between.some((s) => descendants(s).some((d) => (Node.isTemplateExpression(d) || Node.isNoSubstitutionTemplateLiteral(d)) && d.getText().includes('\n')));
   const inner = multilineTemplate ? body : body.replace(/\n(?=[ \t]*\S)/g, '\n  ');
   return {
     title: 'Release in a finally block',

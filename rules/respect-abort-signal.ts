@@ -5,6 +5,7 @@ import type { Acquire } from './engine/model';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
+import { descendantsOfKind } from './engine/nodes';
 
 type Routine = ArrowFunction | FunctionExpression;
 
@@ -17,14 +18,14 @@ function signalName(routine: Routine): string | undefined | null {
 
 function readsSignal(routine: Routine, name: string): boolean {
   const body = routine.getBody();
-  return body.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => id.getText() === name);
+  return descendantsOfKind(body, SyntaxKind.Identifier).some((id) => id.getText() === name);
 }
 
 /** Adds the parameter if missing, and `signal.throwIfAborted()` after each awaited step but the last. */
 function fix(routine: Routine, name: string | undefined): Fix | undefined {
   const body = routine.getBody();
   if (!Node.isBlock(body)) return undefined;
-  const steps = body.getStatements().filter((s) => s.getDescendantsOfKind(SyntaxKind.AwaitExpression).length > 0);
+  const steps = body.getStatements().filter((s) => descendantsOfKind(s, SyntaxKind.AwaitExpression).length > 0);
   if (steps.length < 2) return undefined;
   const signal = name ?? 'signal';
   const edits: TextEdit[] = [];

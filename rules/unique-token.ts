@@ -21,7 +21,8 @@ const WHY: Record<Weakness['kind'], string> = {
 function tokenMatters(model: LockModel, acquire: Acquire): Node | undefined {
   const key = acquire.key;
   if (!key) return undefined;
-  const checked = [...model.releases, ...model.extends].find((op) => op.ownerChecked && op.key && sameKey(op.key, key) && op.kind !== 'library');
+  const checked = [...model.releases, ...model.extends].find((op) => op.kind !== 'library' && op.key && sameKey(op.key, key) &&
+    (op.ownerChecked || ('getCompare' in op && op.getCompare)));
   return checked?.call;
 }
 

@@ -2,7 +2,7 @@
 // means the next extend or release acts on a dead lock.
 import { Node, SyntaxKind, VariableDeclarationKind } from 'ts-morph';
 import type { Extend, LockModel } from './engine/model';
-import { methodOf, spanOf, unwrap, valueCarrier } from './engine/nodes';
+import { descendantsOfKind, methodOf, spanOf, unwrap, valueCarrier } from './engine/nodes';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 
@@ -22,8 +22,7 @@ function fix(model: LockModel, extend: Extend, handle: Node): Fix | undefined {
   const carrier = valueCarrier(extend.call);
   const edits: TextEdit[] = [{ start: carrier.getStart(), end: carrier.getStart(), newText: `${handle.getText()} = ` }];
   if (Node.isIdentifier(handle)) {
-    const decl = model.sourceFile
-      .getDescendantsOfKind(SyntaxKind.VariableDeclaration)
+    const decl = descendantsOfKind(model.sourceFile, SyntaxKind.VariableDeclaration)
       .find((d) => d.getName() === handle.getText() && d.getStart() < extend.call.getStart());
     const list = decl?.getParent();
     if (!decl || !Node.isVariableDeclarationList(list)) return undefined;
@@ -50,7 +49,7 @@ export const useExtendedLock: Rule = {
       if (!handle) continue;
       report({
         span: spanOf(extend.call),
-        message: `The Lock returned by extend() is discarded. redlock v5 returns a new Lock and marks ${handle.getText()} expired, so a later ${handle.getText()}.extend() fails and ${handle.getText()}.release() releases nothing while the lock stays held until its TTL. Assign the result: ${handle.getText()} = await ${handle.getText()}.extend(ms).`,
+        message: `The Lock returned by extend() is discarded. redlock v5 returns a new Lock and marks ${handle.getText()} expired: the next ${handle.getText()}.extend() throws ExecutionError ("Cannot extend an already-expired lock"), so the lock is not renewed and expires under the work. Assign the result: ${handle.getText()} = await ${handle.getText()}.extend(ms).`,
         fixes: [fix(model, extend, handle)].filter((f): f is Fix => !!f),
       });
     }

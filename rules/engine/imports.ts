@@ -2,7 +2,7 @@
 // redis-semaphore's, and the file's client style can be told when a call does not show it.
 import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { ClientStyle } from './commands';
-import { literalString } from './nodes';
+import { descendantsOfKind, literalString } from './nodes';
 
 export interface FileImports {
   /** Local name -> module specifier, for every named, default and namespace import and require(). */
@@ -24,7 +24,7 @@ export function readImports(sourceFile: SourceFile): FileImports {
   }
   // CommonJS: const Redlock = require('redlock'); const { Mutex } = require('redis-semaphore')
   if (sourceFile.getFullText().includes('require(')) {
-    for (const call of sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of descendantsOfKind(sourceFile, SyntaxKind.CallExpression)) {
       if (call.getExpression().getText() !== 'require') continue;
       const arg = call.getArguments()[0];
       const from = arg ? literalString(arg) : undefined;

@@ -3,11 +3,12 @@
 import { Node, SyntaxKind, type CallExpression, type Expression, type NewExpression, type SourceFile } from 'ts-morph';
 import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type RecogniserContext, type RedisCommand } from './commands';
+import { findGetCompare, type GetCompare } from './get-compare';
 import { fileStyle, readImports, type FileImports } from './imports';
 import { keyRef, looksLikeLockKey, sameKey, type ConstLookup, type KeyRef } from './keys';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
-import { constInitializers, enclosingFunction, enclosingStatement, methodOf, unwrap } from './nodes';
+import { constInitializers, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import type { TtlUnit } from './set-options';
 
@@ -46,6 +47,8 @@ export interface Release {
   handle?: string;
   ownerChecked: boolean;
   fn: Node;
+  /** For an unchecked DEL inside `if ((await get(key)) === token)`: the non-atomic owner check. */
+  getCompare?: GetCompare;
 }
 
 export type ExtendKind = 'expire' | 'set-xx' | 'set-ifeq' | 'script' | 'library' | 'helper';
@@ -83,6 +86,7 @@ export interface LockModel {
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
 const RELEASE_FN = /release|unlock|free|drop|clear/i;
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
+const LOCK_FN = /lock|mutex|leader/i;
 
 function makeLookup(sourceFile: SourceFile): ConstLookup {
   const consts = constInitializers(sourceFile);
@@ -111,8 +115,8 @@ function inTimer(node: Node, fn: Node): boolean {
 export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockModel {
   const lookup = makeLookup(sourceFile);
   const imports = readImports(sourceFile);
-  const calls = sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression);
-  const news: NewExpression[] = sourceFile.getDescendantsOfKind(SyntaxKind.NewExpression);
+  const calls = descendantsOfKind(sourceFile, SyntaxKind.CallExpression);
+  const news: NewExpression[] = descendantsOfKind(sourceFile, SyntaxKind.NewExpression);
   const named = collectNamedScripts(sourceFile, calls, lookup);
   const ctx: RecogniserContext = { lookup, scripts: named.scripts, shas: named.shas, batchVars: batchVariables(sourceFile) };
 
@@ -162,14 +166,20 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
     if (ttlSetters.has(command)) continue;
     const fn = enclosingFunction(command.call);
     const fnName = functionName(fn);
-    const lockKey = command.keys.map(keyOf).find((k) => acquiredHere(k) || (looksLikeLockKey(k) && RELEASE_FN.test(fnName)));
-    const extendKey = command.keys.map(keyOf).find((k) => acquiredHere(k) || (looksLikeLockKey(k) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))));
+    // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
+    const lockFn = LOCK_FN.test(fnName);
+    const keys = command.keys.map(keyOf);
+    const lockKey = keys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && RELEASE_FN.test(fnName)));
+    const extendKey = keys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))));
     const base = { call: command.call, command, fn };
     switch (command.name) {
       case 'DEL':
       case 'UNLINK':
       case 'GETDEL':
-        if (lockKey) releases.push({ ...base, kind: command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink', key: lockKey, ownerChecked: false });
+        if (lockKey) {
+          const kind = command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink';
+          releases.push({ ...base, kind, key: lockKey, ownerChecked: false, getCompare: findGetCompare({ ...base, key: lockKey }, commands, keyOf) });
+        }
         break;
       case 'DELEX':
         if (lockKey) releases.push({ ...base, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
@@ -253,7 +263,7 @@ function batchVariables(sourceFile: SourceFile): Map<string, 'multi' | 'pipeline
   const vars = new Map<string, 'multi' | 'pipeline'>();
   const text = sourceFile.getFullText();
   if (!/multi\(|pipeline\(|batch\(/.test(text)) return vars;
-  for (const decl of sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
+  for (const decl of descendantsOfKind(sourceFile, SyntaxKind.VariableDeclaration)) {
     const init = decl.getInitializer();
     const call = init ? unwrap(init) : undefined;
     if (!call || !Node.isCallExpression(call)) continue;

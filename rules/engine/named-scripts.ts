@@ -4,7 +4,7 @@
 import { Node, SyntaxKind, type CallExpression, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { luaText, type NamedScript } from './commands';
 import type { ConstLookup } from './keys';
-import { literalNumber, literalString, methodOf, unwrap, valueCarrier } from './nodes';
+import { descendantsOfKind, literalNumber, literalString, methodOf, unwrap, valueCarrier } from './nodes';
 
 function prop(obj: ObjectLiteralExpression, ...names: string[]): Node | undefined {
   for (const name of names) {
@@ -62,7 +62,7 @@ export function collectNamedScripts(sourceFile: SourceFile, calls: CallExpressio
 
   // `scripts: { name: {...} }` in a client constructor or factory options object.
   if (sourceFile.getFullText().includes('scripts')) {
-    for (const assignment of sourceFile.getDescendantsOfKind(SyntaxKind.PropertyAssignment)) {
+    for (const assignment of descendantsOfKind(sourceFile, SyntaxKind.PropertyAssignment)) {
       if (assignment.getName() !== 'scripts') continue;
       const obj = objectOf(assignment.getInitializer(), lookup);
       if (!obj) continue;

@@ -1,7 +1,43 @@
 // Small syntax helpers over ts-morph nodes, shared by the recognisers and the rules.
-import { Node, SyntaxKind, VariableDeclarationKind, type CallExpression, type Expression, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, VariableDeclarationKind, type CallExpression, type Expression, type KindToNodeMappings, type SourceFile } from 'ts-morph';
 
 export type FunctionLike = Node;
+
+// ts-morph's getDescendantsOfKind() builds token lists for every node it walks (ts getChildren),
+// which made a 5,000-line file take seconds. These walk the compiler's own tree with forEachChild,
+// iteratively (deep nesting must not overflow the stack), and wrap only the nodes they return.
+interface WrapsCompilerNodes {
+  _getNodeFromCompilerNode(node: ts.Node): Node;
+}
+
+function compilerDescendants(node: Node, keep: (n: ts.Node) => boolean): Node[] {
+  const found: ts.Node[] = [];
+  const stack: ts.Node[] = [];
+  const pushChildren = (n: ts.Node) => {
+    const children: ts.Node[] = [];
+    ts.forEachChild(n, (c) => {
+      children.push(c);
+    });
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  };
+  pushChildren(node.compilerNode);
+  while (stack.length > 0) {
+    const n = stack.pop() as ts.Node;
+    if (keep(n)) found.push(n);
+    pushChildren(n);
+  }
+  const wrapper = node as unknown as WrapsCompilerNodes;
+  return found.map((n) => wrapper._getNodeFromCompilerNode(n));
+}
+
+export function descendantsOfKind<K extends SyntaxKind>(node: Node, kind: K): KindToNodeMappings[K][] {
+  return compilerDescendants(node, (n) => n.kind === kind) as KindToNodeMappings[K][];
+}
+
+/** Every descendant, in document order. */
+export function descendants(node: Node): Node[] {
+  return compilerDescendants(node, () => true);
+}
 
 /** The nearest enclosing function (or the source file for top-level code). */
 export function enclosingFunction(node: Node): Node {
@@ -95,7 +131,7 @@ export function normalizeText(node: Node): string {
 /** `const NAME = <initializer>` declarations anywhere in a file, by name (several when shadowed). */
 export function constInitializers(sourceFile: SourceFile): Map<string, Expression[]> {
   const map = new Map<string, Expression[]>();
-  for (const decl of sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
+  for (const decl of descendantsOfKind(sourceFile, SyntaxKind.VariableDeclaration)) {
     const nameNode = decl.getNameNode();
     const init = decl.getInitializer();
     const list = decl.getParent();

@@ -2,7 +2,7 @@
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire, LockModel } from './model';
 import { sameKey, looksLikeLockKey, type KeyRef } from './keys';
-import { methodOf, unwrap } from './nodes';
+import { descendantsOfKind, methodOf, unwrap } from './nodes';
 
 export const REDIS_ACQUIRES = new Set(['set-nx', 'setnx', 'lua']);
 
@@ -52,13 +52,13 @@ export function visibleAt(reference: Node, site: Node): boolean {
   if (!Node.isIdentifier(n)) return false;
   const name = n.getText();
   const sourceFile = site.getSourceFile();
-  for (const decl of sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
+  for (const decl of descendantsOfKind(sourceFile, SyntaxKind.VariableDeclaration)) {
     if (decl.getName() !== name) continue;
     const scope = decl.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a)) ?? sourceFile;
     const holder = Node.isBlock(scope) ? scope : sourceFile;
     if (site.getStart() >= holder.getStart() && site.getEnd() <= holder.getEnd() && decl.getStart() < site.getStart()) return true;
   }
-  for (const param of sourceFile.getDescendantsOfKind(SyntaxKind.Parameter)) {
+  for (const param of descendantsOfKind(sourceFile, SyntaxKind.Parameter)) {
     if (param.getName() !== name) continue;
     const fn = param.getParent();
     if (site.getStart() >= fn.getStart() && site.getEnd() <= fn.getEnd()) return true;

@@ -2,7 +2,7 @@
 // and neither is one token created once (module level, or once per object) and reused.
 import { Node, SyntaxKind, type Expression } from 'ts-morph';
 import type { ConstLookup } from './keys';
-import { literalString, unwrap } from './nodes';
+import { descendantsOfKind, literalString, unwrap } from './nodes';
 
 export type Weakness =
   | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
@@ -51,8 +51,7 @@ function reusedDeclaration(token: Node, fn: Node): Node | undefined {
     const cls = token.getFirstAncestorByKind(SyntaxKind.ClassDeclaration);
     if (!cls) return undefined;
     const name = n.getName();
-    const writes = cls
-      .getDescendantsOfKind(SyntaxKind.BinaryExpression)
+    const writes = descendantsOfKind(cls, SyntaxKind.BinaryExpression)
       .filter((b) => b.getOperatorToken().getText() === '=' && b.getLeft().getText() === `this.${name}`);
     const prop = cls.getProperty(name);
     const onlyAtConstruction = writes.every((w) => w.getFirstAncestorByKind(SyntaxKind.Constructor));

@@ -27,7 +27,7 @@ export const useExtendedLockCases: RuleCases = {
   invalid: [
     {
       name: 'discarded extend on a const handle',
-      message: ['is discarded', 'release() releases nothing'],
+      message: ['is discarded', 'Cannot extend an already-expired lock'],
       code: `${rl}export async function run() {
   const lock = await redlock.acquire(['report'], 5000);
   try {

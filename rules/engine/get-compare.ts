@@ -1,0 +1,48 @@
+// GET, compare in the client, then DEL: an owner check, but not an atomic one. Found once here so
+// owner-checked-release can say "two round trips" and unique-token knows the token is compared.
+import { Node, SyntaxKind } from 'ts-morph';
+import type { RedisCommand } from './commands';
+import { sameKey, type KeyRef } from './keys';
+import { storedName } from './libraries';
+import { descendantsOfKind, unwrap } from './nodes';
+
+export interface GetCompare {
+  get: Node;
+  ifStatement: Node;
+  /** The other side of the comparison: the token this process expects. */
+  token?: Node;
+}
+
+/** `if ((await redis.get(key)) === token) { await redis.del(key) }`, directly or via a variable. */
+export function findGetCompare(
+  release: { call: Node; fn: Node; key?: KeyRef },
+  commands: RedisCommand[],
+  keyOf: (n: Node) => KeyRef,
+): GetCompare | undefined {
+  const key = release.key;
+  if (!key) return undefined;
+  const gets = commands.filter(
+    (c) => c.name === 'GET' && c.call.getStart() < release.call.getStart() && c.keys[0] && sameKey(keyOf(c.keys[0]), key),
+  );
+  if (gets.length === 0) return undefined;
+  for (const ifStatement of release.call.getAncestors()) {
+    if (ifStatement === release.fn) break;
+    if (!Node.isIfStatement(ifStatement)) continue;
+    const condition = ifStatement.getExpression();
+    for (const get of gets) {
+      const variable = storedName(get.call);
+      const inCondition = condition.getStart() <= get.call.getStart() && get.call.getEnd() <= condition.getEnd();
+      const viaVariable = variable && descendantsOfKind(condition, SyntaxKind.Identifier).some((id) => id.getText() === variable);
+      if (!inCondition && !viaVariable) continue;
+      const compare = unwrap(condition);
+      let token: Node | undefined;
+      if (Node.isBinaryExpression(compare) && /^(===|==)$/.test(compare.getOperatorToken().getText())) {
+        const leftHasGet = compare.getLeft().getText().includes(variable && viaVariable ? variable : get.call.getText());
+        token = leftHasGet ? compare.getRight() : compare.getLeft();
+      }
+      return { get: get.call, ifStatement, token };
+    }
+  }
+  return undefined;
+}
+
