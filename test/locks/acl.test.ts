@@ -36,6 +36,12 @@ test('a user with only the browse rules lists every seeded lock; KEYS, SET and E
     assert.equal(result.rows.find((r) => r.key === 'lock:orders')?.fence?.value, '17', 'fence keys are readable');
     assert.equal(result.rows.find((r) => r.key === 'lock:redisson')?.fence?.value, '5');
 
+    // A pattern reaching keys the ACL does not cover: those keys are reported, the rest is still listed.
+    const wider = await conn.list({ patterns: ['lock:*', 'session:*'] });
+    assert.equal(wider.partial, true);
+    assert.equal(wider.rows.length, seeded.locks.filter((l) => l.key.startsWith('lock:')).length);
+    assert.match(wider.errors[0]!.message, /user "browser" was denied by an ACL rule/);
+
     const lock = seeded.locks.find((l) => l.key === 'lock:orders')!;
     await assert.rejects(conn.release(lock.key, lock.token), (err: Error & { kind?: string }) => {
       assert.equal(err.kind, 'noperm');

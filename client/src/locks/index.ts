@@ -6,9 +6,9 @@ import { auditRecord } from './audit';
 import { createMasterClient, createRouter, endpointName, parseEndpoint, resolveConnection, type ResolvedConnection } from './connect';
 import { explainError, LockwiseError, type ErrorContext } from './errors';
 import { guardedExtend, guardedRelease, refuseReadOnly, type GuardedOutcome } from './guarded';
+import { keySlot } from './fences';
 import { holderFromToken } from './holders';
 import { readOne } from './read';
-import { keySlot } from './fences';
 import { listLocks, type MasterNode, type ScanContext } from './scan';
 import type {
   AuditRecord,
@@ -103,7 +103,10 @@ class Connection implements LockConnection {
     if (this.status !== 'ready') this.emit();
   }
 
-  /** Connects and PINGs; the first error of any kind ends the attempt (no background retrying at open). */
+  /**
+   * Connects and PINGs; the first 'error' event of any kind ends the attempt, so nothing retries in the
+   * background at open, and a failed SELECT (database out of range), only ever reported as an event, counts.
+   */
   async start(): Promise<void> {
     this.lastError = undefined;
     this.sentinelError = undefined;
@@ -121,8 +124,6 @@ class Connection implements LockConnection {
     } finally {
       this.router.off('error', fail);
     }
-    // A failed SELECT (database out of range) is only reported as an 'error' event during the handshake.
-    if (this.lastError) throw this.lastError;
     this.setStatus('ready');
   }
 

@@ -60,6 +60,8 @@ interface Collector {
   scanned: number;
   /** Per node and message, the first explained error. */
   errors: Map<string, { node: string; error: LockwiseError }>;
+  /** Nodes that could not be scanned at all (as opposed to a single key that could not be read). */
+  failedNodes: Set<string>;
   /** Cluster: fence candidates that live on another master, read once at the end. */
   elsewhere: { row: LockRow; candidates: string[] }[];
 }
@@ -97,7 +99,7 @@ async function readBatch(ctx: ScanContext, c: Collector, node: MasterNode & { cl
     const fences = here.map((f, j): [string, [Error | null, unknown]] => [f, r1[at + 3 + j]!]);
     at += 3 + here.length;
     const err = typeReply[0] ?? pttlReply[0];
-    if (err) return noteError(c, node.name, ctx.explain(err, node.name));
+    if (err) return noteError(c, node.name, ctx.explain(err, node.name)); // e.g. an ACL that denies this key
     if (typeReply[1] === 'none') return; // expired between SCAN and now
     readable.push({ key, type: String(typeReply[1]), pttl: Number(pttlReply[1]), get: getReply, fences, remote: candidates[i]!.filter((f) => !local(f)) });
   });
@@ -140,7 +142,9 @@ async function readRemoteFences(ctx: ScanContext, c: Collector): Promise<void> {
   for (const { row, candidates } of c.elsewhere) {
     for (const key of candidates) {
       const owner = ctx.ownerOf?.(key);
-      if (owner) byNode.set(owner, [...(byNode.get(owner) ?? []), { row, key }]);
+      if (!owner) continue;
+      if (!byNode.has(owner)) byNode.set(owner, []);
+      byNode.get(owner)!.push({ row, key });
     }
   }
   await Promise.all(
@@ -160,6 +164,7 @@ async function readRemoteFences(ctx: ScanContext, c: Collector): Promise<void> {
 
 async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, options: Required<Omit<ListOptions, 'previous'>>): Promise<void> {
   if (!node.client) {
+    c.failedNodes.add(node.name);
     noteError(c, node.name, node.error ?? new LockwiseError('disconnected', `Master ${node.name} is not connected.`, ''));
     return;
   }
@@ -184,6 +189,7 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
       } while (cursor !== '0');
     }
   } catch (err) {
+    c.failedNodes.add(node.name);
     noteError(c, node.name, ctx.explain(err, node.name));
   }
 }
@@ -195,7 +201,7 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
     rowCap: options.rowCap ?? DEFAULT_ROW_CAP,
     pauseMs: options.pauseMs ?? 0,
   };
-  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), elsewhere: [] };
+  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), failedNodes: new Set(), elsewhere: [] };
   await Promise.all(ctx.masters.map((node) => scanNode(ctx, c, node, resolved)));
   await readRemoteFences(ctx, c);
 
@@ -204,8 +210,9 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
   const rows = c.rows.filter((r) => !fenceKeys.has(r.key));
   const failures = [...c.errors.values()];
   // When every master failed (always so for a single server) the refresh failed: an error, not a partial result.
-  const failedNodes = new Set(failures.map((f) => f.node));
-  if (failures.length && ctx.masters.every((m) => failedNodes.has(m.name))) throw failures[0]!.error;
+  if (ctx.masters.length && ctx.masters.every((m) => c.failedNodes.has(m.name))) {
+    throw failures.find((f) => f.node === ctx.masters[0]!.name)!.error;
+  }
   const errors = failures.map((f) => ({ node: f.node, message: f.error.message }));
   const partial = c.capped || errors.length > 0;
   applyStates(rows, options.previous);
