@@ -3,6 +3,8 @@
 // the analysis itself is synchronous, so the text it reads is the text it reports on.
 import { analyzeText } from '../../rules/analyze';
 import type { LockwiseConfig } from '../../rules/config';
+import { findLockRegions, type LockRegion } from '../../rules/regions';
+import { findLockSites, type LockSiteInfo } from '../../rules/sites';
 import type { Finding } from '../../rules/types';
 import type { ProjectConfigs } from './project-config';
 import type { ServerSettings, SettingsStore } from './settings';
@@ -23,6 +25,8 @@ export interface FileScope {
 
 export interface FileAnalysis {
   findings: Finding[];
+  /** False when the text cannot hold lock code (the analyzer's cheap pre-check): no sites, no regions. */
+  parsed: boolean;
   /** Set when nothing was analysed: too large, or the analyzer failed on this text. */
   notAnalysed?: string;
 }
@@ -48,23 +52,43 @@ export class Analyzer {
     return scope;
   }
 
-  analyze(scope: FileScope, text: string): FileAnalysis {
-    if (scope.skip) return { findings: [] };
-    const limit = scope.settings.maxFileSizeKb * 1024;
-    if (text.length > limit) {
-      return { findings: [], notAnalysed: `larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)` };
-    }
+  private tooLarge(scope: FileScope, text: string): boolean {
+    return text.length > scope.settings.maxFileSizeKb * 1024;
+  }
+
+  /** Pathological input (deep nesting overflowing the stack...) must not take the server down. */
+  private guarded<T>(scope: FileScope, what: string, run: () => T): T | string {
     try {
-      const result = analyzeText(scope.fileName, text, { config: scope.config });
-      for (const failure of result.ruleFailures) {
-        this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
-      }
-      return { findings: result.findings };
+      return run();
     } catch (err) {
-      // Pathological input (deep nesting overflowing the stack...) must not take the server down.
       const reason = err instanceof Error ? err.message : String(err);
-      this.log(`analysis failed on ${scope.uri}: ${reason}`);
-      return { findings: [], notAnalysed: `the analyzer failed: ${reason}` };
+      this.log(`${what} failed on ${scope.uri}: ${reason}`);
+      return `the analyzer failed: ${reason}`;
     }
+  }
+
+  analyze(scope: FileScope, text: string): FileAnalysis {
+    if (scope.skip) return { findings: [], parsed: false };
+    if (this.tooLarge(scope, text)) {
+      return { findings: [], parsed: false, notAnalysed: `larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)` };
+    }
+    const result = this.guarded(scope, 'analysis', () => analyzeText(scope.fileName, text, { config: scope.config }));
+    if (typeof result === 'string') return { findings: [], parsed: false, notAnalysed: result };
+    for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
+    return { findings: result.findings, parsed: result.parsed };
+  }
+
+  /** Lock acquisitions with their key glob, TTL, token and releases (for lockSites and hovers). */
+  sites(scope: FileScope, text: string): LockSiteInfo[] {
+    if (scope.skip || this.tooLarge(scope, text)) return [];
+    const sites = this.guarded(scope, 'finding lock sites', () => findLockSites(scope.fileName, text, scope.config));
+    return typeof sites === 'string' ? [] : sites;
+  }
+
+  /** Acquire ... release regions "Convert to withLock" can rewrite. */
+  regions(scope: FileScope, text: string): LockRegion[] {
+    if (scope.skip || this.tooLarge(scope, text)) return [];
+    const regions = this.guarded(scope, 'finding lock regions', () => findLockRegions(scope.fileName, text, scope.config));
+    return typeof regions === 'string' ? [] : regions;
   }
 }

@@ -1,9 +1,13 @@
-// Live diagnostics for open documents. A change after a quiet spell is analysed on the next turn of
-// the event loop (so one edit shows up at once); changes that keep coming are debounced, and the
-// last one is always analysed within DEBOUNCE_MS. Each analysis reads the document's current text
-// synchronously, so the last published diagnostics always belong to the last text.
+// Live diagnostics for open documents. A change that comes after a quiet spell (no change and no
+// analysis of the document for DEBOUNCE_MS) is analysed on the next turn of the event loop, so a
+// single edit shows up at once; changes that come faster are debounced, and the last one is
+// analysed DEBOUNCE_MS after it. Changes that queued up while an analysis blocked the loop count
+// as fast ones: they are taken together, not one analysis each. Each analysis reads the document's
+// current text synchronously, so the last published diagnostics always belong to the last text.
 import type { Diagnostic, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { LockRegion } from '../../rules/regions';
+import type { LockSiteInfo } from '../../rules/sites';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
 import { toDiagnostics } from './diagnostics';
 import { uriToPath } from './uris';
@@ -17,6 +21,9 @@ export interface DocumentResult {
   text: string;
   scope: FileScope;
   analysis: FileAnalysis;
+  /** Computed on first use (hover, lockSites, code actions), then kept with this version. */
+  sites?: LockSiteInfo[];
+  regions?: LockRegion[];
 }
 
 interface Pending {
@@ -28,7 +35,8 @@ export type Publish = (uri: string, diagnostics: Diagnostic[], version?: number)
 
 export class LiveDocuments {
   private readonly pending = new Map<string, Pending>();
-  private readonly lastRun = new Map<string, number>();
+  /** When the document last changed, or last finished an analysis: the later of the two. */
+  private readonly lastActivity = new Map<string, number>();
   private readonly results = new Map<string, DocumentResult>();
   private readonly notedSkips = new Set<string>();
 
@@ -46,18 +54,19 @@ export class LiveDocuments {
 
   /** Called on open and on every change. */
   changed(uri: string): void {
+    const now = Date.now();
+    const quiet = now - (this.lastActivity.get(uri) ?? 0) >= DEBOUNCE_MS;
+    this.lastActivity.set(uri, now);
     const entry = this.pending.get(uri) ?? {};
     this.pending.set(uri, entry);
     if (entry.immediate) return; // an analysis is already due on this turn; it will read the new text
     if (entry.timer) clearTimeout(entry.timer);
-    const quiet = !entry.timer && Date.now() - (this.lastRun.get(uri) ?? 0) >= DEBOUNCE_MS;
-    if (quiet) entry.immediate = setImmediate(() => this.run(uri));
+    if (quiet && !entry.timer) entry.immediate = setImmediate(() => this.run(uri));
     else entry.timer = setTimeout(() => this.run(uri), DEBOUNCE_MS);
   }
 
   private run(uri: string): void {
     this.pending.delete(uri);
-    this.lastRun.set(uri, Date.now());
     this.validate(uri).catch((err: unknown) => this.log(`validating ${uri} failed: ${String(err)}`));
   }
 
@@ -70,6 +79,7 @@ export class LiveDocuments {
     if (!document) return undefined;
     const text = document.getText();
     const analysis = this.analyzer.analyze(scope, text);
+    this.lastActivity.set(uri, Date.now());
     if (analysis.notAnalysed && !this.notedSkips.has(uri)) {
       this.notedSkips.add(uri);
       this.log(`${uri} not analysed: ${analysis.notAnalysed}`);
@@ -89,12 +99,26 @@ export class LiveDocuments {
     return this.validate(uri);
   }
 
+  /** Lock sites of the analysed version. */
+  sitesOf(result: DocumentResult): LockSiteInfo[] {
+    if (!result.analysis.parsed) return [];
+    result.sites ??= this.analyzer.sites(result.scope, result.text);
+    return result.sites;
+  }
+
+  /** Regions "Convert to withLock" can rewrite in the analysed version. */
+  regionsOf(result: DocumentResult): LockRegion[] {
+    if (!result.analysis.parsed) return [];
+    result.regions ??= this.analyzer.regions(result.scope, result.text);
+    return result.regions;
+  }
+
   closed(uri: string): void {
     const entry = this.pending.get(uri);
     if (entry?.timer) clearTimeout(entry.timer);
     if (entry?.immediate) clearImmediate(entry.immediate);
     this.pending.delete(uri);
-    this.lastRun.delete(uri);
+    this.lastActivity.delete(uri);
     this.results.delete(uri);
     this.notedSkips.delete(uri);
   }

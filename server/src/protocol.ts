@@ -20,10 +20,18 @@ export interface LockSite {
   kind: string;
   /** Lockwise findings at this site (rule id + message). */
   findings: { rule: string; message: string }[];
+  /** The TTL as written, with its unit ("30000 ms", "30 s"); absent when the acquire sets none. */
+  ttlText?: string;
+  /** The token expression as written (where the lock value comes from). */
+  tokenText?: string;
+  /** Where this lock is released in the same function (0-based LSP ranges in `uri`). */
+  releases?: LockSite['range'][];
 }
 
 export interface LockSitesResult {
   sites: LockSite[];
+  /** True while the first workspace scan is still running: files not reached yet are missing. */
+  partial?: boolean;
 }
 
 /** Runs the workspace scan now (cancelling one in progress) and answers when it is over. */

@@ -17,8 +17,10 @@ import { provideCodeActions } from './code-actions/index';
 import { editSupport } from './code-actions/context';
 import { configProblemDiagnostic } from './diagnostics';
 import { LiveDocuments } from './documents';
+import { provideHover } from './hover';
+import { lockSites } from './lock-sites';
 import { ProjectConfigs } from './project-config';
-import { CHECK_WORKSPACE_REQUEST } from './protocol';
+import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, type LockSitesParams } from './protocol';
 import { SECTION, SettingsStore } from './settings';
 import { pathToUri, uriToPath } from './uris';
 import { registerWatchedFiles, handleWatchedFiles } from './watched-files';
@@ -61,6 +63,7 @@ connection.onInitialize((params): InitializeResult => {
     capabilities: {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
       codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
+      hoverProvider: true,
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'lockwise', version: process.env.LOCKWISE_VERSION },
@@ -109,7 +112,9 @@ documents.onDidClose((event) => {
 });
 
 connection.onCodeAction((params) => provideCodeActions(params, live, editSupport(capabilities)));
+connection.onHover((params) => provideHover(params, live));
 connection.onRequest(CHECK_WORKSPACE_REQUEST, () => scan.scanAll());
+connection.onRequest(LOCK_SITES_REQUEST, (params: LockSitesParams | null) => lockSites(params, live, scan, folders));
 
 documents.listen(connection);
 connection.listen();

@@ -1,7 +1,7 @@
 // The background scan of the workspace folders: on start, after config changes, on request, and
-// file by file on watched-file changes. It reads each file, analyses it and keeps only what the
-// findings left behind (whether diagnostics are showing), never an AST. Files open in the editor
-// belong to the live documents; the scan leaves their diagnostics alone.
+// file by file on watched-file changes. It reads each file, analyses it and keeps only plain data
+// (how many findings are showing, the file's lock sites for lockwise/lockSites), never an AST.
+// Files open in the editor belong to the live documents; the scan leaves their diagnostics alone.
 import { readFile, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
@@ -9,18 +9,22 @@ import type { Analyzer, Log } from './analysis';
 import { toDiagnostics } from './diagnostics';
 import type { LiveDocuments, Publish } from './documents';
 import { isGitIgnored, walkSourceFiles } from './file-walker';
-import type { CheckWorkspaceResult } from './protocol';
+import { toLockSites } from './lock-sites';
+import type { CheckWorkspaceResult, LockSite } from './protocol';
 import { pathToUri } from './uris';
 import type { WorkspaceFolders } from './workspace-folders';
 
 interface ScannedFile {
   findings: number;
+  sites: LockSite[];
 }
 
 export class WorkspaceScan {
   private readonly files = new Map<string, ScannedFile>(); // by path
   private generation = 0;
   private running: Promise<CheckWorkspaceResult> | undefined;
+  /** A scan has run to the end: lockSites answers are complete from then on. */
+  firstScanDone = false;
 
   constructor(
     private readonly folders: WorkspaceFolders,
@@ -68,6 +72,7 @@ export class WorkspaceScan {
       result.cancelled = cancelled();
       if (!result.cancelled) {
         for (const path of [...this.files.keys()]) if (!seen.has(path)) this.removeFile(path);
+        this.firstScanDone = true;
       }
     } finally {
       reporter.done();
@@ -98,8 +103,9 @@ export class WorkspaceScan {
       }
       const text = await readFile(path, 'utf8');
       const analysis = this.analyzer.analyze(scope, text);
+      const sites = analysis.parsed ? toLockSites(uri, text, this.analyzer.sites(scope, text)) : [];
       const before = this.files.get(path);
-      this.files.set(path, { findings: analysis.findings.length });
+      this.files.set(path, { findings: analysis.findings.length, sites });
       const showing = analysis.findings.length > 0 || (before?.findings ?? 0) > 0;
       if (!this.live.openUri(path) && (showing || forcePublish)) {
         this.publish(uri, toDiagnostics(uri, text, analysis.findings));
@@ -110,6 +116,11 @@ export class WorkspaceScan {
       this.removeFile(path);
       return undefined;
     }
+  }
+
+  /** Lock sites of the scanned files, by path. */
+  *sites(): Iterable<[string, LockSite[]]> {
+    for (const [path, file] of this.files) if (file.sites.length > 0) yield [path, file.sites];
   }
 
   /** A watched file was created or changed on disk. */

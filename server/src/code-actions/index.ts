@@ -4,8 +4,14 @@ import { CodeActionKind, type CodeAction, type CodeActionParams } from 'vscode-l
 import { lineStarts, positionToOffset } from '../../../rules/positions';
 import type { LiveDocuments } from '../documents';
 import { ActionContext, type EditSupport } from './context';
+import { convertToWithLockActions } from './convert-to-with-lock';
 import { disableRuleActions } from './disable-rule';
 import { ruleFixActions } from './rule-fixes';
+import { planHelper } from './with-lock-helper';
+
+// Editors ask for code actions on every cursor move; finding regions takes a parse, so it is only
+// done where an acquire call could be, or when refactorings were asked for explicitly.
+const ACQUIRE_CALL = /(?:set|setnx|setNX|SET|SETNX|acquire|lock)\s*\(/;
 
 function wants(only: string[] | undefined, kind: string): boolean {
   return !only || only.some((o) => kind === o || kind.startsWith(`${o}.`));
@@ -28,6 +34,16 @@ export async function provideCodeActions(
   const actions: CodeAction[] = [];
   if (wants(only, CodeActionKind.QuickFix)) {
     actions.push(...ruleFixActions(context, findings), ...disableRuleActions(context, findings));
+  }
+  const explicit = only?.some((o) => CodeActionKind.RefactorRewrite.startsWith(o)) ?? false;
+  const lines = context.text.slice(starts[params.range.start.line] ?? from, starts[params.range.end.line + 1] ?? context.text.length);
+  if (wants(only, CodeActionKind.RefactorRewrite) && (explicit || ACQUIRE_CALL.test(lines))) {
+    const regions = live.regionsOf(result);
+    if (regions.length > 0) {
+      const { path, folder, settings } = result.scope;
+      const plan = planHelper(path, context.text, folder, settings.withLockHelperPath);
+      actions.push(...convertToWithLockActions(context, regions, { start: from, end: to }, plan));
+    }
   }
   return actions;
 }

@@ -18,7 +18,8 @@ import type {
 } from 'vscode-languageserver-protocol';
 import { waitFor } from '../../helpers/wait';
 
-export const SERVER_JS = join(import.meta.dirname, '..', '..', '..', 'dist', 'server.js');
+/** The bundle under test; LOCKWISE_SERVER_JS points the tests and the bench at another build. */
+export const SERVER_JS = process.env.LOCKWISE_SERVER_JS ?? join(import.meta.dirname, '..', '..', '..', 'dist', 'server.js');
 
 export const CAPABILITIES: ClientCapabilities = {
   workspace: {
@@ -55,6 +56,7 @@ export class LspClient {
   readonly configurationRequests: (string | undefined)[] = [];
   settings: Record<string, unknown>;
   private readonly versions = new Map<string, number>();
+  private readonly listeners = new Set<(p: PublishDiagnosticsParams) => void>();
 
   constructor(
     readonly connection: MessageConnection,
@@ -110,6 +112,24 @@ export class LspClient {
     );
   }
 
+  /** Resolves when diagnostics for `version` of `uri` arrive (event-driven: the bench times it). */
+  nextDiagnostics(uri: string, version: number): Promise<PublishDiagnosticsParams> {
+    return new Promise((resolve) => {
+      const listener = (p: PublishDiagnosticsParams) => {
+        if (p.uri !== uri || p.version !== version) return;
+        this.listeners.delete(listener);
+        resolve(p);
+      };
+      this.listeners.add(listener);
+    });
+  }
+
+  /** Called for every publishDiagnostics notification. */
+  received(p: PublishDiagnosticsParams): void {
+    this.diagnostics.set(p.uri, p);
+    for (const listener of [...this.listeners]) listener(p);
+  }
+
   request<R>(method: string, params: unknown): Promise<R> {
     return this.connection.sendRequest(method, params) as Promise<R>;
   }
@@ -140,9 +160,7 @@ export async function startServer(options: StartOptions): Promise<LspClient> {
   );
   const client = new LspClient(connection, child, options.settings ?? {});
 
-  connection.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
-    client.diagnostics.set(p.uri, p);
-  });
+  connection.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => client.received(p));
   connection.onNotification('$/progress', (p: ProgressEvent) => {
     client.progress.push(p);
   });

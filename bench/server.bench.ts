@@ -1,0 +1,185 @@
+// Language server speed over stdio (the built dist/server.js, driven by a real JSON-RPC client):
+//  1. didChange -> publishDiagnostics for a 5,000-line file, p50/p95 after warm-up (target p95 <= 50 ms),
+//     against the in-process analyzeText time of the same text (the floor the server cannot beat);
+//  2. a workspace scan of the bench corpus (bench/.corpus from bench/corpus.mjs when present, else a
+//     synthetic one): time and the server's peak RSS (target <= 250 MB), against reading and analysing
+//     the same files in this process.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { analyzeText } from '../rules/analyze';
+import type { CheckWorkspaceResult } from '../server/src/protocol';
+import { walkSourceFiles } from '../server/src/file-walker';
+import { startServer, type LspClient } from '../test/server/helpers/lsp-client';
+import { tempWorkspace } from '../test/server/helpers/workspace';
+
+const WARMUP = 15;
+const SAMPLES = 60;
+// Edits arrive further apart than the server's debounce: one isolated edit, the case the target is about.
+const PAUSE_MS = 120;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+function block(i: number): string {
+  return `export async function job${i}(redis: Redis, id: string): Promise<void> {
+  const ok = await redis.setnx(\`lock:job${i}:\${id}\`, 'worker');
+  if (!ok) return;
+  await redis.expire(\`lock:job${i}:\${id}\`, 30);
+  try {
+    const rows = [1, 2, 3].map((n) => n * ${i});
+    console.log('job ${i}', id, rows.length);
+  } finally {
+    await redis.del(\`lock:job${i}:\${id}\`);
+  }
+}
+
+export function helper${i}(values: number[]): number {
+  let total = 0;
+  for (const v of values) {
+    if (v % 2 === 0) total += v;
+    else total -= v;
+  }
+  return total;
+}
+
+`;
+}
+
+function fiveThousandLines(): string {
+  let text = "import Redis from 'ioredis';\n\n";
+  for (let i = 0; text.split('\n').length < 5000; i++) text += block(i);
+  return text;
+}
+
+/** Peak and current resident set of a process, from /proc (Linux); undefined elsewhere. */
+function memoryOf(pid: number): { peakMb: number; rssMb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+    return { peakMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+const pause = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+
+async function changeLatency(): Promise<void> {
+  const text = fiveThousandLines();
+  const lines = text.split('\n');
+  const target = lines.findIndex((l) => l.includes("'job 100'"));
+
+  const inProcess: number[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES / 2; i++) {
+    const started = performance.now();
+    analyzeText('bench.ts', text.replace("'job 100'", `'job 100 ${i}'`));
+    if (i >= WARMUP) inProcess.push(performance.now() - started);
+  }
+
+  const ws = tempWorkspace('bench-latency');
+  let client: LspClient | undefined;
+  try {
+    client = await startServer({ folders: [{ uri: ws.uri, name: ws.name }] });
+    const uri = ws.uriOf('bench.ts');
+    client.open(uri, text);
+    const first = await client.nextDiagnostics(uri, 1);
+    const latencies: number[] = [];
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      await pause();
+      const character = lines[target].indexOf("'job 100'") + "'job 100".length;
+      const at = { line: target, character };
+      const arrived = client.nextDiagnostics(uri, (client.version(uri) ?? 0) + 1);
+      const started = performance.now();
+      // Type a space, then delete it again: the text keeps its size.
+      const change = i % 2 === 0 ? { range: { start: at, end: at }, text: ' ' } : { range: { start: at, end: { ...at, character: character + 1 } }, text: '' };
+      client.change(uri, [change]);
+      await arrived;
+      if (i >= WARMUP) latencies.push(performance.now() - started);
+    }
+
+    // A burst of typing, 10 ms apart: the debounce holds analysis back until the burst is over.
+    const burstStart = client.version(uri) ?? 0;
+    for (let i = 0; i < 20; i++) {
+      client.change(uri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '' }]);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const lastSent = performance.now();
+    await client.nextDiagnostics(uri, burstStart + 20);
+    const burst = performance.now() - lastSent;
+
+    console.log(`5,000-line file (${text.length} chars, ${first.diagnostics.length} findings), ${SAMPLES} isolated edits ${PAUSE_MS} ms apart:`);
+    console.log(`  didChange -> publishDiagnostics  p50 ${ms(percentile(latencies, 50))}  p95 ${ms(percentile(latencies, 95))}  (target p95 <= 50 ms)`);
+    console.log(`  baseline, analyzeText in process p50 ${ms(percentile(inProcess, 50))}  p95 ${ms(percentile(inProcess, 95))}`);
+    console.log(`  server overhead over the baseline at p50: ${ms(percentile(latencies, 50) - percentile(inProcess, 50))}`);
+    console.log(`  burst of 20 changes 10 ms apart: last change -> diagnostics ${ms(burst)} (debounce included)`);
+  } finally {
+    await client?.stop();
+    ws.remove();
+  }
+}
+
+/** The corpus from bench/corpus.mjs, or a synthetic one written to test/.tmp. */
+function corpus(): { path: string; what: string; remove(): void } {
+  const real = join(import.meta.dirname, '.corpus');
+  if (existsSync(real)) return { path: real, what: 'bench/.corpus', remove: () => undefined };
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 1500; i++) {
+    files[`pkg${i % 30}/src/file${i}.ts`] =
+      i % 3 === 0 ? `import Redis from 'ioredis';\n\n${block(i)}${block(i + 10_000)}` : `${block(i).replace(/redis|lock/gi, 'store')}`.repeat(3);
+  }
+  const ws = tempWorkspace('bench-corpus', files);
+  return { path: ws.path, what: 'synthetic (1,500 files, bench/.corpus absent)', remove: ws.remove };
+}
+
+async function scan(): Promise<void> {
+  const source = corpus();
+  let client: LspClient | undefined;
+  try {
+    const paths: string[] = [];
+    for await (const p of walkSourceFiles(source.path, () => false)) paths.push(p);
+    const baselineStart = performance.now();
+    let baselineFindings = 0;
+    for (const p of paths) {
+      const text = readFileSync(p, 'utf8');
+      if (text.length <= 1024 * 1024) baselineFindings += analyzeText(p, text).findings.length;
+    }
+    const baseline = performance.now() - baselineStart;
+
+    const uri = `file://${source.path}`;
+    client = await startServer({ folders: [{ uri, name: 'corpus' }] });
+    const pid = client.process.pid as number;
+    const idle = memoryOf(pid);
+    const started = performance.now();
+    const result = await client.request<CheckWorkspaceResult>('lockwise/checkWorkspace', {});
+    const elapsed = performance.now() - started;
+    const memory = memoryOf(pid);
+
+    console.log(`workspace scan of ${source.what}: ${result.files} files, ${result.findings} findings`);
+    console.log(`  lockwise/checkWorkspace ${ms(elapsed)} (server-side ${ms(result.durationMs)})`);
+    console.log(`  baseline, read + analyzeText in process ${ms(baseline)} (${paths.length} files, ${baselineFindings} findings)`);
+    console.log(`  scan / baseline: ${(elapsed / baseline).toFixed(2)}x`);
+    if (memory && idle) {
+      console.log(`  server peak RSS ${memory.peakMb.toFixed(0)} MB (target <= 250 MB); after the scan ${memory.rssMb.toFixed(0)} MB; idle before ${idle.rssMb.toFixed(0)} MB`);
+    } else {
+      console.log('  server RSS: not available on this platform (/proc missing)');
+    }
+  } finally {
+    await client?.stop();
+    source.remove();
+  }
+}
+
+async function main(): Promise<void> {
+  await changeLatency();
+  await scan();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

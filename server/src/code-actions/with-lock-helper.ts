@@ -1,0 +1,58 @@
+// Where "Convert to withLock" gets `withLock` from: the file already has it, or the project has the
+// helper at the configured path (lockwise.withLock.helperPath), or the helper is created there from
+// the template in the same edit. Also how to import it so that the result type-checks and runs.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { pathToUri } from '../uris';
+import type { Folder } from '../workspace-folders';
+import { WITH_LOCK_JS, WITH_LOCK_TS } from './with-lock-template';
+
+export interface HelperPlan {
+  /** What to write in the import; undefined when the file already has withLock in scope. */
+  specifier?: string;
+  /** The helper to create first, when the project has none. */
+  create?: { uri: string; text: string };
+}
+
+const JS_FILE = /\.[cm]?jsx?$/i;
+const HAS_WITH_LOCK = /\bimport\s*(?:type\s+)?\{[^}]*\bwithLock\b[^}]*\}\s*from\b|\bfunction\s+withLock\b|\b(?:const|let|var)\s+withLock\b/;
+const ES_MODULE_SYNTAX = /^\s*(?:import|export)\b/m;
+
+/** TypeScript projects with node16/nodenext resolution need the `.js` extension on relative imports. */
+function needsJsExtension(folder: Folder): boolean {
+  try {
+    return /"(?:module|moduleResolution)"\s*:\s*"node(?:16|18|next)"/i.test(readFileSync(join(folder.path, 'tsconfig.json'), 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+function specifierFrom(fromFile: string, helper: string, keepExtension: boolean): string {
+  let rel = relative(dirname(fromFile), helper).split(sep).join('/');
+  if (!rel.startsWith('.')) rel = `./${rel}`;
+  // An import of a TypeScript file names it by its output (.js), or by no extension at all.
+  if (!keepExtension) return rel.replace(/\.[cm]?[jt]sx?$/, '');
+  return rel.replace(/\.ts$/, '.js');
+}
+
+/**
+ * How the document at `path` gets withLock; undefined when it cannot (no workspace folder to put
+ * the helper in, or a CommonJS JavaScript file, which cannot load the helper's ES module).
+ */
+export function planHelper(path: string | undefined, text: string, folder: Folder | undefined, helperPath: string): HelperPlan | undefined {
+  if (HAS_WITH_LOCK.test(text)) return {};
+  if (!path || !folder) return undefined;
+  const isJs = JS_FILE.test(path);
+  if (isJs && !ES_MODULE_SYNTAX.test(text) && !/\.mjs$/i.test(path)) return undefined;
+  const typescriptProject = existsSync(join(folder.path, 'tsconfig.json'));
+
+  const configured = resolve(folder.path, helperPath);
+  const twin = configured.replace(/\.ts$/, '.js');
+  const existing = [configured, twin].find((p) => existsSync(p));
+  // A JavaScript project gets the JavaScript helper next to where the TypeScript one would go.
+  const helper = existing ?? (isJs && !typescriptProject ? twin : configured);
+  const keepExtension = isJs || (typescriptProject && needsJsExtension(folder));
+  const specifier = specifierFrom(path, helper, keepExtension);
+  if (existing) return { specifier };
+  return { specifier, create: { uri: pathToUri(helper), text: helper.endsWith('.ts') ? WITH_LOCK_TS : WITH_LOCK_JS } };
+}
