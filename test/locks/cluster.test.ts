@@ -3,6 +3,7 @@
 // master makes the result partial with that node's error instead of silently missing its keys.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { Cluster } from 'ioredis';
 import { openLockConnection, type LockConnection } from '../../client/src/locks/index';
 import { startCluster, type RedisCluster } from '../helpers/redis-cluster';
@@ -66,4 +67,14 @@ test('a stopped master: the result is partial and names that node and its error;
   assert.ok(result.rows.length > 0);
   assert.ok(result.rows.every((r) => !victimKeys.includes(r.key)));
   assert.equal(result.rows.length, before.rows.length - victimKeys.length);
+
+  // The CLI says so too: rows of the live masters, the failed node on stderr, exit code 1.
+  const cli = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, ['dist/cli.js', 'locks', '--cluster', cluster.seeds.slice(0, 2).join(','), '--json'], (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
+    ),
+  );
+  assert.equal(cli.code, 1, cli.stderr);
+  assert.equal(JSON.parse(cli.stdout).length, result.rows.length);
+  assert.match(cli.stderr, new RegExp(`error on 127\\.0\\.0\\.1:${victim.port}: `));
 });
