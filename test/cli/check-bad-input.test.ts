@@ -1,6 +1,6 @@
 // Bad input never crashes `lockwise check`: syntax errors, truncations, random insertions, deep
-// nesting, huge lines, non-UTF-8 bytes, empty files. A file the analyzer cannot handle is reported in
-// `errors` and the other files are still checked; line endings and a BOM do not shift positions.
+// nesting, huge lines, non-UTF-8 bytes, empty files are all analysed; line endings and a BOM do not
+// shift positions.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,9 +68,8 @@ test('mutated and pathological files are reported or analysed, never a crash', (
     const { run, report } = checkJson([], tree.root);
     assert.doesNotMatch(run.stderr, /internal error/);
     assert.equal(report.filesScanned, Object.keys(files).length);
-    const failed = report.errors.filter((e) => !e.message.startsWith('skipped:'));
-    assert.equal(run.status, failed.length > 0 ? 2 : 1, JSON.stringify(report.errors));
-    for (const e of failed) assert.match(e.message, /^(analysis failed|rule [a-z-]+ failed): /);
+    assert.deepEqual(report.errors, [], 'every file was analysed');
+    assert.equal(run.status, 1);
 
     const setnxLine = SETNX_THEN_EXPIRE.split('\n').findIndex((l) => l.includes('setnx')) + 1;
     const at = (file: string) => report.findings.filter((f) => f.file === file && f.rule === 'atomic-acquire').map((f) => `${f.line}:${f.column}`);
@@ -79,6 +78,8 @@ test('mutated and pathological files are reported or analysed, never a crash', (
     assert.equal(control[0].split(':')[0], String(setnxLine));
     assert.deepEqual(at('crlf.ts'), control, 'CRLF line endings do not shift lines');
     assert.deepEqual(at('bom.ts'), control, 'a BOM does not shift columns');
+    // Too deep for the default stack: analysed again with a large one.
+    for (const deep of ['deep-binary.js', 'deep-blocks.ts']) assert.equal(at(deep).length, 1, deep);
     assert.deepEqual(at('latin1.js').map((p) => Number(p.split(':')[0]) - 1), control.map((p) => Number(p.split(':')[0])));
 
     const pretty = runCli(['check', 'huge-line.js'], tree.root);

@@ -14,6 +14,7 @@ import { formatJson } from '../format/json';
 import { formatPretty } from '../format/pretty';
 import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
 import { formatSarif } from '../format/sarif';
+import { analyzeWithLargeStack, isStackOverflow, serveLargeStackJobs, type LargeStackJob } from '../large-stack';
 import { readSource, walk } from '../walk';
 
 const FORMATS = ['pretty', 'json', 'sarif'] as const;
@@ -126,7 +127,7 @@ function displayName(cwd: string, path: string): string {
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
-function check(options: Options, cwd: string): CheckReport {
+async function check(options: Options, cwd: string): Promise<CheckReport> {
   const started = performance.now();
   const paths = options.paths.map((p) => resolve(cwd, p));
   const missing = options.paths.filter((_, i) => !existsSync(paths[i]));
@@ -138,41 +139,54 @@ function check(options: Options, cwd: string): CheckReport {
     ...walked.errors.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'error' as const })),
     ...walked.skipped.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'skipped' as const })),
   ];
-  const files: CheckedFile[] = [];
+  const files: (CheckedFile & { order: number })[] = [];
+  const tooDeep: (LargeStackJob & { order: number })[] = [];
   let filesAnalyzed = 0;
 
-  for (const { path, scope } of walked.files) {
+  const record = (order: number, path: string, text: string, result: AnalysisResult): void => {
+    const name = displayName(cwd, path);
+    if (result.parsed) filesAnalyzed++;
+    for (const failure of result.ruleFailures) {
+      problems.push({ file: name, message: `rule ${failure.rule} failed: ${failure.message}`, kind: 'error' });
+    }
+    const findings = options.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
+    if (findings.length > 0) files.push({ name, text, findings, order });
+  };
+
+  walked.files.forEach(({ path, scope }, order) => {
     const name = displayName(cwd, path);
     let source;
     try {
       source = readSource(path);
     } catch (err) {
       problems.push({ file: name, message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`, kind: 'error' });
-      continue;
+      return;
     }
     if ('skipped' in source) {
       problems.push({ file: name, message: source.skipped, kind: 'skipped' });
-      continue;
+      return;
     }
-    let result: AnalysisResult;
     try {
-      result = analyzeText(path, source.text, { config: scope.config });
+      record(order, path, source.text, analyzeText(path, source.text, { config: scope.config }));
     } catch (err) {
-      // Pathological input (e.g. nesting deep enough to overflow the stack) costs this file only.
-      problems.push({ file: name, message: `analysis failed: ${describe(err)}`, kind: 'error' });
-      continue;
+      if (isStackOverflow(err)) tooDeep.push({ path, text: source.text, config: scope.config, order });
+      else problems.push({ file: name, message: `analysis failed: ${describe(err)}`, kind: 'error' });
     }
-    if (result.parsed) filesAnalyzed++;
-    for (const failure of result.ruleFailures) {
-      problems.push({ file: name, message: `rule ${failure.rule} failed: ${failure.message}`, kind: 'error' });
-    }
-    const findings = options.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
-    if (findings.length > 0) files.push({ name, text: source.text, findings });
+  });
+
+  if (tooDeep.length > 0) {
+    const outcomes = await analyzeWithLargeStack(tooDeep.map(({ path, text, config }) => ({ path, text, config })));
+    tooDeep.forEach((job, i) => {
+      const outcome = outcomes[i];
+      if ('result' in outcome) record(job.order, job.path, job.text, outcome.result);
+      else problems.push({ file: displayName(cwd, job.path), message: `analysis failed: ${outcome.error}`, kind: 'error' });
+    });
+    files.sort((a, b) => a.order - b.order);
   }
 
   return {
     cwd,
-    files,
+    files: files.map(({ name, text, findings }) => ({ name, text, findings })),
     problems,
     filesScanned: walked.files.length,
     filesAnalyzed,
@@ -202,13 +216,14 @@ function render(report: CheckReport, options: Options): string {
 export const command: Command = {
   summary: 'find Redis lock misuse in JavaScript and TypeScript files',
   async run(argv) {
+    if (serveLargeStackJobs()) return 0;
     try {
       const options = parseOptions(argv);
       if (options.help) {
         process.stdout.write(HELP);
         return 0;
       }
-      const report = check(options, process.cwd());
+      const report = await check(options, process.cwd());
       process.stdout.write(render(report, options));
       return exitCode(report, options.maxWarnings);
     } catch (err) {
