@@ -181,10 +181,10 @@ function summary(report: CheckReport, paint: Palette): string[] {
   const counts = severityCounts(report);
   const total = counts.error + counts.warning + counts.info;
   const skipped = report.problems.filter((p) => p.kind === 'skipped').length;
-  const failed = report.problems.filter((p) => p.kind === 'error').length;
+  const failed = new Set(report.problems.filter((p) => p.kind === 'error').map((p) => p.file)).size;
   const head =
     total === 0
-      ? paint.bold('No problems found.')
+      ? paint.bold(failed ? `No problems found, but ${plural(failed, 'file')} could not be checked.` : 'No problems found.')
       : paint.severity[counts.error ? 'error' : counts.warning ? 'warning' : 'info'](
           paint.bold(
             `${plural(total, 'problem')} (${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${counts.info} info) in ${plural(report.files.length, 'file')}`,
