@@ -1,12 +1,14 @@
 // Language server speed over stdio (the built dist/server.js, driven by a real JSON-RPC client):
 //  1. didChange -> publishDiagnostics for a 5,000-line file, p50/p95 after warm-up (target p95 <= 50 ms),
 //     against the in-process analyzeText time of the same text (the floor the server cannot beat);
-//  2. a workspace scan of the bench corpus (bench/.corpus from bench/corpus.mjs when present, else a
-//     synthetic one): time and the server's peak RSS (target <= 250 MB), against reading and analysing
-//     the same files in this process.
+//  2. a workspace scan of the bench corpus (bench/.corpus/src, installed by bench/corpus.mjs when that
+//     script is present, else a synthetic one): time and the server's peak RSS (target <= 250 MB),
+//     against reading and analysing the same files in this process.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { analyzeText } from '../rules/analyze';
 import type { CheckWorkspaceResult } from '../server/src/protocol';
 import { walkSourceFiles } from '../server/src/file-walker';
@@ -123,17 +125,21 @@ async function changeLatency(): Promise<void> {
   }
 }
 
-/** The corpus from bench/corpus.mjs, or a synthetic one written to test/.tmp. */
+/** The corpus from bench/corpus.mjs (idempotent: installs once), or a synthetic one written to test/.tmp. */
 function corpus(): { path: string; what: string; remove(): void } {
-  const real = join(import.meta.dirname, '.corpus');
-  if (existsSync(real)) return { path: real, what: 'bench/.corpus', remove: () => undefined };
+  const script = join(import.meta.dirname, 'corpus.mjs');
+  if (existsSync(script)) {
+    const run = spawnSync(process.execPath, [script], { stdio: 'inherit', cwd: join(import.meta.dirname, '..') });
+    if (run.status !== 0) throw new Error('bench/corpus.mjs failed');
+    return { path: join(import.meta.dirname, '.corpus', 'src'), what: 'bench/.corpus/src', remove: () => undefined };
+  }
   const files: Record<string, string> = {};
   for (let i = 0; i < 1500; i++) {
     files[`pkg${i % 30}/src/file${i}.ts`] =
       i % 3 === 0 ? `import Redis from 'ioredis';\n\n${block(i)}${block(i + 10_000)}` : `${block(i).replace(/redis|lock/gi, 'store')}`.repeat(3);
   }
   const ws = tempWorkspace('bench-corpus', files);
-  return { path: ws.path, what: 'synthetic (1,500 files, bench/.corpus absent)', remove: ws.remove };
+  return { path: ws.path, what: 'synthetic (1,500 files; bench/corpus.mjs absent)', remove: ws.remove };
 }
 
 async function scan(): Promise<void> {
@@ -150,7 +156,7 @@ async function scan(): Promise<void> {
     }
     const baseline = performance.now() - baselineStart;
 
-    const uri = `file://${source.path}`;
+    const uri = pathToFileURL(source.path).href;
     client = await startServer({ folders: [{ uri, name: 'corpus' }] });
     const pid = client.process.pid as number;
     const idle = memoryOf(pid);

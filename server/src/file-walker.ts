@@ -1,13 +1,14 @@
 // Lists a workspace folder's source files for the background scan: honours every .gitignore on the
-// way down (each relative to its own folder), skips dependency and build output folders, symlinks
-// (no cycles) and declaration files. Directories are read one at a time so the server stays responsive.
-import type { Dirent } from 'node:fs';
+// way down (each relative to its own folder) and those above the folder up to its repository root,
+// skips dependency and build output folders, symlinks (no cycles) and declaration files.
+// Directories are read one at a time so the server stays responsive.
+import { existsSync, type Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { ANALYZED_EXTENSIONS } from '../../rules/analyze';
 
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', 'out', '.git', '.hg', '.svn']);
+const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', '.git', '.hg', '.svn']);
 
 interface GitIgnore {
   base: string;
@@ -28,18 +29,30 @@ function ignoredByGit(stack: readonly GitIgnore[], path: string, isDir: boolean)
   return false;
 }
 
-async function readGitIgnore(dir: string, entries: Dirent[]): Promise<GitIgnore | undefined> {
-  if (!entries.some((e) => e.name === '.gitignore' && e.isFile())) return undefined;
+async function readGitIgnore(dir: string): Promise<GitIgnore | undefined> {
   try {
     return { base: dir, rules: ignore().add(await readFile(join(dir, '.gitignore'), 'utf8')) };
   } catch {
-    return undefined;
+    return undefined; // none here
   }
+}
+
+/** The .gitignore files of the folders above `root`, outermost first, up to its repository root. */
+async function ancestorGitIgnores(root: string): Promise<GitIgnore[]> {
+  const found: GitIgnore[] = [];
+  for (let dir = root; !existsSync(join(dir, '.git')); ) {
+    const parent = dirname(dir);
+    if (parent === dir) return []; // not inside a repository: no outer .gitignore applies
+    dir = parent;
+    const own = await readGitIgnore(dir);
+    if (own) found.unshift(own);
+  }
+  return found;
 }
 
 /** Yields source file paths under `root`; stops early when `cancelled()` turns true. */
 export async function* walkSourceFiles(root: string, cancelled: () => boolean): AsyncGenerator<string> {
-  const queue: { dir: string; gitignores: GitIgnore[] }[] = [{ dir: root, gitignores: [] }];
+  const queue: { dir: string; gitignores: GitIgnore[] }[] = [{ dir: root, gitignores: await ancestorGitIgnores(root) }];
   while (queue.length > 0 && !cancelled()) {
     const { dir, gitignores } = queue.shift() as (typeof queue)[number];
     let entries: Dirent[];
@@ -48,7 +61,7 @@ export async function* walkSourceFiles(root: string, cancelled: () => boolean): 
     } catch {
       continue; // vanished or unreadable: nothing to scan there
     }
-    const own = await readGitIgnore(dir, entries);
+    const own = entries.some((e) => e.name === '.gitignore' && e.isFile()) ? await readGitIgnore(dir) : undefined;
     const stack = own ? [...gitignores, own] : gitignores;
     for (const entry of entries) {
       const path = join(dir, entry.name);
@@ -67,14 +80,11 @@ export async function isGitIgnored(root: string, path: string): Promise<boolean>
   if (rel.startsWith('..')) return false;
   const parts = rel.split(sep);
   let dir = root;
-  const stack: GitIgnore[] = [];
+  const stack = await ancestorGitIgnores(root);
   for (let i = 0; i < parts.length; i++) {
     if (i < parts.length - 1 && SKIPPED_DIRS.has(parts[i])) return true;
-    try {
-      stack.push({ base: dir, rules: ignore().add(await readFile(join(dir, '.gitignore'), 'utf8')) });
-    } catch {
-      // no .gitignore at this level
-    }
+    const own = await readGitIgnore(dir);
+    if (own) stack.push(own);
     const next = join(dir, parts[i]);
     if (ignoredByGit(stack, next, i < parts.length - 1)) return true;
     dir = next;

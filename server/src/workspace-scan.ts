@@ -10,6 +10,7 @@ import { toDiagnostics } from './diagnostics';
 import type { LiveDocuments, Publish } from './documents';
 import { isGitIgnored, walkSourceFiles } from './file-walker';
 import { toLockSites } from './lock-sites';
+import { collectIfGrown } from './memory';
 import type { CheckWorkspaceResult, LockSite } from './protocol';
 import { pathToUri } from './uris';
 import type { WorkspaceFolders } from './workspace-folders';
@@ -110,6 +111,7 @@ export class WorkspaceScan {
       if (!this.live.openUri(path) && (showing || forcePublish)) {
         this.publish(uri, toDiagnostics(uri, text, analysis.findings));
       }
+      collectIfGrown();
       return analysis.notAnalysed ? undefined : analysis.findings.length;
     } catch (err) {
       this.log(`could not scan ${path}: ${String(err)}`);

@@ -96,3 +96,22 @@ test('an open document keeps its live diagnostics; closing it shows the file on 
   client.close(uri);
   await waitFor(() => (client.diagnostics.get(uri)?.diagnostics.length ?? 0) > 0, 'the disk findings after close');
 });
+
+test('a folder inside a repository honours the .gitignore files above it, up to the repository root', async () => {
+  const repo = tempWorkspace('scan-repo', {
+    '.gitignore': 'packages/app/legacy/\n',
+    'packages/app/src/orders.ts': IOREDIS_ORDERS,
+    'packages/app/legacy/orders.ts': IOREDIS_ORDERS,
+  });
+  const folder = { uri: repo.uriOf('packages/app'), name: 'app' };
+  const nested = await startServer({ folders: [folder] });
+  try {
+    const result = await nested.request<CheckWorkspaceResult>('lockwise/checkWorkspace', {});
+    assert.equal(result.files, 1);
+    assert.ok((nested.diagnostics.get(repo.uriOf('packages/app/src/orders.ts'))?.diagnostics.length ?? 0) > 0);
+    assert.equal(nested.diagnostics.has(repo.uriOf('packages/app/legacy/orders.ts')), false);
+  } finally {
+    await nested.stop();
+    repo.remove();
+  }
+});

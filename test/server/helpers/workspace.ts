@@ -1,5 +1,7 @@
 // Throw-away workspace folders on disk for the server tests, under test/.tmp so that module
-// resolution from them walks up to the repository's node_modules (ioredis, redis types...).
+// resolution from them walks up to the repository's node_modules (ioredis, redis types...). Each is
+// a repository root of its own (a .git folder), as a real workspace is: otherwise this repository's
+// .gitignore, which ignores test/.tmp, would hide every file from the server's scan.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +21,7 @@ export interface TempWorkspace {
 export function tempWorkspace(prefix: string, files: Record<string, string> = {}): TempWorkspace {
   mkdirSync(TMP, { recursive: true });
   const path = mkdtempSync(join(TMP, `${prefix}-`));
+  mkdirSync(join(path, '.git'));
   const ws: TempWorkspace = {
     path,
     uri: pathToFileURL(path).href,

@@ -1,0 +1,23 @@
+// Keeps the server's resident memory near what it actually holds. Each analysis builds a syntax tree
+// and drops it; nothing stays alive between files, but V8 grows its heap lazily and a workspace scan
+// would otherwise peak far above the live set (about 320 MB against 210 MB on the bench corpus).
+// Collecting whenever the heap has grown by GROWTH_BYTES since the last collection bounds the peak
+// for a few collections per thousand files. The collector is reached the documented way: the
+// --expose-gc flag set at run time, read from a fresh context.
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+const GROWTH_BYTES = 48 * 1024 * 1024;
+
+setFlagsFromString('--expose-gc');
+const gc: unknown = runInNewContext('gc');
+
+const used = () => getHeapStatistics().used_heap_size;
+let afterLastCollection = used();
+
+/** Call between analyses: collects when the heap grew past the allowance. */
+export function collectIfGrown(): void {
+  if (typeof gc !== 'function' || used() - afterLastCollection < GROWTH_BYTES) return;
+  gc();
+  afterLastCollection = used();
+}
