@@ -1,5 +1,5 @@
 // Entry point of the analyzer: text in, findings out. Used by the CLI and the language server alike.
-import { Project, ScriptKind, type SourceFile } from 'ts-morph';
+import { createWrappedNode, ScriptKind, ts, type SourceFile } from 'ts-morph';
 import { emptyConfig, type LockwiseConfig } from './config';
 import { buildModel, type LockModel } from './engine/model';
 import { mightHoldLockCode } from './engine/prefilter';
@@ -32,17 +32,12 @@ export function scriptKindOf(fileName: string): ScriptKind | undefined {
   return dot < 0 ? undefined : SCRIPT_KINDS[fileName.slice(dot).toLowerCase()];
 }
 
-// One project for the process; each file is added, analysed and removed so no AST is kept.
-let project: Project | undefined;
+// Parse with TypeScript directly and wrap the tree with ts-morph: no Project, no language service
+// source file, and nothing to forget afterwards (the whole tree is garbage once analysis returns).
 function parse(fileName: string, text: string): SourceFile {
-  project ??= new Project({
-    useInMemoryFileSystem: true,
-    skipFileDependencyResolution: true,
-    compilerOptions: { allowJs: true, noLib: true },
-  });
-  // A private virtual path: the caller's path may not be a valid in-memory path (Windows drives, URIs).
-  const name = `/lockwise/input${ANALYZED_EXTENSIONS.find((e) => fileName.toLowerCase().endsWith(e)) ?? '.ts'}`;
-  return project.createSourceFile(name, text, { overwrite: true, scriptKind: scriptKindOf(fileName) ?? ScriptKind.TS });
+  const kind = scriptKindOf(fileName) ?? ScriptKind.TS;
+  const compilerFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
+  return createWrappedNode(compilerFile) as SourceFile;
 }
 
 export function severityFor(rule: Rule, config: LockwiseConfig): Severity | undefined {
@@ -50,13 +45,14 @@ export function severityFor(rule: Rule, config: LockwiseConfig): Severity | unde
   return setting === 'off' ? undefined : setting;
 }
 
-/** Parses the text, builds its lock model, runs `use` on it and forgets the AST (none is kept). */
+/** Parses the text, builds its lock model and runs `use` on it; no AST outlives the call. */
 export function withModel<T>(fileName: string, text: string, config: LockwiseConfig, use: (model: LockModel) => T): T {
-  const sourceFile = parse(fileName, text);
   try {
-    return use(buildModel(sourceFile, config.helpers));
-  } finally {
-    project?.removeSourceFile(sourceFile);
+    return use(buildModel(parse(fileName, text), config.helpers));
+  } catch (err) {
+    // TypeScript's parser recurses per nesting level; absurd nesting exhausts the stack.
+    if (err instanceof RangeError) throw new Error(`cannot analyse ${fileName}: the code is nested too deeply (${err.message})`);
+    throw err;
   }
 }
 

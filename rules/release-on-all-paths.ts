@@ -6,6 +6,7 @@ import { descendants, descendantsOfKind, spanOf } from './engine/nodes';
 import { isGuard, releaseCoverage } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
+import { indentOf } from './fixes/text';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 
@@ -32,7 +33,7 @@ function fix(acquire: Acquire, releaseStatement: Node): Fix | undefined {
 
   const text = block.getSourceFile().getFullText();
   const first = between[0];
-  const indent = /[ \t]*$/.exec(text.slice(0, first.getStart()))?.[0] ?? '';
+  const indent = indentOf(first);
   const body = text.slice(first.getStart(), between[between.length - 1].getEnd());
   const multilineTemplate = between.some((s) => descendants(s).some((d) => (Node.isTemplateExpression(d) || Node.isNoSubstitutionTemplateLiteral(d)) && d.getText().includes('\n')));
   const inner = multilineTemplate ? body : body.replace(/\n(?=[ \t]*\S)/g, '\n  ');

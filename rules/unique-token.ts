@@ -1,6 +1,5 @@
 // The lock value must be unique per acquisition: it is what a guarded release or extend compares.
 import { Node } from 'ts-morph';
-import { sameKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { enclosingFunction, spanOf, unwrap } from './engine/nodes';
 import { isRedisAcquire } from './engine/queries';
@@ -21,8 +20,9 @@ const WHY: Record<Weakness['kind'], string> = {
 function tokenMatters(model: LockModel, acquire: Acquire): Node | undefined {
   const key = acquire.key;
   if (!key) return undefined;
-  const checked = [...model.releases, ...model.extends].find((op) => op.kind !== 'library' && op.key && sameKey(op.key, key) &&
-    (op.ownerChecked || ('getCompare' in op && op.getCompare)));
+  const checked = [...model.releasesOn(key), ...model.extendsOn(key)].find(
+    (op) => op.kind !== 'library' && (op.ownerChecked || ('getCompare' in op && op.getCompare)),
+  );
   return checked?.call;
 }
 

@@ -68,12 +68,12 @@ export function luaText(node: Node, lookup: ConstLookup, depth = 0): string | un
   }
   if (depth > 3) return undefined;
   if (Node.isIdentifier(n)) {
-    const init = lookup(n.getText());
+    const init = lookup(n);
     return init ? luaText(init, lookup, depth + 1) : undefined;
   }
   if (Node.isPropertyAccessExpression(n)) {
     const target = unwrap(n.getExpression());
-    const obj = Node.isIdentifier(target) ? lookup(target.getText()) : undefined;
+    const obj = Node.isIdentifier(target) ? lookup(target) : undefined;
     if (obj && Node.isObjectLiteralExpression(unwrap(obj))) {
       const prop = (unwrap(obj) as import('ts-morph').ObjectLiteralExpression).getProperty(n.getName());
       if (Node.isPropertyAssignment(prop)) return luaText(prop.getInitializerOrThrow(), lookup, depth + 1);
@@ -115,7 +115,7 @@ function evalParts(rest: Node[], lookup: ConstLookup): { keys: Node[]; args: Nod
     };
     return { keys: list('keys'), args: list('arguments'), style: 'node-redis' };
   }
-  const numKeys = literalNumber(first) ?? (Node.isIdentifier(opts) ? literalNumber(lookup(opts.getText()) ?? opts) : undefined);
+  const numKeys = literalNumber(first) ?? (Node.isIdentifier(opts) ? literalNumber(lookup(opts) ?? opts) : undefined);
   if (numKeys === undefined) return undefined;
   // Callback-style node_redis v3 passes a trailing function; it is not an argument.
   const values = more.filter((n) => !Node.isArrowFunction(n) && !Node.isFunctionExpression(n));
@@ -144,7 +144,7 @@ function fromTokens(call: CallExpression, name: string, rest: Node[], ctx: Recog
     const optionArgs = tail.slice(1);
     const objectArg = optionArgs.length === 1 && Node.isObjectLiteralExpression(unwrap(optionArgs[0]));
     const identifierArg = optionArgs.length === 1 && Node.isIdentifier(unwrap(optionArgs[0]));
-    if (objectArg || (identifierArg && Node.isObjectLiteralExpression(unwrap(ctx.lookup(unwrap(optionArgs[0]).getText()) ?? optionArgs[0])))) {
+    if (objectArg || (identifierArg && Node.isObjectLiteralExpression(unwrap(ctx.lookup(unwrap(optionArgs[0])) ?? optionArgs[0])))) {
       result.set = readObjectOptions(optionArgs[0], ctx.lookup);
       result.style = 'node-redis';
     } else {

@@ -12,14 +12,15 @@ export interface KeyRef {
   glob: string;
 }
 
-export type ConstLookup = (name: string) => Expression | undefined;
+/** The initializer of the `const` an identifier refers to, found through its own scopes. */
+export type ConstLookup = (identifier: Node) => Expression | undefined;
 
 const MAX_ALIAS_DEPTH = 4;
 
 function resolveAlias(node: Node, lookup: ConstLookup, depth = 0): Node {
   const n = unwrap(node);
   if (depth < MAX_ALIAS_DEPTH && Node.isIdentifier(n)) {
-    const init = lookup(n.getText());
+    const init = lookup(n);
     if (init) return resolveAlias(init, lookup, depth + 1);
   }
   return n;
@@ -40,7 +41,7 @@ export function globOf(node: Node, lookup: ConstLookup, depth = 0): string {
     return collapse(globOf(n.getLeft(), lookup, depth + 1) + globOf(n.getRight(), lookup, depth + 1));
   }
   if (Node.isIdentifier(n) && depth < MAX_ALIAS_DEPTH) {
-    const init = lookup(n.getText());
+    const init = lookup(n);
     if (init) return globOf(init, lookup, depth + 1);
   }
   return '*';
@@ -63,9 +64,13 @@ export function keyRef(node: Node, lookup: ConstLookup): KeyRef {
   };
 }
 
-/** Same key: same expression (after aliases), or the same informative glob. */
+/**
+ * Same key: the same expression after following `const` aliases in their own scopes (two functions'
+ * `const key = ...` differ by initializer; same-named parameters of a lock module's acquire and release
+ * functions match by name), or the same informative glob.
+ */
 export function sameKey(a: KeyRef, b: KeyRef): boolean {
-  if (a.text === b.text || a.canonical === b.canonical) return true;
+  if (a.canonical === b.canonical) return true;
   return informative(a.glob) && a.glob === b.glob;
 }
 
@@ -87,4 +92,36 @@ export function describeKey(key: KeyRef | undefined): string {
   const written = key.node.getText();
   const literal = written.replace(/^['"`]|['"`]$/g, '');
   return informative(key.glob) && literal !== key.glob ? `${written} (${key.glob})` : written;
+}
+
+/** Items by key, so "everything on the same key" is a map lookup rather than a scan (see sameKey). */
+export class KeyIndex<T> {
+  private readonly byCanonical = new Map<string, T[]>();
+  private readonly byGlob = new Map<string, T[]>();
+  // Many operations share one key (every function of a lock module): answer each key once.
+  private readonly answers = new Map<string, T[]>();
+
+  add(key: KeyRef, item: T): void {
+    push(this.byCanonical, key.canonical, item);
+    if (informative(key.glob)) push(this.byGlob, key.glob, item);
+    this.answers.clear();
+  }
+
+  find(key: KeyRef): T[] {
+    const id = `${key.canonical}\0${key.glob}`;
+    let answer = this.answers.get(id);
+    if (!answer) {
+      const exact = this.byCanonical.get(key.canonical) ?? [];
+      const glob = informative(key.glob) ? (this.byGlob.get(key.glob) ?? []) : [];
+      answer = glob.length === 0 ? exact : exact.length === 0 ? glob : [...new Set([...exact, ...glob])];
+      this.answers.set(id, answer);
+    }
+    return answer;
+  }
+}
+
+function push<T>(map: Map<string, T[]>, k: string, item: T): void {
+  const list = map.get(k);
+  if (list) list.push(item);
+  else map.set(k, [item]);
 }

@@ -47,7 +47,7 @@ export function lastSegment(node: Node): string {
 function objectArg(node: Node | undefined, lookup: ConstLookup): ObjectLiteralExpression | undefined {
   if (!node) return undefined;
   let n = unwrap(node);
-  if (Node.isIdentifier(n)) n = unwrap(lookup(n.getText()) ?? n);
+  if (Node.isIdentifier(n)) n = unwrap(lookup(n) ?? n);
   return Node.isObjectLiteralExpression(n) ? n : undefined;
 }
 

@@ -1,14 +1,14 @@
 // The per-file lock model every rule reads: acquisitions, releases, extensions, the lock-library
 // objects and the callbacks that run under a lock. Built once per file; rules never re-parse calls.
-import { Node, SyntaxKind, type CallExpression, type Expression, type NewExpression, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, type CallExpression, type NewExpression, type SourceFile } from 'ts-morph';
 import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';
 import { fileStyle, readImports, type FileImports } from './imports';
-import { keyRef, looksLikeLockKey, sameKey, type ConstLookup, type KeyRef } from './keys';
+import { KeyIndex, keyRef, looksLikeLockKey, sameKey, type ConstLookup, type KeyRef } from './keys';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
-import { constInitializers, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap } from './nodes';
+import { descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, resolveConst, unwrap } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import type { TtlUnit } from './set-options';
 
@@ -81,21 +81,18 @@ export interface LockModel {
   /** Is this key a lock key: acquired with NX in this file, or named like one? */
   isLockKey(key: KeyRef): boolean;
   keyOf(node: Node): KeyRef;
+  /** The Redis-level acquires, releases and extends on a key (sameKey), by index. */
+  acquiresOn(key: KeyRef): Acquire[];
+  releasesOn(key: KeyRef): Release[];
+  /** Releases in a function, including `.finally(() => release)` callbacks written inside it. */
+  releasesIn(fn: Node): Release[];
+  extendsOn(key: KeyRef): Extend[];
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
 const RELEASE_FN = /release|unlock|free|drop|clear/i;
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 const LOCK_FN = /lock|mutex|leader/i;
-
-function makeLookup(sourceFile: SourceFile): ConstLookup {
-  const consts = constInitializers(sourceFile);
-  // Ambiguous names (declared twice) are not followed: a wrong alias is worse than none.
-  return (name) => {
-    const inits = consts.get(name);
-    return inits && inits.length === 1 ? (inits[0] as Expression) : undefined;
-  };
-}
 
 function functionName(fn: Node): string {
   if (Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn)) return fn.getName() ?? '';
@@ -113,7 +110,7 @@ function inTimer(node: Node, fn: Node): boolean {
 }
 
 export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockModel {
-  const lookup = makeLookup(sourceFile);
+  const lookup: ConstLookup = (identifier) => (Node.isIdentifier(identifier) ? resolveConst(identifier) : undefined);
   const imports = readImports(sourceFile);
   const calls = descendantsOfKind(sourceFile, SyntaxKind.CallExpression);
   const news: NewExpression[] = descendantsOfKind(sourceFile, SyntaxKind.NewExpression);
@@ -126,7 +123,13 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
     if (command) commands.push(command);
   }
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
-  const keyOf = (node: Node) => keyRef(node, lookup);
+  // ts-morph hands out one wrapper per syntax node, so nodes can key a cache.
+  const keys = new Map<Node, KeyRef>();
+  const keyOf = (node: Node) => {
+    let key = keys.get(node);
+    if (!key) keys.set(node, (key = keyRef(node, lookup)));
+    return key;
+  };
 
   const acquires: Acquire[] = [];
   for (const command of commands) {
@@ -137,9 +140,10 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
   const library = recogniseLibraryCalls(calls, libraryObjects, imports, helpers, keyOf);
   acquires.push(...library.acquires);
 
-  const nxKeys = acquires.filter((a) => a.key && a.command).map((a) => a.key as KeyRef);
-  const isLockKey = (key: KeyRef) => nxKeys.some((k) => sameKey(k, key)) || looksLikeLockKey(key);
-  const acquiredHere = (key: KeyRef) => nxKeys.some((k) => sameKey(k, key));
+  const acquireIndex = new KeyIndex<Acquire>();
+  for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
+  const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => a.command);
+  const isLockKey = (key: KeyRef) => acquiredHere(key) || looksLikeLockKey(key);
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
   const ttlSetters = new Set<RedisCommand>();
@@ -168,9 +172,9 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
     const fnName = functionName(fn);
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
     const lockFn = LOCK_FN.test(fnName);
-    const keys = command.keys.map(keyOf);
-    const lockKey = keys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && RELEASE_FN.test(fnName)));
-    const extendKey = keys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))));
+    const commandKeys = command.keys.map(keyOf);
+    const lockKey = commandKeys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && RELEASE_FN.test(fnName)));
+    const extendKey = commandKeys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))));
     const base = { call: command.call, command, fn };
     switch (command.name) {
       case 'DEL':
@@ -199,6 +203,16 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
     }
   }
 
+  const releaseIndex = new KeyIndex<Release>();
+  for (const r of releases) if (r.key) releaseIndex.add(r.key, r);
+  const releasesByFn = new Map<Node, Release[]>();
+  for (const r of releases) {
+    const owner = finallyCallbackOwner(r.fn) ?? r.fn;
+    releasesByFn.set(owner, [...(releasesByFn.get(owner) ?? []), r]);
+  }
+  const extendIndex = new KeyIndex<Extend>();
+  for (const e of extendsList) if (e.key) extendIndex.add(e.key, e);
+
   return {
     sourceFile,
     text: sourceFile.getFullText(),
@@ -213,7 +227,17 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
     lookup,
     isLockKey,
     keyOf,
+    acquiresOn: (key) => acquireIndex.find(key),
+    releasesOn: (key) => releaseIndex.find(key),
+    releasesIn: (fn) => releasesByFn.get(fn) ?? [],
+    extendsOn: (key) => extendIndex.find(key),
   };
+}
+
+/** For `p.finally(() => lock.release())`, the function that wrote it. */
+function finallyCallbackOwner(fn: Node): Node | undefined {
+  const call = fn.getParent();
+  return call && Node.isCallExpression(call) && methodOf(call)?.name === 'finally' ? enclosingFunction(call) : undefined;
 }
 
 function redisAcquire(command: RedisCommand, keyOf: (n: Node) => KeyRef): Acquire | undefined {

@@ -17,7 +17,7 @@ function prop(obj: ObjectLiteralExpression, ...names: string[]): Node | undefine
 function objectOf(node: Node | undefined, lookup: ConstLookup): ObjectLiteralExpression | undefined {
   if (!node) return undefined;
   let n = unwrap(node);
-  if (Node.isIdentifier(n)) n = unwrap(lookup(n.getText()) ?? n);
+  if (Node.isIdentifier(n)) n = unwrap(lookup(n) ?? n);
   if (Node.isCallExpression(n) && /defineScript$/.test(n.getExpression().getText())) n = unwrap(n.getArguments()[0] ?? n);
   return Node.isObjectLiteralExpression(n) ? n : undefined;
 }

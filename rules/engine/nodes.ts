@@ -1,5 +1,5 @@
 // Small syntax helpers over ts-morph nodes, shared by the recognisers and the rules.
-import { Node, SyntaxKind, ts, VariableDeclarationKind, type CallExpression, type Expression, type KindToNodeMappings, type SourceFile } from 'ts-morph';
+import { Node, ts, VariableDeclarationKind, type CallExpression, type Expression, type KindToNodeMappings, type SyntaxKind } from 'ts-morph';
 
 export type FunctionLike = Node;
 
@@ -128,20 +128,46 @@ export function normalizeText(node: Node): string {
   return node.getText().replace(/\s+/g, '').replace(/\?\./g, '.').replace(/^this\./, 'this.');
 }
 
-/** `const NAME = <initializer>` declarations anywhere in a file, by name (several when shadowed). */
-export function constInitializers(sourceFile: SourceFile): Map<string, Expression[]> {
-  const map = new Map<string, Expression[]>();
-  for (const decl of descendantsOfKind(sourceFile, SyntaxKind.VariableDeclaration)) {
-    const nameNode = decl.getNameNode();
-    const init = decl.getInitializer();
-    const list = decl.getParent();
-    if (!Node.isIdentifier(nameNode) || !init) continue;
-    if (!Node.isVariableDeclarationList(list) || list.getDeclarationKind() !== VariableDeclarationKind.Const) continue;
-    const found = map.get(nameNode.getText()) ?? [];
-    found.push(init);
-    map.set(nameNode.getText(), found);
+/** Does this scope node declare `name` (a variable of its own statements, or a parameter)? */
+function declaredIn(scope: Node, name: string): Node | undefined {
+  if (isFunctionLike(scope)) {
+    const param = (scope as import('ts-morph').FunctionDeclaration).getParameters().find((p) => p.getName() === name);
+    if (param) return param;
   }
-  return map;
+  const statements = Node.isBlock(scope) || Node.isSourceFile(scope) || Node.isCaseClause(scope) || Node.isDefaultClause(scope) ? scope.getStatements() : [];
+  for (const statement of statements) {
+    if (!Node.isVariableStatement(statement)) continue;
+    const decl = statement.getDeclarations().find((d) => d.getName() === name);
+    if (decl) return decl;
+  }
+  if (Node.isForStatement(scope) || Node.isForOfStatement(scope) || Node.isForInStatement(scope)) {
+    const init = scope.getInitializer();
+    if (init && Node.isVariableDeclarationList(init)) return init.getDeclarations().find((d) => d.getName() === name);
+  }
+  if (Node.isCatchClause(scope)) {
+    const decl = scope.getVariableDeclaration();
+    if (decl?.getName() === name) return decl;
+  }
+  return undefined;
+}
+
+/** The declaration (variable or parameter) an identifier refers to, by walking its scopes outward. */
+export function declarationOf(identifier: Node): Node | undefined {
+  const name = identifier.getText();
+  for (let scope = identifier.getParent(); scope; scope = scope.getParent()) {
+    const found = declaredIn(scope, name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The initializer of the `const` an identifier refers to (undefined for let/var/parameters). */
+export function resolveConst(identifier: Node): Expression | undefined {
+  const decl = declarationOf(identifier);
+  if (!decl || !Node.isVariableDeclaration(decl)) return undefined;
+  const list = decl.getParent();
+  if (!Node.isVariableDeclarationList(list) || list.getDeclarationKind() !== VariableDeclarationKind.Const) return undefined;
+  return decl.getInitializer();
 }
 
 export function isAwaited(node: Node): boolean {

@@ -7,7 +7,7 @@ import { contains, descendantsOfKind, enclosingFunction, enclosingStatement, isF
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
-  return model.releases.filter((r) => {
+  return model.releasesIn(acquire.fn).filter((r) => {
     if (r.call.getStart() < acquire.call.getEnd()) return false;
     if (r.fn !== acquire.fn && !isFinallyCallback(r)) return false;
     if (acquire.owner && r.handle === acquire.owner) return true;

@@ -1,8 +1,8 @@
 // Questions rules ask of the model, answered once here so every rule agrees on them.
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire, LockModel } from './model';
-import { sameKey, looksLikeLockKey, type KeyRef } from './keys';
-import { descendantsOfKind, methodOf, unwrap } from './nodes';
+import { looksLikeLockKey, type KeyRef } from './keys';
+import { contains, declarationOf, enclosingFunction, isFunctionLike, methodOf, unwrap } from './nodes';
 
 export const REDIS_ACQUIRES = new Set(['set-nx', 'setnx', 'lua']);
 
@@ -18,11 +18,7 @@ export function isRedisAcquire(a: Acquire): boolean {
 export function isLockAcquire(model: LockModel, a: Acquire): boolean {
   if (!a.key) return false;
   const key = a.key;
-  return (
-    looksLikeLockKey(key) ||
-    model.releases.some((r) => r.key && sameKey(r.key, key)) ||
-    model.extends.some((e) => e.key && sameKey(e.key, key))
-  );
+  return looksLikeLockKey(key) || model.releasesOn(key).length > 0 || model.extendsOn(key).length > 0;
 }
 
 /** The receiver text of a method call (`this.redis` in `this.redis.set(...)`). */
@@ -39,8 +35,8 @@ export function isPlainReference(node: Node): boolean {
 }
 
 /**
- * Can `name` (an identifier) be referenced at `site`? True when it is declared in a function that
- * encloses the site, or at module level. `this.x` references are accepted when both are in one class.
+ * Can `reference` (an identifier, or `this.x`) be written at `site`? An identifier can when the scope
+ * that declares it encloses the site; `this.x` when both are in one class.
  */
 export function visibleAt(reference: Node, site: Node): boolean {
   const n = unwrap(reference);
@@ -50,25 +46,20 @@ export function visibleAt(reference: Node, site: Node): boolean {
     return !!a && a === b;
   }
   if (!Node.isIdentifier(n)) return false;
-  const name = n.getText();
-  const sourceFile = site.getSourceFile();
-  for (const decl of descendantsOfKind(sourceFile, SyntaxKind.VariableDeclaration)) {
-    if (decl.getName() !== name) continue;
-    const scope = decl.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a)) ?? sourceFile;
-    const holder = Node.isBlock(scope) ? scope : sourceFile;
-    if (site.getStart() >= holder.getStart() && site.getEnd() <= holder.getEnd() && decl.getStart() < site.getStart()) return true;
-  }
-  for (const param of descendantsOfKind(sourceFile, SyntaxKind.Parameter)) {
-    if (param.getName() !== name) continue;
-    const fn = param.getParent();
-    if (site.getStart() >= fn.getStart() && site.getEnd() <= fn.getEnd()) return true;
-  }
-  return false;
+  const decl = declarationOf(n);
+  const scope = decl && (Node.isParameterDeclaration(decl) ? decl.getParent() : decl.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a) || isFunctionLike(a)));
+  return !!decl && !!scope && contains(scope, site) && decl.getStart() < site.getStart();
 }
 
 /** The token of an acquire of `key` in this file, when it can be written at `site` (for fixes). */
 export function visibleToken(model: LockModel, key: KeyRef | undefined, site: Node): Node | undefined {
   if (!key) return undefined;
-  const acquire = model.acquires.find((a) => isRedisAcquire(a) && a.key && sameKey(a.key, key) && a.token && isPlainReference(a.token));
+  // The acquire in the same function first: that is the token this release belongs to. Only a few
+  // others are tried, so a module with hundreds of functions on one key stays linear.
+  const fn = enclosingFunction(site);
+  const candidates = model.acquiresOn(key).filter((a) => isRedisAcquire(a) && a.token);
+  const acquire = [...candidates.filter((a) => a.fn === fn), ...candidates.filter((a) => a.fn !== fn)]
+    .slice(0, 8)
+    .find((a) => isPlainReference(a.token as Node));
   return acquire?.token && visibleAt(acquire.token, site) ? unwrap(acquire.token) : undefined;
 }

@@ -63,7 +63,7 @@ function isTrue(node: Node | undefined): boolean {
 /** node-redis style: the options object (resolved through a `const` if named). */
 export function readObjectOptions(arg: Node, lookup: ConstLookup): SetOptions {
   let obj = unwrap(arg);
-  if (Node.isIdentifier(obj)) obj = unwrap(lookup(obj.getText()) ?? obj);
+  if (Node.isIdentifier(obj)) obj = unwrap(lookup(obj) ?? obj);
   if (!Node.isObjectLiteralExpression(obj)) return { nx: false, xx: false, dynamic: true, node: arg };
   const options: SetOptions = {
     nx: isTrue(property(obj, 'NX')),

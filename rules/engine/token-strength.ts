@@ -21,7 +21,7 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (HOST.test(text) || /hostname\(\)$/.test(text)) return 'hostname';
   if (TIME.test(text)) return 'timestamp';
   if (Node.isIdentifier(n) && depth < 3) {
-    const init = lookup(n.getText());
+    const init = lookup(n);
     return init ? partWeakness(init, lookup, depth + 1) : 'unknown';
   }
   if (Node.isTemplateExpression(n) || (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+')) {
@@ -70,5 +70,5 @@ export function tokenWeakness(token: Node, fn: Node, lookup: ConstLookup): Weakn
 
 export function initializerOf(token: Node, lookup: ConstLookup): Expression | undefined {
   const n = unwrap(token);
-  return Node.isIdentifier(n) ? lookup(n.getText()) : undefined;
+  return Node.isIdentifier(n) ? lookup(n) : undefined;
 }
