@@ -10,7 +10,6 @@ import type { LockRegion } from '../../rules/regions';
 import type { LockSiteInfo } from '../../rules/sites';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
 import { toDiagnostics } from './diagnostics';
-import { collectIfGrown } from './memory';
 import { uriToPath } from './uris';
 
 export const DEBOUNCE_MS = 100;
@@ -88,7 +87,6 @@ export class LiveDocuments {
     const result = { document, version: document.version, text, scope, analysis };
     this.results.set(uri, result);
     this.publish(uri, toDiagnostics(uri, text, analysis.findings), document.version);
-    collectIfGrown(); // after publishing, so a collection never delays diagnostics
     return result;
   }
 

@@ -1,8 +1,9 @@
-// Keeps the server's resident memory near what it actually holds. Each analysis builds a syntax tree
-// and drops it; nothing stays alive between files, but V8 grows its heap lazily and a workspace scan
-// would otherwise peak far above the live set (about 320 MB against 210 MB on the bench corpus).
-// Collecting whenever the heap has grown by GROWTH_BYTES since the last collection bounds the peak
-// for a few collections per thousand files. The collector is reached the documented way: the
+// Keeps the workspace scan's resident memory near what the server actually holds. Each analysis
+// builds a syntax tree and drops it; nothing stays alive between files, but V8 grows its heap lazily
+// and a scan would otherwise peak far above the live set (about 320 MB against 210 MB on the bench
+// corpus). Collecting whenever the heap has grown by GROWTH_BYTES since the last collection bounds
+// the peak. Live editing does not use it: a full collection right after a large file's diagnostics
+// delayed the next keystroke's by 100-200 ms. The collector is reached the documented way: the
 // --expose-gc flag set at run time, read from a fresh context.
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
