@@ -17,8 +17,12 @@ export type LargeStackOutcome = { result: AnalysisResult } | { error: string };
 const STACK_MB = 256;
 const JOBS_KEY = 'lockwiseLargeStackJobs';
 
+/** A stack overflow, also when the analyzer wrapped it in an error of its own (matched by V8's message). */
 export function isStackOverflow(err: unknown): boolean {
-  return err instanceof RangeError && /call stack/i.test(err.message);
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (/maximum call stack size exceeded/i.test(e.message)) return true;
+  }
+  return false;
 }
 
 function describe(err: unknown): string {
