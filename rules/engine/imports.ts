@@ -1,6 +1,6 @@
 // What a file imports from the lock libraries, so a `Mutex` from async-mutex is not taken for
 // redis-semaphore's, and the file's client style can be told when a call does not show it.
-import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type ImportDeclaration, type SourceFile } from 'ts-morph';
 import type { ClientStyle } from './commands';
 import { descendantsOfKind, literalString } from './nodes';
 
@@ -14,7 +14,8 @@ export function readImports(sourceFile: SourceFile): FileImports {
   const names = new Map<string, string>();
   const modules = new Set<string>();
   for (const decl of sourceFile.getImportDeclarations()) {
-    const from = decl.getModuleSpecifierValue();
+    const from = moduleOf(decl);
+    if (from === undefined) continue;
     modules.add(from);
     const def = decl.getDefaultImport();
     if (def) names.set(def.getText(), from);
@@ -40,6 +41,12 @@ export function readImports(sourceFile: SourceFile): FileImports {
     }
   }
   return { names, modules };
+}
+
+/** The module an import names; undefined while the user is still typing it (not a string yet). */
+export function moduleOf(decl: ImportDeclaration): string | undefined {
+  const specifier = decl.compilerNode.moduleSpecifier;
+  return ts.isStringLiteral(specifier) ? specifier.text : undefined;
 }
 
 const NODE_REDIS = /^(redis|@redis\/client|@node-redis\/client)$/;

@@ -1,6 +1,7 @@
 // Text builders for fixes, in the client's own syntax (ioredis or node-redis v4/v5).
 import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { ClientStyle } from '../engine/commands';
+import { moduleOf } from '../engine/imports';
 import { EXTEND_LUA, RELEASE_LUA } from '../engine/lua';
 import type { TtlUnit } from '../engine/set-options';
 import type { TextEdit } from '../types';
@@ -49,7 +50,7 @@ export function indentOf(node: Node): string {
 export function ensureNamedImport(sourceFile: SourceFile, name: string, module: string): TextEdit[] {
   const text = sourceFile.getFullText();
   const has = sourceFile.getImportDeclarations().some(
-    (d) => d.getModuleSpecifierValue() === module && d.getNamedImports().some((n) => n.getName() === name),
+    (d) => moduleOf(d) === module && d.getNamedImports().some((n) => n.getName() === name),
   );
   if (has || new RegExp(`\\b${name}\\b[^;\\n]*require\\(['"]${module}['"]\\)`).test(text)) return [];
   const imports = sourceFile.getImportDeclarations();
