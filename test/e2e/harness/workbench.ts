@@ -1,0 +1,150 @@
+// Drives the VS Code workbench the way a person does: keyboard shortcuts, the command palette, quick
+// open, clicks. Every wait is a poll with a deadline (Playwright's own waits or waitFor).
+import { waitFor } from '../../helpers/wait';
+import type { Locator, Page } from './playwright';
+
+const QUICK_INPUT = '.quick-input-widget';
+
+export class Workbench {
+  constructor(readonly page: Page) {}
+
+  async open(url: string, folder: string): Promise<void> {
+    await this.page.goto(`${url}/?folder=${encodeURIComponent(folder)}`, { timeout: 60_000 });
+    await this.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    // The explorer shows the folder once the workbench is restored and the file service is ready.
+    await this.page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: 60_000 });
+  }
+
+  private async quickInput(prefixKey: string, text: string, pick: string | RegExp): Promise<void> {
+    await this.page.keyboard.press(prefixKey);
+    const widget = this.page.locator(QUICK_INPUT);
+    await widget.waitFor({ state: 'visible', timeout: 10_000 });
+    await this.page.keyboard.type(text);
+    await widget.locator('.monaco-list-row').filter({ hasText: pick }).first().waitFor({ timeout: 15_000 });
+    // The first row is the focused one: wait until the best match is on top, then accept it.
+    await waitFor(
+      async () => {
+        const first = await widget.locator('.monaco-list-row.focused').first().innerText();
+        return typeof pick === 'string' ? first.includes(pick) : pick.test(first);
+      },
+      `"${String(pick)}" to be the focused entry of the quick input`,
+    );
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Runs a command from the command palette by its title ("Lockwise: Set Redis Password"). */
+  runCommand(title: string): Promise<void> {
+    return this.quickInput('F1', title, title);
+  }
+
+  /** Opens a workspace file with Quick Open (Ctrl+P) and waits for its editor tab. */
+  async openFile(relPath: string): Promise<void> {
+    const name = relPath.split('/').pop()!;
+    await this.quickInput('Control+P', relPath, name);
+    await this.page.locator(`.tabs-container .tab.active[aria-label^="${name}"]`).waitFor({ timeout: 15_000 });
+    await this.editor().locator('.view-lines').waitFor({ timeout: 15_000 });
+  }
+
+  /** Go to Line/Column (Ctrl+G), 1-based as the status bar shows it. */
+  async goTo(line: number, column: number): Promise<void> {
+    await this.page.keyboard.press('Control+G');
+    await this.page.locator(QUICK_INPUT).waitFor({ state: 'visible', timeout: 10_000 });
+    await this.page.keyboard.type(`${line}:${column}`);
+    await this.page.keyboard.press('Enter');
+    await waitFor(
+      async () => (await this.page.locator('.statusbar-item[id="status.editor.selection"]').innerText()).includes(`Ln ${line}, Col ${column}`),
+      `the cursor at ${line}:${column}`,
+    );
+  }
+
+  editor(): Locator {
+    return this.page.locator('.editor-group-container.active .monaco-editor').first();
+  }
+
+  /** The active editor's text as rendered (the fixture files are short enough to be all on screen). */
+  async editorText(): Promise<string> {
+    return (await this.editor().locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+  }
+
+  problems(): Locator {
+    return this.page.locator('.markers-panel');
+  }
+
+  /** Rows of the Redis Locks view. */
+  lockRows(): Locator {
+    return this.page.locator('[id="workbench.view.extension.lockwise"] .monaco-list-row');
+  }
+
+  async lockRow(label: string): Promise<Locator> {
+    const row = this.lockRows().filter({ hasText: label }).first();
+    await row.waitFor({ timeout: 20_000 });
+    return row;
+  }
+
+  /**
+   * Picks an entry of the code action menu (lightbulb, Refactor...) with the arrow keys and Enter, as the
+   * menu expects: a pointer block over the editor swallows synthetic clicks on its rows.
+   */
+  async pickAction(title: string): Promise<void> {
+    const rows = this.page.locator('.action-widget .monaco-list-row');
+    await rows.filter({ hasText: title }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    const focusedText = () => this.page.locator('.action-widget .monaco-list-row.focused').first().innerText();
+    await waitFor(
+      async () => {
+        if ((await focusedText()).includes(title)) return true;
+        await this.page.keyboard.press('ArrowDown');
+        return false;
+      },
+      `"${title}" to be focused in the code action menu`,
+      { intervalMs: 100 },
+    );
+    await this.page.keyboard.press('Enter');
+    await rows.first().waitFor({ state: 'hidden', timeout: 10_000 });
+  }
+
+  /** Clicks an entry of the open context menu (right-click menu). */
+  async contextMenu(entry: string): Promise<void> {
+    const item = this.page.locator('.context-view .action-item').filter({ hasText: entry }).first();
+    await item.waitFor({ state: 'visible', timeout: 10_000 });
+    await item.click();
+  }
+
+  /** Drags the sash on the side bar's right edge so it is `width` pixels wide (long descriptions fit). */
+  async resizeSideBar(width: number): Promise<void> {
+    const bar = await this.page.locator('.part.sidebar').boundingBox();
+    if (!bar) throw new Error('the side bar is not shown');
+    const y = bar.y + bar.height / 2;
+    await this.page.mouse.move(bar.x + bar.width - 1, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(bar.x + width, y, { steps: 5 });
+    await this.page.mouse.up();
+    await waitFor(async () => Math.abs(((await this.page.locator('.part.sidebar').boundingBox())?.width ?? 0) - width) < 8, 'the side bar width');
+  }
+
+  /** Saves a screenshot of one part of the window (for the README: small and to the point). */
+  async screenshotOf(selector: string, path: string, extra: { width?: number; height?: number } = {}): Promise<void> {
+    const box = await this.page.locator(selector).first().boundingBox();
+    if (!box) throw new Error(`${selector} is not shown`);
+    await this.page.screenshot({ path, clip: { ...box, width: extra.width ?? box.width, height: extra.height ?? box.height } });
+  }
+
+  /** Notification toasts currently shown, as text. */
+  async notifications(): Promise<string> {
+    const toasts = this.page.locator('.notifications-toasts .notification-toast');
+    const texts: string[] = [];
+    for (let i = 0; i < (await toasts.count()); i++) texts.push(await toasts.nth(i).innerText());
+    return texts.join('\n');
+  }
+
+  async waitForNotification(match: RegExp, what: string): Promise<string> {
+    return waitFor(async () => {
+      const text = await this.notifications();
+      return match.test(text) ? text : undefined;
+    }, what, { timeoutMs: 20_000 });
+  }
+
+  async clearNotifications(): Promise<void> {
+    await this.runCommand('Notifications: Clear All Notifications');
+    await waitFor(async () => (await this.notifications()) === '', 'the notifications to be cleared');
+  }
+}

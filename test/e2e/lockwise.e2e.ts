@@ -1,0 +1,198 @@
+// Lockwise in a real VS Code (code-server 4.100.3 = VS Code 1.100.3), used as a person would: the .vsix
+// built by `npm run package` is installed, a fixture workspace is opened in Chromium, and each scenario
+// of the extension is checked through what is on screen, against a private redis-server.
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import Redis from 'ioredis';
+import { startRedis, type RedisProcess } from '../helpers/redis-server';
+import { waitFor } from '../helpers/wait';
+import { startCodeServer, type CodeServer } from './harness/code-server';
+import { FIXTURE_WORKSPACE, README_IMAGES, REPO } from './harness/paths';
+import { launchChromium, type Browser, type Page } from './harness/playwright';
+import { step } from './harness/steps';
+import { Workbench } from './harness/workbench';
+
+const PASSWORD = 'e2e-secret';
+const { name, version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string; version: string };
+const VSIX = join(REPO, `${name}-${version}.vsix`);
+
+let redis: RedisProcess;
+let seed: Redis;
+let server: CodeServer;
+let browser: Browser;
+let page: Page;
+let wb: Workbench;
+let workspace: string;
+
+/** 1-based line and column of the first occurrence of `needle` in a fixture file. */
+function positionOf(relPath: string, needle: string): { line: number; column: number } {
+  const lines = readFileSync(join(FIXTURE_WORKSPACE, relPath), 'utf8').split('\n');
+  const line = lines.findIndex((l) => l.includes(needle));
+  assert.ok(line >= 0, `${needle} is in ${relPath}`);
+  return { line: line + 1, column: lines[line]!.indexOf(needle) + 1 };
+}
+
+before(async () => {
+  assert.ok(existsSync(VSIX), `${VSIX} exists (npm run test:e2e builds it first)`);
+  mkdirSync(README_IMAGES, { recursive: true });
+  redis = await startRedis({ args: ['--requirepass', PASSWORD] });
+  seed = new Redis(redis.port, '127.0.0.1', { password: PASSWORD, lazyConnect: true });
+  await seed.connect();
+  workspace = mkdtempSync(join(tmpdir(), 'lockwise-e2e-ws-'));
+  cpSync(FIXTURE_WORKSPACE, workspace, { recursive: true });
+  server = await startCodeServer({
+    vsix: VSIX,
+    folder: workspace,
+    settings: {
+      'security.workspace.trust.enabled': false,
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.enableExperiments': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'chat.commandCenter.enabled': false,
+      'editor.minimap.enabled': false,
+      // The fixture has no node_modules: TypeScript's own "cannot find module" errors would add squiggles.
+      'typescript.validate.enable': false,
+      'lockwise.redis.urls': [redis.url],
+      'lockwise.redis.refreshSeconds': 1,
+    },
+  });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  wb = new Workbench(page);
+  await wb.open(server.url, workspace);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  seed?.disconnect();
+  await redis?.stop();
+  if (workspace) rmSync(workspace, { recursive: true, force: true });
+});
+
+test('1. SETNX + EXPIRE and a plain DEL show squiggles and Problems entries with rule ids', async () => {
+  await step(page, server, '1-diagnostics', async () => {
+    await wb.openFile('src/reserve-stock.ts');
+    await waitFor(async () => (await wb.editor().locator('.squiggly-error').count()) === 2, 'two error squiggles', {
+      timeoutMs: 60_000,
+    });
+    await wb.runCommand('View: Focus Problems');
+    const problems = await waitFor(async () => {
+      const text = await wb.problems().innerText();
+      return /atomic-acquire/.test(text) && /owner-checked-release/.test(text) ? text : undefined;
+    }, 'the Problems view to list atomic-acquire and owner-checked-release');
+    assert.match(problems, /acquired without a TTL/);
+  });
+});
+
+test('2. the quick fix from the lightbulb rewrites the acquire and its diagnostic disappears', async () => {
+  await step(page, server, '2-quick-fix', async () => {
+    const at = positionOf('src/reserve-stock.ts', 'redis.setnx(');
+    await wb.goTo(at.line, at.column);
+    const bulb = page.locator('.lightBulbWidget').first();
+    await bulb.waitFor({ state: 'visible', timeout: 20_000 });
+    await bulb.click();
+    await page.locator('.action-widget .monaco-list-row').filter({ hasText: 'Acquire with one SET' }).first().waitFor({ timeout: 10_000 });
+    await wb.screenshotOf('.part.editor', join(README_IMAGES, 'quick-fix.png'), { height: 360 });
+    await wb.pickAction('Acquire with one SET');
+    await waitFor(async () => /redis\.set\(key, randomUUID\(\), 'EX', 30, 'NX'\)/.test(await wb.editorText()), 'the SET NX EX rewrite', {
+      timeoutMs: 10_000,
+    });
+    assert.doesNotMatch(await wb.editorText(), /setnx|expire\(/);
+    await waitFor(async () => !/atomic-acquire/.test(await wb.problems().innerText()), 'the atomic-acquire entry to go', {
+      timeoutMs: 20_000,
+    });
+    assert.match(await wb.problems().innerText(), /owner-checked-release/, 'the DEL is still reported');
+  });
+});
+
+test('3. "Convert to withLock" rewrites the lock region and creates the helper file', async () => {
+  await step(page, server, '3-convert-to-with-lock', async () => {
+    await wb.openFile('src/settle.ts');
+    const at = positionOf('src/settle.ts', 'redis.set(');
+    await wb.goTo(at.line, at.column + 'redis.s'.length);
+    await wb.runCommand('Refactor...');
+    await wb.pickAction('Convert to withLock');
+    await waitFor(async () => /await withLock\(/.test(await wb.editorText()), 'the withLock call in settle.ts', { timeoutMs: 10_000 });
+    const text = await wb.editorText();
+    assert.match(text, /import \{ withLock \} from '\.\/lib\/with-lock';/);
+    assert.doesNotMatch(text, /redis\.eval\(/);
+    await wb.runCommand('File: Save All Files');
+    const helper = join(workspace, 'src', 'lib', 'with-lock.ts');
+    await waitFor(() => existsSync(helper) && /export async function withLock/.test(readFileSync(helper, 'utf8')), 'the helper file on disk');
+    // The explorer shows the new folder the helper lives in.
+    await page.locator('.explorer-folders-view .monaco-list-row[aria-level="2"]').filter({ hasText: /^lib$/ }).first().waitFor({ timeout: 10_000 });
+  });
+});
+
+/** The TTL shown for a lock row ("47.3 s", "1m 59s"), in ms. */
+function shownTtlMs(rowText: string): number {
+  const seconds = /(\d+(?:\.\d)?) s\b/.exec(rowText);
+  if (seconds) return Number(seconds[1]) * 1000;
+  const minutes = /(\d+)m (\d+)s/.exec(rowText);
+  assert.ok(minutes, `a TTL in "${rowText}"`);
+  return (Number(minutes[1]) * 60 + Number(minutes[2])) * 1000;
+}
+
+test('4. the Redis Locks view lists seeded locks with holder and TTL, flags a lock without expiry, counts down', async () => {
+  await step(page, server, '4-redis-locks-view', async () => {
+    await seed.set('lock:orders:42', 'checkout-api#4242', 'PX', 50_000);
+    await seed.set('lock:reports:daily', 'report-worker#7');
+    await seed.set('lock:invoices:9', 'billing#9', 'PX', 120_000);
+    await seed.set('lock:payouts:3', 'payout-runner#3', 'PX', 120_000);
+
+    await page.locator('.activitybar .action-item a[aria-label^="Lockwise"]').click();
+    // The connection is configured, but without the password Redis answers nothing but NOAUTH.
+    await wb.lockRow('127.0.0.1');
+    assert.equal(await wb.lockRows().filter({ hasText: 'lock:' }).count(), 0, 'no lock is listed before the password is set');
+    await wb.runCommand('Lockwise: Set Redis Password');
+    await page.locator('.quick-input-widget input[type="password"]').waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+
+    const orders = await wb.lockRow('lock:orders:42');
+    const first = await orders.innerText();
+    assert.match(first, /checkout-api#4242/, 'the holder is shown');
+    const forever = await wb.lockRow('lock:reports:daily');
+    assert.match(await forever.innerText(), /report-worker#7[\s\S]*NO EXPIRY/);
+    assert.equal(await forever.locator('.codicon-warning').count(), 1, 'the lock without expiry carries the warning icon');
+    await waitFor(
+      async () => shownTtlMs(await (await wb.lockRow('lock:orders:42')).innerText()) <= shownTtlMs(first) - 1000,
+      'the TTL of lock:orders:42 to count down by a second',
+    );
+    await wb.resizeSideBar(560);
+    await wb.screenshotOf('.part.sidebar', join(README_IMAGES, 'redis-locks-view.png'), { height: 260 });
+  });
+});
+
+test('5. guarded release from the context menu asks first and removes the lock; a changed token removes nothing', async () => {
+  await step(page, server, '5-guarded-release', async () => {
+    await wb.clearNotifications();
+    await (await wb.lockRow('lock:invoices:9')).click({ button: 'right' });
+    await wb.contextMenu('Release Lock...');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.match(await dialog.innerText(), /Release lock lock:invoices:9\?[\s\S]*billing#9/);
+    await dialog.locator('.monaco-button').filter({ hasText: /^Release$/ }).click();
+    await wb.waitForNotification(/released lock:invoices:9 \(was held by billing#9\)/, 'the release notification');
+    assert.equal(await seed.exists('lock:invoices:9'), 0, 'the key is gone from Redis');
+    await waitFor(async () => (await wb.lockRows().filter({ hasText: 'lock:invoices:9' }).count()) === 0, 'the row to go');
+
+    await wb.clearNotifications();
+    await (await wb.lockRow('lock:payouts:3')).click({ button: 'right' });
+    await wb.contextMenu('Release Lock...');
+    await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.match(await dialog.innerText(), /payout-runner#3/);
+    // Another process takes the lock over while the confirmation is open.
+    await seed.set('lock:payouts:3', 'payout-runner#8', 'PX', 120_000);
+    await dialog.locator('.monaco-button').filter({ hasText: /^Release$/ }).click();
+    await wb.waitForNotification(/lock:payouts:3 is now held by payout-runner#8[\s\S]*Nothing was removed/, 'the token-changed warning');
+    assert.equal(await seed.get('lock:payouts:3'), 'payout-runner#8', 'the new holder keeps the lock');
+  });
+});
