@@ -2,7 +2,7 @@
 // contention, or behind a lock that never expires; redlock `retryCount: -1` does the same inside redlock.
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire, LockModel } from './engine/model';
-import { descendants, descendantsOfKind, isFunctionLike, literalNumber, spanOf, unwrap } from './engine/nodes';
+import { descendants, descendantsOfKind, identifiersNamed, isFunctionLike, literalNumber, spanOf, unwrap } from './engine/nodes';
 import { lockNames } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
@@ -47,7 +47,7 @@ function loopCondition(loop: Loop): Node | undefined {
 function retriesAcquire(loop: Loop, acquire: Acquire): boolean {
   const names = lockNames(acquire);
   const condition = loopCondition(loop);
-  if (condition && descendantsOfKind(condition, SyntaxKind.Identifier).some((id) => names.includes(id.getText()))) return true;
+  if (condition && identifiersNamed(condition, names).length > 0) return true;
   return descendants(loop).some(
     (d) => (Node.isBreakStatement(d) || Node.isReturnStatement(d)) && d.getStart() > acquire.call.getEnd() &&
       d.getFirstAncestor((a) => isLoop(a) || isFunctionLike(a)) === loop,

@@ -2,7 +2,7 @@
 // whether or not this process got the lock.
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire } from './engine/model';
-import { descendantsOfKind, enclosingFunction, isAwaited, spanOf, valueCarrier } from './engine/nodes';
+import { enclosingFunction, identifiersNamed, isAwaited, spanOf, valueCarrier } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
@@ -20,7 +20,7 @@ function isAsync(fn: Node): boolean {
 function promiseTested(acquire: Acquire): Node | undefined {
   const use = acquire.result;
   if (use.kind !== 'assigned' || use.awaited) return undefined;
-  return descendantsOfKind(enclosingFunction(use.declaration), SyntaxKind.Identifier)
+  return identifiersNamed(enclosingFunction(use.declaration), use.name)
     .find((id) => id.getText() === use.name && id.getStart() > use.declaration.getEnd() && !isAwaited(id) && conditionOf(id));
 }
 

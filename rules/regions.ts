@@ -4,7 +4,7 @@ import { Node, SyntaxKind, type Statement } from 'ts-morph';
 import { withModel } from './analyze';
 import { emptyConfig, type LockwiseConfig } from './config';
 import type { Acquire, LockModel } from './engine/model';
-import { contains, descendants, descendantsOfKind, isFunctionLike, literalNumber, methodOf, unwrap } from './engine/nodes';
+import { contains, descendants, descendantsOfKind, identifiersNamed, isFunctionLike, literalNumber, methodOf, unwrap } from './engine/nodes';
 import { inFinally, isGuard, lockNames, releasesOf } from './engine/paths';
 import { mightHoldLockCode } from './engine/prefilter';
 import { isRedisAcquire } from './engine/queries';
@@ -54,7 +54,7 @@ function movable(section: Statement[], after: Statement[], names: string[]): boo
     }
   }
   const declared = new Set(section.flatMap((s) => descendantsOfKind(s, SyntaxKind.VariableDeclaration).map((v) => v.getName())));
-  return !after.some((s) => descendantsOfKind(s, SyntaxKind.Identifier).some((id) => declared.has(id.getText())));
+  return !after.some((s) => identifiersNamed(s, declared).length > 0);
 }
 
 /** The section's statements indented one level deeper, with `signal.throwIfAborted()` between awaited steps. */
@@ -99,7 +99,7 @@ function regionOf(model: LockModel, acquire: Acquire): LockRegion | undefined {
   const tokenName = acquire.token?.getText();
   const dropToken = !!tokenDecl && Node.isVariableStatement(tokenDecl) && tokenDecl.getDeclarations().length === 1 &&
     tokenDecl.getDeclarations()[0].getName() === tokenName &&
-    !statements.slice(end + 1).some((st) => descendantsOfKind(st, SyntaxKind.Identifier).some((id) => id.getText() === tokenName));
+    !statements.slice(end + 1).some((st) => tokenName !== undefined && identifiersNamed(st, tokenName).length > 0);
   return {
     span: { start: (dropToken && tokenDecl ? tokenDecl : acquire.statement).getStart(), end: last.getEnd() },
     acquireSpan: { start: acquire.call.getStart(), end: acquire.call.getEnd() },

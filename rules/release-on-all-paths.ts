@@ -2,7 +2,7 @@
 // work, or an early return, must not leave the lock held until its TTL (or forever without one).
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire } from './engine/model';
-import { descendants, descendantsOfKind, spanOf } from './engine/nodes';
+import { descendants, descendantsOfKind, identifiersNamed, spanOf } from './engine/nodes';
 import { isGuard, releaseCoverage } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
@@ -28,7 +28,7 @@ function fix(acquire: Acquire, releaseStatement: Node): Fix | undefined {
 
   // Names declared inside the new try block must not be used after it.
   const declared = new Set(between.flatMap((s) => descendantsOfKind(s, SyntaxKind.VariableDeclaration).map((d) => d.getName())));
-  const usedAfter = statements.slice(end + 1).some((s) => descendantsOfKind(s, SyntaxKind.Identifier).some((id) => declared.has(id.getText())));
+  const usedAfter = statements.slice(end + 1).some((s) => identifiersNamed(s, declared).length > 0);
   if (usedAfter) return undefined;
 
   const text = block.getSourceFile().getFullText();

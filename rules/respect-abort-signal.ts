@@ -5,7 +5,7 @@ import type { Acquire } from './engine/model';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
-import { descendantsOfKind } from './engine/nodes';
+import { descendantsOfKind, identifiersNamed } from './engine/nodes';
 
 type Routine = ArrowFunction | FunctionExpression;
 
@@ -18,7 +18,7 @@ function signalName(routine: Routine): string | undefined | null {
 
 function readsSignal(routine: Routine, name: string): boolean {
   const body = routine.getBody();
-  return descendantsOfKind(body, SyntaxKind.Identifier).some((id) => id.getText() === name);
+  return identifiersNamed(body, name).length > 0;
 }
 
 /** Adds the parameter if missing, and `signal.throwIfAborted()` after each awaited step but the last. */

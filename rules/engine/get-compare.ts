@@ -1,10 +1,10 @@
 // GET, compare in the client, then DEL: an owner check, but not an atomic one. Found once here so
 // owner-checked-release can say "two round trips" and unique-token knows the token is compared.
-import { Node, SyntaxKind } from 'ts-morph';
+import { Node } from 'ts-morph';
 import type { RedisCommand } from './commands';
 import { sameKey, type KeyRef } from './keys';
 import { storedName } from './libraries';
-import { descendantsOfKind, unwrap } from './nodes';
+import { identifiersNamed, unwrap } from './nodes';
 
 export interface GetCompare {
   get: Node;
@@ -32,7 +32,7 @@ export function findGetCompare(
     for (const get of gets) {
       const variable = storedName(get.call);
       const inCondition = condition.getStart() <= get.call.getStart() && get.call.getEnd() <= condition.getEnd();
-      const viaVariable = variable && descendantsOfKind(condition, SyntaxKind.Identifier).some((id) => id.getText() === variable);
+      const viaVariable = variable && identifiersNamed(condition, variable).length > 0;
       if (!inCondition && !viaVariable) continue;
       const compare = unwrap(condition);
       let token: Node | undefined;

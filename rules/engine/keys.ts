@@ -79,11 +79,12 @@ export function informative(glob: string): boolean {
   return glob.replace(/\*/g, '').length >= 3;
 }
 
-const LOCKISH = /lock|mutex|mtx|semaphore|leader|latch|lease/i;
+/** Names that say "lock": `lock:x`, `orderLock`, `LOCK_KEY`, `unlock`, `mutexName`; not `block` or `clock`. */
+export const LOCK_NAME = /(?<![a-z])(?:un)?lock|Lock|LOCK|mutex|Mutex|MUTEX|mtx|MTX|semaphore|Semaphore|SEMAPHORE|leader|Leader|LEADER|latch|Latch|LATCH/;
 
 /** Does the key's glob, text or name say it is a lock ("lock:x", `lockKey`, `this.mutexName`)? */
 export function looksLikeLockKey(key: KeyRef): boolean {
-  return LOCKISH.test(key.glob) || LOCKISH.test(key.text) || LOCKISH.test(key.canonical);
+  return LOCK_NAME.test(key.glob) || LOCK_NAME.test(key.text) || LOCK_NAME.test(key.canonical);
 }
 
 /** How a message names a key: `key (lock:order:*)` when the expression alone does not say. */

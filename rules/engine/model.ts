@@ -5,10 +5,10 @@ import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';
 import { fileStyle, readImports, type FileImports } from './imports';
-import { KeyIndex, keyRef, looksLikeLockKey, sameKey, type ConstLookup, type KeyRef } from './keys';
+import { KeyIndex, keyRef, LOCK_NAME, looksLikeLockKey, sameKey, type ConstLookup, type KeyRef } from './keys';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
-import { descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, resolveConst, unwrap } from './nodes';
+import { callsNamed, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, resolveConst, unwrap } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import type { TtlUnit } from './set-options';
 
@@ -90,9 +90,17 @@ export interface LockModel {
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
+// Calls worth wrapping and recognising (lower-cased): Redis commands in every client's spelling, the
+// lock libraries' methods and withLock. Scripts registered under a name and configured helpers are added per file.
+const LOCK_CALLS = new Set([
+  'set', 'setnx', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'get', 'incr',
+  'eval', 'evalsha', 'call', 'callbuffer', 'sendcommand', 'send_command',
+  'acquire', 'tryacquire', 'release', 'unlock', 'lock', 'extend', 'using', 'withlock',
+]);
+const SCRIPT_SETUP = new Set(['defineCommand', 'script', 'scriptLoad', 'SCRIPT_LOAD']);
 const RELEASE_FN = /release|unlock|free|drop|clear/i;
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
-const LOCK_FN = /lock|mutex|leader/i;
+
 
 function functionName(fn: Node): string {
   if (Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn)) return fn.getName() ?? '';
@@ -112,9 +120,10 @@ function inTimer(node: Node, fn: Node): boolean {
 export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockModel {
   const lookup: ConstLookup = (identifier) => (Node.isIdentifier(identifier) ? resolveConst(identifier) : undefined);
   const imports = readImports(sourceFile);
-  const calls = descendantsOfKind(sourceFile, SyntaxKind.CallExpression);
+  const named = collectNamedScripts(sourceFile, callsNamed(sourceFile, (n) => SCRIPT_SETUP.has(n)), lookup);
+  const wanted = new Set([...named.scripts.keys(), ...helpers.acquire, ...helpers.release, ...helpers.extend]);
+  const calls = callsNamed(sourceFile, (n) => LOCK_CALLS.has(n.toLowerCase()) || wanted.has(n));
   const news: NewExpression[] = descendantsOfKind(sourceFile, SyntaxKind.NewExpression);
-  const named = collectNamedScripts(sourceFile, calls, lookup);
   const ctx: RecogniserContext = { lookup, scripts: named.scripts, shas: named.shas, batchVars: batchVariables(sourceFile) };
 
   const commands: RedisCommand[] = [];
@@ -171,7 +180,7 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
     const fn = enclosingFunction(command.call);
     const fnName = functionName(fn);
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
-    const lockFn = LOCK_FN.test(fnName);
+    const lockFn = LOCK_NAME.test(fnName);
     const commandKeys = command.keys.map(keyOf);
     const lockKey = commandKeys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && RELEASE_FN.test(fnName)));
     const extendKey = commandKeys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))));

@@ -30,8 +30,33 @@ function compilerDescendants(node: Node, keep: (n: ts.Node) => boolean): Node[] 
   return found.map((n) => wrapper._getNodeFromCompilerNode(n));
 }
 
+/** The name a call is made by: `f` in `f()`, `m` in `a.b.m()` and `a?.['m']()`. */
+export function compilerCalleeName(call: ts.CallExpression): string | undefined {
+  let callee: ts.Expression = call.expression;
+  while (ts.isParenthesizedExpression(callee) || ts.isNonNullExpression(callee) || ts.isAsExpression(callee)) callee = callee.expression;
+  if (ts.isIdentifier(callee)) return callee.text;
+  if (ts.isPropertyAccessExpression(callee)) return callee.name.text;
+  if (ts.isElementAccessExpression(callee) && ts.isStringLiteralLike(callee.argumentExpression)) return callee.argumentExpression.text;
+  return undefined;
+}
+
+/** Calls whose callee name passes `accept`; only those are wrapped (most calls of a file are not lock code). */
+export function callsNamed(node: Node, accept: (name: string) => boolean): CallExpression[] {
+  return compilerDescendants(node, (n) => {
+    if (!ts.isCallExpression(n)) return false;
+    const name = compilerCalleeName(n);
+    return name !== undefined && accept(name);
+  }) as CallExpression[];
+}
+
 export function descendantsOfKind<K extends SyntaxKind>(node: Node, kind: K): KindToNodeMappings[K][] {
   return compilerDescendants(node, (n) => n.kind === kind) as KindToNodeMappings[K][];
+}
+
+/** Identifiers spelled as one of `names`, compared on the compiler tree before anything is wrapped. */
+export function identifiersNamed(node: Node, names: string | Iterable<string>): Node[] {
+  const wanted = new Set(typeof names === 'string' ? [names] : names);
+  return compilerDescendants(node, (n) => ts.isIdentifier(n) && wanted.has(n.text));
 }
 
 /** Every descendant, in document order. */
@@ -128,27 +153,23 @@ export function normalizeText(node: Node): string {
   return node.getText().replace(/\s+/g, '').replace(/\?\./g, '.').replace(/^this\./, 'this.');
 }
 
-/** Does this scope node declare `name` (a variable of its own statements, or a parameter)? */
+/** Does this scope declare `name` (a variable of its own statements, a parameter, a loop or catch variable)? */
 function declaredIn(scope: Node, name: string): Node | undefined {
-  if (isFunctionLike(scope)) {
-    const param = (scope as import('ts-morph').FunctionDeclaration).getParameters().find((p) => p.getName() === name);
-    if (param) return param;
+  const c = scope.compilerNode;
+  const named = (d: ts.Node & { name: ts.BindingName }) => ts.isIdentifier(d.name) && d.name.text === name;
+  let found: ts.Node | undefined;
+  if (ts.isFunctionLike(c)) found = c.parameters.find(named);
+  if (!found && (ts.isBlock(c) || ts.isSourceFile(c) || ts.isCaseClause(c) || ts.isDefaultClause(c) || ts.isModuleBlock(c))) {
+    for (const statement of c.statements) {
+      if (ts.isVariableStatement(statement)) found = statement.declarationList.declarations.find(named);
+      if (found) break;
+    }
   }
-  const statements = Node.isBlock(scope) || Node.isSourceFile(scope) || Node.isCaseClause(scope) || Node.isDefaultClause(scope) ? scope.getStatements() : [];
-  for (const statement of statements) {
-    if (!Node.isVariableStatement(statement)) continue;
-    const decl = statement.getDeclarations().find((d) => d.getName() === name);
-    if (decl) return decl;
+  if (!found && (ts.isForStatement(c) || ts.isForOfStatement(c) || ts.isForInStatement(c)) && c.initializer && ts.isVariableDeclarationList(c.initializer)) {
+    found = c.initializer.declarations.find(named);
   }
-  if (Node.isForStatement(scope) || Node.isForOfStatement(scope) || Node.isForInStatement(scope)) {
-    const init = scope.getInitializer();
-    if (init && Node.isVariableDeclarationList(init)) return init.getDeclarations().find((d) => d.getName() === name);
-  }
-  if (Node.isCatchClause(scope)) {
-    const decl = scope.getVariableDeclaration();
-    if (decl?.getName() === name) return decl;
-  }
-  return undefined;
+  if (!found && ts.isCatchClause(c) && c.variableDeclaration && named(c.variableDeclaration)) found = c.variableDeclaration;
+  return found && (scope as unknown as WrapsCompilerNodes)._getNodeFromCompilerNode(found);
 }
 
 /** The declaration (variable or parameter) an identifier refers to, by walking its scopes outward. */

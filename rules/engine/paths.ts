@@ -3,7 +3,7 @@
 import { Node, SyntaxKind } from 'ts-morph';
 import { sameKey } from './keys';
 import type { Acquire, LockModel, Release } from './model';
-import { contains, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf } from './nodes';
+import { contains, enclosingFunction, enclosingStatement, identifiersNamed, isFunctionLike, methodOf } from './nodes';
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
@@ -34,7 +34,7 @@ export function lockNames(acquire: Acquire): string[] {
 export function escapes(acquire: Acquire, releaseCalls: Node[]): boolean {
   const names = new Set(lockNames(acquire));
   if (names.size === 0) return false;
-  for (const id of descendantsOfKind(acquire.fn, SyntaxKind.Identifier)) {
+  for (const id of identifiersNamed(acquire.fn, names)) {
     if (!names.has(id.getText()) || id.getStart() < acquire.call.getEnd()) continue;
     const parent = id.getParent();
     if (!parent) continue;
@@ -77,7 +77,7 @@ export function isGuard(statement: Node, acquire: Acquire): boolean {
   if (!Node.isIfStatement(statement)) return false;
   const names = lockNames(acquire);
   const condition = statement.getExpression();
-  return descendantsOfKind(condition, SyntaxKind.Identifier).some((id) => names.includes(id.getText())) ||
+  return identifiersNamed(condition, names).length > 0 ||
     condition.getText().includes(acquire.call.getText());
 }
 

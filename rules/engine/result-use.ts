@@ -1,6 +1,6 @@
 // What happens to the value an acquire returns: dropped, stored, tested, or handed on.
 import { Node, SyntaxKind, type CallExpression } from 'ts-morph';
-import { descendantsOfKind, enclosingFunction, isAwaited, valueCarrier } from './nodes';
+import { enclosingFunction, identifiersNamed, isAwaited, valueCarrier } from './nodes';
 
 export type ResultUse =
   | { kind: 'discarded'; awaited: boolean }
@@ -67,7 +67,7 @@ function assigned(name: string, awaited: boolean, declaration: Node): ResultUse 
   const fn = enclosingFunction(declaration);
   let readLater = false;
   let tested = false;
-  for (const id of descendantsOfKind(fn, SyntaxKind.Identifier)) {
+  for (const id of identifiersNamed(fn, name)) {
     if (id.getText() !== name || id.getStart() < declaration.getEnd()) continue;
     const parent = id.getParent();
     // `x = ...` writes; `obj.x` is another name.

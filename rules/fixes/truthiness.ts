@@ -2,7 +2,7 @@
 // boolean in node-redis v4) by SET NX ('OK'|null) keeps the code's meaning and its types.
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire } from '../engine/model';
-import { descendantsOfKind, enclosingFunction } from '../engine/nodes';
+import { enclosingFunction, identifiersNamed } from '../engine/nodes';
 
 function truthyPosition(node: Node): boolean {
   let current = node;
@@ -33,7 +33,7 @@ export function resultUsedOnlyAsTruthy(acquire: Acquire): boolean {
   if (use.kind === 'discarded' || use.kind === 'tested') return use.kind === 'discarded' || truthyPosition(acquire.call);
   if (use.kind !== 'assigned') return false;
   const fn = enclosingFunction(use.declaration);
-  return descendantsOfKind(fn, SyntaxKind.Identifier)
+  return identifiersNamed(fn, use.name)
     .filter((id) => id.getText() === use.name && id.getStart() >= use.declaration.getEnd())
     .every((id) => truthyPosition(id));
 }
