@@ -5,7 +5,7 @@ import { analyzeText } from '../../rules/analyze';
 const head = `import Redis from 'ioredis';
 const redis = new Redis();
 export async function run(id: string) {
-  const key = `lock:${id}`;
+  const key = \`lock:\${id}\`;
 `;
 
 function rules(body: string): string[] {
