@@ -148,17 +148,24 @@ function main(): void {
   const bytes = all.reduce((n, f) => n + readFileSync(f).length, 0);
   console.log(`corpus: ${all.length} files (${sources.length} without .d.ts), ${(bytes / 1024 / 1024).toFixed(1)} MB`);
 
-  // 1. The floor (its reads also warm the page cache for the tools after it), after a JIT warm-up
-  // so that neither of its two passes is charged for it.
+  // 1 and 2. The floor (read + createSourceFile in-process, after a JIT warm-up) and lockwise check
+  // as a user runs it, alternated twice; the best of each counts, so a burst of load elsewhere on a
+  // shared machine skews neither side alone.
   parseFloor(sources.slice(0, 300));
-  const floorAll = parseFloor(all);
-  const floorSources = parseFloor(sources);
-  console.log(`\nTypeScript createSourceFile floor (read + parse, in-process):`);
-  console.log(`  every file            ${ms(floorAll)}`);
-  console.log(`  without .d.ts files   ${ms(floorSources)}`);
+  const floorAll: number[] = [];
+  const floorSources: number[] = [];
+  const lockwiseRuns: Measured[] = [];
+  for (let round = 0; round < 2; round++) {
+    floorAll.push(parseFloor(all));
+    floorSources.push(parseFloor(sources));
+    lockwiseRuns.push(measure([CLI, 'check', '--format', 'json', '.'], CORPUS_SRC));
+  }
+  const floor = Math.min(...floorAll);
+  console.log(`\nTypeScript createSourceFile floor (read + parse, in-process, best of 2):`);
+  console.log(`  every file            ${ms(floor)}`);
+  console.log(`  without .d.ts files   ${ms(Math.min(...floorSources))}`);
 
-  // 2. lockwise check, as a user runs it.
-  const lockwise = measure([CLI, 'check', '--format', 'json', '.'], CORPUS_SRC);
+  const lockwise = lockwiseRuns.reduce((best, run) => (run.wallMs < best.wallMs ? run : best));
   if (lockwise.status === null || lockwise.status > 1) {
     console.log(`lockwise check failed (exit ${lockwise.status}):\n${lockwise.stderr}`);
   }
@@ -169,10 +176,10 @@ function main(): void {
     findings: { file: string; line: number; rule: string; severity: string; message: string }[];
     errors: { file: string; message: string }[];
   };
-  console.log(`\nlockwise check (child process, JSON output):`);
+  console.log(`\nlockwise check (child process, JSON output, best of 2):`);
   console.log(`  wall ${ms(lockwise.wallMs)} (in-process ${ms(report.durationMs)}), peak RSS ${mb(lockwise.peakRssMb)}`);
   console.log(`  ${report.filesScanned} files scanned (declarations skipped), ${report.filesAnalyzed} parsed`);
-  console.log(`  ratio to the every-file floor ${ratio(lockwise.wallMs, floorAll)} (target <= 0.3x)`);
+  console.log(`  ratio to the every-file floor ${ratio(lockwise.wallMs, floor)} (target <= 0.3x)`);
 
   // 3. ESLint with the one rule a user would write for SETNX.
   const eslintConfig = join(scratch, 'eslint.config.mjs');
