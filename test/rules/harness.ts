@@ -3,7 +3,7 @@
 // must no longer trigger the rule. typecheck.test.ts type-checks every input and every output of all
 // tables against the real client packages (ioredis, redis, redlock, redis-semaphore) in one program.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
@@ -49,9 +49,8 @@ const TYPECHECK_ROOT = resolve('test/.tmp/typecheck');
 
 /** Type-checks all sources in one program (loading the client packages' types once); returns the errors. */
 export function typecheck(sources: { name: string; code: string }[]): string[] {
-  const dir = TYPECHECK_ROOT;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(TYPECHECK_ROOT, { recursive: true });
+  const dir = mkdtempSync(join(TYPECHECK_ROOT, 'run-'));
   const files = sources.map((s, i) => {
     const file = join(dir, `${String(i).padStart(3, '0')}-${s.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}.ts`);
     writeFileSync(file, s.code);
