@@ -2,7 +2,7 @@
 // contention, or behind a lock that never expires; redlock `retryCount: -1` does the same inside redlock.
 import { Node, SyntaxKind } from 'ts-morph';
 import type { Acquire, LockModel } from './engine/model';
-import { descendants, descendantsOfKind, identifiersNamed, isFunctionLike, literalNumber, spanOf, unwrap } from './engine/nodes';
+import { callsNamed, descendants, descendantsOfKind, identifiersNamed, isFunctionLike, literalNumber, spanOf, unwrap } from './engine/nodes';
 import { lockNames } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
@@ -67,7 +67,7 @@ function unboundedRecursion(acquire: Acquire): Node | undefined {
   const fn = acquire.fn;
   const name = Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
   if (!name) return undefined;
-  const self = descendantsOfKind(fn, SyntaxKind.CallExpression).find((c) => {
+  const self = callsNamed(fn, (n) => n === name).find((c) => {
     const callee = unwrap(c.getExpression()).getText();
     return (callee === name || callee === `this.${name}`) && c.getStart() > acquire.call.getEnd();
   });

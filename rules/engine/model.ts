@@ -2,7 +2,7 @@
 // objects and the callbacks that run under a lock. Built once per file; rules never re-parse calls.
 import { Node, SyntaxKind, type CallExpression, type NewExpression, type SourceFile } from 'ts-morph';
 import type { HelperNames } from '../config';
-import { recogniseCommand, type ClientStyle, type RecogniserContext, type RedisCommand } from './commands';
+import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';
 import { fileStyle, readImports, type FileImports } from './imports';
 import { KeyIndex, keyRef, LOCK_NAME, looksLikeLockKey, sameKey, type ConstLookup, type KeyRef } from './keys';
@@ -98,6 +98,7 @@ const LOCK_CALLS = new Set([
   'acquire', 'tryacquire', 'release', 'unlock', 'lock', 'extend', 'using', 'withlock',
 ]);
 const SCRIPT_SETUP = new Set(['defineCommand', 'script', 'scriptLoad', 'SCRIPT_LOAD']);
+const SCRIPT_SETUP_TEXT = /defineCommand|\.script(?:Load)?\s*\(|SCRIPT_LOAD|scripts\s*:/;
 const RELEASE_FN = /release|unlock|free|drop|clear/i;
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 
@@ -120,7 +121,10 @@ function inTimer(node: Node, fn: Node): boolean {
 export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockModel {
   const lookup: ConstLookup = (identifier) => (Node.isIdentifier(identifier) ? resolveConst(identifier) : undefined);
   const imports = readImports(sourceFile);
-  const named = collectNamedScripts(sourceFile, callsNamed(sourceFile, (n) => SCRIPT_SETUP.has(n)), lookup);
+  const text = sourceFile.getFullText();
+  const named = SCRIPT_SETUP_TEXT.test(text)
+    ? collectNamedScripts(sourceFile, callsNamed(sourceFile, (n) => SCRIPT_SETUP.has(n)), lookup)
+    : { scripts: new Map<string, NamedScript>(), shas: new Map<string, string>() };
   const wanted = new Set([...named.scripts.keys(), ...helpers.acquire, ...helpers.release, ...helpers.extend]);
   const calls = callsNamed(sourceFile, (n) => LOCK_CALLS.has(n.toLowerCase()) || wanted.has(n));
   const news: NewExpression[] = descendantsOfKind(sourceFile, SyntaxKind.NewExpression);
@@ -224,7 +228,7 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
 
   return {
     sourceFile,
-    text: sourceFile.getFullText(),
+    text,
     style,
     imports,
     commands,

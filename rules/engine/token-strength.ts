@@ -2,7 +2,7 @@
 // and neither is one token created once (module level, or once per object) and reused.
 import { Node, SyntaxKind, type Expression } from 'ts-morph';
 import type { ConstLookup } from './keys';
-import { descendantsOfKind, literalString, unwrap } from './nodes';
+import { declarationOf, descendantsOfKind, literalString, unwrap } from './nodes';
 
 export type Weakness =
   | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
@@ -39,13 +39,10 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
 /** The module-level or once-per-object declaration of a token used inside a function, if any. */
 function reusedDeclaration(token: Node, fn: Node): Node | undefined {
   const n = unwrap(token);
-  const sourceFile = token.getSourceFile();
   if (Node.isIdentifier(n)) {
-    const decl = sourceFile
-      .getVariableStatements()
-      .flatMap((s) => s.getDeclarations())
-      .find((d) => d.getName() === n.getText());
-    return decl && !Node.isSourceFile(fn) ? decl : undefined;
+    const decl = declarationOf(n);
+    const moduleLevel = !!decl && Node.isVariableDeclaration(decl) && Node.isSourceFile(decl.getVariableStatement()?.getParent() ?? decl);
+    return moduleLevel && !Node.isSourceFile(fn) ? decl : undefined;
   }
   if (Node.isPropertyAccessExpression(n) && n.getExpression().getKind() === SyntaxKind.ThisKeyword) {
     const cls = token.getFirstAncestorByKind(SyntaxKind.ClassDeclaration);
