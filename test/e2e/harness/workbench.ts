@@ -107,6 +107,14 @@ export class Workbench {
     const item = this.page.locator('.context-view .action-item').filter({ hasText: entry }).first();
     await item.waitFor({ state: 'visible', timeout: 10_000 });
     await item.click();
+    if (await item.waitFor({ state: 'hidden', timeout: 1_500 }).then(() => true, () => false)) return;
+    // A tree refresh under the open menu (the TTL countdown re-renders rows) can swallow the click and
+    // leave the entry highlighted; Enter then runs it. Once the menu is gone the entry has run.
+    await waitFor(async () => {
+      if (!(await item.isVisible())) return true;
+      await this.page.keyboard.press('Enter');
+      return false;
+    }, `the context menu entry "${entry}" to run`, { timeoutMs: 10_000, intervalMs: 500 });
   }
 
   /** Drags the sash on the side bar's right edge so it is `width` pixels wide (long descriptions fit). */
