@@ -1,42 +1,42 @@
 import type { RuleCases } from '../harness';
 import { io } from './preludes';
 
-const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pause = `const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 `;
 
 export const boundedAcquireRetryCases: RuleCases = {
   valid: [
-    { name: 'attempt-limited for loop', code: `${io}${sleep}export async function take(key: string, token: string) {
+    { name: 'attempt-limited for loop', code: `${io}${pause}export async function take(key: string, token: string) {
   for (let attempt = 0; attempt < 10; attempt++) {
     if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
-    await sleep(50 + Math.random() * 50);
+    await pause(50 + Math.random() * 50);
   }
   return false;
 }
 ` },
-    { name: 'deadline in the condition', code: `${io}${sleep}export async function take(key: string, token: string, waitMs: number) {
+    { name: 'deadline in the condition', code: `${io}${pause}export async function take(key: string, token: string, waitMs: number) {
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
-    await sleep(50);
+    await pause(50);
   }
   return false;
 }
 ` },
-    { name: 'while(true) with a bounded exit', code: `${io}${sleep}export async function take(key: string, token: string) {
+    { name: 'while(true) with a bounded exit', code: `${io}${pause}export async function take(key: string, token: string) {
   let tries = 0;
   while (true) {
     if (await redis.set(key, token, 'PX', 1000, 'NX')) return;
     if (++tries > 5) throw new Error('busy');
-    await sleep(100);
+    await pause(100);
   }
 }
 ` },
-    { name: 'a worker loop that does not stop when it gets the lock is not a retry', code: `${io}${sleep}export async function worker(token: string) {
+    { name: 'a worker loop that does not stop when it gets the lock is not a retry', code: `${io}${pause}export async function worker(token: string) {
   for (;;) {
     const ok = await redis.set('lock:poll', token, 'PX', 1000, 'NX');
     if (ok) await work();
-    await sleep(1000);
+    await pause(1000);
   }
 }
 ` },
@@ -49,21 +49,21 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
     {
       name: 'while (!acquired) spin',
       message: ['no attempt limit or deadline'],
-      code: `${io}${sleep}export async function take(key: string, token: string) {
+      code: `${io}${pause}export async function take(key: string, token: string) {
   let acquired = null;
   while (!acquired) {
     acquired = await redis.set(key, token, 'PX', 1000, 'NX');
-    if (!acquired) await sleep(100);
+    if (!acquired) await pause(100);
   }
 }
 `,
     },
     {
       name: 'while (true) returning on success',
-      code: `${io}${sleep}export async function take(key: string, token: string) {
+      code: `${io}${pause}export async function take(key: string, token: string) {
   while (true) {
     if (await redis.set(key, token, 'PX', 1000, 'NX')) return;
-    await sleep(100);
+    await pause(100);
   }
 }
 `,
@@ -71,10 +71,10 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
     {
       name: 'recursion without an attempt count',
       message: ['recursion'],
-      code: `${io}${sleep}export async function take(key: string, token: string): Promise<void> {
+      code: `${io}${pause}export async function take(key: string, token: string): Promise<void> {
   const ok = await redis.set(key, token, 'PX', 1000, 'NX');
   if (!ok) {
-    await sleep(100);
+    await pause(100);
     return take(key, token);
   }
 }
