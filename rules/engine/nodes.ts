@@ -153,31 +153,40 @@ export function normalizeText(node: Node): string {
   return node.getText().replace(/\s+/g, '').replace(/\?\./g, '.').replace(/^this\./, 'this.');
 }
 
-/** Does this scope declare `name` (a variable of its own statements, a parameter, a loop or catch variable)? */
-function declaredIn(scope: Node, name: string): Node | undefined {
-  const c = scope.compilerNode;
-  const named = (d: ts.Node & { name: ts.BindingName }) => ts.isIdentifier(d.name) && d.name.text === name;
-  let found: ts.Node | undefined;
-  if (ts.isFunctionLike(c)) found = c.parameters.find(named);
-  if (!found && (ts.isBlock(c) || ts.isSourceFile(c) || ts.isCaseClause(c) || ts.isDefaultClause(c) || ts.isModuleBlock(c))) {
-    for (const statement of c.statements) {
-      if (ts.isVariableStatement(statement)) found = statement.declarationList.declarations.find(named);
-      if (found) break;
-    }
+// What each scope declares, built once per scope: a module-level lookup would otherwise scan every
+// top-level statement for every identifier it resolves.
+const scopeDeclarations = new WeakMap<ts.Node, Map<string, ts.Node>>();
+
+function declarationsOf(c: ts.Node): Map<string, ts.Node> {
+  let names = scopeDeclarations.get(c);
+  if (names) return names;
+  names = new Map();
+  const add = (d: ts.Node & { name: ts.BindingName }) => {
+    if (ts.isIdentifier(d.name) && !names?.has(d.name.text)) names?.set(d.name.text, d);
+  };
+  if (ts.isFunctionLike(c)) c.parameters.forEach(add);
+  if (ts.isBlock(c) || ts.isSourceFile(c) || ts.isCaseClause(c) || ts.isDefaultClause(c) || ts.isModuleBlock(c)) {
+    for (const statement of c.statements) if (ts.isVariableStatement(statement)) statement.declarationList.declarations.forEach(add);
   }
-  if (!found && (ts.isForStatement(c) || ts.isForOfStatement(c) || ts.isForInStatement(c)) && c.initializer && ts.isVariableDeclarationList(c.initializer)) {
-    found = c.initializer.declarations.find(named);
+  if ((ts.isForStatement(c) || ts.isForOfStatement(c) || ts.isForInStatement(c)) && c.initializer && ts.isVariableDeclarationList(c.initializer)) {
+    c.initializer.declarations.forEach(add);
   }
-  if (!found && ts.isCatchClause(c) && c.variableDeclaration && named(c.variableDeclaration)) found = c.variableDeclaration;
-  return found && (scope as unknown as WrapsCompilerNodes)._getNodeFromCompilerNode(found);
+  if (ts.isCatchClause(c) && c.variableDeclaration) add(c.variableDeclaration);
+  scopeDeclarations.set(c, names);
+  return names;
+}
+
+function isScope(c: ts.Node): boolean {
+  return ts.isFunctionLike(c) || ts.isBlock(c) || ts.isSourceFile(c) || ts.isCaseClause(c) || ts.isDefaultClause(c) ||
+    ts.isModuleBlock(c) || ts.isForStatement(c) || ts.isForOfStatement(c) || ts.isForInStatement(c) || ts.isCatchClause(c);
 }
 
 /** The declaration (variable or parameter) an identifier refers to, by walking its scopes outward. */
 export function declarationOf(identifier: Node): Node | undefined {
   const name = identifier.getText();
-  for (let scope = identifier.getParent(); scope; scope = scope.getParent()) {
-    const found = declaredIn(scope, name);
-    if (found) return found;
+  for (let c = identifier.compilerNode.parent; c; c = c.parent) {
+    const found = isScope(c) ? declarationsOf(c).get(name) : undefined;
+    if (found) return (identifier as unknown as WrapsCompilerNodes)._getNodeFromCompilerNode(found);
   }
   return undefined;
 }
