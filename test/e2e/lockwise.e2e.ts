@@ -171,13 +171,25 @@ test('4. the Redis Locks view lists seeded locks with holder and TTL, flags a lo
   });
 });
 
+/**
+ * Right-click the lock and choose "Release Lock..." until the confirmation shows. In CI runs the
+ * per-second countdown re-render sometimes lost the menu activation (menu closed, no dialog); opening
+ * the menu again is safe because nothing is released before the dialog is confirmed.
+ */
+async function openReleaseConfirmation(key: string, dialog: ReturnType<Page['locator']>): Promise<void> {
+  await waitFor(async () => {
+    if (await dialog.isVisible()) return true;
+    await (await wb.lockRow(key)).click({ button: 'right' });
+    await wb.contextMenu('Release Lock...');
+    return dialog.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false);
+  }, `the release confirmation for ${key}`, { timeoutMs: 30_000, intervalMs: 200 });
+}
+
 test('5. guarded release from the context menu asks first and removes the lock; a changed token removes nothing', async () => {
   await step(page, server, '5-guarded-release', async () => {
     await wb.clearNotifications();
-    await (await wb.lockRow('lock:invoices:9')).click({ button: 'right' });
-    await wb.contextMenu('Release Lock...');
     const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+    await openReleaseConfirmation('lock:invoices:9', dialog);
     assert.match(await dialog.innerText(), /Release lock lock:invoices:9\?[\s\S]*billing#9/);
     await dialog.locator('.monaco-button').filter({ hasText: /^Release$/ }).click();
     await wb.waitForNotification(/released lock:invoices:9 \(was held by billing#9\)/, 'the release notification');
@@ -185,9 +197,7 @@ test('5. guarded release from the context menu asks first and removes the lock; 
     await waitFor(async () => (await wb.lockRows().filter({ hasText: 'lock:invoices:9' }).count()) === 0, 'the row to go');
 
     await wb.clearNotifications();
-    await (await wb.lockRow('lock:payouts:3')).click({ button: 'right' });
-    await wb.contextMenu('Release Lock...');
-    await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+    await openReleaseConfirmation('lock:payouts:3', dialog);
     assert.match(await dialog.innerText(), /payout-runner#3/);
     // Another process takes the lock over while the confirmation is open.
     await seed.set('lock:payouts:3', 'payout-runner#8', 'PX', 120_000);
