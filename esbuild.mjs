@@ -1,7 +1,7 @@
 // One build for the three bundles: the VS Code client, the language server and the CLI.
 // `--production` minifies and drops source maps (used by packaging); the default keeps maps for debugging.
 import * as esbuild from 'esbuild';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const production = process.argv.includes('--production');
@@ -11,7 +11,7 @@ const bundles = [
   { in: 'client/src/extension.ts', out: 'client', external: ['vscode'] },
   { in: 'server/src/server.ts', out: 'server', external: [] },
   { in: 'cli/src/main.ts', out: 'cli', external: [], banner: '#!/usr/bin/env node' },
-].filter((b) => existsSync(b.in));
+];
 
 const contexts = await Promise.all(
   bundles.map((b) =>

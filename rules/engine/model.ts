@@ -5,7 +5,7 @@ import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';
 import { fileStyle, readImports, type FileImports } from './imports';
-import { KeyIndex, keyRef, LOCK_NAME, looksLikeLockKey, sameKey, type ConstLookup, type KeyRef } from './keys';
+import { KeyIndex, keyRef, LOCK_NAME, looksLikeLockKey, type ConstLookup, type KeyRef } from './keys';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
 import { callsNamed, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, resolveConst, unwrap } from './nodes';
@@ -160,16 +160,16 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
   const ttlSetters = new Set<RedisCommand>();
+  const expireIndex = new KeyIndex<RedisCommand>();
+  for (const c of commands) if (EXPIRES.has(c.name) && c.keys[0]) expireIndex.add(keyOf(c.keys[0]), c);
   for (const acquire of acquires) {
     if (acquire.hasTtl || !acquire.key || !acquire.command) continue;
-    const later = commands.find(
+    const later = expireIndex.find(acquire.key).find(
       (c) =>
-        EXPIRES.has(c.name) &&
         !ttlSetters.has(c) &&
         (c.call.getStart() > acquire.call.getStart() || c.call.getEnd() > acquire.call.getEnd()) &&
         acquire.fn.getStart() <= c.call.getStart() &&
-        c.call.getEnd() <= acquire.fn.getEnd() &&
-        sameKey(keyOf(c.keys[0]), acquire.key as KeyRef),
+        c.call.getEnd() <= acquire.fn.getEnd(),
     );
     if (later) {
       acquire.laterExpire = later;

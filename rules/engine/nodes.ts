@@ -1,8 +1,6 @@
 // Small syntax helpers over ts-morph nodes, shared by the recognisers and the rules.
 import { Node, ts, VariableDeclarationKind, type CallExpression, type Expression, type KindToNodeMappings, type SyntaxKind } from 'ts-morph';
 
-export type FunctionLike = Node;
-
 // ts-morph's getDescendantsOfKind() builds token lists for every node it walks (ts getChildren),
 // which made a 5,000-line file take seconds. These walk the compiler's own tree with forEachChild,
 // iteratively (deep nesting must not overflow the stack), and wrap only the nodes they return.

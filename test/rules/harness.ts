@@ -3,7 +3,7 @@
 // must no longer trigger the rule. typecheck.test.ts type-checks every input and every output of all
 // tables against the real client packages (ioredis, redis, redlock, redis-semaphore) in one program.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
@@ -69,10 +69,13 @@ export function typecheck(sources: { name: string; code: string }[]): string[] {
     // redlock 5's package.json "exports" hides its types from bundler resolution; point at them.
     paths: { redlock: [resolve('node_modules/redlock/dist/index.d.ts')] },
   });
-  return ts.getPreEmitDiagnostics(program).map((d) => {
+  const errors = ts.getPreEmitDiagnostics(program).map((d) => {
     const where = d.file ? `${d.file.fileName.slice(dir.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}` : '';
     return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
+  // Each run has its own folder; remove it so runs do not pile up.
+  rmSync(dir, { recursive: true, force: true });
+  return errors;
 }
 
 export interface RuleCases {
