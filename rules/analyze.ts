@@ -32,12 +32,17 @@ export function scriptKindOf(fileName: string): ScriptKind | undefined {
   return dot < 0 ? undefined : SCRIPT_KINDS[fileName.slice(dot).toLowerCase()];
 }
 
-// Parse with TypeScript directly and wrap the tree with ts-morph: no Project, no language service
-// source file, and nothing to forget afterwards (the whole tree is garbage once analysis returns).
-function parse(fileName: string, text: string): SourceFile {
-  const kind = scriptKindOf(fileName) ?? ScriptKind.TS;
-  const compilerFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
-  return createWrappedNode(compilerFile) as SourceFile;
+/** Parses with parent pointers set (the engine walks up the tree). */
+export function parseSource(fileName: string, text: string): ts.SourceFile {
+  return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKindOf(fileName) ?? ScriptKind.TS);
+}
+
+/**
+ * Re-parses after an edit, reusing the unchanged subtrees of `previous` (an editor keeps one tree per
+ * open document). `previous` must not be used afterwards: TypeScript moves its reused nodes.
+ */
+export function reparseSource(previous: ts.SourceFile, text: string, change: ts.TextChangeRange): ts.SourceFile {
+  return ts.updateSourceFile(previous, text, change);
 }
 
 export function severityFor(rule: Rule, config: LockwiseConfig): Severity | undefined {
@@ -45,10 +50,12 @@ export function severityFor(rule: Rule, config: LockwiseConfig): Severity | unde
   return setting === 'off' ? undefined : setting;
 }
 
-/** Parses the text, builds its lock model and runs `use` on it; no AST outlives the call. */
-export function withModel<T>(fileName: string, text: string, config: LockwiseConfig, use: (model: LockModel) => T): T {
+/** Builds the lock model of a parsed file and runs `use` on it. */
+export function withModel<T>(source: ts.SourceFile | { fileName: string; text: string }, config: LockwiseConfig, use: (model: LockModel) => T): T {
+  const fileName = source.fileName;
   try {
-    return use(buildModel(parse(fileName, text), config.helpers));
+    const sourceFile = 'kind' in source ? source : parseSource(source.fileName, source.text);
+    return use(buildModel(createWrappedNode(sourceFile) as SourceFile, config.helpers));
   } catch (err) {
     // TypeScript's parser recurses per nesting level; absurd nesting exhausts the stack.
     if (err instanceof RangeError) throw new Error(`cannot analyse ${fileName}: the code is nested too deeply (${err.message})`);
@@ -90,5 +97,15 @@ export function analyzeText(fileName: string, text: string, options: AnalyzeOpti
   if (active.length === 0 || !mightHoldLockCode(text, config.helpers)) {
     return { findings: [], ruleFailures: [], parsed: false };
   }
-  return { ...withModel(fileName, text, config, (model) => runRules(model, active, config)), parsed: true };
+  return { ...withModel({ fileName, text }, config, (model) => runRules(model, active, config)), parsed: true };
 }
+
+/** Analyses an already parsed file (the caller decides with mightHoldLockCode whether to parse). */
+export function analyzeSource(sourceFile: ts.SourceFile, options: AnalyzeOptions = {}): Omit<AnalysisResult, 'parsed'> {
+  const config = options.config ?? emptyConfig();
+  const active = activeRules(config, options.only);
+  if (active.length === 0) return { findings: [], ruleFailures: [] };
+  return withModel(sourceFile, config, (model) => runRules(model, active, config));
+}
+
+export { mightHoldLockCode };

@@ -1,7 +1,7 @@
 // "Convert to withLock": finds acquire ... critical section ... release regions that can be rewritten
 // to `await withLock(client, key, { ttlMs }, async (signal) => { ... })`, and writes the replacement.
-import { Node, SyntaxKind, type Statement } from 'ts-morph';
-import { withModel } from './analyze';
+import { Node, SyntaxKind, type Statement, type ts } from 'ts-morph';
+import { parseSource, withModel } from './analyze';
 import { emptyConfig, type LockwiseConfig } from './config';
 import type { Acquire, LockModel } from './engine/model';
 import { contains, descendants, descendantsOfKind, identifiersNamed, isFunctionLike, literalNumber, methodOf, unwrap } from './engine/nodes';
@@ -112,7 +112,12 @@ function regionOf(model: LockModel, acquire: Acquire): LockRegion | undefined {
 
 export function findLockRegions(fileName: string, text: string, config: LockwiseConfig = emptyConfig()): LockRegion[] {
   if (!mightHoldLockCode(text, config.helpers)) return [];
-  return withModel(fileName, text, config, (model) =>
+  return lockRegionsIn(parseSource(fileName, text), config);
+}
+
+/** The regions of a parsed file (the language server asks only when code actions are requested). */
+export function lockRegionsIn(sourceFile: ts.SourceFile, config: LockwiseConfig = emptyConfig()): LockRegion[] {
+  return withModel(sourceFile, config, (model) =>
     model.acquires.map((a) => regionOf(model, a)).filter((r): r is LockRegion => !!r),
   );
 }

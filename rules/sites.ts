@@ -1,12 +1,13 @@
 // Lock acquisition sites of a file, for the language server's `lockwise/lockSites` request (the Redis
 // Locks panel links a live key to the code that takes it) and for hovers.
-import { activeRules, runRules, withModel } from './analyze';
+import { activeRules, parseSource, runRules, withModel } from './analyze';
+import type { ts } from 'ts-morph';
 import { emptyConfig, type LockwiseConfig } from './config';
 import { mightHoldLockCode } from './engine/prefilter';
 import { spanOf } from './engine/nodes';
 import { releasesOf } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
-import type { Finding, Span } from './types';
+import type { AnalysisResult, Finding, Span } from './types';
 
 export interface LockSiteInfo {
   span: Span;
@@ -28,9 +29,15 @@ const UNIT_TEXT: Record<string, string> = { PX: 'ms', EX: 's', PXAT: '(unix ms)'
 
 export function findLockSites(fileName: string, text: string, config: LockwiseConfig = emptyConfig()): LockSiteInfo[] {
   if (!mightHoldLockCode(text, config.helpers)) return [];
-  return withModel(fileName, text, config, (model) => {
-    const { findings } = runRules(model, activeRules(config), config);
-    return model.acquires
+  return analyzeWithSites(parseSource(fileName, text), config).sites;
+}
+
+/** Findings and lock sites of a parsed file from one model: what the language server needs per change. */
+export function analyzeWithSites(sourceFile: ts.SourceFile, config: LockwiseConfig = emptyConfig()): Omit<AnalysisResult, 'parsed'> & { sites: LockSiteInfo[] } {
+  return withModel(sourceFile, config, (model) => {
+    const result = runRules(model, activeRules(config), config);
+    const { findings } = result;
+    const sites = model.acquires
       .filter((a) => !isRedisAcquire(a) || isLockAcquire(model, a) || a.laterExpire)
       .map((acquire) => {
         const span = spanOf(acquire.call);
@@ -53,5 +60,6 @@ export function findLockSites(fileName: string, text: string, config: LockwiseCo
           ),
         };
       });
+    return { ...result, sites };
   });
 }

@@ -1,5 +1,6 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
 import { Node, type Expression } from 'ts-morph';
+import { LOCK_NAME } from './lock-name';
 import { literalString, normalizeText, unwrap } from './nodes';
 
 export interface KeyRef {
@@ -79,8 +80,6 @@ export function informative(glob: string): boolean {
   return glob.replace(/\*/g, '').length >= 3;
 }
 
-/** Names that say "lock": `lock:x`, `orderLock`, `LOCK_KEY`, `unlock`, `mutexName`; not `block` or `clock`. */
-export const LOCK_NAME = /(?<![a-z])(?:un)?lock|Lock|LOCK|mutex|Mutex|MUTEX|mtx|MTX|semaphore|Semaphore|SEMAPHORE|leader|Leader|LEADER|latch|Latch|LATCH/;
 
 /** Does the key's glob, text or name say it is a lock ("lock:x", `lockKey`, `this.mutexName`)? */
 export function looksLikeLockKey(key: KeyRef): boolean {

@@ -3,7 +3,7 @@
 // an NX acquire, a lock library or withLock, or a delete/expire/script call on a key or in a function
 // named like a lock (the same LOCK_NAME the engine uses), or a configured helper.
 import type { HelperNames } from '../config';
-import { LOCK_NAME } from './keys';
+import { LOCK_NAME } from './lock-name';
 
 const ACQUIRE_OR_LIBRARY = /nx\b|redlock|withLock|tryAcquire|Mutex|Semaphore/i;
 const DELETE_OR_EXPIRE = /\b(?:del|unlink|getdel|delex|expire|pexpire|expireat|pexpireat|eval|evalsha|xx|ifeq)\b/i;
