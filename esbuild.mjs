@@ -1,17 +1,44 @@
-// One build for the three bundles: the VS Code client, the language server and the CLI.
+// One build for every bundle: the VS Code client, the language server and the CLI's four bundles.
 // `--production` minifies and drops source maps (used by packaging); the default keeps maps for debugging.
 import * as esbuild from 'esbuild';
-import { chmodSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
+// The CLI is split so each command loads only what it uses: `cli` is the `bin`, a small dispatcher that
+// requires one command bundle at run time; `cli-check` walks, pre-checks and reports, and requires
+// `cli-analyzer` (TypeScript, ts-morph and the rules: most of the size) only once a file passes the
+// pre-check; `cli-redis` holds the Redis clients for locks, release and extend.
+const cliBundles = [
+  { in: 'cli/src/main.ts', out: 'cli', banner: '#!/usr/bin/env node', executable: true },
+  { in: 'cli/src/commands/check.ts', out: 'cli-check' },
+  { in: 'cli/src/analyzer.ts', out: 'cli-analyzer', manifest: true },
+  { in: 'cli/src/commands/redis.ts', out: 'cli-redis' },
+];
 const bundles = [
   { in: 'client/src/extension.ts', out: 'client', external: ['vscode'] },
-  { in: 'server/src/server.ts', out: 'server', external: [] },
-  { in: 'cli/src/main.ts', out: 'cli', external: [], banner: '#!/usr/bin/env node', executable: true },
+  { in: 'server/src/server.ts', out: 'server' },
+  ...cliBundles,
 ];
+
+// An import of another CLI bundle's entry stays a run-time require of that bundle's file (all of them
+// sit side by side in dist/), instead of being inlined.
+function splitCli(own) {
+  const entries = new Map(cliBundles.map((b) => [resolve(b.in).replace(/\.ts$/, ''), b.out]));
+  return {
+    name: 'split-cli',
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        const out = entries.get(resolve(args.resolveDir, args.path).replace(/\.ts$/, ''));
+        return out && out !== own ? { path: `./${out}.js`, external: true } : undefined;
+      });
+    },
+  };
+}
 
 // npm marks a package's bin executable when it links it, but `prepare` builds dist/cli.js after that
 // (and esbuild writes files 0644), so `npx lockwise` in a fresh clone would be refused: mark it here.
@@ -26,6 +53,22 @@ function executable(file) {
   };
 }
 
+// `check` must know the rules (for --rule, configs, --help and SARIF) and the analysed extensions
+// before it loads the analyzer, and without loading it when no file needs it: after each build of the
+// analyzer, ask the built bundle (in a child process) and write the answer next to it.
+function analyzerManifest(bundle, file) {
+  return {
+    name: 'analyzer-manifest',
+    setup(build) {
+      build.onEnd((result) => {
+        if (result.errors.length > 0) return;
+        const json = execFileSync(process.execPath, ['-e', `process.stdout.write(JSON.stringify(require(${JSON.stringify(resolve(bundle))}).manifest))`]);
+        writeFileSync(file, json);
+      });
+    },
+  };
+}
+
 const contexts = await Promise.all(
   bundles.map((b) =>
     esbuild.context({
@@ -35,14 +78,18 @@ const contexts = await Promise.all(
       platform: 'node',
       target: 'node20',
       format: 'cjs',
-      external: b.external,
+      external: b.external ?? [],
       sourcemap: !production,
       minify: production,
       legalComments: 'none',
       banner: b.banner ? { js: b.banner } : undefined,
       define: { 'process.env.LOCKWISE_VERSION': JSON.stringify(version) },
       logLevel: 'warning',
-      plugins: b.executable ? [executable(`dist/${b.out}.js`)] : [],
+      plugins: [
+        ...(cliBundles.includes(b) ? [splitCli(b.out)] : []),
+        ...(b.executable ? [executable(`dist/${b.out}.js`)] : []),
+        ...(b.manifest ? [analyzerManifest(`dist/${b.out}.js`, `dist/${b.out}.json`)] : []),
+      ],
     }),
   ),
 );

@@ -1,6 +1,7 @@
 // Files whose syntax trees nest deeper than the default stack allows (generated code, thousands of
 // nested parentheses or blocks) are analysed again in a worker thread with a large stack, so they
-// still get findings. The worker runs this same bundle; it is recognised by its workerData.
+// still get findings. The worker runs this module's bundle (dist/cli-analyzer.js), whose entry calls
+// serveLargeStackJobs(); the worker is recognised by its workerData.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { analyzeText } from '../../rules/analyze';
 import type { LockwiseConfig } from '../../rules/config';
@@ -32,7 +33,6 @@ function describe(err: unknown): string {
 export function analyzeWithLargeStack(jobs: LargeStackJob[]): Promise<LargeStackOutcome[]> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(__filename, {
-      argv: ['check'],
       workerData: { [JOBS_KEY]: jobs },
       resourceLimits: { stackSizeMb: STACK_MB },
       // The worker reports by message only.

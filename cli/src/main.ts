@@ -2,13 +2,16 @@
 // 2 is reserved for usage and internal errors everywhere.
 import type { Command } from './command';
 
-// Each entry loads its module lazily: `lockwise check` never pays for loading the Redis client.
-// Modules export `command: Command`.
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  check: async () => (await import('./commands/check')).command,
-  extend: async () => (await import('./commands/extend')).command,
-  locks: async () => (await import('./commands/locks')).command,
-  release: async () => (await import('./commands/release')).command,
+// Each entry loads its command's bundle on demand (esbuild.mjs turns these requires into requires of
+// dist/cli-check.js and dist/cli-redis.js): `check` never loads the Redis clients, the Redis commands
+// never load TypeScript, and `--help` loads neither. `require`, not `import()`: Node would scan a
+// CommonJS bundle imported that way for its export names, which costs more than loading it.
+type RedisCommands = typeof import('./commands/redis');
+const COMMANDS: Record<string, () => Command> = {
+  check: () => (require('./commands/check') as typeof import('./commands/check')).command,
+  extend: () => (require('./commands/redis') as RedisCommands).extend,
+  locks: () => (require('./commands/redis') as RedisCommands).locks,
+  release: () => (require('./commands/redis') as RedisCommands).release,
 };
 
 function usage(): string {
@@ -33,8 +36,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`lockwise: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
-  const command = await load();
-  return command.run(rest);
+  return load().run(rest);
 }
 
 main(process.argv.slice(2)).then(

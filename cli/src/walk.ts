@@ -4,8 +4,8 @@
 import ignore, { type Ignore } from 'ignore';
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { ANALYZED_EXTENSIONS } from '../../rules/analyze';
 import { CONFIG_FILE } from '../../rules/config';
+import { analyzerManifest } from './analyzer-manifest';
 import type { ConfigResolver, ConfigScope } from './check-config';
 
 export const MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -39,7 +39,7 @@ interface GitignoreLevel {
 
 export function isAnalyzable(name: string): boolean {
   const lower = name.toLowerCase();
-  return ANALYZED_EXTENSIONS.some((ext) => lower.endsWith(ext)) && !DECLARATION_FILE.test(lower);
+  return analyzerManifest().extensions.some((ext) => lower.endsWith(ext)) && !DECLARATION_FILE.test(lower);
 }
 
 /**

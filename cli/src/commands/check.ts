@@ -4,24 +4,30 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { analyzeText } from '../../../rules/analyze';
 import { ConfigError } from '../../../rules/config';
-import { allRules, ruleIds } from '../../../rules/index';
+import { mightHoldLockCode } from '../../../rules/engine/prefilter';
 import type { AnalysisResult, SeveritySetting } from '../../../rules/types';
+import { analyzerManifest } from '../analyzer-manifest';
 import { ConfigResolver } from '../check-config';
 import type { Command } from '../command';
 import { formatJson } from '../format/json';
 import { formatPretty } from '../format/pretty';
 import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
 import { formatSarif } from '../format/sarif';
-import { analyzeWithLargeStack, isStackOverflow, serveLargeStackJobs, type LargeStackJob } from '../large-stack';
+import type { LargeStackJob } from '../large-stack';
 import { readSource, walk } from '../walk';
+
+// The analyzer bundle (TypeScript and the rules) is loaded when the first file passes the pre-check:
+// a tree without lock code is checked without it. esbuild.mjs turns this into a require of dist/cli-analyzer.js.
+type Analyzer = typeof import('../analyzer');
+let analyzer: Analyzer | undefined;
+const loadAnalyzer = (): Analyzer => (analyzer ??= require('../analyzer') as Analyzer);
 
 const FORMATS = ['pretty', 'json', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];
 const SEVERITY_SETTINGS: readonly string[] = ['off', 'info', 'warning', 'error'];
 
-const HELP = `Usage: lockwise check [paths...] [options]
+const help = (ruleIds: readonly string[]): string => `Usage: lockwise check [paths...] [options]
 
 Finds Redis lock misuse in JavaScript and TypeScript files. Folders are walked
 (default: the current folder), honouring .gitignore files and the config's
@@ -59,7 +65,7 @@ interface Options {
   help: boolean;
 }
 
-function parseOptions(argv: string[]): Options {
+function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
   let parsed;
   try {
     parsed = parseArgs({
@@ -127,7 +133,7 @@ function displayName(cwd: string, path: string): string {
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
-async function check(options: Options, cwd: string): Promise<CheckReport> {
+async function check(options: Options, cwd: string, ruleIds: readonly string[]): Promise<CheckReport> {
   const started = performance.now();
   const paths = options.paths.map((p) => resolve(cwd, p));
   const missing = options.paths.filter((_, i) => !existsSync(paths[i]));
@@ -153,28 +159,32 @@ async function check(options: Options, cwd: string): Promise<CheckReport> {
     if (findings.length > 0) files.push({ name, text, findings, order });
   };
 
-  walked.files.forEach(({ path, scope }, order) => {
+  for (const [order, { path, scope }] of walked.files.entries()) {
     const name = displayName(cwd, path);
     let source;
     try {
       source = readSource(path);
     } catch (err) {
       problems.push({ file: name, message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`, kind: 'error' });
-      return;
+      continue;
     }
     if ('skipped' in source) {
       problems.push({ file: name, message: source.skipped, kind: 'skipped' });
-      return;
+      continue;
     }
+    // The analyzer runs the same pre-check; asking it here first keeps TypeScript unloaded until a file needs it.
+    if (!mightHoldLockCode(source.text, scope.config.helpers)) continue;
+    const { analyzeText, isStackOverflow } = loadAnalyzer();
     try {
       record(order, path, source.text, analyzeText(path, source.text, { config: scope.config }));
     } catch (err) {
       if (isStackOverflow(err)) tooDeep.push({ path, text: source.text, config: scope.config, order });
       else problems.push({ file: name, message: `analysis failed: ${describe(err)}`, kind: 'error' });
     }
-  });
+  }
 
   if (tooDeep.length > 0) {
+    const { analyzeWithLargeStack } = loadAnalyzer();
     const outcomes = await analyzeWithLargeStack(tooDeep.map(({ path, text, config }) => ({ path, text, config })));
     tooDeep.forEach((job, i) => {
       const outcome = outcomes[i];
@@ -205,7 +215,7 @@ function render(report: CheckReport, options: Options): string {
     case 'json':
       return formatJson(report);
     case 'sarif':
-      return formatSarif(report, allRules);
+      return formatSarif(report, analyzerManifest().rules);
     case 'pretty': {
       const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
       return formatPretty(report, { color: process.stdout.isTTY === true && !noColor, showFixes: options.showFixes });
@@ -216,14 +226,14 @@ function render(report: CheckReport, options: Options): string {
 export const command: Command = {
   summary: 'find Redis lock misuse in JavaScript and TypeScript files',
   async run(argv) {
-    if (serveLargeStackJobs()) return 0;
     try {
-      const options = parseOptions(argv);
+      const ruleIds = analyzerManifest().rules.map((r) => r.id);
+      const options = parseOptions(argv, ruleIds);
       if (options.help) {
-        process.stdout.write(HELP);
+        process.stdout.write(help(ruleIds));
         return 0;
       }
-      const report = await check(options, process.cwd());
+      const report = await check(options, process.cwd(), ruleIds);
       process.stdout.write(render(report, options));
       return exitCode(report, options.maxWarnings);
     } catch (err) {

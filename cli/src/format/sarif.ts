@@ -3,14 +3,15 @@
 // units, as the analyzer does; fingerprints ignore line numbers so alerts survive edits above them.
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { ruleDocUrl, type Rule } from '../../../rules/rule';
+import { ruleDocUrl } from '../../../rules/rule';
 import type { Severity, Span } from '../../../rules/types';
+import type { RuleInfo } from '../analyzer-manifest';
 import { lineText, rangeOf, type CheckReport, type CheckedFile } from './report';
 
 const SRCROOT = '%SRCROOT%';
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
-export function formatSarif(report: CheckReport, rules: readonly Rule[]): string {
+export function formatSarif(report: CheckReport, rules: readonly RuleInfo[]): string {
   const ruleIndex = new Map(rules.map((r, i) => [r.id, i]));
   const results = report.files.flatMap((file) => {
     const occurrences = new Map<string, number>();
@@ -78,7 +79,7 @@ export function formatSarif(report: CheckReport, rules: readonly Rule[]): string
   return `${JSON.stringify(log, null, 2)}\n`;
 }
 
-function ruleDescriptor(rule: Rule) {
+function ruleDescriptor(rule: RuleInfo) {
   const helpUri = ruleDocUrl(rule.id);
   return {
     id: rule.id,

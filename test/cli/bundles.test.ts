@@ -1,0 +1,50 @@
+// The CLI is four bundles so that each command loads only what it uses: the dispatcher (dist/cli.js),
+// check (dist/cli-check.js), the analyzer with TypeScript (dist/cli-analyzer.js, only once a file
+// passes the pre-check) and the Redis commands with their clients (dist/cli-redis.js). Node's module
+// debug log says which files a run loaded.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ANALYZED_EXTENSIONS } from '../../rules/analyze';
+import { allRules } from '../../rules/index';
+import { makeTree, NO_LOCKS, runCli, SETNX_THEN_EXPIRE, type CliRun, type Tree } from './cli-process';
+
+let tree: Tree;
+before(() => {
+  tree = makeTree({ 'locks/lock.ts': SETNX_THEN_EXPIRE, 'plain/plain.ts': NO_LOCKS });
+});
+after(() => tree.remove());
+
+/** The dist/ files a run loaded, in load order. */
+function loadedBundles(args: string[]): { run: CliRun; bundles: string[] } {
+  const run = runCli(args, tree.root, { NODE_DEBUG: 'module' });
+  const bundles = [...run.stderr.matchAll(/^MODULE \d+: load "([^"]+)" for module/gm)].map((m) => basename(m[1]));
+  return { run, bundles };
+}
+
+test('--help and each command load only their own bundles', () => {
+  assert.deepEqual(loadedBundles(['--help']).bundles, ['cli.js']);
+  assert.deepEqual(loadedBundles(['locks', '--help']).bundles, ['cli.js', 'cli-redis.js']);
+  assert.deepEqual(loadedBundles(['release', '--help']).bundles, ['cli.js', 'cli-redis.js']);
+  assert.deepEqual(loadedBundles(['check', '--help']).bundles, ['cli.js', 'cli-check.js']);
+});
+
+test('check loads the analyzer only when a file passes the pre-check', () => {
+  const plain = loadedBundles(['check', 'plain']);
+  assert.equal(plain.run.status, 0, plain.run.stderr);
+  assert.deepEqual(plain.bundles, ['cli.js', 'cli-check.js']);
+  assert.match(plain.run.stdout, /1 files? scanned, 0 parsed/);
+
+  const locks = loadedBundles(['check', 'locks']);
+  assert.equal(locks.run.status, 1, locks.run.stderr);
+  assert.deepEqual(locks.bundles, ['cli.js', 'cli-check.js', 'cli-analyzer.js']);
+  assert.match(locks.run.stdout, /atomic-acquire/);
+});
+
+test('the manifest check reads instead of loading the analyzer matches the analyzer', () => {
+  assert.deepEqual(JSON.parse(readFileSync('dist/cli-analyzer.json', 'utf8')), {
+    rules: allRules.map((r) => ({ id: r.id, defaultSeverity: r.defaultSeverity, summary: r.summary })),
+    extensions: ANALYZED_EXTENSIONS,
+  });
+});
