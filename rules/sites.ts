@@ -42,7 +42,7 @@ export function analyzeWithSites(sourceFile: ts.SourceFile, config: LockwiseConf
       .map((acquire) => {
         const span = spanOf(acquire.call);
         const ttl = acquire.ttl;
-        const libraryTtl = !isRedisAcquire(acquire) ? acquire.call.getArguments()[1]?.getText() : undefined;
+        const libraryTtl = !isRedisAcquire(acquire) ? acquire.call.arguments[1]?.getText() : undefined;
         return {
           span,
           keyText: acquire.key?.node.getText() ?? '',
