@@ -77,3 +77,8 @@ export function indexedOfKind<T extends ts.Node>(node: ts.Node, kind: ts.SyntaxK
 export function indexedIdentifiers(node: ts.Node, name: string): ts.Identifier[] {
   return within(indexOf(node.getSourceFile()).identifiers.get(name), node);
 }
+
+/** Every identifier of the file spelled `name`, in document order. */
+export function identifiersOfFile(sourceFile: ts.SourceFile, name: string): readonly ts.Identifier[] {
+  return indexOf(sourceFile).identifiers.get(name) ?? [];
+}

@@ -2,7 +2,7 @@
 // recognisers and the rules. The analyzer reads compiler nodes directly: ts-morph's wrapper objects
 // cost more than the whole analysis of a 5,000-line file. Parent pointers are always set.
 import { ts } from 'ts-morph';
-import { indexedIdentifiers, indexedOfKind } from './file-index';
+import { identifiersOfFile, indexedIdentifiers, indexedOfKind } from './file-index';
 
 export type Node = ts.Node;
 
@@ -183,45 +183,36 @@ export function normalizeText(node: ts.Node): string {
   return node.getText().replace(/\s+/g, '').replace(/\?\./g, '.');
 }
 
-// What each scope declares, built once per scope: resolving an identifier would otherwise scan every
-// statement of every enclosing scope. Nodes an incremental re-parse reuses keep their declarations.
-const scopeDeclarations = new WeakMap<ts.Node, Map<string, ts.Node>>();
-
-function declarationsOf(c: ts.Node): Map<string, ts.Node> {
-  let names = scopeDeclarations.get(c);
-  if (names) return names;
-  const found = new Map<string, ts.Node>();
-  const add = (d: ts.Node & { name: ts.BindingName }) => {
-    if (ts.isIdentifier(d.name) && !found.has(d.name.text)) found.set(d.name.text, d);
-  };
-  if (ts.isFunctionLike(c)) c.parameters.forEach(add);
-  if (ts.isBlock(c) || ts.isSourceFile(c) || ts.isCaseClause(c) || ts.isDefaultClause(c) || ts.isModuleBlock(c)) {
-    for (const statement of c.statements) if (ts.isVariableStatement(statement)) statement.declarationList.declarations.forEach(add);
-  }
-  if ((ts.isForStatement(c) || ts.isForOfStatement(c) || ts.isForInStatement(c)) && c.initializer && ts.isVariableDeclarationList(c.initializer)) {
-    c.initializer.declarations.forEach(add);
-  }
-  if (ts.isCatchClause(c) && c.variableDeclaration) add(c.variableDeclaration);
-  names = found;
-  scopeDeclarations.set(c, names);
-  return names;
+/** The scope a variable or parameter declaration is visible in (let/const/var alike, by block). */
+function scopeOfDeclaration(decl: ts.Node): ts.Node | undefined {
+  if (ts.isParameter(decl)) return decl.parent;
+  if (!ts.isVariableDeclaration(decl)) return undefined;
+  const list = decl.parent;
+  if (ts.isCatchClause(list)) return list;
+  const holder = list.parent;
+  return ts.isVariableStatement(holder) ? holder.parent : holder; // a block-like, or the for statement
 }
 
-const BLOCK_SCOPES = new Set([
-  ts.SyntaxKind.Block, ts.SyntaxKind.SourceFile, ts.SyntaxKind.CaseClause, ts.SyntaxKind.DefaultClause, ts.SyntaxKind.ModuleBlock,
-  ts.SyntaxKind.ForStatement, ts.SyntaxKind.ForOfStatement, ts.SyntaxKind.ForInStatement, ts.SyntaxKind.CatchClause,
-]);
-
-function isScope(c: ts.Node): boolean {
-  return BLOCK_SCOPES.has(c.kind) || ts.isFunctionLike(c);
-}
-
-/** The declaration (variable or parameter) an identifier refers to, by walking its scopes outward. */
+/**
+ * The declaration (variable or parameter) an identifier refers to: the nearest declaration of the name
+ * before it whose scope encloses it. Declarations of enclosing scopes come before inner ones, so the
+ * first such one found going backwards is the innermost.
+ */
 export function declarationOf(identifier: ts.Identifier): ts.VariableDeclaration | ts.ParameterDeclaration | undefined {
-  const name = identifier.text;
-  for (let c = identifier.parent; c; c = c.parent) {
-    const found = isScope(c) ? declarationsOf(c).get(name) : undefined;
-    if (found) return found as ts.VariableDeclaration | ts.ParameterDeclaration;
+  const candidates = identifiersOfFile(identifier.getSourceFile(), identifier.text);
+  let lo = 0;
+  let hi = candidates.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (candidates[mid].pos <= identifier.pos) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo - 1; i >= 0; i--) {
+    const name = candidates[i];
+    const decl = name.parent;
+    if ((!ts.isVariableDeclaration(decl) && !ts.isParameter(decl)) || decl.name !== name) continue;
+    const scope = scopeOfDeclaration(decl);
+    if (scope && scope.pos <= identifier.pos && identifier.end <= scope.end) return decl;
   }
   return undefined;
 }
