@@ -1,5 +1,5 @@
 // Entry point of the analyzer: text in, findings out. Used by the CLI and the language server alike.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import { emptyConfig, type LockwiseConfig } from './config';
 import { indexTree } from './engine/file-index';
 import { buildModel, type LockModel } from './engine/model';

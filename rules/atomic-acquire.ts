@@ -1,6 +1,6 @@
 // SETNX (or SET NX without a TTL) followed by a separate EXPIRE: two commands, so a crash between
 // them leaves a lock with no TTL that no one will ever free.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, spanOf, unwrap, type Node } from './engine/nodes';
 import { isRedisAcquire, receiverText } from './engine/queries';

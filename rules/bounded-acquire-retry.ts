@@ -1,6 +1,6 @@
 // A retry loop (or recursion) around an acquire with no attempt limit or deadline spins forever under
 // contention, or behind a lock that never expires; redlock `retryCount: -1` does the same inside redlock.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
 import {
   ancestorWhere, callsNamed, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,

@@ -1,6 +1,6 @@
 // The result of an NX acquire (or redis-semaphore tryAcquire) is ignored: the critical section runs
 // whether or not this process got the lock.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire } from './engine/model';
 import { enclosingFunction, identifiersNamed, isAwaited, spanOf, valueCarrier, type Node } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';

@@ -1,6 +1,6 @@
 // redis-semaphore refreshes locks by default and, when a refresh fails, its default onLockLost throws
 // a LostLockError from a timer: an uncaught exception that kills the process.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { LibraryObject } from './engine/libraries';
 import { hasProperty, literalNumber, propertyAssignment, spanOf } from './engine/nodes';
 import type { Rule } from './rule';

@@ -1,6 +1,6 @@
 // EXPIRE/PEXPIRE (or SET XX PX) renewing a lock without an owner check extends whoever holds it now:
 // a watchdog that lost its lock keeps another holder's lock alive, or overwrites it.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
 import { spanOf, unwrap, valueCarrier } from './engine/nodes';
 import { receiverText, visibleToken } from './engine/queries';

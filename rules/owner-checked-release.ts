@@ -1,6 +1,6 @@
 // DEL/UNLINK of a lock key without an atomic owner check deletes whoever holds the lock now; so does
 // GET, compare in the client, then DEL (the lock can change hands between the two round trips).
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
 import { spanOf, unwrap, valueCarrier } from './engine/nodes';

@@ -1,6 +1,6 @@
 // "Convert to withLock": finds acquire ... critical section ... release regions that can be rewritten
 // to `await withLock(client, key, { ttlMs }, async (signal) => { ... })`, and writes the replacement.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import { parseSource, withModel } from './analyze';
 import { emptyConfig, type LockwiseConfig } from './config';
 import type { Acquire, LockModel } from './engine/model';

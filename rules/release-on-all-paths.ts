@@ -1,6 +1,6 @@
 // After a successful acquire, every path out of the function must release: an exception from awaited
 // work, or an early return, must not leave the lock held until its TTL (or forever without one).
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire } from './engine/model';
 import { descendantsOfKind, identifiersNamed, isAncestor, nameOf, spanOf, type Node } from './engine/nodes';
 import { isGuard, releaseCoverage } from './engine/paths';

@@ -1,6 +1,6 @@
 // Work under redlock.using / withLock must watch the lock's AbortSignal: when an extension fails the
 // lock is gone, and work that goes on runs unprotected next to the new holder.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire } from './engine/model';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';

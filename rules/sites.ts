@@ -1,7 +1,7 @@
 // Lock acquisition sites of a file, for the language server's `lockwise/lockSites` request (the Redis
 // Locks panel links a live key to the code that takes it) and for hovers.
 import { activeRules, parseSource, runRules, withModel } from './analyze';
-import type { ts } from 'ts-morph';
+import type { ts } from './engine/typescript';
 import { emptyConfig, type LockwiseConfig } from './config';
 import { mightHoldLockCode } from './engine/prefilter';
 import { spanOf } from './engine/nodes';

@@ -1,5 +1,5 @@
 // The lock value must be unique per acquisition: it is what a guarded release or extend compares.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
 import { enclosingFunction, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { isRedisAcquire } from './engine/queries';

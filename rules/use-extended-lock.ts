@@ -1,6 +1,6 @@
 // redlock v5 `lock.extend(ms)` returns a NEW Lock and invalidates the old one: discarding the result
 // means the next extend or release acts on a dead lock.
-import { ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
 import { descendantsOfKind, isConstList, methodOf, nameOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { Rule } from './rule';

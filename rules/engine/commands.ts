@@ -1,7 +1,7 @@
 // Recognises Redis commands in calls, in every client shape Lockwise knows: ioredis and node-redis
 // methods (any case), `call('SET', ...)`, `sendCommand(['SET', ...])`, `send_command('SET', [...])`,
 // Lua via eval/evalsha/named scripts, and commands queued on MULTI/pipeline chains.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
 import { isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';

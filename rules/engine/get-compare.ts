@@ -1,6 +1,6 @@
 // GET, compare in the client, then DEL: an owner check, but not an atomic one. Found once here so
 // owner-checked-release can say "two round trips" and unique-token knows the token is compared.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import type { RedisCommand } from './commands';
 import { sameKey, type KeyRef } from './keys';
 import { storedName } from './libraries';

@@ -1,6 +1,6 @@
 // What a file imports from the lock libraries, so a `Mutex` from async-mutex is not taken for
 // redis-semaphore's, and the file's client style can be told when a call does not show it.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import type { ClientStyle } from './commands';
 import { callsNamed, literalString } from './nodes';
 

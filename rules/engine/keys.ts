@@ -1,5 +1,5 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import { LOCK_NAME } from './lock-name';
 import { isPlus, literalString, normalizeText, unwrap } from './nodes';
 

@@ -1,7 +1,7 @@
 // The lock libraries: redlock (v4 lock/unlock, v5 acquire/release/extend/using, the sesamecare fork),
 // redis-semaphore (Mutex, Semaphore, MultiSemaphore and their Redlock variants), Lockwise's own
 // withLock, and the project's helper functions named in the config.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { REDLOCK_MODULES, SEMAPHORE_MODULE, type FileImports } from './imports';
 import type { ConstLookup, KeyRef } from './keys';

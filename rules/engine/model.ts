@@ -1,6 +1,6 @@
 // The per-file lock model every rule reads: acquisitions, releases, extensions, the lock-library
 // objects and the callbacks that run under a lock. Built once per file; rules never re-parse calls.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';

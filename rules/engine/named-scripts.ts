@@ -1,7 +1,7 @@
 // Lua registered under a name: ioredis `defineCommand(name, { numberOfKeys, lua })` and
 // `new Redis({ scripts: { name: { lua, numberOfKeys } } })`, node-redis `scripts: { name: defineScript({
 // SCRIPT, NUMBER_OF_KEYS }) }`, and SHAs from `script('load', LUA)` / `scriptLoad(LUA)`.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import { luaText, type NamedScript } from './commands';
 import type { ConstLookup } from './keys';
 import { calleeName, descendantsOfKind, isAssignment, literalNumber, literalString, methodOf, nameOf, propertyAssignment, unwrap, valueCarrier, type Node } from './nodes';

@@ -1,7 +1,7 @@
 // Small syntax helpers over the compiler's tree (the TypeScript that ts-morph ships), shared by the
 // recognisers and the rules. The analyzer reads compiler nodes directly: ts-morph's wrapper objects
 // cost more than the whole analysis of a 5,000-line file. Parent pointers are always set.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import { identifiersOfFile, indexedIdentifiers, indexedOfKind } from './file-index';
 
 export type Node = ts.Node;

@@ -1,6 +1,6 @@
 // Paths out of a function between an acquire and its release: the awaited work that can throw and the
 // returns that skip the release. Structured (try/finally aware), not a full control-flow graph.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import { sameKey } from './keys';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, type Node } from './nodes';

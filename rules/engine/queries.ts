@@ -1,5 +1,5 @@
 // Questions rules ask of the model, answered once here so every rule agrees on them.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import type { Acquire, LockModel } from './model';
 import { looksLikeLockKey, type KeyRef } from './keys';
 import { ancestorWhere, contains, declarationOf, enclosingFunction, isFunctionLike, methodOf, unwrap, type Node } from './nodes';

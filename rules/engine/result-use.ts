@@ -1,5 +1,5 @@
 // What happens to the value an acquire returns: dropped, stored, tested, or handed on.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import { enclosingFunction, identifiersNamed, isAssignment, isAwaited, isFunctionOrArrow, valueCarrier, type Node } from './nodes';
 
 export type ResultUse =

@@ -1,6 +1,6 @@
 // Reads the options of a SET in both client styles: ioredis/generic tokens ('PX', 3000, 'NX') and
 // node-redis objects ({ NX: true, PX: 3000 } in v4, { condition: 'NX', expiration: { type, value } } in v5).
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { literalString, propertyValue, unwrap } from './nodes';
 

@@ -1,6 +1,6 @@
 // Is a lock token unique per acquisition? Constants, process.pid, hostnames and timestamps are not,
 // and neither is one token created once (module level, or once per object) and reused.
-import { ts } from 'ts-morph';
+import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { ancestorWhere, declarationOf, descendantsOfKind, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
 

@@ -1,5 +1,5 @@
 // Text builders for fixes, in the client's own syntax (ioredis or node-redis v4/v5).
-import { ts } from 'ts-morph';
+import { ts } from '../engine/typescript';
 import type { ClientStyle } from '../engine/commands';
 import { moduleOf } from '../engine/imports';
 import { EXTEND_LUA, RELEASE_LUA } from '../engine/lua';

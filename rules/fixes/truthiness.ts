@@ -1,6 +1,6 @@
 // Whether an acquire's result is only used for its truthiness, so that replacing SETNX (1|0, or a
 // boolean in node-redis v4) by SET NX ('OK'|null) keeps the code's meaning and its types.
-import { ts } from 'ts-morph';
+import { ts } from '../engine/typescript';
 import type { Acquire } from '../engine/model';
 import { enclosingFunction, identifiersNamed, type Node } from '../engine/nodes';
 
