@@ -1,6 +1,7 @@
 // Entry point of the analyzer: text in, findings out. Used by the CLI and the language server alike.
-import { createWrappedNode, ScriptKind, ts, type SourceFile } from 'ts-morph';
+import { ts } from './engine/typescript';
 import { emptyConfig, type LockwiseConfig } from './config';
+import { indexTree } from './engine/file-index';
 import { buildModel, type LockModel } from './engine/model';
 import { mightHoldLockCode } from './engine/prefilter';
 import { allRules } from './index';
@@ -14,27 +15,29 @@ export interface AnalyzeOptions {
   only?: readonly string[];
 }
 
-const SCRIPT_KINDS: Record<string, ScriptKind> = {
-  '.ts': ScriptKind.TS,
-  '.mts': ScriptKind.TS,
-  '.cts': ScriptKind.TS,
-  '.tsx': ScriptKind.TSX,
-  '.js': ScriptKind.JS,
-  '.mjs': ScriptKind.JS,
-  '.cjs': ScriptKind.JS,
-  '.jsx': ScriptKind.JSX,
+const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
+  '.ts': ts.ScriptKind.TS,
+  '.mts': ts.ScriptKind.TS,
+  '.cts': ts.ScriptKind.TS,
+  '.tsx': ts.ScriptKind.TSX,
+  '.js': ts.ScriptKind.JS,
+  '.mjs': ts.ScriptKind.JS,
+  '.cjs': ts.ScriptKind.JS,
+  '.jsx': ts.ScriptKind.JSX,
 };
 
 export const ANALYZED_EXTENSIONS = Object.keys(SCRIPT_KINDS);
 
-export function scriptKindOf(fileName: string): ScriptKind | undefined {
+export function scriptKindOf(fileName: string): ts.ScriptKind | undefined {
   const dot = fileName.lastIndexOf('.');
   return dot < 0 ? undefined : SCRIPT_KINDS[fileName.slice(dot).toLowerCase()];
 }
 
-/** Parses with parent pointers set (the engine walks up the tree). */
+/** Parses and indexes the tree; parent pointers are set by the index's walk (the engine walks up the tree). */
 export function parseSource(fileName: string, text: string): ts.SourceFile {
-  return ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKindOf(fileName) ?? ScriptKind.TS);
+  const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, scriptKindOf(fileName) ?? ts.ScriptKind.TS);
+  indexTree(sourceFile);
+  return sourceFile;
 }
 
 /**
@@ -55,7 +58,7 @@ export function withModel<T>(source: ts.SourceFile | { fileName: string; text: s
   const fileName = source.fileName;
   try {
     const sourceFile = 'kind' in source ? source : parseSource(source.fileName, source.text);
-    return use(buildModel(createWrappedNode(sourceFile) as SourceFile, config.helpers));
+    return use(buildModel(sourceFile, config.helpers));
   } catch (err) {
     // TypeScript's parser recurses per nesting level; absurd nesting exhausts the stack.
     if (err instanceof RangeError) throw new Error(`cannot analyse ${fileName}: the code is nested too deeply (${err.message})`);

@@ -1,8 +1,8 @@
 // SETNX (or SET NX without a TTL) followed by a separate EXPIRE: two commands, so a crash between
 // them leaves a lock with no TTL that no one will ever free.
-import { Node } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { spanOf, unwrap } from './engine/nodes';
+import { ancestorWhere, spanOf, unwrap, type Node } from './engine/nodes';
 import { isRedisAcquire, receiverText } from './engine/queries';
 import type { TtlUnit } from './engine/set-options';
 import { atomicSet, removeStatement } from './fixes/text';
@@ -15,14 +15,14 @@ const UNITS: Record<string, TtlUnit> = { EXPIRE: 'EX', PEXPIRE: 'PX', EXPIREAT: 
 
 /** The statement to delete with the EXPIRE: the statement itself, or an `if (ok)` that only wraps it. */
 function expireStatementToRemove(call: Node): Node | undefined {
-  const statement = call.getFirstAncestor((a) => Node.isExpressionStatement(a));
-  if (!statement || !Node.isExpressionStatement(statement)) return undefined;
-  const expr = unwrap(statement.getExpression());
-  if ((Node.isAwaitExpression(expr) ? unwrap(expr.getExpression()) : expr) !== call) return undefined;
-  const parent = statement.getParent();
-  const ifStatement = parent && Node.isBlock(parent) && parent.getStatements().length === 1 ? parent.getParent() : parent;
-  if (ifStatement && Node.isIfStatement(ifStatement) && !ifStatement.getElseStatement()) return ifStatement;
-  return parent && (Node.isBlock(parent) || Node.isSourceFile(parent)) ? statement : undefined;
+  const statement = ancestorWhere<ts.ExpressionStatement>(call, ts.isExpressionStatement);
+  if (!statement) return undefined;
+  const expr = unwrap(statement.expression);
+  if ((ts.isAwaitExpression(expr) ? unwrap(expr.expression) : expr) !== call) return undefined;
+  const parent = statement.parent;
+  const ifStatement = ts.isBlock(parent) && parent.statements.length === 1 ? parent.parent : parent;
+  if (ts.isIfStatement(ifStatement) && !ifStatement.elseStatement) return ifStatement;
+  return ts.isBlock(parent) || ts.isSourceFile(parent) ? statement : undefined;
 }
 
 function fix(model: LockModel, acquire: Acquire): Fix | undefined {
@@ -33,7 +33,7 @@ function fix(model: LockModel, acquire: Acquire): Fix | undefined {
   const ttl = expire.args[0];
   const unit = UNITS[expire.name];
   const remove = expireStatementToRemove(expire.call);
-  if (!ttl || !unit || !remove || remove.getStart() < acquire.call.getEnd()) return undefined;
+  if (!ttl || !unit || !remove || remove.getStart() < acquire.call.end) return undefined;
   const text = atomicSet(model.style, receiver, acquire.key.node.getText(), acquire.token.getText(), unit, ttl.getText());
   return {
     title: `Acquire with one SET ... NX ${unit} (atomic TTL)`,

@@ -1,8 +1,11 @@
 // A retry loop (or recursion) around an acquire with no attempt limit or deadline spins forever under
 // contention, or behind a lock that never expires; redlock `retryCount: -1` does the same inside redlock.
-import { Node, SyntaxKind } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { callsNamed, descendants, descendantsOfKind, identifiersNamed, isFunctionLike, literalNumber, spanOf, unwrap } from './engine/nodes';
+import {
+  ancestorWhere, callsNamed, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,
+  type Node,
+} from './engine/nodes';
 import { lockNames } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
@@ -10,37 +13,34 @@ import { describeKey } from './engine/keys';
 
 const LIMIT_WORDS = /attempt|tries|retr(y|ies)|deadline|timeout|until|expires?At|max|limit|remaining|left|budget|aborted|signal|stopp?/i;
 const CLOCK = /Date\.now\(\)|performance\.now\(\)|process\.hrtime|new Date\(\)/;
-const RELATIONAL = new Set([SyntaxKind.LessThanToken, SyntaxKind.LessThanEqualsToken, SyntaxKind.GreaterThanToken, SyntaxKind.GreaterThanEqualsToken]);
+const RELATIONAL = new Set([ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken]);
 
-type Loop = Node;
+type Loop = ts.WhileStatement | ts.DoStatement | ts.ForStatement;
 
-function isLoop(node: Node): boolean {
-  return Node.isWhileStatement(node) || Node.isDoStatement(node) || Node.isForStatement(node);
-}
+const isRelational = (n: Node) => ts.isBinaryExpression(n) && RELATIONAL.has(n.operatorToken.kind);
+const isExit = (n: Node) => ts.isBreakStatement(n) || ts.isThrowStatement(n) || ts.isReturnStatement(n);
+const loopOrFunction = (a: Node) => isLoop(a) || isFunctionLike(a);
 
 /** Does this text bound the loop: a relational comparison, a clock, or a limit-like name? */
 function bounds(node: Node | undefined): boolean {
   if (!node) return false;
   const text = node.getText();
   if (CLOCK.test(text) || LIMIT_WORDS.test(text)) return true;
-  return descendantsOfKind(node, SyntaxKind.BinaryExpression).some((b) => RELATIONAL.has(b.getOperatorToken().getKind())) ||
-    (Node.isBinaryExpression(node) && RELATIONAL.has(node.getOperatorToken().getKind()));
+  return isRelational(node) || descendantsWhere(node, isRelational).length > 0;
 }
 
 /** An `if (<bound>) break/throw/return` inside the loop body (not in nested loops or functions). */
 function boundedExit(loop: Loop): boolean {
-  return descendantsOfKind(loop, SyntaxKind.IfStatement).some((s) => {
-    if (s.getFirstAncestor((a) => isLoop(a) || isFunctionLike(a)) !== loop) return false;
-    const then = s.getThenStatement();
-    const exits = [then, ...descendants(then)].some((d) => Node.isBreakStatement(d) || Node.isThrowStatement(d) || Node.isReturnStatement(d));
-    return exits && bounds(s.getExpression());
+  return descendantsOfKind<ts.IfStatement>(loop, ts.SyntaxKind.IfStatement).some((s) => {
+    if (ancestorWhere(s, loopOrFunction) !== loop) return false;
+    const then = s.thenStatement;
+    const exits = isExit(then) || descendantsWhere(then, isExit).length > 0;
+    return exits && bounds(s.expression);
   });
 }
 
 function loopCondition(loop: Loop): Node | undefined {
-  if (Node.isWhileStatement(loop) || Node.isDoStatement(loop)) return loop.getExpression();
-  if (Node.isForStatement(loop)) return loop.getCondition();
-  return undefined;
+  return ts.isForStatement(loop) ? loop.condition : loop.expression;
 }
 
 /** A loop that stops when the lock is taken: its condition tests the result, or it breaks/returns after the acquire. */
@@ -48,16 +48,15 @@ function retriesAcquire(loop: Loop, acquire: Acquire): boolean {
   const names = lockNames(acquire);
   const condition = loopCondition(loop);
   if (condition && identifiersNamed(condition, names).length > 0) return true;
-  return descendants(loop).some(
-    (d) => (Node.isBreakStatement(d) || Node.isReturnStatement(d)) && d.getStart() > acquire.call.getEnd() &&
-      d.getFirstAncestor((a) => isLoop(a) || isFunctionLike(a)) === loop,
+  return descendantsWhere(loop, (d) => ts.isBreakStatement(d) || ts.isReturnStatement(d)).some(
+    (d) => d.getStart() > acquire.call.end && ancestorWhere(d, loopOrFunction) === loop,
   );
 }
 
 function unboundedLoop(acquire: Acquire): Loop | undefined {
-  const loop = acquire.call.getFirstAncestor((a) => isLoop(a) || isFunctionLike(a));
+  const loop = ancestorWhere(acquire.call, loopOrFunction);
   if (!loop || !isLoop(loop) || !retriesAcquire(loop, acquire)) return undefined;
-  if (Node.isForStatement(loop) && (bounds(loop.getCondition()) || loop.getIncrementor())) return undefined;
+  if (ts.isForStatement(loop) && (bounds(loop.condition) || loop.incrementor)) return undefined;
   if (bounds(loopCondition(loop)) || boundedExit(loop)) return undefined;
   return loop;
 }
@@ -65,32 +64,33 @@ function unboundedLoop(acquire: Acquire): Loop | undefined {
 /** `function f() { ... acquire ... f() }` with no attempt parameter or deadline check. */
 function unboundedRecursion(acquire: Acquire): Node | undefined {
   const fn = acquire.fn;
-  const name = Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn) ? fn.getName() : undefined;
+  if (!ts.isFunctionDeclaration(fn) && !ts.isMethodDeclaration(fn)) return undefined;
+  const name = nameOf(fn);
   if (!name) return undefined;
   const self = callsNamed(fn, (n) => n === name).find((c) => {
-    const callee = unwrap(c.getExpression()).getText();
-    return (callee === name || callee === `this.${name}`) && c.getStart() > acquire.call.getEnd();
+    const callee = unwrap(c.expression).getText();
+    return (callee === name || callee === `this.${name}`) && c.getStart() > acquire.call.end;
   });
   if (!self) return undefined;
-  const params = (fn as import('ts-morph').FunctionDeclaration).getParameters().map((p) => p.getName()).join(' ');
-  if (LIMIT_WORDS.test(params) || self.getArguments().some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
-  if (descendantsOfKind(fn, SyntaxKind.IfStatement).some((s) => bounds(s.getExpression()))) return undefined;
+  const params = fn.parameters.map((p) => p.name.getText()).join(' ');
+  if (LIMIT_WORDS.test(params) || self.arguments.some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
+  if (descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some((s) => bounds(s.expression))) return undefined;
   return self;
 }
 
 function headSpan(loop: Loop): Span {
   const condition = loopCondition(loop);
-  return { start: loop.getStart(), end: condition && !Node.isDoStatement(loop) ? condition.getEnd() + 1 : loop.getStart() + 5 };
+  return { start: loop.getStart(), end: condition && !ts.isDoStatement(loop) ? condition.end + 1 : loop.getStart() + 5 };
 }
 
-function infiniteSettings(model: LockModel): Node[] {
+function infiniteSettings(model: LockModel): ts.PropertyAssignment[] {
   const objects = [...model.redlockSettings, ...model.libraryObjects.filter((o) => o.library === 'redlock').map((o) => o.options)];
-  const found: Node[] = [];
+  const found: ts.PropertyAssignment[] = [];
   for (const obj of objects) {
     const settings = obj ? unwrap(obj) : undefined;
-    if (!settings || !Node.isObjectLiteralExpression(settings)) continue;
-    const retry = settings.getProperty('retryCount');
-    if (retry && Node.isPropertyAssignment(retry) && unwrap(retry.getInitializerOrThrow()).getText().replace(/\s/g, '') === '-1') found.push(retry);
+    if (!settings || !ts.isObjectLiteralExpression(settings)) continue;
+    const retry = propertyAssignment(settings, 'retryCount');
+    if (retry && unwrap(retry.initializer).getText().replace(/\s/g, '') === '-1') found.push(retry);
   }
   return found;
 }
@@ -113,8 +113,7 @@ export const boundedAcquireRetry: Rule = {
       });
     }
     for (const retry of infiniteSettings(model)) {
-      const value = Node.isPropertyAssignment(retry) ? retry.getInitializerOrThrow() : retry;
-      const fix: Fix = { title: 'Retry at most 10 times (retryCount: 10)', edits: [{ ...spanOf(value), newText: '10' }] };
+      const fix: Fix = { title: 'Retry at most 10 times (retryCount: 10)', edits: [{ ...spanOf(retry.initializer), newText: '10' }] };
       report({
         span: spanOf(retry),
         message: 'retryCount: -1 makes redlock retry the acquire forever. Under contention, or while a lock is stuck, callers never fail and requests pile up. Use a finite retryCount (with retryDelay and retryJitter) and handle the ResourceLockedError.',
@@ -122,11 +121,11 @@ export const boundedAcquireRetry: Rule = {
       });
     }
     for (const object of model.libraryObjects) {
-      const timeout = object.library === 'redis-semaphore' ? object.options?.getProperty('acquireTimeout') : undefined;
-      if (!timeout || !Node.isPropertyAssignment(timeout)) continue;
-      const value = unwrap(timeout.getInitializerOrThrow()).getText();
-      const attempts = object.options?.getProperty('acquireAttemptsLimit');
-      const limited = attempts && Node.isPropertyAssignment(attempts) && literalNumber(attempts.getInitializerOrThrow()) !== undefined;
+      const timeout = object.library === 'redis-semaphore' && object.options ? propertyAssignment(object.options, 'acquireTimeout') : undefined;
+      if (!timeout || !object.options) continue;
+      const value = unwrap(timeout.initializer).getText();
+      const attempts = propertyAssignment(object.options, 'acquireAttemptsLimit');
+      const limited = attempts && literalNumber(attempts.initializer) !== undefined;
       if (!/^(Infinity|Number\.POSITIVE_INFINITY)$/.test(value) || limited) continue;
       report({
         span: spanOf(timeout),

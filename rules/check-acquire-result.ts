@@ -1,8 +1,8 @@
 // The result of an NX acquire (or redis-semaphore tryAcquire) is ignored: the critical section runs
 // whether or not this process got the lock.
-import { Node, SyntaxKind } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire } from './engine/model';
-import { enclosingFunction, identifiersNamed, isAwaited, spanOf, valueCarrier } from './engine/nodes';
+import { enclosingFunction, identifiersNamed, isAwaited, spanOf, valueCarrier, type Node } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
@@ -10,10 +10,8 @@ import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 
 function isAsync(fn: Node): boolean {
-  return (
-    (Node.isFunctionDeclaration(fn) || Node.isFunctionExpression(fn) || Node.isArrowFunction(fn) || Node.isMethodDeclaration(fn)) &&
-    fn.isAsync()
-  );
+  const canBeAsync = ts.isFunctionDeclaration(fn) || ts.isFunctionExpression(fn) || ts.isArrowFunction(fn) || ts.isMethodDeclaration(fn);
+  return canBeAsync && !!fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword);
 }
 
 /** A reference to the un-awaited result that is tested as if it were the reply (a Promise is always truthy). */
@@ -21,15 +19,15 @@ function promiseTested(acquire: Acquire): Node | undefined {
   const use = acquire.result;
   if (use.kind !== 'assigned' || use.awaited) return undefined;
   return identifiersNamed(enclosingFunction(use.declaration), use.name)
-    .find((id) => id.getText() === use.name && id.getStart() > use.declaration.getEnd() && !isAwaited(id) && conditionOf(id));
+    .find((id) => id.getStart() > use.declaration.end && !isAwaited(id) && conditionOf(id));
 }
 
 function conditionOf(id: Node): boolean {
-  const parent = id.getParent();
-  return !!parent && (
-    (Node.isIfStatement(parent) && parent.getExpression() === id) ||
-    (Node.isPrefixUnaryExpression(parent) && parent.getOperatorToken() === SyntaxKind.ExclamationToken) ||
-    (Node.isConditionalExpression(parent) && parent.getCondition() === id)
+  const parent = id.parent;
+  return (
+    (ts.isIfStatement(parent) && parent.expression === id) ||
+    (ts.isPrefixUnaryExpression(parent) && parent.operator === ts.SyntaxKind.ExclamationToken) ||
+    (ts.isConditionalExpression(parent) && parent.condition === id)
   );
 }
 
@@ -45,8 +43,8 @@ function problem(acquire: Acquire): { message: string; at: Node } | undefined {
 
 function fix(acquire: Acquire): Fix | undefined {
   if (acquire.result.kind !== 'discarded' || !isAsync(acquire.fn)) return undefined;
-  const statement = valueCarrier(acquire.call).getParent();
-  if (!statement || !Node.isExpressionStatement(statement)) return undefined;
+  const statement = valueCarrier(acquire.call).parent;
+  if (!ts.isExpressionStatement(statement)) return undefined;
   const indent = indentOf(statement);
   return {
     title: 'Stop when the lock is not acquired (throw)',

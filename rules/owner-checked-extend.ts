@@ -1,6 +1,6 @@
 // EXPIRE/PEXPIRE (or SET XX PX) renewing a lock without an owner check extends whoever holds it now:
 // a watchdog that lost its lock keeps another holder's lock alive, or overwrites it.
-import { Node } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
 import { spanOf, unwrap, valueCarrier } from './engine/nodes';
 import { receiverText, visibleToken } from './engine/queries';
@@ -25,8 +25,7 @@ function fix(model: LockModel, extend: Extend): Fix | undefined {
   const keyNode = command?.keys[0];
   const ttl = ttlMsText(extend);
   if (!receiver || !command || !keyNode || command.batch || !ttl || extend.kind === 'script') return undefined;
-  const statement = valueCarrier(extend.call).getParent();
-  if (!statement || !Node.isExpressionStatement(statement)) return undefined;
+  if (!ts.isExpressionStatement(valueCarrier(extend.call).parent)) return undefined;
   const token = command.name === 'SET' ? command.args[0] : visibleToken(model, extend.key, extend.call);
   if (!token) return undefined;
   return {

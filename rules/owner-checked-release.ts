@@ -1,6 +1,6 @@
 // DEL/UNLINK of a lock key without an atomic owner check deletes whoever holds the lock now; so does
 // GET, compare in the client, then DEL (the lock can change hands between the two round trips).
-import { Node } from 'ts-morph';
+import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
 import { spanOf, unwrap, valueCarrier } from './engine/nodes';
@@ -14,13 +14,13 @@ function fix(model: LockModel, release: Release): Fix | undefined {
   const receiver = receiverText(release.call);
   const keyNode = release.command?.keys.find((k) => release.key && sameKey(model.keyOf(k), release.key));
   if (!receiver || !keyNode || release.command?.batch || release.kind === 'script') return undefined;
-  const statement = valueCarrier(release.call).getParent();
-  if (!statement || !Node.isExpressionStatement(statement) || (release.command?.keys.length ?? 0) > 1) return undefined;
-  const awaited = Node.isAwaitExpression(unwrap(statement.getExpression()));
+  const statement = valueCarrier(release.call).parent;
+  if (!ts.isExpressionStatement(statement) || (release.command?.keys.length ?? 0) > 1) return undefined;
+  const awaited = ts.isAwaitExpression(unwrap(statement.expression));
   const title = 'Release with a Lua compare-and-delete on the token';
-  if (getCompare?.token && Node.isIfStatement(getCompare.ifStatement) && !getCompare.ifStatement.getElseStatement()) {
-    const then = getCompare.ifStatement.getThenStatement();
-    const only = Node.isBlock(then) ? then.getStatements() : [then];
+  if (getCompare?.token && ts.isIfStatement(getCompare.ifStatement) && !getCompare.ifStatement.elseStatement) {
+    const then = getCompare.ifStatement.thenStatement;
+    const only = ts.isBlock(then) ? then.statements : [then];
     if (only.length === 1 && only[0] === statement) {
       const call = guardedRelease(model.style, receiver, keyNode.getText(), getCompare.token.getText());
       return { title, isPreferred: true, edits: [{ ...spanOf(getCompare.ifStatement), newText: `${awaited ? 'await ' : ''}${call};` }] };

@@ -1,10 +1,10 @@
 // "Convert to withLock": finds acquire ... critical section ... release regions that can be rewritten
 // to `await withLock(client, key, { ttlMs }, async (signal) => { ... })`, and writes the replacement.
-import { Node, SyntaxKind, type Statement, type ts } from 'ts-morph';
+import { ts } from './engine/typescript';
 import { parseSource, withModel } from './analyze';
 import { emptyConfig, type LockwiseConfig } from './config';
 import type { Acquire, LockModel } from './engine/model';
-import { contains, descendants, descendantsOfKind, identifiersNamed, isFunctionLike, literalNumber, methodOf, unwrap } from './engine/nodes';
+import { ancestorWhere, contains, descendants, descendantsOfKind, identifiersNamed, isAncestor, isFunctionLike, literalNumber, methodOf, unwrap, type Node } from './engine/nodes';
 import { inFinally, isGuard, lockNames, releasesOf } from './engine/paths';
 import { mightHoldLockCode } from './engine/prefilter';
 import { isRedisAcquire } from './engine/queries';
@@ -24,7 +24,7 @@ export interface LockRegion {
 }
 
 function ttlMs(acquire: Acquire): string | undefined {
-  if (acquire.kind === 'redlock') return acquire.call.getArguments()[1]?.getText();
+  if (acquire.kind === 'redlock') return acquire.call.arguments[1]?.getText();
   const later = acquire.laterExpire;
   const ttl = acquire.ttl ?? (later && { unit: later.name === 'PEXPIRE' ? 'PX' : later.name === 'EXPIRE' ? 'EX' : '', value: later.args[0] });
   if (!ttl?.value) return undefined;
@@ -38,29 +38,32 @@ function ttlMs(acquire: Acquire): string | undefined {
 function clientOf(model: LockModel, acquire: Acquire): string | undefined {
   if (isRedisAcquire(acquire)) return methodOf(acquire.call)?.receiver.getText();
   const redlock = model.libraryObjects.find((o) => o.library === 'redlock');
-  const clients = redlock ? unwrap(redlock.node.getArguments()[0] ?? redlock.node) : undefined;
-  return clients && Node.isArrayLiteralExpression(clients) && clients.getElements().length === 1 ? clients.getElements()[0].getText() : undefined;
+  const first = redlock?.node.arguments?.[0];
+  const clients = first ? unwrap(first) : undefined;
+  return clients && ts.isArrayLiteralExpression(clients) && clients.elements.length === 1 ? clients.elements[0].getText() : undefined;
 }
 
+const isJump = (n: Node) => ts.isBreakStatement(n) || ts.isContinueStatement(n);
+const jumpTarget = (x: Node) => isFunctionLike(x) || ts.isIterationStatement(x, false) || ts.isSwitchStatement(x) || ts.isLabeledStatement(x);
+
 /** The critical section may not return/break/continue out of itself, use the lock's names, or leak names. */
-function movable(section: Statement[], after: Statement[], names: string[]): boolean {
+function movable(section: readonly ts.Statement[], after: readonly ts.Statement[], names: string[]): boolean {
   const inside = (node: Node | undefined) => !!node && section.some((s) => contains(s, node));
   for (const statement of section) {
     for (const d of [statement, ...descendants(statement)]) {
-      if (Node.isReturnStatement(d) && !inside(d.getFirstAncestor((x) => isFunctionLike(x)))) return false;
-      if ((Node.isBreakStatement(d) || Node.isContinueStatement(d)) &&
-        !inside(d.getFirstAncestor((x) => isFunctionLike(x) || Node.isIterationStatement(x) || Node.isSwitchStatement(x) || Node.isLabeledStatement(x)))) return false;
-      if (Node.isIdentifier(d) && names.includes(d.getText())) return false;
+      if (ts.isReturnStatement(d) && !inside(ancestorWhere(d, isFunctionLike))) return false;
+      if (isJump(d) && !inside(ancestorWhere(d, jumpTarget))) return false;
+      if (ts.isIdentifier(d) && names.includes(d.text)) return false;
     }
   }
-  const declared = new Set(section.flatMap((s) => descendantsOfKind(s, SyntaxKind.VariableDeclaration).map((v) => v.getName())));
+  const declared = new Set(section.flatMap((s) => descendantsOfKind<ts.VariableDeclaration>(s, ts.SyntaxKind.VariableDeclaration).map((v) => v.name.getText())));
   return !after.some((s) => identifiersNamed(s, declared).length > 0);
 }
 
 /** The section's statements indented one level deeper, with `signal.throwIfAborted()` between awaited steps. */
-function sectionText(model: LockModel, section: Statement[], indent: string): string {
-  const steps = section.filter((s) => descendantsOfKind(s, SyntaxKind.AwaitExpression).length > 0);
-  const lines = section.map((s) => `${indent}  ${model.text.slice(s.getStart(), s.getEnd()).replace(/\n(?=[ \t]*\S)/g, '\n  ')}`);
+function sectionText(model: LockModel, section: readonly ts.Statement[], indent: string): string {
+  const steps = section.filter((s) => descendantsOfKind(s, ts.SyntaxKind.AwaitExpression).length > 0);
+  const lines = section.map((s) => `${indent}  ${model.text.slice(s.getStart(), s.end).replace(/\n(?=[ \t]*\S)/g, '\n  ')}`);
   const check = `${indent}  signal.throwIfAborted();`;
   if (steps.length < 2) return [check, ...lines].join('\n');
   return section.flatMap((s, i) => (steps.includes(s) && s !== steps[steps.length - 1] ? [lines[i], check] : [lines[i]])).join('\n');
@@ -68,41 +71,42 @@ function sectionText(model: LockModel, section: Statement[], indent: string): st
 
 function regionOf(model: LockModel, acquire: Acquire): LockRegion | undefined {
   if (!['set-nx', 'setnx', 'redlock'].includes(acquire.kind) || !acquire.key) return undefined;
-  const resources = acquire.kind === 'redlock' ? unwrap(acquire.call.getArguments()[0]) : undefined;
-  if (resources && Node.isArrayLiteralExpression(resources) && resources.getElements().length !== 1) return undefined;
+  const resources = acquire.kind === 'redlock' && acquire.call.arguments[0] ? unwrap(acquire.call.arguments[0]) : undefined;
+  if (resources && ts.isArrayLiteralExpression(resources) && resources.elements.length !== 1) return undefined;
   const client = clientOf(model, acquire);
   const ttl = ttlMs(acquire);
   const release = releasesOf(model, acquire)[0];
-  const block = acquire.statement.getParent();
-  if (!client || !ttl || !release || !block || !Node.isBlock(block)) return undefined;
-  const statements = block.getStatements();
-  const start = statements.indexOf(acquire.statement as Statement);
+  const block = acquire.statement.parent;
+  if (!client || !ttl || !release || !ts.isBlock(block)) return undefined;
+  const statements = block.statements;
+  const start = statements.indexOf(acquire.statement as ts.Statement);
   // The release statement, or the try statement whose finally holds it.
-  const last = statements.find((s) => s.getStart() <= release.call.getStart() && release.call.getEnd() <= s.getEnd());
+  const last = statements.find((s) => contains(s, release.call));
   if (!last) return undefined;
   const end = statements.indexOf(last);
-  let sectionStatements: Statement[];
-  if (Node.isTryStatement(last) && inFinally(release, acquire)) {
-    if (last.getCatchClause() || last.getFinallyBlock()?.getStatements().length !== 1) return undefined;
-    sectionStatements = [...statements.slice(start + 1, end), ...last.getTryBlock().getStatements()];
-  } else if (last === release.call.getFirstAncestorByKind(SyntaxKind.ExpressionStatement)) {
+  let sectionStatements: ts.Statement[];
+  if (ts.isTryStatement(last) && inFinally(release, acquire)) {
+    if (last.catchClause || last.finallyBlock?.statements.length !== 1) return undefined;
+    sectionStatements = [...statements.slice(start + 1, end), ...last.tryBlock.statements];
+  } else if (last === ancestorWhere(release.call, ts.isExpressionStatement)) {
     sectionStatements = statements.slice(start + 1, end);
   } else return undefined;
-  if (acquire.laterExpire) sectionStatements = sectionStatements.filter((s) => !descendants(s).includes(acquire.laterExpire?.call as Node) && s !== acquire.laterExpire?.call.getFirstAncestorByKind(SyntaxKind.ExpressionStatement));
+  const expire = acquire.laterExpire?.call;
+  if (expire) sectionStatements = sectionStatements.filter((s) => !isAncestor(s, expire));
   if (sectionStatements[0] && isGuard(sectionStatements[0], acquire)) sectionStatements = sectionStatements.slice(1);
   if (sectionStatements.length === 0 || !movable(sectionStatements, statements.slice(end + 1), lockNames(acquire))) return undefined;
 
   const indent = indentOf(acquire.statement);
   const key = acquire.key.node.getText();
   // `const token = randomUUID();` right before the acquire goes too when nothing else reads it.
-  const tokenDecl = start > 0 && acquire.token && Node.isIdentifier(acquire.token) ? statements[start - 1] : undefined;
+  const tokenDecl = start > 0 && acquire.token && ts.isIdentifier(acquire.token) ? statements[start - 1] : undefined;
   const tokenName = acquire.token?.getText();
-  const dropToken = !!tokenDecl && Node.isVariableStatement(tokenDecl) && tokenDecl.getDeclarations().length === 1 &&
-    tokenDecl.getDeclarations()[0].getName() === tokenName &&
+  const dropToken = !!tokenDecl && ts.isVariableStatement(tokenDecl) && tokenDecl.declarationList.declarations.length === 1 &&
+    tokenDecl.declarationList.declarations[0].name.getText() === tokenName &&
     !statements.slice(end + 1).some((st) => tokenName !== undefined && identifiersNamed(st, tokenName).length > 0);
   return {
-    span: { start: (dropToken && tokenDecl ? tokenDecl : acquire.statement).getStart(), end: last.getEnd() },
-    acquireSpan: { start: acquire.call.getStart(), end: acquire.call.getEnd() },
+    span: { start: (dropToken && tokenDecl ? tokenDecl : acquire.statement).getStart(), end: last.end },
+    acquireSpan: { start: acquire.call.getStart(), end: acquire.call.end },
     client,
     keyText: key,
     ttlMsText: ttl,

@@ -1,8 +1,8 @@
 // After a successful acquire, every path out of the function must release: an exception from awaited
 // work, or an early return, must not leave the lock held until its TTL (or forever without one).
-import { Node, SyntaxKind } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire } from './engine/model';
-import { descendants, descendantsOfKind, identifiersNamed, spanOf } from './engine/nodes';
+import { descendantsOfKind, identifiersNamed, isAncestor, nameOf, spanOf, type Node } from './engine/nodes';
 import { isGuard, releaseCoverage } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
@@ -12,37 +12,38 @@ import { describeKey } from './engine/keys';
 
 /** Wraps the statements between the acquire (and its guard) and the release in try/finally. */
 function fix(acquire: Acquire, releaseStatement: Node): Fix | undefined {
-  const block = releaseStatement.getParent();
-  if (!block || !Node.isBlock(block) || !Node.isExpressionStatement(releaseStatement)) return undefined;
-  const statements = block.getStatements();
-  const end = statements.indexOf(releaseStatement as never);
-  let start = statements.indexOf(acquire.statement as never);
+  const block = releaseStatement.parent;
+  if (!ts.isBlock(block) || !ts.isExpressionStatement(releaseStatement)) return undefined;
+  const statements = block.statements;
+  const end = statements.indexOf(releaseStatement);
+  let start = statements.indexOf(acquire.statement as ts.Statement);
   if (start >= 0) {
     start++;
     if (statements[start] && isGuard(statements[start], acquire) && start < end) start++;
-  } else if (!descendants(acquire.statement).includes(block)) {
+  } else if (!isAncestor(acquire.statement, block)) {
     return undefined;
   } else start = 0;
   const between = statements.slice(start, end);
   if (between.length === 0) return undefined;
 
   // Names declared inside the new try block must not be used after it.
-  const declared = new Set(between.flatMap((s) => descendantsOfKind(s, SyntaxKind.VariableDeclaration).map((d) => d.getName())));
+  const declared = new Set(between.flatMap((s) => descendantsOfKind<ts.VariableDeclaration>(s, ts.SyntaxKind.VariableDeclaration).map((d) => nameOf(d) ?? d.name.getText())));
   const usedAfter = statements.slice(end + 1).some((s) => identifiersNamed(s, declared).length > 0);
   if (usedAfter) return undefined;
 
-  const text = block.getSourceFile().getFullText();
+  const text = block.getSourceFile().text;
   const first = between[0];
   const indent = indentOf(first);
-  const body = text.slice(first.getStart(), between[between.length - 1].getEnd());
-  const multilineTemplate = between.some((s) => descendants(s).some((d) => (Node.isTemplateExpression(d) || Node.isNoSubstitutionTemplateLiteral(d)) && d.getText().includes('\n')));
+  const body = text.slice(first.getStart(), between[between.length - 1].end);
+  const templates = (s: Node) => [...descendantsOfKind(s, ts.SyntaxKind.TemplateExpression), ...descendantsOfKind(s, ts.SyntaxKind.NoSubstitutionTemplateLiteral)];
+  const multilineTemplate = between.some((s) => templates(s).some((d) => d.getText().includes('\n')));
   const inner = multilineTemplate ? body : body.replace(/\n(?=[ \t]*\S)/g, '\n  ');
   return {
     title: 'Release in a finally block',
     isPreferred: true,
     edits: [{
       start: first.getStart(),
-      end: releaseStatement.getEnd(),
+      end: releaseStatement.end,
       newText: `try {\n${indent}  ${inner}\n${indent}} finally {\n${indent}  ${releaseStatement.getText()}\n${indent}}`,
     }],
   };

@@ -1,48 +1,47 @@
 // Work under redlock.using / withLock must watch the lock's AbortSignal: when an extension fails the
 // lock is gone, and work that goes on runs unprotected next to the new holder.
-import { Node, SyntaxKind, type ArrowFunction, type FunctionExpression } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire } from './engine/model';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
-import { descendantsOfKind, identifiersNamed } from './engine/nodes';
+import { descendantsOfKind, identifiersNamed, isFunctionOrArrow } from './engine/nodes';
 
-type Routine = ArrowFunction | FunctionExpression;
+type Routine = ts.ArrowFunction | ts.FunctionExpression;
 
 function signalName(routine: Routine): string | undefined | null {
-  const param = routine.getParameters()[0];
+  const param = routine.parameters[0];
   if (!param) return undefined;
-  const name = param.getNameNode();
-  return Node.isIdentifier(name) ? name.getText() : null; // null: destructured, cannot judge
+  return ts.isIdentifier(param.name) ? param.name.text : null; // null: destructured, cannot judge
 }
 
 function readsSignal(routine: Routine, name: string): boolean {
-  const body = routine.getBody();
-  return identifiersNamed(body, name).length > 0;
+  return identifiersNamed(routine.body, name).length > 0;
 }
 
 /** Adds the parameter if missing, and `signal.throwIfAborted()` after each awaited step but the last. */
 function fix(routine: Routine, name: string | undefined): Fix | undefined {
-  const body = routine.getBody();
-  if (!Node.isBlock(body)) return undefined;
-  const steps = body.getStatements().filter((s) => descendantsOfKind(s, SyntaxKind.AwaitExpression).length > 0);
+  const body = routine.body;
+  if (!ts.isBlock(body)) return undefined;
+  const steps = body.statements.filter((s) => descendantsOfKind(s, ts.SyntaxKind.AwaitExpression).length > 0);
   if (steps.length < 2) return undefined;
   const signal = name ?? 'signal';
   const edits: TextEdit[] = [];
   if (!name) {
-    const open = routine.getFirstChildByKind(SyntaxKind.OpenParenToken);
-    if (open) edits.push({ start: open.getEnd(), end: open.getEnd(), newText: signal });
-    else return undefined;
+    // The parameter list starts right after its `(`.
+    const open = routine.parameters.pos;
+    if (routine.getSourceFile().text[open - 1] !== '(') return undefined;
+    edits.push({ start: open, end: open, newText: signal });
   }
   for (const step of steps.slice(0, -1)) {
-    edits.push({ start: step.getEnd(), end: step.getEnd(), newText: `\n${indentOf(step)}${signal}.throwIfAborted();` });
+    edits.push({ start: step.end, end: step.end, newText: `\n${indentOf(step)}${signal}.throwIfAborted();` });
   }
   return { title: `Check ${signal} between the awaited steps`, isPreferred: true, edits };
 }
 
 function routineOf(acquire: Acquire): Routine | undefined {
   const r = acquire.routine;
-  return r && (Node.isArrowFunction(r) || Node.isFunctionExpression(r)) ? r : undefined;
+  return isFunctionOrArrow(r) ? r : undefined;
 }
 
 export const respectAbortSignal: Rule = {
@@ -57,7 +56,7 @@ export const respectAbortSignal: Rule = {
       const name = signalName(routine);
       if (name === null || (name && readsSignal(routine, name))) continue;
       const api = acquire.kind === 'with-lock' ? 'withLock' : 'redlock.using';
-      const body = routine.getBody();
+      const body = routine.body;
       report({
         span: { start: routine.getStart(), end: body.getStart() },
         message: `This ${api} routine ${name ? `never reads its ${name} parameter` : 'does not take the AbortSignal'}. When the lock cannot be extended it is lost, the signal aborts, and work that does not check it keeps running next to the new holder. Check signal.aborted (or call signal.throwIfAborted()) between steps, or pass the signal on (fetch, database clients).`,

@@ -1,7 +1,7 @@
 // Lock acquisition sites of a file, for the language server's `lockwise/lockSites` request (the Redis
 // Locks panel links a live key to the code that takes it) and for hovers.
 import { activeRules, parseSource, runRules, withModel } from './analyze';
-import type { ts } from 'ts-morph';
+import type { ts } from './engine/typescript';
 import { emptyConfig, type LockwiseConfig } from './config';
 import { mightHoldLockCode } from './engine/prefilter';
 import { spanOf } from './engine/nodes';
@@ -42,7 +42,7 @@ export function analyzeWithSites(sourceFile: ts.SourceFile, config: LockwiseConf
       .map((acquire) => {
         const span = spanOf(acquire.call);
         const ttl = acquire.ttl;
-        const libraryTtl = !isRedisAcquire(acquire) ? acquire.call.getArguments()[1]?.getText() : undefined;
+        const libraryTtl = !isRedisAcquire(acquire) ? acquire.call.arguments[1]?.getText() : undefined;
         return {
           span,
           keyText: acquire.key?.node.getText() ?? '',

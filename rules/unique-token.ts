@@ -1,7 +1,7 @@
 // The lock value must be unique per acquisition: it is what a guarded release or extend compares.
-import { Node } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { enclosingFunction, spanOf, unwrap } from './engine/nodes';
+import { enclosingFunction, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { isRedisAcquire } from './engine/queries';
 import { initializerOf, tokenWeakness, type Weakness } from './engine/token-strength';
 import { ensureNamedImport } from './fixes/text';
@@ -32,9 +32,9 @@ function fix(model: LockModel, acquire: Acquire): Fix | undefined {
   if (!token || !init || enclosingFunction(init) !== acquire.fn) return undefined;
   const value = unwrap(init);
   const imports = ensureNamedImport(model.sourceFile, 'randomUUID', 'node:crypto');
-  if (Node.isTemplateExpression(value)) {
+  if (ts.isTemplateExpression(value)) {
     // Keep the readable holder, add 128 random bits.
-    const end = value.getEnd() - 1;
+    const end = value.end - 1;
     return { title: 'Append a random UUID to the token', isPreferred: true, edits: [...imports, { start: end, end, newText: ':${randomUUID()}' }] };
   }
   return { title: 'Use randomUUID() as the token', isPreferred: true, edits: [...imports, { ...spanOf(init), newText: 'randomUUID()' }] };
@@ -61,9 +61,9 @@ export const uniqueToken: Rule = {
       });
     }
     for (const object of model.libraryObjects) {
-      const identifier = object.options?.getProperty('identifier');
-      if (!identifier || !Node.isPropertyAssignment(identifier)) continue;
-      const weakness = tokenWeakness(identifier.getInitializerOrThrow(), enclosingFunction(object.node), model.lookup);
+      const identifier = object.options && propertyAssignment(object.options, 'identifier');
+      if (!identifier) continue;
+      const weakness = tokenWeakness(identifier.initializer, enclosingFunction(object.node), model.lookup);
       if (!weakness || weakness.kind === 'reused') continue;
       report({
         span: spanOf(identifier),

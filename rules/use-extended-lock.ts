@@ -1,8 +1,8 @@
 // redlock v5 `lock.extend(ms)` returns a NEW Lock and invalidates the old one: discarding the result
 // means the next extend or release acts on a dead lock.
-import { Node, SyntaxKind, VariableDeclarationKind } from 'ts-morph';
+import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
-import { descendantsOfKind, methodOf, spanOf, unwrap, valueCarrier } from './engine/nodes';
+import { descendantsOfKind, isConstList, methodOf, nameOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 
@@ -10,8 +10,8 @@ import type { Fix, TextEdit } from './types';
 function handleExpression(extend: Extend): Node | undefined {
   const m = methodOf(extend.call);
   if (!m) return undefined;
-  if (m.name === 'extend' && extend.call.getArguments().length === 1) return unwrap(m.receiver);
-  return extend.call.getArguments()[0]; // redlock.extend(lock, ms)
+  if (m.name === 'extend' && extend.call.arguments.length === 1) return unwrap(m.receiver);
+  return extend.call.arguments[0]; // redlock.extend(lock, ms)
 }
 
 function isV4(model: LockModel, handle: string): boolean {
@@ -21,16 +21,15 @@ function isV4(model: LockModel, handle: string): boolean {
 function fix(model: LockModel, extend: Extend, handle: Node): Fix | undefined {
   const carrier = valueCarrier(extend.call);
   const edits: TextEdit[] = [{ start: carrier.getStart(), end: carrier.getStart(), newText: `${handle.getText()} = ` }];
-  if (Node.isIdentifier(handle)) {
-    const decl = descendantsOfKind(model.sourceFile, SyntaxKind.VariableDeclaration)
-      .find((d) => d.getName() === handle.getText() && d.getStart() < extend.call.getStart());
-    const list = decl?.getParent();
-    if (!decl || !Node.isVariableDeclarationList(list)) return undefined;
-    if (list.getDeclarationKind() === VariableDeclarationKind.Const) {
-      if (list.getDeclarations().length !== 1) return undefined;
-      const keyword = list.getFirstChild();
-      if (!keyword) return undefined;
-      edits.unshift({ ...spanOf(keyword), newText: 'let' });
+  if (ts.isIdentifier(handle)) {
+    const decl = descendantsOfKind<ts.VariableDeclaration>(model.sourceFile, ts.SyntaxKind.VariableDeclaration)
+      .find((d) => nameOf(d) === handle.text && d.getStart() < extend.call.getStart());
+    const list = decl?.parent;
+    if (!list || !ts.isVariableDeclarationList(list)) return undefined;
+    if (isConstList(list)) {
+      if (list.declarations.length !== 1) return undefined;
+      const start = list.getStart(); // the `const` keyword
+      edits.unshift({ start, end: start + 'const'.length, newText: 'let' });
     }
   }
   return { title: `Keep the extended lock (${handle.getText()} = await ...extend())`, isPreferred: true, edits };
@@ -43,8 +42,7 @@ export const useExtendedLock: Rule = {
   check({ model, report }) {
     for (const extend of model.extends) {
       if (extend.kind !== 'library' || !extend.handle || isV4(model, extend.handle)) continue;
-      const parent = valueCarrier(extend.call).getParent();
-      if (!parent || !Node.isExpressionStatement(parent)) continue;
+      if (!ts.isExpressionStatement(valueCarrier(extend.call).parent)) continue;
       const handle = handleExpression(extend);
       if (!handle) continue;
       report({

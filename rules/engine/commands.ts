@@ -1,10 +1,10 @@
 // Recognises Redis commands in calls, in every client shape Lockwise knows: ioredis and node-redis
 // methods (any case), `call('SET', ...)`, `sendCommand(['SET', ...])`, `send_command('SET', [...])`,
 // Lua via eval/evalsha/named scripts, and commands queued on MULTI/pipeline chains.
-import { Node, type CallExpression } from 'ts-morph';
+import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
-import { literalNumber, literalString, methodOf, unwrap } from './nodes';
+import { isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
 import { readObjectOptions, readTokenOptions, type SetOptions } from './set-options';
 
 export type CommandName =
@@ -18,22 +18,22 @@ export interface ScriptCall {
   lua?: string;
   kind: LuaKind | 'unknown';
   traits?: LuaTraits;
-  keys: Node[];
-  args: Node[];
+  keys: readonly ts.Node[];
+  args: readonly ts.Node[];
 }
 
 export interface RedisCommand {
-  call: CallExpression;
+  call: ts.CallExpression;
   name: CommandName;
-  keys: Node[];
+  keys: readonly ts.Node[];
   /** Arguments after the key(s): value, options. */
-  args: Node[];
+  args: readonly ts.Node[];
   set?: SetOptions;
   script?: ScriptCall;
   /** The style this call's own shape shows; undefined when both clients write it the same way. */
   style?: ClientStyle;
   /** The MULTI/pipeline the command is queued on. */
-  batch?: { root: Node; kind: 'multi' | 'pipeline' };
+  batch?: { root: ts.Node; kind: 'multi' | 'pipeline' };
 }
 
 /** A named Lua script registered with defineCommand / `scripts: {...}` / node-redis defineScript. */
@@ -59,72 +59,73 @@ const GENERIC = new Set(['call', 'callbuffer', 'sendcommand', 'send_command']);
 const BATCH_METHODS: Record<string, 'multi' | 'pipeline'> = { multi: 'multi', pipeline: 'pipeline', batch: 'pipeline' };
 
 /** Resolves an expression that should hold Lua: a literal, a template, a const or `OBJ.prop`. */
-export function luaText(node: Node, lookup: ConstLookup, depth = 0): string | undefined {
+export function luaText(node: ts.Node, lookup: ConstLookup, depth = 0): string | undefined {
   const n = unwrap(node);
   const literal = literalString(n);
   if (literal !== undefined) return literal;
-  if (Node.isTemplateExpression(n)) {
-    return n.getHead().getLiteralText() + n.getTemplateSpans().map((s) => ` ${s.getLiteral().getLiteralText()}`).join('');
+  if (ts.isTemplateExpression(n)) {
+    return n.head.text + n.templateSpans.map((s) => ` ${s.literal.text}`).join('');
   }
   if (depth > 3) return undefined;
-  if (Node.isIdentifier(n)) {
+  if (ts.isIdentifier(n)) {
     const init = lookup(n);
     return init ? luaText(init, lookup, depth + 1) : undefined;
   }
-  if (Node.isPropertyAccessExpression(n)) {
-    const target = unwrap(n.getExpression());
-    const obj = Node.isIdentifier(target) ? lookup(target) : undefined;
-    if (obj && Node.isObjectLiteralExpression(unwrap(obj))) {
-      const prop = (unwrap(obj) as import('ts-morph').ObjectLiteralExpression).getProperty(n.getName());
-      if (Node.isPropertyAssignment(prop)) return luaText(prop.getInitializerOrThrow(), lookup, depth + 1);
+  if (ts.isPropertyAccessExpression(n)) {
+    const target = unwrap(n.expression);
+    const obj = ts.isIdentifier(target) ? lookup(target) : undefined;
+    const literalObject = obj ? unwrap(obj) : undefined;
+    if (literalObject && ts.isObjectLiteralExpression(literalObject)) {
+      const value = propertyValue(literalObject, n.name.text);
+      if (value) return luaText(value, lookup, depth + 1);
     }
   }
-  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
-    const l = luaText(n.getLeft(), lookup, depth + 1);
-    const r = luaText(n.getRight(), lookup, depth + 1);
+  if (isPlus(n)) {
+    const l = luaText(n.left, lookup, depth + 1);
+    const r = luaText(n.right, lookup, depth + 1);
     return l !== undefined && r !== undefined ? l + r : undefined;
   }
-  if (Node.isCallExpression(n)) {
+  if (ts.isCallExpression(n)) {
     // `[...].join('\n')` of string literals, a common way to write multi-line Lua.
     const m = methodOf(n);
     const arr = m && m.name === 'join' ? unwrap(m.receiver) : undefined;
-    if (arr && Node.isArrayLiteralExpression(arr)) {
-      const parts = arr.getElements().map((e) => literalString(e));
+    if (arr && ts.isArrayLiteralExpression(arr)) {
+      const parts = arr.elements.map((e) => literalString(e));
       if (parts.every((p) => p !== undefined)) return parts.join('\n');
     }
   }
   return undefined;
 }
 
-function scriptCall(lua: string | undefined, keys: Node[], args: Node[]): ScriptCall {
+function scriptCall(lua: string | undefined, keys: readonly ts.Node[], args: readonly ts.Node[]): ScriptCall {
   return lua === undefined
     ? { kind: 'unknown', keys, args }
     : { lua, kind: classifyLua(lua), traits: luaTraits(lua), keys, args };
 }
 
 /** ioredis eval(script, numKeys, ...keysAndArgs) or node-redis eval(script, { keys, arguments }). */
-function evalParts(rest: Node[], lookup: ConstLookup): { keys: Node[]; args: Node[]; style?: ClientStyle } | undefined {
+function evalParts(rest: readonly ts.Node[], lookup: ConstLookup): { keys: readonly ts.Node[]; args: readonly ts.Node[]; style?: ClientStyle } | undefined {
   const [first, ...more] = rest;
   if (!first) return undefined;
   const opts = unwrap(first);
-  if (Node.isObjectLiteralExpression(opts)) {
-    const list = (name: string): Node[] => {
-      const p = opts.getProperty(name);
-      const init = Node.isPropertyAssignment(p) ? unwrap(p.getInitializerOrThrow()) : undefined;
-      return init && Node.isArrayLiteralExpression(init) ? init.getElements() : [];
+  if (ts.isObjectLiteralExpression(opts)) {
+    const list = (name: string): readonly ts.Node[] => {
+      const value = propertyValue(opts, name);
+      const init = value ? unwrap(value) : undefined;
+      return init && ts.isArrayLiteralExpression(init) ? init.elements : [];
     };
     return { keys: list('keys'), args: list('arguments'), style: 'node-redis' };
   }
-  const numKeys = literalNumber(first) ?? (Node.isIdentifier(opts) ? literalNumber(lookup(opts) ?? opts) : undefined);
+  const numKeys = literalNumber(first) ?? (ts.isIdentifier(opts) ? literalNumber(lookup(opts) ?? opts) : undefined);
   if (numKeys === undefined) return undefined;
   // Callback-style node_redis v3 passes a trailing function; it is not an argument.
-  const values = more.filter((n) => !Node.isArrowFunction(n) && !Node.isFunctionExpression(n));
+  const values = more.filter((n) => !isFunctionOrArrow(n));
   return { keys: values.slice(0, numKeys), args: values.slice(numKeys) };
 }
 
-function fromTokens(call: CallExpression, name: string, rest: Node[], ctx: RecogniserContext, style?: ClientStyle): RedisCommand | undefined {
+function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Node[], ctx: RecogniserContext, style?: ClientStyle): RedisCommand | undefined {
   const upper = name.toUpperCase();
-  const args = rest.filter((n) => !Node.isArrowFunction(n) && !Node.isFunctionExpression(n));
+  const args = rest.filter((n) => !isFunctionOrArrow(n));
   if (upper === 'EVAL' || upper === 'EVALSHA') {
     const [script, ...more] = args;
     if (!script) return undefined;
@@ -142,9 +143,9 @@ function fromTokens(call: CallExpression, name: string, rest: Node[], ctx: Recog
   const result: RedisCommand = { call, name: command, keys, args: tail, style };
   if (command === 'SET') {
     const optionArgs = tail.slice(1);
-    const objectArg = optionArgs.length === 1 && Node.isObjectLiteralExpression(unwrap(optionArgs[0]));
-    const identifierArg = optionArgs.length === 1 && Node.isIdentifier(unwrap(optionArgs[0]));
-    if (objectArg || (identifierArg && Node.isObjectLiteralExpression(unwrap(ctx.lookup(unwrap(optionArgs[0])) ?? optionArgs[0])))) {
+    const objectArg = optionArgs.length === 1 && ts.isObjectLiteralExpression(unwrap(optionArgs[0]));
+    const identifierArg = optionArgs.length === 1 && ts.isIdentifier(unwrap(optionArgs[0]));
+    if (objectArg || (identifierArg && ts.isObjectLiteralExpression(unwrap(ctx.lookup(unwrap(optionArgs[0])) ?? optionArgs[0])))) {
       result.set = readObjectOptions(optionArgs[0], ctx.lookup);
       result.style = 'node-redis';
     } else {
@@ -155,19 +156,19 @@ function fromTokens(call: CallExpression, name: string, rest: Node[], ctx: Recog
   return result;
 }
 
-function shaLua(node: Node, ctx: RecogniserContext): string | undefined {
+function shaLua(node: ts.Node, ctx: RecogniserContext): string | undefined {
   const n = unwrap(node);
-  return Node.isIdentifier(n) || Node.isPropertyAccessExpression(n) ? ctx.shas.get(n.getText().replace(/^this\./, '')) : undefined;
+  return ts.isIdentifier(n) || ts.isPropertyAccessExpression(n) ? ctx.shas.get(n.getText().replace(/^this\./, '')) : undefined;
 }
 
-function batchOf(receiver: Node, ctx: RecogniserContext): RedisCommand['batch'] {
+function batchOf(receiver: ts.Node, ctx: RecogniserContext): RedisCommand['batch'] {
   let current = unwrap(receiver);
   for (let depth = 0; depth < 50; depth++) {
-    if (Node.isIdentifier(current)) {
-      const kind = ctx.batchVars.get(current.getText());
+    if (ts.isIdentifier(current)) {
+      const kind = ctx.batchVars.get(current.text);
       return kind ? { root: current, kind } : undefined;
     }
-    if (!Node.isCallExpression(current)) return undefined;
+    if (!ts.isCallExpression(current)) return undefined;
     const m = methodOf(current);
     if (!m) return undefined;
     const kind = BATCH_METHODS[m.name.toLowerCase()];
@@ -177,11 +178,11 @@ function batchOf(receiver: Node, ctx: RecogniserContext): RedisCommand['batch'] 
   return undefined;
 }
 
-export function recogniseCommand(call: CallExpression, ctx: RecogniserContext): RedisCommand | undefined {
+export function recogniseCommand(call: ts.CallExpression, ctx: RecogniserContext): RedisCommand | undefined {
   const method = methodOf(call);
   if (!method) return undefined;
   const lower = method.name.toLowerCase();
-  const args = call.getArguments();
+  const args = call.arguments;
   let command: RedisCommand | undefined;
 
   if (GENERIC.has(lower)) {
@@ -189,7 +190,7 @@ export function recogniseCommand(call: CallExpression, ctx: RecogniserContext): 
   } else if (ctx.scripts.has(method.name)) {
     const script = ctx.scripts.get(method.name) as NamedScript;
     const n = script.numberOfKeys ?? 1;
-    const values = args.filter((a) => !Node.isArrowFunction(a) && !Node.isFunctionExpression(a));
+    const values = args.filter((a) => !isFunctionOrArrow(a));
     const keys = values.slice(0, n);
     command = { call, name: 'SCRIPT', keys, args: values.slice(n), script: scriptCall(script.lua, keys, values.slice(n)) };
   } else {
@@ -200,12 +201,12 @@ export function recogniseCommand(call: CallExpression, ctx: RecogniserContext): 
   return command;
 }
 
-function genericCommand(call: CallExpression, lower: string, args: Node[], ctx: RecogniserContext): RedisCommand | undefined {
+function genericCommand(call: ts.CallExpression, lower: string, args: readonly ts.Node[], ctx: RecogniserContext): RedisCommand | undefined {
   const first = args[0] ? unwrap(args[0]) : undefined;
   if (!first) return undefined;
-  if (lower === 'sendcommand' && Node.isArrayLiteralExpression(first)) {
+  if (lower === 'sendcommand' && ts.isArrayLiteralExpression(first)) {
     // node-redis: sendCommand(['SET', key, value, 'NX', 'PX', '3000'])
-    const [name, ...rest] = first.getElements();
+    const [name, ...rest] = first.elements;
     const word = name ? literalString(name) : undefined;
     return word ? fromTokens(call, word, rest, ctx, 'node-redis') : undefined;
   }
@@ -214,6 +215,6 @@ function genericCommand(call: CallExpression, lower: string, args: Node[], ctx: 
   let rest = args.slice(1);
   // node_redis v3: send_command('SET', [key, value, 'NX'], cb)
   const second = rest[0] ? unwrap(rest[0]) : undefined;
-  if (second && Node.isArrayLiteralExpression(second)) rest = second.getElements();
+  if (second && ts.isArrayLiteralExpression(second)) rest = [...second.elements];
   return fromTokens(call, word, rest, ctx, undefined);
 }

@@ -1,10 +1,10 @@
 // GET, compare in the client, then DEL: an owner check, but not an atomic one. Found once here so
 // owner-checked-release can say "two round trips" and unique-token knows the token is compared.
-import { Node } from 'ts-morph';
+import { ts } from './typescript';
 import type { RedisCommand } from './commands';
 import { sameKey, type KeyRef } from './keys';
 import { storedName } from './libraries';
-import { identifiersNamed, unwrap } from './nodes';
+import { identifiersNamed, unwrap, type Node } from './nodes';
 
 export interface GetCompare {
   get: Node;
@@ -22,23 +22,25 @@ export function findGetCompare(
   const key = release.key;
   if (!key) return undefined;
   const gets = commands.filter(
-    (c) => c.name === 'GET' && c.call.getStart() < release.call.getStart() && c.keys[0] && sameKey(keyOf(c.keys[0]), key),
+    (c) => c.name === 'GET' && c.call.pos < release.call.pos && c.keys[0] && sameKey(keyOf(c.keys[0]), key),
   );
   if (gets.length === 0) return undefined;
-  for (const ifStatement of release.call.getAncestors()) {
+  for (let ifStatement = release.call.parent; ifStatement; ifStatement = ifStatement.parent) {
     if (ifStatement === release.fn) break;
-    if (!Node.isIfStatement(ifStatement)) continue;
-    const condition = ifStatement.getExpression();
+    if (!ts.isIfStatement(ifStatement)) continue;
+    const condition = ifStatement.expression;
     for (const get of gets) {
       const variable = storedName(get.call);
-      const inCondition = condition.getStart() <= get.call.getStart() && get.call.getEnd() <= condition.getEnd();
+      const inCondition = condition.pos <= get.call.pos && get.call.end <= condition.end;
       const viaVariable = variable && identifiersNamed(condition, variable).length > 0;
       if (!inCondition && !viaVariable) continue;
       const compare = unwrap(condition);
       let token: Node | undefined;
-      if (Node.isBinaryExpression(compare) && /^(===|==)$/.test(compare.getOperatorToken().getText())) {
-        const leftHasGet = compare.getLeft().getText().includes(variable && viaVariable ? variable : get.call.getText());
-        token = leftHasGet ? compare.getRight() : compare.getLeft();
+      const equality = ts.isBinaryExpression(compare) &&
+        (compare.operatorToken.kind === ts.SyntaxKind.EqualsEqualsEqualsToken || compare.operatorToken.kind === ts.SyntaxKind.EqualsEqualsToken);
+      if (equality) {
+        const leftHasGet = compare.left.getText().includes(variable && viaVariable ? variable : get.call.getText());
+        token = leftHasGet ? compare.right : compare.left;
       }
       return { get: get.call, ifStatement, token };
     }

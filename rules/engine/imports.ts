@@ -1,8 +1,8 @@
 // What a file imports from the lock libraries, so a `Mutex` from async-mutex is not taken for
 // redis-semaphore's, and the file's client style can be told when a call does not show it.
-import { Node, SyntaxKind, ts, type ImportDeclaration, type SourceFile } from 'ts-morph';
+import { ts } from './typescript';
 import type { ClientStyle } from './commands';
-import { descendantsOfKind, literalString } from './nodes';
+import { callsNamed, literalString } from './nodes';
 
 export interface FileImports {
   /** Local name -> module specifier, for every named, default and namespace import and require(). */
@@ -10,33 +10,32 @@ export interface FileImports {
   modules: Set<string>;
 }
 
-export function readImports(sourceFile: SourceFile): FileImports {
+export function readImports(sourceFile: ts.SourceFile): FileImports {
   const names = new Map<string, string>();
   const modules = new Set<string>();
-  for (const decl of sourceFile.getImportDeclarations()) {
+  for (const decl of sourceFile.statements) {
+    if (!ts.isImportDeclaration(decl)) continue;
     const from = moduleOf(decl);
     if (from === undefined) continue;
     modules.add(from);
-    const def = decl.getDefaultImport();
-    if (def) names.set(def.getText(), from);
-    const ns = decl.getNamespaceImport();
-    if (ns) names.set(ns.getText(), from);
-    for (const named of decl.getNamedImports()) names.set((named.getAliasNode() ?? named.getNameNode()).getText(), from);
+    const clause = decl.importClause;
+    if (clause?.name) names.set(clause.name.text, from);
+    const bindings = clause?.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) names.set(bindings.name.text, from);
+    if (bindings && ts.isNamedImports(bindings)) for (const named of bindings.elements) names.set(named.name.text, from);
   }
   // CommonJS: const Redlock = require('redlock'); const { Mutex } = require('redis-semaphore')
-  if (sourceFile.getFullText().includes('require(')) {
-    for (const call of descendantsOfKind(sourceFile, SyntaxKind.CallExpression)) {
-      if (call.getExpression().getText() !== 'require') continue;
-      const arg = call.getArguments()[0];
-      const from = arg ? literalString(arg) : undefined;
+  if (sourceFile.text.includes('require(')) {
+    for (const call of callsNamed(sourceFile, (n) => n === 'require')) {
+      if (!ts.isIdentifier(call.expression)) continue;
+      const from = call.arguments[0] ? literalString(call.arguments[0]) : undefined;
       if (!from) continue;
       modules.add(from);
-      const decl = call.getParentIfKind(SyntaxKind.VariableDeclaration);
-      const nameNode = decl?.getNameNode();
-      if (!nameNode) continue;
-      if (Node.isIdentifier(nameNode)) names.set(nameNode.getText(), from);
-      else if (Node.isObjectBindingPattern(nameNode)) {
-        for (const el of nameNode.getElements()) names.set(el.getName(), from);
+      const decl = call.parent;
+      if (!ts.isVariableDeclaration(decl)) continue;
+      if (ts.isIdentifier(decl.name)) names.set(decl.name.text, from);
+      else if (ts.isObjectBindingPattern(decl.name)) {
+        for (const el of decl.name.elements) if (ts.isIdentifier(el.name)) names.set(el.name.text, from);
       }
     }
   }
@@ -44,9 +43,8 @@ export function readImports(sourceFile: SourceFile): FileImports {
 }
 
 /** The module an import names; undefined while the user is still typing it (not a string yet). */
-export function moduleOf(decl: ImportDeclaration): string | undefined {
-  const specifier = decl.compilerNode.moduleSpecifier;
-  return ts.isStringLiteral(specifier) ? specifier.text : undefined;
+export function moduleOf(decl: ts.ImportDeclaration): string | undefined {
+  return ts.isStringLiteral(decl.moduleSpecifier) ? decl.moduleSpecifier.text : undefined;
 }
 
 const NODE_REDIS = /^(redis|@redis\/client|@node-redis\/client)$/;

@@ -1,10 +1,10 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
-import { Node, type Expression } from 'ts-morph';
+import { ts } from './typescript';
 import { LOCK_NAME } from './lock-name';
-import { literalString, normalizeText, unwrap } from './nodes';
+import { isPlus, literalString, normalizeText, unwrap } from './nodes';
 
 export interface KeyRef {
-  node: Node;
+  node: ts.Node;
   /** The expression as written (whitespace-free). */
   text: string;
   /** The text after following `const` aliases in the file: `key` -> `` `lock:${id}` ``. */
@@ -14,34 +14,34 @@ export interface KeyRef {
 }
 
 /** The initializer of the `const` an identifier refers to, found through its own scopes. */
-export type ConstLookup = (identifier: Node) => Expression | undefined;
+export type ConstLookup = (identifier: ts.Node) => ts.Expression | undefined;
 
 const MAX_ALIAS_DEPTH = 4;
 
-function resolveAlias(node: Node, lookup: ConstLookup, depth = 0): Node {
+function resolveAlias(node: ts.Node, lookup: ConstLookup, depth = 0): ts.Node {
   const n = unwrap(node);
-  if (depth < MAX_ALIAS_DEPTH && Node.isIdentifier(n)) {
+  if (depth < MAX_ALIAS_DEPTH && ts.isIdentifier(n)) {
     const init = lookup(n);
     if (init) return resolveAlias(init, lookup, depth + 1);
   }
   return n;
 }
 
-export function globOf(node: Node, lookup: ConstLookup, depth = 0): string {
+export function globOf(node: ts.Node, lookup: ConstLookup, depth = 0): string {
   const n = unwrap(node);
   const literal = literalString(n);
   if (literal !== undefined) return escapeGlob(literal);
-  if (Node.isTemplateExpression(n)) {
-    let glob = escapeGlob(n.getHead().getLiteralText());
-    for (const span of n.getTemplateSpans()) {
-      glob += `${depth < MAX_ALIAS_DEPTH ? globOf(span.getExpression(), lookup, depth + 1) : '*'}${escapeGlob(span.getLiteral().getLiteralText())}`;
+  if (ts.isTemplateExpression(n)) {
+    let glob = escapeGlob(n.head.text);
+    for (const span of n.templateSpans) {
+      glob += `${depth < MAX_ALIAS_DEPTH ? globOf(span.expression, lookup, depth + 1) : '*'}${escapeGlob(span.literal.text)}`;
     }
     return collapse(glob);
   }
-  if (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+') {
-    return collapse(globOf(n.getLeft(), lookup, depth + 1) + globOf(n.getRight(), lookup, depth + 1));
+  if (isPlus(n)) {
+    return collapse(globOf(n.left, lookup, depth + 1) + globOf(n.right, lookup, depth + 1));
   }
-  if (Node.isIdentifier(n) && depth < MAX_ALIAS_DEPTH) {
+  if (ts.isIdentifier(n) && depth < MAX_ALIAS_DEPTH) {
     const init = lookup(n);
     if (init) return globOf(init, lookup, depth + 1);
   }
@@ -56,7 +56,7 @@ function collapse(glob: string): string {
   return glob.replace(/\*+/g, '*');
 }
 
-export function keyRef(node: Node, lookup: ConstLookup): KeyRef {
+export function keyRef(node: ts.Node, lookup: ConstLookup): KeyRef {
   return {
     node,
     text: normalizeText(unwrap(node)),

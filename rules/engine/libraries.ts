@@ -1,22 +1,22 @@
 // The lock libraries: redlock (v4 lock/unlock, v5 acquire/release/extend/using, the sesamecare fork),
 // redis-semaphore (Mutex, Semaphore, MultiSemaphore and their Redlock variants), Lockwise's own
 // withLock, and the project's helper functions named in the config.
-import { Node, type CallExpression, type NewExpression, type ObjectLiteralExpression } from 'ts-morph';
+import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { REDLOCK_MODULES, SEMAPHORE_MODULE, type FileImports } from './imports';
 import type { ConstLookup, KeyRef } from './keys';
 import type { Acquire, Extend, Release } from './model';
-import { calleeName, enclosingFunction, enclosingStatement, methodOf, unwrap, valueCarrier } from './nodes';
+import { calleeName, enclosingFunction, enclosingStatement, isAssignment, isFunctionOrArrow, methodOf, nameOf, unwrap, valueCarrier, type Node } from './nodes';
 import { resultUse } from './result-use';
 
 export interface LibraryObject {
   library: 'redlock' | 'redis-semaphore';
   className: string;
-  node: NewExpression;
+  node: ts.NewExpression;
   /** Name the object is stored under (`redlock`, `mutex`; `this.x` is stored as `x`). */
   name?: string;
   key?: Node;
-  options?: ObjectLiteralExpression;
+  options?: ts.ObjectLiteralExpression;
   /** The options argument position, for fixes that add one. */
   optionsIndex: number;
 }
@@ -28,37 +28,35 @@ const SEMAPHORE_CLASSES: Record<string, number> = {
 
 /** `x` for `const x = ...`, `this.x = ...`, `x: ...` (class property). */
 export function storedName(node: Node): string | undefined {
-  const parent = valueCarrier(node).getParent();
+  const parent = valueCarrier(node).parent;
   if (!parent) return undefined;
-  if (Node.isVariableDeclaration(parent) || Node.isPropertyDeclaration(parent) || Node.isPropertyAssignment(parent)) {
-    return parent.getName();
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isPropertyAssignment(parent)) {
+    return ts.isVariableDeclaration(parent) && !ts.isIdentifier(parent.name) ? parent.name.getText() : nameOf(parent);
   }
-  if (Node.isBinaryExpression(parent) && parent.getOperatorToken().getText() === '=') {
-    return lastSegment(parent.getLeft());
-  }
+  if (isAssignment(parent)) return lastSegment(parent.left);
   return undefined;
 }
 
 export function lastSegment(node: Node): string {
   const n = unwrap(node);
-  return Node.isPropertyAccessExpression(n) ? n.getName() : n.getText();
+  return ts.isPropertyAccessExpression(n) ? n.name.text : n.getText();
 }
 
-function objectArg(node: Node | undefined, lookup: ConstLookup): ObjectLiteralExpression | undefined {
+function objectArg(node: Node | undefined, lookup: ConstLookup): ts.ObjectLiteralExpression | undefined {
   if (!node) return undefined;
   let n = unwrap(node);
-  if (Node.isIdentifier(n)) n = unwrap(lookup(n) ?? n);
-  return Node.isObjectLiteralExpression(n) ? n : undefined;
+  if (ts.isIdentifier(n)) n = unwrap(lookup(n) ?? n);
+  return ts.isObjectLiteralExpression(n) ? n : undefined;
 }
 
-export function recogniseLibraryObjects(news: NewExpression[], imports: FileImports, lookup: ConstLookup): LibraryObject[] {
+export function recogniseLibraryObjects(news: ts.NewExpression[], imports: FileImports, lookup: ConstLookup): LibraryObject[] {
   const objects: LibraryObject[] = [];
   for (const node of news) {
-    const expr = unwrap(node.getExpression());
-    const className = Node.isPropertyAccessExpression(expr) ? expr.getName() : expr.getText();
-    const root = Node.isPropertyAccessExpression(expr) ? unwrap(expr.getExpression()).getText() : className;
+    const expr = unwrap(node.expression);
+    const className = ts.isPropertyAccessExpression(expr) ? expr.name.text : expr.getText();
+    const root = ts.isPropertyAccessExpression(expr) ? unwrap(expr.expression).getText() : className;
     const from = imports.names.get(root);
-    const args = node.getArguments();
+    const args = node.arguments ?? [];
     if (from ? REDLOCK_MODULES.has(from) && /Redlock|default/.test(className) : className === 'Redlock') {
       objects.push({ library: 'redlock', className: 'Redlock', node, name: storedName(node), options: objectArg(args[1], lookup), optionsIndex: 1 });
       continue;
@@ -84,7 +82,7 @@ export interface LibraryCalls {
 const REDLOCKISH = /redlock/i;
 
 export function recogniseLibraryCalls(
-  calls: CallExpression[],
+  calls: ts.CallExpression[],
   objects: LibraryObject[],
   imports: FileImports,
   helpers: HelperNames,
@@ -97,18 +95,16 @@ export function recogniseLibraryCalls(
   // Lock handles: variables holding what redlock.acquire()/lock() returned.
   const handles = new Set<string>();
 
-  const isRedlock = (receiver: Node) => {
-    const name = lastSegment(receiver);
-    return redlocks.has(name) || REDLOCKISH.test(name);
-  };
+  const isRedlock = (name: string) => redlocks.has(name) || REDLOCKISH.test(name);
 
   for (const call of calls) {
     const base = () => ({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call) });
     const m = methodOf(call);
-    const args = call.getArguments();
+    const args = call.arguments;
     const plain = calleeName(call);
+    const receiver = m && lastSegment(m.receiver);
 
-    if (m && isRedlock(m.receiver)) {
+    if (m && receiver !== undefined && isRedlock(receiver)) {
       if ((m.name === 'acquire' || m.name === 'lock') && args.length >= 2) {
         const handle = storedName(call);
         if (handle) handles.add(handle);
@@ -132,8 +128,8 @@ export function recogniseLibraryCalls(
       }
     }
 
-    if (m && semaphores.has(lastSegment(m.receiver))) {
-      const owner = lastSegment(m.receiver);
+    if (m && receiver !== undefined && semaphores.has(receiver)) {
+      const owner = receiver;
       if (m.name === 'acquire' || m.name === 'tryAcquire') {
         const object = objects.find((o) => o.name === owner);
         out.acquires.push({ ...base(), kind: m.name === 'acquire' ? 'semaphore' : 'semaphore-try', key: object?.key ? keyOf(object.key) : undefined, hasTtl: true, owner });
@@ -144,9 +140,9 @@ export function recogniseLibraryCalls(
     }
 
     // lock.release() / lock.unlock() / lock.extend(ms) on a redlock handle.
-    if (m && usesRedlock && args.length <= 1) {
-      const handle = lastSegment(m.receiver);
-      if (handles.has(handle) || (/lock/i.test(handle) && !isRedlock(m.receiver))) {
+    if (m && receiver !== undefined && usesRedlock && args.length <= 1) {
+      const handle = receiver;
+      if (handles.has(handle) || (/lock/i.test(handle) && !isRedlock(handle))) {
         if ((m.name === 'release' || m.name === 'unlock') && args.length === 0) {
           out.releases.push({ call, fn: enclosingFunction(call), kind: 'library', handle, ownerChecked: true });
         } else if (m.name === 'extend' && args.length === 1) {
@@ -157,7 +153,7 @@ export function recogniseLibraryCalls(
 
     if (plain === 'withLock' && args.length >= 3) {
       const routine = args[args.length - 1];
-      if (Node.isArrowFunction(routine) || Node.isFunctionExpression(routine)) {
+      if (isFunctionOrArrow(routine)) {
         out.acquires.push({ ...base(), kind: 'with-lock', key: keyOf(args[1]), hasTtl: true, routine });
       }
       continue;
@@ -175,6 +171,5 @@ export function recogniseLibraryCalls(
 
 function firstResource(node: Node): Node {
   const n = unwrap(node);
-  if (Node.isArrayLiteralExpression(n) && n.getElements()[0]) return n.getElements()[0];
-  return n;
+  return ts.isArrayLiteralExpression(n) && n.elements[0] ? n.elements[0] : n;
 }

@@ -1,6 +1,6 @@
 // The per-file lock model every rule reads: acquisitions, releases, extensions, the lock-library
 // objects and the callbacks that run under a lock. Built once per file; rules never re-parse calls.
-import { Node, SyntaxKind, type CallExpression, type NewExpression, type SourceFile } from 'ts-morph';
+import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';
@@ -9,7 +9,7 @@ import { KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, type KeyRef } fro
 import { LOCK_NAME } from './lock-name';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
-import { callsNamed, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, resolveConst, unwrap } from './nodes';
+import { calleeName, callsNamed, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import type { TtlUnit } from './set-options';
 
@@ -18,7 +18,7 @@ export type AcquireKind =
 
 export interface Acquire {
   kind: AcquireKind;
-  call: CallExpression;
+  call: ts.CallExpression;
   command?: RedisCommand;
   key?: KeyRef;
   /** The value stored as the owner token (Redis-level acquires). */
@@ -41,7 +41,7 @@ export type ReleaseKind = 'del' | 'unlink' | 'getdel' | 'delex' | 'script' | 'li
 
 export interface Release {
   kind: ReleaseKind;
-  call: CallExpression;
+  call: ts.CallExpression;
   command?: RedisCommand;
   key?: KeyRef;
   /** The lock handle or object released (`lock` in lock.release(), `mutex`). */
@@ -56,7 +56,7 @@ export type ExtendKind = 'expire' | 'set-xx' | 'set-ifeq' | 'script' | 'library'
 
 export interface Extend {
   kind: ExtendKind;
-  call: CallExpression;
+  call: ts.CallExpression;
   command?: RedisCommand;
   key?: KeyRef;
   handle?: string;
@@ -65,7 +65,7 @@ export interface Extend {
 }
 
 export interface LockModel {
-  sourceFile: SourceFile;
+  sourceFile: ts.SourceFile;
   text: string;
   /** The client style fixes should be written in. */
   style: ClientStyle;
@@ -105,30 +105,37 @@ const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 
 
 function functionName(fn: Node): string {
-  if (Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn)) return fn.getName() ?? '';
-  const parent = fn.getParent();
-  if (parent && (Node.isVariableDeclaration(parent) || Node.isPropertyAssignment(parent) || Node.isPropertyDeclaration(parent))) {
-    return parent.getName();
+  if (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) return nameOf(fn) ?? '';
+  const parent = isFunctionLike(fn) ? fn.parent : undefined;
+  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) {
+    return nameOf(parent) ?? '';
   }
   return '';
 }
 
 /** Inside a timer callback (setInterval/setTimeout), the classic home of a watchdog. */
 function inTimer(node: Node, fn: Node): boolean {
-  const call = fn.getParent();
-  return !!call && Node.isCallExpression(call) && /^(setInterval|setTimeout)$/.test(call.getExpression().getText()) && node !== call;
+  const call = fn.parent;
+  return !!call && ts.isCallExpression(call) && /^(setInterval|setTimeout)$/.test(calleeName(call) ?? '') && node !== call;
 }
 
-export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockModel {
-  const lookup: ConstLookup = (identifier) => (Node.isIdentifier(identifier) ? resolveConst(identifier) : undefined);
+export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): LockModel {
+  // Keys, Lua and tokens resolve the same identifiers many times over: answer each once.
+  const resolved = new Map<Node, ts.Expression | undefined>();
+  const lookup: ConstLookup = (identifier) => {
+    if (resolved.has(identifier)) return resolved.get(identifier);
+    const init = resolveConst(identifier);
+    resolved.set(identifier, init);
+    return init;
+  };
   const imports = readImports(sourceFile);
-  const text = sourceFile.getFullText();
+  const text = sourceFile.text;
   const named = SCRIPT_SETUP_TEXT.test(text)
     ? collectNamedScripts(sourceFile, callsNamed(sourceFile, (n) => SCRIPT_SETUP.has(n)), lookup)
     : { scripts: new Map<string, NamedScript>(), shas: new Map<string, string>() };
   const wanted = new Set([...named.scripts.keys(), ...helpers.acquire, ...helpers.release, ...helpers.extend]);
   const calls = callsNamed(sourceFile, (n) => LOCK_CALLS.has(n.toLowerCase()) || wanted.has(n));
-  const news: NewExpression[] = descendantsOfKind(sourceFile, SyntaxKind.NewExpression);
+  const news = descendantsOfKind<ts.NewExpression>(sourceFile, ts.SyntaxKind.NewExpression);
   const ctx: RecogniserContext = { lookup, scripts: named.scripts, shas: named.shas, batchVars: batchVariables(sourceFile) };
 
   const commands: RedisCommand[] = [];
@@ -137,7 +144,7 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
     if (command) commands.push(command);
   }
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
-  // ts-morph hands out one wrapper per syntax node, so nodes can key a cache.
+  // One object per syntax node, so nodes can key a cache.
   const keys = new Map<Node, KeyRef>();
   const keyOf = (node: Node) => {
     let key = keys.get(node);
@@ -168,9 +175,9 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
     const later = expireIndex.find(acquire.key).find(
       (c) =>
         !ttlSetters.has(c) &&
-        (c.call.getStart() > acquire.call.getStart() || c.call.getEnd() > acquire.call.getEnd()) &&
-        acquire.fn.getStart() <= c.call.getStart() &&
-        c.call.getEnd() <= acquire.fn.getEnd(),
+        (c.call.pos > acquire.call.pos || c.call.end > acquire.call.end) &&
+        acquire.fn.pos <= c.call.pos &&
+        c.call.end <= acquire.fn.end,
     );
     if (later) {
       acquire.laterExpire = later;
@@ -250,8 +257,8 @@ export function buildModel(sourceFile: SourceFile, helpers: HelperNames): LockMo
 
 /** For `p.finally(() => lock.release())`, the function that wrote it. */
 function finallyCallbackOwner(fn: Node): Node | undefined {
-  const call = fn.getParent();
-  return call && Node.isCallExpression(call) && methodOf(call)?.name === 'finally' ? enclosingFunction(call) : undefined;
+  const call = fn.parent;
+  return call && ts.isCallExpression(call) && methodOf(call)?.name === 'finally' ? enclosingFunction(call) : undefined;
 }
 
 function redisAcquire(command: RedisCommand, keyOf: (n: Node) => KeyRef): Acquire | undefined {
@@ -274,7 +281,7 @@ const EXTEND_NAME = /extend|renew|refresh|touch|keep/i;
 
 function scriptReleaseOrExtend(
   command: RedisCommand,
-  base: { call: CallExpression; command: RedisCommand; fn: Node },
+  base: { call: ts.CallExpression; command: RedisCommand; fn: Node },
   keyOf: (n: Node) => KeyRef,
   isLockKey: (k: KeyRef) => boolean,
   releases: Release[],
@@ -291,23 +298,22 @@ function scriptReleaseOrExtend(
   }
   if (script.kind !== 'unknown') return;
   // Lua defined in another file: trust its name (`RELEASE_SCRIPT`, `releaseLock`) and assume it checks.
-  const name = (methodOf(command.call)?.name ?? '') + ' ' + (command.call.getArguments()[0]?.getText() ?? '');
+  const name = (methodOf(command.call)?.name ?? '') + ' ' + (command.call.arguments[0]?.getText() ?? '');
   if (RELEASE_NAME.test(name)) releases.push({ ...base, kind: 'script', key, ownerChecked: true });
   else if (EXTEND_NAME.test(name)) extendsList.push({ ...base, kind: 'script', key, ownerChecked: true });
 }
 
 /** Variables holding a MULTI or pipeline: `const tx = redis.multi()`. */
-function batchVariables(sourceFile: SourceFile): Map<string, 'multi' | 'pipeline'> {
+function batchVariables(sourceFile: ts.SourceFile): Map<string, 'multi' | 'pipeline'> {
   const vars = new Map<string, 'multi' | 'pipeline'>();
-  const text = sourceFile.getFullText();
-  if (!/multi\(|pipeline\(|batch\(/.test(text)) return vars;
-  for (const decl of descendantsOfKind(sourceFile, SyntaxKind.VariableDeclaration)) {
-    const init = decl.getInitializer();
-    const call = init ? unwrap(init) : undefined;
-    if (!call || !Node.isCallExpression(call)) continue;
-    const name = methodOf(call)?.name.toLowerCase();
-    if (name === 'multi') vars.set(decl.getName(), 'multi');
-    else if (name === 'pipeline' || name === 'batch') vars.set(decl.getName(), 'pipeline');
+  if (!/multi\(|pipeline\(|batch\(/.test(sourceFile.text)) return vars;
+  for (const decl of descendantsOfKind<ts.VariableDeclaration>(sourceFile, ts.SyntaxKind.VariableDeclaration)) {
+    const call = decl.initializer ? unwrap(decl.initializer) : undefined;
+    const name = call && ts.isCallExpression(call) ? methodOf(call)?.name.toLowerCase() : undefined;
+    const variable = nameOf(decl);
+    if (!variable) continue;
+    if (name === 'multi') vars.set(variable, 'multi');
+    else if (name === 'pipeline' || name === 'batch') vars.set(variable, 'pipeline');
   }
   return vars;
 }

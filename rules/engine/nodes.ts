@@ -1,235 +1,265 @@
-// Small syntax helpers over ts-morph nodes, shared by the recognisers and the rules.
-import { Node, ts, VariableDeclarationKind, type CallExpression, type Expression, type KindToNodeMappings, type SyntaxKind } from 'ts-morph';
+// Small syntax helpers over the compiler's tree (the TypeScript that ts-morph ships), shared by the
+// recognisers and the rules. The analyzer reads compiler nodes directly: ts-morph's wrapper objects
+// cost more than the whole analysis of a 5,000-line file. Parent pointers are always set.
+import { ts } from './typescript';
+import { identifiersOfFile, indexedIdentifiers, indexedOfKind } from './file-index';
 
-// ts-morph's getDescendantsOfKind() builds token lists for every node it walks (ts getChildren),
-// which made a 5,000-line file take seconds. These walk the compiler's own tree with forEachChild,
-// iteratively (deep nesting must not overflow the stack), and wrap only the nodes they return.
-interface WrapsCompilerNodes {
-  _getNodeFromCompilerNode(node: ts.Node): Node;
-}
+export type Node = ts.Node;
 
-function compilerDescendants(node: Node, keep: (n: ts.Node) => boolean): Node[] {
+/** Descendants that pass `keep`, in document order. For kinds and names, the file index answers faster. */
+export function descendantsWhere<T extends ts.Node = ts.Node>(node: ts.Node, keep: (n: ts.Node) => boolean): T[] {
   const found: ts.Node[] = [];
-  const stack: ts.Node[] = [];
-  const pushChildren = (n: ts.Node) => {
-    const children: ts.Node[] = [];
-    ts.forEachChild(n, (c) => {
-      children.push(c);
-    });
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
-  };
-  pushChildren(node.compilerNode);
-  while (stack.length > 0) {
-    const n = stack.pop() as ts.Node;
+  // Recursion is safe: it is shallower per nesting level than the parser that built this tree.
+  const visit = (n: ts.Node): void => {
     if (keep(n)) found.push(n);
-    pushChildren(n);
-  }
-  const wrapper = node as unknown as WrapsCompilerNodes;
-  return found.map((n) => wrapper._getNodeFromCompilerNode(n));
+    ts.forEachChild(n, visit);
+  };
+  ts.forEachChild(node, visit);
+  return found as T[];
 }
 
 /** The name a call is made by: `f` in `f()`, `m` in `a.b.m()` and `a?.['m']()`. */
-export function compilerCalleeName(call: ts.CallExpression): string | undefined {
-  let callee: ts.Expression = call.expression;
-  while (ts.isParenthesizedExpression(callee) || ts.isNonNullExpression(callee) || ts.isAsExpression(callee)) callee = callee.expression;
+export function calleeNameOf(call: ts.CallExpression): string | undefined {
+  const callee = unwrap(call.expression);
   if (ts.isIdentifier(callee)) return callee.text;
   if (ts.isPropertyAccessExpression(callee)) return callee.name.text;
   if (ts.isElementAccessExpression(callee) && ts.isStringLiteralLike(callee.argumentExpression)) return callee.argumentExpression.text;
   return undefined;
 }
 
-/** Calls whose callee name passes `accept`; only those are wrapped (most calls of a file are not lock code). */
-export function callsNamed(node: Node, accept: (name: string) => boolean): CallExpression[] {
-  return compilerDescendants(node, (n) => {
-    if (!ts.isCallExpression(n)) return false;
-    const name = compilerCalleeName(n);
+/** Calls whose callee name passes `accept`. */
+export function callsNamed(node: ts.Node, accept: (name: string) => boolean): ts.CallExpression[] {
+  return indexedOfKind<ts.CallExpression>(node, ts.SyntaxKind.CallExpression).filter((call) => {
+    const name = calleeNameOf(call);
     return name !== undefined && accept(name);
-  }) as CallExpression[];
+  });
 }
 
-export function descendantsOfKind<K extends SyntaxKind>(node: Node, kind: K): KindToNodeMappings[K][] {
-  return compilerDescendants(node, (n) => n.kind === kind) as KindToNodeMappings[K][];
+/** Descendants of one syntax kind, in document order. */
+export function descendantsOfKind<T extends ts.Node>(node: ts.Node, kind: ts.SyntaxKind): T[] {
+  return indexedOfKind<T>(node, kind);
 }
 
-/** Identifiers spelled as one of `names`, compared on the compiler tree before anything is wrapped. */
-export function identifiersNamed(node: Node, names: string | Iterable<string>): Node[] {
-  const wanted = new Set(typeof names === 'string' ? [names] : names);
-  return compilerDescendants(node, (n) => ts.isIdentifier(n) && wanted.has(n.text));
+/** Identifiers spelled as one of `names`, in document order. */
+export function identifiersNamed(node: ts.Node, names: string | Iterable<string>): ts.Identifier[] {
+  if (typeof names === 'string') return indexedIdentifiers(node, names);
+  const found = [...new Set(names)].flatMap((name) => indexedIdentifiers(node, name));
+  return found.sort((a, b) => a.pos - b.pos);
 }
 
 /** Every descendant, in document order. */
-export function descendants(node: Node): Node[] {
-  return compilerDescendants(node, () => true);
+export function descendants(node: ts.Node): ts.Node[] {
+  return descendantsWhere(node, () => true);
+}
+
+/** The nearest ancestor (not the node itself) that passes `test`. */
+export function ancestorWhere<T extends ts.Node = ts.Node>(node: ts.Node, test: (n: ts.Node) => boolean): T | undefined {
+  for (let a = node.parent; a; a = a.parent) if (test(a)) return a as T;
+  return undefined;
+}
+
+export function isAncestor(ancestor: ts.Node, node: ts.Node): boolean {
+  for (let a = node.parent; a; a = a.parent) if (a === ancestor) return true;
+  return false;
+}
+
+export function isFunctionLike(node: ts.Node): node is ts.FunctionLikeDeclaration {
+  switch (node.kind) {
+    case ts.SyntaxKind.FunctionDeclaration:
+    case ts.SyntaxKind.FunctionExpression:
+    case ts.SyntaxKind.ArrowFunction:
+    case ts.SyntaxKind.MethodDeclaration:
+    case ts.SyntaxKind.Constructor:
+    case ts.SyntaxKind.GetAccessor:
+    case ts.SyntaxKind.SetAccessor:
+      return true;
+    default:
+      return false;
+  }
 }
 
 /** The nearest enclosing function (or the source file for top-level code). */
-export function enclosingFunction(node: Node): Node {
-  const fn = node.getParentWhile((parent) => !isFunctionLike(parent));
-  const candidate = fn?.getParent();
-  return candidate && isFunctionLike(candidate) ? candidate : node.getSourceFile();
-}
-
-export function isFunctionLike(node: Node): boolean {
-  return (
-    Node.isFunctionDeclaration(node) ||
-    Node.isFunctionExpression(node) ||
-    Node.isArrowFunction(node) ||
-    Node.isMethodDeclaration(node) ||
-    Node.isConstructorDeclaration(node) ||
-    Node.isGetAccessorDeclaration(node) ||
-    Node.isSetAccessorDeclaration(node)
-  );
+export function enclosingFunction(node: ts.Node): ts.Node {
+  return ancestorWhere(node, isFunctionLike) ?? node.getSourceFile();
 }
 
 /** The statement that contains `node` directly inside a block, a case clause or the file. */
-export function enclosingStatement(node: Node): Node {
-  let current: Node = node;
+export function enclosingStatement(node: ts.Node): ts.Node {
+  let current = node;
   for (;;) {
-    const parent = current.getParent();
-    if (!parent || Node.isBlock(parent) || Node.isSourceFile(parent) || Node.isCaseClause(parent) || Node.isDefaultClause(parent)) {
+    const parent = current.parent;
+    if (!parent || ts.isBlock(parent) || ts.isSourceFile(parent) || ts.isCaseClause(parent) || ts.isDefaultClause(parent)) {
       return current;
     }
-    if (isFunctionLike(parent) && Node.isArrowFunction(parent)) return current; // expression-bodied arrow
+    if (ts.isArrowFunction(parent)) return current; // expression-bodied arrow
     current = parent;
   }
 }
 
-/** Strips parentheses, `await`, `as`, `!` and `satisfies` around an expression. */
-export function unwrap(node: Node): Node {
+/** Strips parentheses, `as`, `!`, `satisfies` and `<T>` around an expression. */
+export function unwrap(node: ts.Node): ts.Node {
   let current = node;
-  for (;;) {
-    if (
-      Node.isParenthesizedExpression(current) ||
-      Node.isAsExpression(current) ||
-      Node.isNonNullExpression(current) ||
-      Node.isSatisfiesExpression(current) ||
-      Node.isTypeAssertion(current)
-    ) {
-      current = current.getExpression();
-    } else return current;
+  while (
+    ts.isParenthesizedExpression(current) ||
+    ts.isAsExpression(current) ||
+    ts.isNonNullExpression(current) ||
+    ts.isSatisfiesExpression(current) ||
+    ts.isTypeAssertionExpression(current)
+  ) {
+    current = current.expression;
   }
+  return current;
 }
 
 /** Method name and receiver of `recv.name(...)`, `recv?.name(...)` or `recv['name'](...)`. */
-export function methodOf(call: CallExpression): { name: string; receiver: Expression } | undefined {
-  const callee = unwrap(call.getExpression());
-  if (Node.isPropertyAccessExpression(callee)) {
-    return { name: callee.getName(), receiver: callee.getExpression() };
-  }
-  if (Node.isElementAccessExpression(callee)) {
-    const arg = callee.getArgumentExpression();
-    const name = arg ? literalString(arg) : undefined;
-    if (name !== undefined) return { name, receiver: callee.getExpression() };
+export function methodOf(call: ts.CallExpression): { name: string; receiver: ts.Expression } | undefined {
+  const callee = unwrap(call.expression);
+  if (ts.isPropertyAccessExpression(callee)) return { name: callee.name.text, receiver: callee.expression };
+  if (ts.isElementAccessExpression(callee)) {
+    const name = literalString(callee.argumentExpression);
+    if (name !== undefined) return { name, receiver: callee.expression };
   }
   return undefined;
 }
 
 /** Name of a plain function call `name(...)`, or of `ns.name(...)` (last segment). */
-export function calleeName(call: CallExpression): string | undefined {
-  const callee = unwrap(call.getExpression());
-  if (Node.isIdentifier(callee)) return callee.getText();
-  if (Node.isPropertyAccessExpression(callee)) return callee.getName();
+export function calleeName(call: ts.CallExpression): string | undefined {
+  const callee = unwrap(call.expression);
+  if (ts.isIdentifier(callee)) return callee.text;
+  if (ts.isPropertyAccessExpression(callee)) return callee.name.text;
   return undefined;
 }
 
 /** The value of a string literal or a template without substitutions. */
-export function literalString(node: Node): string | undefined {
+export function literalString(node: ts.Node): string | undefined {
   const n = unwrap(node);
-  if (Node.isStringLiteral(n) || Node.isNoSubstitutionTemplateLiteral(n)) return n.getLiteralValue();
-  return undefined;
+  return ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) ? n.text : undefined;
 }
 
-export function literalNumber(node: Node): number | undefined {
+export function literalNumber(node: ts.Node): number | undefined {
   const n = unwrap(node);
-  if (Node.isNumericLiteral(n)) return n.getLiteralValue();
+  if (ts.isNumericLiteral(n)) return Number(n.text);
   const s = literalString(n);
   return s !== undefined && /^\d+$/.test(s) ? Number(s) : undefined;
 }
 
-/** Whitespace-free text with `?.` read as `.`, used to compare expressions. */
-export function normalizeText(node: Node): string {
-  return node.getText().replace(/\s+/g, '').replace(/\?\./g, '.').replace(/^this\./, 'this.');
+/** The name of a declaration or property as written, without quotes (`'NX'` -> NX). */
+export function nameOf(node: { name?: ts.Node }): string | undefined {
+  const name = node.name;
+  if (!name) return undefined;
+  if (ts.isIdentifier(name) || ts.isPrivateIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
+  return undefined;
 }
 
-// What each scope declares, built once per scope: a module-level lookup would otherwise scan every
-// top-level statement for every identifier it resolves.
-const scopeDeclarations = new WeakMap<ts.Node, Map<string, ts.Node>>();
-
-function declarationsOf(c: ts.Node): Map<string, ts.Node> {
-  let names = scopeDeclarations.get(c);
-  if (names) return names;
-  names = new Map();
-  const add = (d: ts.Node & { name: ts.BindingName }) => {
-    if (ts.isIdentifier(d.name) && !names?.has(d.name.text)) names?.set(d.name.text, d);
-  };
-  if (ts.isFunctionLike(c)) c.parameters.forEach(add);
-  if (ts.isBlock(c) || ts.isSourceFile(c) || ts.isCaseClause(c) || ts.isDefaultClause(c) || ts.isModuleBlock(c)) {
-    for (const statement of c.statements) if (ts.isVariableStatement(statement)) statement.declarationList.declarations.forEach(add);
-  }
-  if ((ts.isForStatement(c) || ts.isForOfStatement(c) || ts.isForInStatement(c)) && c.initializer && ts.isVariableDeclarationList(c.initializer)) {
-    c.initializer.declarations.forEach(add);
-  }
-  if (ts.isCatchClause(c) && c.variableDeclaration) add(c.variableDeclaration);
-  scopeDeclarations.set(c, names);
-  return names;
-}
-
-function isScope(c: ts.Node): boolean {
-  return ts.isFunctionLike(c) || ts.isBlock(c) || ts.isSourceFile(c) || ts.isCaseClause(c) || ts.isDefaultClause(c) ||
-    ts.isModuleBlock(c) || ts.isForStatement(c) || ts.isForOfStatement(c) || ts.isForInStatement(c) || ts.isCatchClause(c);
-}
-
-/** The declaration (variable or parameter) an identifier refers to, by walking its scopes outward. */
-export function declarationOf(identifier: Node): Node | undefined {
-  const name = identifier.getText();
-  for (let c = identifier.compilerNode.parent; c; c = c.parent) {
-    const found = isScope(c) ? declarationsOf(c).get(name) : undefined;
-    if (found) return (identifier as unknown as WrapsCompilerNodes)._getNodeFromCompilerNode(found);
+/** The initializer of property `name` of an object literal (`name: x`, or `x` for shorthand `name`). */
+export function propertyValue(obj: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
+  for (const p of obj.properties) {
+    if (ts.isPropertyAssignment(p) && nameOf(p) === name) return p.initializer;
+    if (ts.isShorthandPropertyAssignment(p) && p.name.text === name) return p.name;
   }
   return undefined;
 }
 
-/** The initializer of the `const` an identifier refers to (undefined for let/var/parameters). */
-export function resolveConst(identifier: Node): Expression | undefined {
-  const decl = declarationOf(identifier);
-  if (!decl || !Node.isVariableDeclaration(decl)) return undefined;
-  const list = decl.getParent();
-  if (!Node.isVariableDeclarationList(list) || list.getDeclarationKind() !== VariableDeclarationKind.Const) return undefined;
-  return decl.getInitializer();
+/** The `name: value` assignment of an object literal. */
+export function propertyAssignment(obj: ts.ObjectLiteralExpression, name: string): ts.PropertyAssignment | undefined {
+  return obj.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && nameOf(p) === name);
 }
 
-export function isAwaited(node: Node): boolean {
-  let current = node;
-  let parent = current.getParent();
-  while (parent && (Node.isParenthesizedExpression(parent) || Node.isAsExpression(parent) || Node.isNonNullExpression(parent))) {
-    current = parent;
-    parent = current.getParent();
+/** Any member named `name` (assignment, shorthand, method...). */
+export function hasProperty(obj: ts.ObjectLiteralExpression, name: string): boolean {
+  return obj.properties.some((p) => nameOf(p) === name);
+}
+
+export function isAssignment(node: ts.Node): node is ts.BinaryExpression {
+  return ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken;
+}
+
+export function isPlus(node: ts.Node): node is ts.BinaryExpression {
+  return ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken;
+}
+
+/** Whitespace-free text with `?.` read as `.`, used to compare expressions. */
+export function normalizeText(node: ts.Node): string {
+  return node.getText().replace(/\s+/g, '').replace(/\?\./g, '.');
+}
+
+/** The scope a variable or parameter declaration is visible in (let/const/var alike, by block). */
+function scopeOfDeclaration(decl: ts.Node): ts.Node | undefined {
+  if (ts.isParameter(decl)) return decl.parent;
+  if (!ts.isVariableDeclaration(decl)) return undefined;
+  const list = decl.parent;
+  if (ts.isCatchClause(list)) return list;
+  const holder = list.parent;
+  return ts.isVariableStatement(holder) ? holder.parent : holder; // a block-like, or the for statement
+}
+
+/**
+ * The declaration (variable or parameter) an identifier refers to: the nearest declaration of the name
+ * before it whose scope encloses it. Declarations of enclosing scopes come before inner ones, so the
+ * first such one found going backwards is the innermost.
+ */
+export function declarationOf(identifier: ts.Identifier): ts.VariableDeclaration | ts.ParameterDeclaration | undefined {
+  const candidates = identifiersOfFile(identifier.getSourceFile(), identifier.text);
+  let lo = 0;
+  let hi = candidates.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (candidates[mid].pos <= identifier.pos) lo = mid + 1;
+    else hi = mid;
   }
-  return !!parent && Node.isAwaitExpression(parent);
+  for (let i = lo - 1; i >= 0; i--) {
+    const name = candidates[i];
+    const decl = name.parent;
+    if ((!ts.isVariableDeclaration(decl) && !ts.isParameter(decl)) || decl.name !== name) continue;
+    const scope = scopeOfDeclaration(decl);
+    if (scope && scope.pos <= identifier.pos && identifier.end <= scope.end) return decl;
+  }
+  return undefined;
+}
+
+export function isConstList(list: ts.Node): list is ts.VariableDeclarationList {
+  return ts.isVariableDeclarationList(list) && (list.flags & ts.NodeFlags.BlockScoped) === ts.NodeFlags.Const;
+}
+
+/** The initializer of the `const` an identifier refers to (undefined for let/var/parameters). */
+export function resolveConst(identifier: ts.Node): ts.Expression | undefined {
+  if (!ts.isIdentifier(identifier)) return undefined;
+  const decl = declarationOf(identifier);
+  if (!decl || !ts.isVariableDeclaration(decl) || !isConstList(decl.parent)) return undefined;
+  return decl.initializer;
+}
+
+export function isAwaited(node: ts.Node): boolean {
+  let parent = node.parent;
+  while (parent && (ts.isParenthesizedExpression(parent) || ts.isAsExpression(parent) || ts.isNonNullExpression(parent))) parent = parent.parent;
+  return !!parent && ts.isAwaitExpression(parent);
 }
 
 /** The expression that carries a call's value outward: the call itself or its `await`. */
-export function valueCarrier(node: Node): Node {
+export function valueCarrier(node: ts.Node): ts.Node {
   let current = node;
-  for (;;) {
-    const parent = current.getParent();
-    if (
-      parent &&
-      (Node.isAwaitExpression(parent) ||
-        Node.isParenthesizedExpression(parent) ||
-        Node.isAsExpression(parent) ||
-        Node.isNonNullExpression(parent))
-    ) {
-      current = parent;
-    } else return current;
+  while (
+    current.parent &&
+    (ts.isAwaitExpression(current.parent) || ts.isParenthesizedExpression(current.parent) || ts.isAsExpression(current.parent) || ts.isNonNullExpression(current.parent))
+  ) {
+    current = current.parent;
   }
+  return current;
 }
 
-export function spanOf(node: Node): { start: number; end: number } {
-  return { start: node.getStart(), end: node.getEnd() };
+export function spanOf(node: ts.Node): { start: number; end: number } {
+  return { start: node.getStart(), end: node.end };
 }
 
 /** Is `inner` inside `outer` (or the same node)? */
-export function contains(outer: Node, inner: Node): boolean {
-  return inner.getStart() >= outer.getStart() && inner.getEnd() <= outer.getEnd();
+export function contains(outer: ts.Node, inner: ts.Node): boolean {
+  return inner.end <= outer.end && inner.getStart() >= outer.getStart();
+}
+
+export function isLoop(node: ts.Node): node is ts.WhileStatement | ts.DoStatement | ts.ForStatement {
+  return ts.isWhileStatement(node) || ts.isDoStatement(node) || ts.isForStatement(node);
+}
+
+export function isFunctionOrArrow(node: ts.Node | undefined): node is ts.ArrowFunction | ts.FunctionExpression {
+  return !!node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
 }

@@ -1,14 +1,14 @@
 // Paths out of a function between an acquire and its release: the awaited work that can throw and the
 // returns that skip the release. Structured (try/finally aware), not a full control-flow graph.
-import { Node, SyntaxKind } from 'ts-morph';
+import { ts } from './typescript';
 import { sameKey } from './keys';
 import type { Acquire, LockModel, Release } from './model';
-import { contains, enclosingFunction, enclosingStatement, identifiersNamed, isFunctionLike, methodOf } from './nodes';
+import { ancestorWhere, contains, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, type Node } from './nodes';
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
   return model.releasesIn(acquire.fn).filter((r) => {
-    if (r.call.getStart() < acquire.call.getEnd()) return false;
+    if (r.call.pos < acquire.call.end) return false;
     if (r.fn !== acquire.fn && !isFinallyCallback(r)) return false;
     if (acquire.owner && r.handle === acquire.owner) return true;
     return !!acquire.key && !!r.key && sameKey(acquire.key, r.key) && !acquire.owner;
@@ -17,8 +17,8 @@ export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
 
 /** `promise.finally(() => lock.release())` runs on every path too. */
 function isFinallyCallback(release: Release): boolean {
-  const call = release.fn.getParent();
-  return !!call && Node.isCallExpression(call) && methodOf(call)?.name === 'finally';
+  const call = release.fn.parent;
+  return !!call && ts.isCallExpression(call) && methodOf(call)?.name === 'finally';
 }
 
 /** The names that carry this lock: the result/handle variable and a token variable. */
@@ -26,22 +26,21 @@ export function lockNames(acquire: Acquire): string[] {
   const names: string[] = [];
   if (acquire.owner) names.push(acquire.owner);
   if (acquire.result.kind === 'assigned') names.push(acquire.result.name);
-  if (acquire.token && Node.isIdentifier(acquire.token)) names.push(acquire.token.getText());
+  if (acquire.token && ts.isIdentifier(acquire.token)) names.push(acquire.token.text);
   return names;
 }
 
 /** The handle or token leaves the function (returned, stored, handed to another call): not ours to judge. */
-export function escapes(acquire: Acquire, releaseCalls: Node[]): boolean {
+export function escapes(acquire: Acquire, releaseCalls: readonly Node[]): boolean {
   const names = new Set(lockNames(acquire));
   if (names.size === 0) return false;
   for (const id of identifiersNamed(acquire.fn, names)) {
-    if (!names.has(id.getText()) || id.getStart() < acquire.call.getEnd()) continue;
-    const parent = id.getParent();
-    if (!parent) continue;
-    if (Node.isReturnStatement(parent) || Node.isShorthandPropertyAssignment(parent) || Node.isArrayLiteralExpression(parent)) return true;
-    if (Node.isPropertyAssignment(parent) && parent.getInitializer() === id) return true;
-    if (Node.isBinaryExpression(parent) && parent.getOperatorToken().getText() === '=' && parent.getRight() === id) return true;
-    if (Node.isCallExpression(parent) && parent.getArguments().includes(id)) {
+    if (id.pos < acquire.call.end) continue;
+    const parent = id.parent;
+    if (ts.isReturnStatement(parent) || ts.isShorthandPropertyAssignment(parent) || ts.isArrayLiteralExpression(parent)) return true;
+    if (ts.isPropertyAssignment(parent) && parent.initializer === id) return true;
+    if (isAssignment(parent) && parent.right === id) return true;
+    if (ts.isCallExpression(parent) && parent.arguments.includes(id)) {
       const isRelease = releaseCalls.includes(parent);
       const isRedisCall = /^(set|get|del|unlink|eval|evalsha|pexpire|expire|call|sendCommand)$/i.test(methodOf(parent)?.name ?? '');
       if (!isRelease && !isRedisCall) return true;
@@ -53,12 +52,10 @@ export function escapes(acquire: Acquire, releaseCalls: Node[]): boolean {
 /** Is `release` inside the finally block of a try that runs after (or around) the acquire? */
 export function inFinally(release: Release, acquire: Acquire): boolean {
   if (isFinallyCallback(release)) return true;
-  for (const ancestor of release.call.getAncestors()) {
+  for (let ancestor = release.call.parent; ancestor; ancestor = ancestor.parent) {
     if (ancestor === acquire.fn) return false;
-    const parent = ancestor.getParent();
-    if (parent && Node.isTryStatement(parent) && parent.getFinallyBlock() === ancestor) {
-      return parent.getEnd() > acquire.call.getStart();
-    }
+    const parent = ancestor.parent;
+    if (parent && ts.isTryStatement(parent) && parent.finallyBlock === ancestor) return parent.end > acquire.call.getStart();
   }
   return false;
 }
@@ -66,18 +63,16 @@ export function inFinally(release: Release, acquire: Acquire): boolean {
 /** A release in a catch clause plus one after the try: every path releases. */
 function catchAndAfter(releases: Release[]): boolean {
   return releases.some((r) => {
-    const clause = r.call.getFirstAncestorByKind(SyntaxKind.CatchClause);
-    const tryStatement = clause?.getParent();
-    return !!tryStatement && releases.some((other) => other !== r && other.call.getStart() >= tryStatement.getEnd());
+    const tryStatement = ancestorWhere(r.call, ts.isCatchClause)?.parent;
+    return !!tryStatement && releases.some((other) => other !== r && other.call.getStart() >= tryStatement.end);
   });
 }
 
 /** The `if (!ok) return/throw` right after an acquire: the not-acquired path, which has nothing to release. */
 export function isGuard(statement: Node, acquire: Acquire): boolean {
-  if (!Node.isIfStatement(statement)) return false;
-  const names = lockNames(acquire);
-  const condition = statement.getExpression();
-  return identifiersNamed(condition, names).length > 0 ||
+  if (!ts.isIfStatement(statement)) return false;
+  const condition = statement.expression;
+  return identifiersNamed(condition, lockNames(acquire)).length > 0 ||
     condition.getText().includes(acquire.call.getText());
 }
 
@@ -88,46 +83,45 @@ export interface Exit {
 
 /** The first await/throw/return between the acquire and the release that skips the release. */
 export function firstExit(acquire: Acquire, release: Release): Exit | undefined {
-  const from = acquire.call.getEnd();
+  const from = acquire.call.end;
   const to = release.call.getStart();
   let found: Exit | undefined;
   const visit = (node: Node): void => {
-    if (found || node.getEnd() <= from || node.getStart() >= to) return;
+    if (found || node.end <= from || node.getStart() >= to) return;
     if (node !== acquire.fn && isFunctionLike(node)) return;
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.
-    if (Node.isIfStatement(node) && isGuard(node, acquire) && !contains(node.getThenStatement(), release.call)) {
-      const otherwise = node.getElseStatement();
-      if (otherwise) visit(otherwise);
+    if (ts.isIfStatement(node) && isGuard(node, acquire) && !contains(node.thenStatement, release.call)) {
+      if (node.elseStatement) visit(node.elseStatement);
       return;
     }
     if (node.getStart() >= from) {
       // The separate EXPIRE of a non-atomic acquire is atomic-acquire's finding, not the work.
       const ttlSetter = acquire.laterExpire && contains(node, acquire.laterExpire.call);
-      if (Node.isAwaitExpression(node) && !ttlSetter && !release.call.getAncestors().includes(node)) {
+      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call)) {
         found = { node, kind: 'exception' };
         return;
       }
-      if (Node.isThrowStatement(node)) {
+      if (ts.isThrowStatement(node)) {
         found = { node, kind: 'exception' };
         return;
       }
-      if (Node.isReturnStatement(node) && !releasedBefore(node, release)) {
+      if (ts.isReturnStatement(node) && !releasedBefore(node, release)) {
         found = { node, kind: 'return' };
         return;
       }
     }
-    node.forEachChild(visit);
+    ts.forEachChild(node, visit);
   };
-  acquire.fn.forEachChild(visit);
+  ts.forEachChild(acquire.fn, visit);
   return found;
 }
 
 /** A `return` preceded in its own block by a release of the same lock (`await release(); return;`). */
 function releasedBefore(ret: Node, release: Release): boolean {
-  const block = ret.getParent();
-  if (!block || !Node.isBlock(block)) return false;
+  const block = ret.parent;
+  if (!ts.isBlock(block)) return false;
   const target = release.handle ?? (release.key ? release.key.text : undefined);
-  return block.getStatements().some((s) => s.getStart() < ret.getStart() && target !== undefined && s.getText().includes(target) && /release|unlock|del|eval/i.test(s.getText()));
+  return block.statements.some((s) => s.end <= ret.pos && target !== undefined && s.getText().includes(target) && /release|unlock|del|eval/i.test(s.getText()));
 }
 
 export function releaseCoverage(model: LockModel, acquire: Acquire) {

@@ -1,8 +1,8 @@
 // Questions rules ask of the model, answered once here so every rule agrees on them.
-import { Node, SyntaxKind } from 'ts-morph';
+import { ts } from './typescript';
 import type { Acquire, LockModel } from './model';
 import { looksLikeLockKey, type KeyRef } from './keys';
-import { contains, declarationOf, enclosingFunction, isFunctionLike, methodOf, unwrap } from './nodes';
+import { ancestorWhere, contains, declarationOf, enclosingFunction, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
 export const REDIS_ACQUIRES = new Set(['set-nx', 'setnx', 'lua']);
 
@@ -23,14 +23,14 @@ export function isLockAcquire(model: LockModel, a: Acquire): boolean {
 
 /** The receiver text of a method call (`this.redis` in `this.redis.set(...)`). */
 export function receiverText(call: Node): string | undefined {
-  return Node.isCallExpression(call) ? methodOf(call)?.receiver.getText() : undefined;
+  return ts.isCallExpression(call) ? methodOf(call)?.receiver.getText() : undefined;
 }
 
 /** Is the expression's text a name (identifier or this.x / a.b chain) rather than a computation? */
 export function isPlainReference(node: Node): boolean {
   const n = unwrap(node);
-  if (Node.isIdentifier(n)) return true;
-  if (Node.isPropertyAccessExpression(n)) return isPlainReference(n.getExpression()) || n.getExpression().getKind() === SyntaxKind.ThisKeyword;
+  if (ts.isIdentifier(n)) return true;
+  if (ts.isPropertyAccessExpression(n)) return isPlainReference(n.expression) || n.expression.kind === ts.SyntaxKind.ThisKeyword;
   return false;
 }
 
@@ -40,14 +40,13 @@ export function isPlainReference(node: Node): boolean {
  */
 export function visibleAt(reference: Node, site: Node): boolean {
   const n = unwrap(reference);
-  if (Node.isPropertyAccessExpression(n) && n.getExpression().getKind() === SyntaxKind.ThisKeyword) {
-    const a = reference.getFirstAncestorByKind(SyntaxKind.ClassDeclaration);
-    const b = site.getFirstAncestorByKind(SyntaxKind.ClassDeclaration);
-    return !!a && a === b;
+  if (ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    const a = ancestorWhere(reference, ts.isClassDeclaration);
+    return !!a && a === ancestorWhere(site, ts.isClassDeclaration);
   }
-  if (!Node.isIdentifier(n)) return false;
+  if (!ts.isIdentifier(n)) return false;
   const decl = declarationOf(n);
-  const scope = decl && (Node.isParameterDeclaration(decl) ? decl.getParent() : decl.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a) || isFunctionLike(a)));
+  const scope = decl && (ts.isParameter(decl) ? decl.parent : ancestorWhere(decl, (a) => ts.isBlock(a) || ts.isSourceFile(a) || isFunctionLike(a)));
   return !!decl && !!scope && contains(scope, site) && decl.getStart() < site.getStart();
 }
 

@@ -1,6 +1,6 @@
 // What happens to the value an acquire returns: dropped, stored, tested, or handed on.
-import { Node, SyntaxKind, type CallExpression } from 'ts-morph';
-import { enclosingFunction, identifiersNamed, isAwaited, valueCarrier } from './nodes';
+import { ts } from './typescript';
+import { enclosingFunction, identifiersNamed, isAssignment, isAwaited, isFunctionOrArrow, valueCarrier, type Node } from './nodes';
 
 export type ResultUse =
   | { kind: 'discarded'; awaited: boolean }
@@ -8,31 +8,24 @@ export type ResultUse =
   | { kind: 'tested'; awaited: boolean }
   | { kind: 'escapes' };
 
+const CONDITION_OPERATORS = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken, ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken,
+]);
+
 /** Is this expression read as a condition (if/while/?:/!/&&/||/comparison/switch)? */
 export function inConditionPosition(node: Node): boolean {
   let current = node;
   for (let depth = 0; depth < 8; depth++) {
-    const parent = current.getParent();
+    const parent = current.parent;
     if (!parent) return false;
-    if (Node.isIfStatement(parent) || Node.isWhileStatement(parent) || Node.isDoStatement(parent)) {
-      return parent.getExpression() === current;
-    }
-    if (Node.isForStatement(parent)) return parent.getCondition() === current;
-    if (Node.isConditionalExpression(parent)) return parent.getCondition() === current;
-    if (Node.isSwitchStatement(parent)) return parent.getExpression() === current;
-    if (Node.isPrefixUnaryExpression(parent) && parent.getOperatorToken() === SyntaxKind.ExclamationToken) return true;
-    if (Node.isBinaryExpression(parent)) {
-      const op = parent.getOperatorToken().getKind();
-      if (
-        op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken ||
-        op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken ||
-        op === SyntaxKind.AmpersandAmpersandToken || op === SyntaxKind.BarBarToken || op === SyntaxKind.QuestionQuestionToken
-      ) {
-        return true;
-      }
-      return false;
-    }
-    if (Node.isParenthesizedExpression(parent) || Node.isAwaitExpression(parent) || Node.isAsExpression(parent)) {
+    if (ts.isIfStatement(parent) || ts.isWhileStatement(parent) || ts.isDoStatement(parent)) return parent.expression === current;
+    if (ts.isForStatement(parent)) return parent.condition === current;
+    if (ts.isConditionalExpression(parent)) return parent.condition === current;
+    if (ts.isSwitchStatement(parent)) return parent.expression === current;
+    if (ts.isPrefixUnaryExpression(parent)) return parent.operator === ts.SyntaxKind.ExclamationToken;
+    if (ts.isBinaryExpression(parent)) return CONDITION_OPERATORS.has(parent.operatorToken.kind);
+    if (ts.isParenthesizedExpression(parent) || ts.isAwaitExpression(parent) || ts.isAsExpression(parent)) {
       current = parent;
       continue;
     }
@@ -41,23 +34,19 @@ export function inConditionPosition(node: Node): boolean {
   return false;
 }
 
-export function resultUse(call: CallExpression): ResultUse {
+export function resultUse(call: ts.CallExpression): ResultUse {
   const awaited = isAwaited(call);
   // Callback style (node_redis v3): the result goes to the callback.
-  if (call.getArguments().some((a) => Node.isArrowFunction(a) || Node.isFunctionExpression(a))) return { kind: 'escapes' };
+  if (call.arguments.some(isFunctionOrArrow)) return { kind: 'escapes' };
   const carrier = valueCarrier(call);
-  const parent = carrier.getParent();
+  const parent = carrier.parent;
   if (!parent) return { kind: 'escapes' };
-  if (Node.isExpressionStatement(parent) || Node.isVoidExpression(parent)) return { kind: 'discarded', awaited };
-  if (Node.isVariableDeclaration(parent) && parent.getInitializer() === carrier) {
-    const nameNode = parent.getNameNode();
-    if (!Node.isIdentifier(nameNode)) return { kind: 'escapes' };
-    return assigned(nameNode.getText(), awaited, parent);
+  if (ts.isExpressionStatement(parent) || ts.isVoidExpression(parent)) return { kind: 'discarded', awaited };
+  if (ts.isVariableDeclaration(parent) && parent.initializer === carrier) {
+    return ts.isIdentifier(parent.name) ? assigned(parent.name.text, awaited, parent) : { kind: 'escapes' };
   }
-  if (Node.isBinaryExpression(parent) && parent.getOperatorToken().getKind() === SyntaxKind.EqualsToken && parent.getRight() === carrier) {
-    const left = parent.getLeft();
-    if (Node.isIdentifier(left)) return assigned(left.getText(), awaited, parent);
-    return { kind: 'escapes' };
+  if (isAssignment(parent) && parent.right === carrier) {
+    return ts.isIdentifier(parent.left) ? assigned(parent.left.text, awaited, parent) : { kind: 'escapes' };
   }
   if (inConditionPosition(carrier)) return { kind: 'tested', awaited };
   return { kind: 'escapes' };
@@ -68,11 +57,11 @@ function assigned(name: string, awaited: boolean, declaration: Node): ResultUse 
   let readLater = false;
   let tested = false;
   for (const id of identifiersNamed(fn, name)) {
-    if (id.getText() !== name || id.getStart() < declaration.getEnd()) continue;
-    const parent = id.getParent();
+    if (id.pos < declaration.end) continue;
+    const parent = id.parent;
     // `x = ...` writes; `obj.x` is another name.
-    if (parent && Node.isBinaryExpression(parent) && parent.getLeft() === id && parent.getOperatorToken().getKind() === SyntaxKind.EqualsToken) continue;
-    if (parent && Node.isPropertyAccessExpression(parent) && parent.getNameNode() === id) continue;
+    if (isAssignment(parent) && parent.left === id) continue;
+    if (ts.isPropertyAccessExpression(parent) && parent.name === id) continue;
     readLater = true;
     if (inConditionPosition(id)) tested = true;
   }

@@ -1,8 +1,8 @@
 // Reads the options of a SET in both client styles: ioredis/generic tokens ('PX', 3000, 'NX') and
 // node-redis objects ({ NX: true, PX: 3000 } in v4, { condition: 'NX', expiration: { type, value } } in v5).
-import { Node, type ObjectLiteralExpression } from 'ts-morph';
+import { ts } from './typescript';
 import type { ConstLookup } from './keys';
-import { literalString, unwrap } from './nodes';
+import { literalString, propertyValue, unwrap } from './nodes';
 
 export type TtlUnit = 'EX' | 'PX' | 'EXAT' | 'PXAT' | 'KEEPTTL';
 
@@ -10,29 +10,29 @@ export interface SetOptions {
   nx: boolean;
   xx: boolean;
   /** `IFEQ token` (Redis 8.4 compare-and-set): a safe extend. */
-  ifeq?: Node;
-  ttl?: { unit: TtlUnit; value?: Node };
+  ifeq?: ts.Node;
+  ttl?: { unit: TtlUnit; value?: ts.Node };
   /** Some option could not be read (a variable, a spread): the rules stay silent. */
   dynamic: boolean;
   /** The node holding the options (the object literal, or the first option token). */
-  node?: Node;
+  node?: ts.Node;
 }
 
 const TTL_UNITS = new Set(['EX', 'PX', 'EXAT', 'PXAT']);
 
 /** ioredis / call() / sendCommand() style: a flat list of tokens after key and value. */
-export function readTokenOptions(tokens: Node[]): SetOptions {
+export function readTokenOptions(tokens: readonly ts.Node[]): SetOptions {
   const options: SetOptions = { nx: false, xx: false, dynamic: false, node: tokens[0] };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
-    if (Node.isSpreadElement(token)) {
+    if (ts.isSpreadElement(token)) {
       options.dynamic = true;
       continue;
     }
     const word = literalString(token)?.toUpperCase();
     if (word === undefined) {
       // A number right after a TTL unit was consumed below; anything else is unknowable here.
-      if (!Node.isNumericLiteral(unwrap(token))) options.dynamic = true;
+      if (!ts.isNumericLiteral(unwrap(token))) options.dynamic = true;
       continue;
     }
     if (word === 'NX') options.nx = true;
@@ -44,53 +44,41 @@ export function readTokenOptions(tokens: Node[]): SetOptions {
   return options;
 }
 
-function property(obj: ObjectLiteralExpression, name: string): Node | undefined {
-  const prop = obj.getProperty((p) => {
-    if (Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p)) {
-      return p.getName().replace(/^['"]|['"]$/g, '') === name;
-    }
-    return false;
-  });
-  if (Node.isPropertyAssignment(prop)) return prop.getInitializer();
-  if (Node.isShorthandPropertyAssignment(prop)) return prop.getNameNode();
-  return undefined;
-}
-
-function isTrue(node: Node | undefined): boolean {
-  return !!node && unwrap(node).getText() === 'true';
+function isTrue(node: ts.Node | undefined): boolean {
+  return !!node && unwrap(node).kind === ts.SyntaxKind.TrueKeyword;
 }
 
 /** node-redis style: the options object (resolved through a `const` if named). */
-export function readObjectOptions(arg: Node, lookup: ConstLookup): SetOptions {
+export function readObjectOptions(arg: ts.Node, lookup: ConstLookup): SetOptions {
   let obj = unwrap(arg);
-  if (Node.isIdentifier(obj)) obj = unwrap(lookup(obj) ?? obj);
-  if (!Node.isObjectLiteralExpression(obj)) return { nx: false, xx: false, dynamic: true, node: arg };
+  if (ts.isIdentifier(obj)) obj = unwrap(lookup(obj) ?? obj);
+  if (!ts.isObjectLiteralExpression(obj)) return { nx: false, xx: false, dynamic: true, node: arg };
   const options: SetOptions = {
-    nx: isTrue(property(obj, 'NX')),
-    xx: isTrue(property(obj, 'XX')),
-    dynamic: obj.getProperties().some((p) => Node.isSpreadAssignment(p)),
+    nx: isTrue(propertyValue(obj, 'NX')),
+    xx: isTrue(propertyValue(obj, 'XX')),
+    dynamic: obj.properties.some((p) => ts.isSpreadAssignment(p)),
     node: obj,
   };
   for (const unit of TTL_UNITS) {
-    const value = property(obj, unit);
+    const value = propertyValue(obj, unit);
     if (value) options.ttl = { unit: unit as TtlUnit, value };
   }
-  if (isTrue(property(obj, 'KEEPTTL'))) options.ttl = { unit: 'KEEPTTL' };
+  if (isTrue(propertyValue(obj, 'KEEPTTL'))) options.ttl = { unit: 'KEEPTTL' };
 
-  const condition = property(obj, 'condition');
+  const condition = propertyValue(obj, 'condition');
   if (condition) {
     const c = literalString(condition)?.toUpperCase();
     if (c === 'NX') options.nx = true;
     else if (c === 'XX') options.xx = true;
-    else if (c === 'IFEQ') options.ifeq = property(obj, 'matchValue') ?? condition;
+    else if (c === 'IFEQ') options.ifeq = propertyValue(obj, 'matchValue') ?? condition;
     else if (c === undefined) options.dynamic = true;
   }
-  const expiration = property(obj, 'expiration');
+  const expiration = propertyValue(obj, 'expiration');
   if (expiration) {
     const exp = unwrap(expiration);
-    if (Node.isObjectLiteralExpression(exp)) {
-      const type = literalString(property(exp, 'type') ?? exp)?.toUpperCase();
-      if (type && TTL_UNITS.has(type)) options.ttl = { unit: type as TtlUnit, value: property(exp, 'value') };
+    if (ts.isObjectLiteralExpression(exp)) {
+      const type = literalString(propertyValue(exp, 'type') ?? exp)?.toUpperCase();
+      if (type && TTL_UNITS.has(type)) options.ttl = { unit: type as TtlUnit, value: propertyValue(exp, 'value') };
       else options.dynamic = true;
     } else if (literalString(exp)?.toUpperCase() === 'KEEPTTL') options.ttl = { unit: 'KEEPTTL' };
     else options.dynamic = true;

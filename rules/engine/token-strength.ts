@@ -1,8 +1,8 @@
 // Is a lock token unique per acquisition? Constants, process.pid, hostnames and timestamps are not,
 // and neither is one token created once (module level, or once per object) and reused.
-import { Node, SyntaxKind, type Expression } from 'ts-morph';
+import { ts } from './typescript';
 import type { ConstLookup } from './keys';
-import { declarationOf, descendantsOfKind, literalString, unwrap } from './nodes';
+import { ancestorWhere, declarationOf, descendantsOfKind, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
 
 export type Weakness =
   | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
@@ -16,18 +16,16 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   const n = unwrap(node);
   // `String(x)`, `x.toString()` and `` `${x}` `` are as unique as x.
   const text = n.getText().replace(/\s+/g, '').replace(/^String\((.*)\)$/, '$1').replace(/\.toString\(\)$/, '');
-  if (literalString(n) !== undefined || Node.isNumericLiteral(n) || n.getKind() === SyntaxKind.TrueKeyword) return 'constant';
+  if (literalString(n) !== undefined || ts.isNumericLiteral(n) || n.kind === ts.SyntaxKind.TrueKeyword) return 'constant';
   if (PID.test(text)) return 'pid';
   if (HOST.test(text) || /hostname\(\)$/.test(text)) return 'hostname';
   if (TIME.test(text)) return 'timestamp';
-  if (Node.isIdentifier(n) && depth < 3) {
+  if (ts.isIdentifier(n) && depth < 3) {
     const init = lookup(n);
     return init ? partWeakness(init, lookup, depth + 1) : 'unknown';
   }
-  if (Node.isTemplateExpression(n) || (Node.isBinaryExpression(n) && n.getOperatorToken().getText() === '+')) {
-    const parts = Node.isTemplateExpression(n)
-      ? n.getTemplateSpans().map((s) => s.getExpression())
-      : [n.getLeft(), n.getRight()];
+  if (ts.isTemplateExpression(n) || isPlus(n)) {
+    const parts = ts.isTemplateExpression(n) ? n.templateSpans.map((s) => s.expression) : [n.left, n.right];
     const kinds = parts.map((p) => partWeakness(p, lookup, depth + 1));
     if (kinds.some((k) => k === 'strong' || k === 'unknown')) return kinds.includes('strong') ? 'strong' : 'unknown';
     return kinds.find((k) => k !== 'constant') ?? 'constant';
@@ -39,20 +37,20 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
 /** The module-level or once-per-object declaration of a token used inside a function, if any. */
 function reusedDeclaration(token: Node, fn: Node): Node | undefined {
   const n = unwrap(token);
-  if (Node.isIdentifier(n)) {
+  if (ts.isIdentifier(n)) {
     const decl = declarationOf(n);
-    const moduleLevel = !!decl && Node.isVariableDeclaration(decl) && Node.isSourceFile(decl.getVariableStatement()?.getParent() ?? decl);
-    return moduleLevel && !Node.isSourceFile(fn) ? decl : undefined;
+    // VariableDeclaration -> VariableDeclarationList -> VariableStatement -> SourceFile
+    const moduleLevel = !!decl && ts.isVariableDeclaration(decl) && ts.isSourceFile(decl.parent.parent.parent);
+    return moduleLevel && !ts.isSourceFile(fn) ? decl : undefined;
   }
-  if (Node.isPropertyAccessExpression(n) && n.getExpression().getKind() === SyntaxKind.ThisKeyword) {
-    const cls = token.getFirstAncestorByKind(SyntaxKind.ClassDeclaration);
+  if (ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    const cls = ancestorWhere<ts.ClassDeclaration>(token, ts.isClassDeclaration);
     if (!cls) return undefined;
-    const name = n.getName();
-    const writes = descendantsOfKind(cls, SyntaxKind.BinaryExpression)
-      .filter((b) => b.getOperatorToken().getText() === '=' && b.getLeft().getText() === `this.${name}`);
-    const prop = cls.getProperty(name);
-    const onlyAtConstruction = writes.every((w) => w.getFirstAncestorByKind(SyntaxKind.Constructor));
-    if (onlyAtConstruction && (writes.length > 0 || prop?.getInitializer())) return prop ?? writes[0];
+    const name = n.name.text;
+    const writes = descendantsOfKind<ts.BinaryExpression>(cls, ts.SyntaxKind.BinaryExpression).filter((b) => isAssignment(b) && b.left.getText() === `this.${name}`);
+    const prop = cls.members.find((m): m is ts.PropertyDeclaration => ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === name);
+    const onlyAtConstruction = writes.every((w) => ancestorWhere(w, ts.isConstructorDeclaration));
+    if (onlyAtConstruction && (writes.length > 0 || prop?.initializer)) return prop ?? writes[0];
   }
   return undefined;
 }
@@ -65,7 +63,7 @@ export function tokenWeakness(token: Node, fn: Node, lookup: ConstLookup): Weakn
   return declaration ? { kind: 'reused', what, declaration } : undefined;
 }
 
-export function initializerOf(token: Node, lookup: ConstLookup): Expression | undefined {
+export function initializerOf(token: Node, lookup: ConstLookup): ts.Expression | undefined {
   const n = unwrap(token);
-  return Node.isIdentifier(n) ? lookup(n) : undefined;
+  return ts.isIdentifier(n) ? lookup(n) : undefined;
 }

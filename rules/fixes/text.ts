@@ -1,8 +1,9 @@
 // Text builders for fixes, in the client's own syntax (ioredis or node-redis v4/v5).
-import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { ts } from '../engine/typescript';
 import type { ClientStyle } from '../engine/commands';
 import { moduleOf } from '../engine/imports';
 import { EXTEND_LUA, RELEASE_LUA } from '../engine/lua';
+import type { Node } from '../engine/nodes';
 import type { TtlUnit } from '../engine/set-options';
 import type { TextEdit } from '../types';
 
@@ -30,9 +31,9 @@ export function guardedExtend(style: ClientStyle, receiver: string, key: string,
 
 /** Removes a whole statement with its line (and indentation) when it stands alone on it. */
 export function removeStatement(statement: Node): TextEdit {
-  const text = statement.getSourceFile().getFullText();
+  const text = statement.getSourceFile().text;
   let start = statement.getStart();
-  let end = statement.getEnd();
+  let end = statement.end;
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   if (/^[ \t]*$/.test(text.slice(lineStart, start))) start = lineStart;
   const nl = text.indexOf('\n', end);
@@ -41,26 +42,27 @@ export function removeStatement(statement: Node): TextEdit {
 }
 
 export function indentOf(node: Node): string {
-  const text = node.getSourceFile().getFullText();
+  const text = node.getSourceFile().text;
   const lineStart = text.lastIndexOf('\n', node.getStart() - 1) + 1;
   return /^[ \t]*/.exec(text.slice(lineStart))?.[0] ?? '';
 }
 
 /** An edit that adds `import { name } from 'module'` (or require for CommonJS) unless it is there. */
-export function ensureNamedImport(sourceFile: SourceFile, name: string, module: string): TextEdit[] {
-  const text = sourceFile.getFullText();
-  const has = sourceFile.getImportDeclarations().some(
-    (d) => moduleOf(d) === module && d.getNamedImports().some((n) => n.getName() === name),
-  );
+export function ensureNamedImport(sourceFile: ts.SourceFile, name: string, module: string): TextEdit[] {
+  const text = sourceFile.text;
+  const imports = sourceFile.statements.filter(ts.isImportDeclaration);
+  const has = imports.some((d) => {
+    const bindings = d.importClause?.namedBindings;
+    return moduleOf(d) === module && !!bindings && ts.isNamedImports(bindings) && bindings.elements.some((n) => n.name.text === name);
+  });
   if (has || new RegExp(`\\b${name}\\b[^;\\n]*require\\(['"]${module}['"]\\)`).test(text)) return [];
-  const imports = sourceFile.getImportDeclarations();
   const usesRequire = imports.length === 0 && /\brequire\(/.test(text);
   const line = usesRequire ? `const { ${name} } = require('${module}');\n` : `import { ${name} } from '${module}';\n`;
   const last = imports[imports.length - 1];
-  if (last) return [{ start: last.getEnd(), end: last.getEnd(), newText: `\n${line.trimEnd()}` }];
+  if (last) return [{ start: last.end, end: last.end, newText: `\n${line.trimEnd()}` }];
   // After a leading 'use strict' / shebang / header comments: at the first statement.
-  const first = sourceFile.getStatements()[0];
-  const directive = first && first.getKind() === SyntaxKind.ExpressionStatement && /^['"]use strict['"]/.test(first.getText());
-  const at = directive ? first.getEnd() + 1 : (first?.getStart() ?? 0);
+  const first = sourceFile.statements[0];
+  const directive = first && ts.isExpressionStatement(first) && /^['"]use strict['"]/.test(first.getText());
+  const at = directive ? first.end + 1 : (first?.getStart() ?? 0);
   return [{ start: at, end: at, newText: line }];
 }
