@@ -1,16 +1,71 @@
 // A cheap text test that decides whether a file can hold lock code at all, so that only those files
-// are parsed. It must never say no to a file that a rule could report on. Every rule needs one of:
-// an NX acquire, a lock library or withLock, or a delete/expire/script call on a key or in a function
-// named like a lock (the same LOCK_NAME the engine uses), or a configured helper.
+// are parsed. It must never say no to a file that a rule could report on: test/rules/prefilter.test.ts
+// holds it to every rule table, doc example and example file. It reads the text as written, so code
+// that spells a command or an option only through escapes or by joining fragments is not seen.
+//
+// Every finding starts from one of these in the lock model (engine/model.ts, engine/libraries.ts):
+// - a Redis NX acquire: SET with an NX option, or SETNX, as a call or inside Lua;
+// - a lock library: redlock, redis-semaphore, Lockwise's withLock;
+// - a DEL/UNLINK/GETDEL/DELEX, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
+//   like a lock (LOCK_NAME, the engine's own test);
+// - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
 
-const ACQUIRE_OR_LIBRARY = /nx\b|redlock|withLock|tryAcquire|Mutex|Semaphore/i;
-const DELETE_OR_EXPIRE = /\b(?:del|unlink|getdel|delex|expire|pexpire|expireat|pexpireat|eval|evalsha|xx|ifeq)\b/i;
+/**
+ * A command as the engine reads one: a method (`.del(`, `?.setNX(`) or a whole string (`'DEL'` in
+ * `call()`, `sendCommand([...])`, `redis['del']` or Lua, where it may be `\"DEL\"`). A string followed
+ * by `:` is an object key or a `case` label, never a command (command tables list every name that way).
+ */
+const command = (names: string) => new RegExp(`\\.\\s*(?:${names})\\b|['"\`](?:${names})\\\\?['"\`](?!\\s*:)`, 'i');
+/** An option as a string (`'NX'`, `"nx"` in Lua) or an object key (`NX:`, `'NX':`). */
+const option = (name: string) => new RegExp(`['"\`]${name}\\b|\\b${name}['"\`]?\\s*:`, 'i');
+
+const SET = command('set');
+const SETNX = command('setnx');
+const NX = option('nx');
+const XX = option('xx');
+const DELETE_OR_EXPIRE = command('del|unlink|getdel|delex|p?expire(?:at)?');
+// Lua also releases by removing the holder from a zset or a hash (redis-semaphore, Redisson).
+const LUA_DELETE = /['"`](?:zrem|hdel)\\?['"`]/i;
+
+// redlock: imported or required from its module, constructed as `Redlock`, or an object whose name
+// says redlock, with one of the calls the engine reads on it.
+const REDLOCK_MODULE = /['"`](?:@sesamecare-oss\/)?redlock['"`]/;
+const REDLOCK_CLASS = /\bRedlock\b/;
+const REDLOCK_WORD = /redlock/i;
+const LIBRARY_CALL = /\.\s*(?:acquire|lock|using|release|unlock|extend)\b|['"`](?:acquire|lock|using|release|unlock|extend)['"`]/;
+// redis-semaphore: one of its classes constructed (`new Mutex(`, `new RS.RedlockSemaphore(`).
+const SEMAPHORE = /\bnew\s*\(?\s*(?:[\w$]+\s*\??\.\s*)*(?:Redlock)?(?:Multi)?(?:Mutex|Semaphore)\b/;
+const WITH_LOCK = /\bwithLock\b/;
+
+// One pass that turns away most files: every test below needs one of these words.
+const ANY_EVIDENCE = new RegExp(
+  [REDLOCK_WORD, /mutex|semaphore/, WITH_LOCK, SETNX, NX, XX, DELETE_OR_EXPIRE, LUA_DELETE].map((r) => r.source).join('|'),
+  'i',
+);
+// Comment blocks that open a line (JSDoc, license headers): library code documents every command and
+// option there. Outside strings `/*` always opens a comment, and no string but a template spans lines.
+const COMMENT_BLOCK = /^[ \t]*\/\*[\s\S]*?\*\//gm;
+
+function usesLockLibrary(code: string): boolean {
+  if (REDLOCK_MODULE.test(code) || REDLOCK_CLASS.test(code)) return true;
+  if (REDLOCK_WORD.test(code) && LIBRARY_CALL.test(code)) return true;
+  return SEMAPHORE.test(code) || WITH_LOCK.test(code);
+}
+
+function acquiresWithNx(code: string): boolean {
+  return SETNX.test(code) || (NX.test(code) && SET.test(code));
+}
+
+function releasesOrExtendsLock(code: string): boolean {
+  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)));
+}
 
 export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
-  if (ACQUIRE_OR_LIBRARY.test(text)) return true;
-  if (LOCK_NAME.test(text) && DELETE_OR_EXPIRE.test(text)) return true;
   const names = [...helpers.acquire, ...helpers.release, ...helpers.extend];
-  return names.some((n) => text.includes(n));
+  if (names.some((n) => text.includes(n))) return true;
+  if (!ANY_EVIDENCE.test(text)) return false;
+  const code = text.replace(COMMENT_BLOCK, ' ');
+  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code);
 }
