@@ -11,6 +11,8 @@ export interface KeyRef {
   canonical: string;
   /** Redis glob of the key's possible values: `lock:order:*`; `*` when nothing is known. */
   glob: string;
+  /** canonical and glob together: what KeyIndex answers by. */
+  id: string;
 }
 
 /** The initializer of the `const` an identifier refers to, found through its own scopes. */
@@ -57,12 +59,9 @@ function collapse(glob: string): string {
 }
 
 export function keyRef(node: ts.Node, lookup: ConstLookup): KeyRef {
-  return {
-    node,
-    text: normalizeText(unwrap(node)),
-    canonical: normalizeText(resolveAlias(node, lookup)),
-    glob: globOf(node, lookup),
-  };
+  const canonical = normalizeText(resolveAlias(node, lookup));
+  const glob = globOf(node, lookup);
+  return { node, text: normalizeText(unwrap(node)), canonical, glob, id: `${canonical}\0${glob}` };
 }
 
 /**
@@ -108,7 +107,7 @@ export class KeyIndex<T> {
   }
 
   find(key: KeyRef): T[] {
-    const id = `${key.canonical}\0${key.glob}`;
+    const id = key.id;
     let answer = this.answers.get(id);
     if (!answer) {
       const exact = this.byCanonical.get(key.canonical) ?? [];

@@ -39,6 +39,7 @@ export function storedName(node: Node): string | undefined {
 
 export function lastSegment(node: Node): string {
   const n = unwrap(node);
+  if (ts.isIdentifier(n)) return n.text;
   return ts.isPropertyAccessExpression(n) ? n.name.text : n.getText();
 }
 

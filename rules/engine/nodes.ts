@@ -180,6 +180,7 @@ export function isPlus(node: ts.Node): node is ts.BinaryExpression {
 
 /** Whitespace-free text with `?.` read as `.`, used to compare expressions. */
 export function normalizeText(node: ts.Node): string {
+  if (ts.isIdentifier(node)) return node.text;
   return node.getText().replace(/\s+/g, '').replace(/\?\./g, '.');
 }
 
