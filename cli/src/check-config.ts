@@ -11,8 +11,8 @@ export interface ConfigScope {
   config: LockwiseConfig;
   /** The config's folder: its `ignore` globs are relative to it. */
   base: string;
-  /** The config's `ignore` globs, compiled once. */
-  ignores: Ignore;
+  /** The config's `ignore` globs, compiled once; undefined when it has none (most configs), so nothing is matched. */
+  ignores?: Ignore;
 }
 
 export class ConfigResolver {
@@ -47,7 +47,7 @@ export class ConfigResolver {
     return {
       config: { ...config, rules: { ...config.rules, ...this.overrides } },
       base,
-      ignores: ignore().add(config.ignore),
+      ignores: config.ignore.length > 0 ? ignore().add(config.ignore) : undefined,
     };
   }
 }

@@ -137,8 +137,10 @@ function posixRelative(from: string, to: string): string {
 /** Git's precedence: the deepest .gitignore with a matching rule decides; the config's globs always ignore. */
 function isIgnored(levels: readonly GitignoreLevel[], scope: ConfigScope, path: string, isDir: boolean): boolean {
   const suffix = isDir ? '/' : '';
-  const own = posixRelative(scope.base, path);
-  if (own !== '..' && !own.startsWith('../') && scope.ignores.ignores(own + suffix)) return true;
+  if (scope.ignores) {
+    const own = posixRelative(scope.base, path);
+    if (own !== '..' && !own.startsWith('../') && scope.ignores.ignores(own + suffix)) return true;
+  }
   for (let i = levels.length - 1; i >= 0; i--) {
     const verdict = levels[i].rules.test(posixRelative(levels[i].base, path) + suffix);
     if (verdict.ignored) return true;
