@@ -1,8 +1,8 @@
-// One build for every bundle: the VS Code client, the language server and the CLI's four bundles.
+// One build for every bundle: the VS Code client, the language server and the CLI's five bundles.
 // `--production` minifies and drops source maps (used by packaging); the default keeps maps for debugging.
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -10,12 +10,13 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
 // The CLI is split so each command loads only what it uses: `cli` is the `bin`, a small dispatcher that
-// requires one command bundle at run time; `cli-check` walks, pre-checks and reports, and requires
-// `cli-analyzer` (TypeScript, ts-morph and the rules: most of the size) only once a file passes the
-// pre-check; `cli-redis` holds the Redis clients for locks, release and extend.
+// requires one command bundle at run time; `cli-check` walks, pre-checks and reports, and starts the
+// analysis worker `cli-worker` once a file passes the pre-check, which loads `cli-analyzer` (TypeScript,
+// ts-morph and the rules: most of the size); `cli-redis` holds the Redis clients for locks, release and extend.
 const cliBundles = [
   { in: 'cli/src/main.ts', out: 'cli', banner: '#!/usr/bin/env node', executable: true },
   { in: 'cli/src/commands/check.ts', out: 'cli-check' },
+  { in: 'cli/src/worker.ts', out: 'cli-worker' },
   { in: 'cli/src/analyzer.ts', out: 'cli-analyzer', manifest: true },
   { in: 'cli/src/commands/redis.ts', out: 'cli-redis' },
 ];
@@ -53,17 +54,19 @@ function executable(file) {
   };
 }
 
-// `check` must know the rules (for --rule, configs, --help and SARIF) and the analysed extensions
-// before it loads the analyzer, and without loading it when no file needs it: after each build of the
-// analyzer, ask the built bundle (in a child process) and write the answer next to it.
-function analyzerManifest(bundle, file) {
+// After each build of the analyzer: `check` must know the rules (for --rule, configs, --help and SARIF)
+// and the analysed extensions before it loads the analyzer, and without loading it when no file needs
+// it, so ask the built bundle (in a child process) and write the answer next to it. And delete its V8
+// code cache (cli/src/code-cache.ts), which V8 would not know belongs to the previous build.
+function analyzerManifest(bundle) {
   return {
     name: 'analyzer-manifest',
     setup(build) {
       build.onEnd((result) => {
         if (result.errors.length > 0) return;
+        rmSync(bundle.replace(/\.js$/, '.cache'), { force: true });
         const json = execFileSync(process.execPath, ['-e', `process.stdout.write(JSON.stringify(require(${JSON.stringify(resolve(bundle))}).manifest))`]);
-        writeFileSync(file, json);
+        writeFileSync(bundle.replace(/\.js$/, '.json'), json);
       });
     },
   };
@@ -88,7 +91,7 @@ const contexts = await Promise.all(
       plugins: [
         ...(cliBundles.includes(b) ? [splitCli(b.out)] : []),
         ...(b.executable ? [executable(`dist/${b.out}.js`)] : []),
-        ...(b.manifest ? [analyzerManifest(`dist/${b.out}.js`, `dist/${b.out}.json`)] : []),
+        ...(b.manifest ? [analyzerManifest(`dist/${b.out}.js`)] : []),
       ],
     }),
   ),

@@ -1,10 +1,12 @@
-// The CLI is four bundles so that each command loads only what it uses: the dispatcher (dist/cli.js),
-// check (dist/cli-check.js), the analyzer with TypeScript (dist/cli-analyzer.js, only once a file
-// passes the pre-check) and the Redis commands with their clients (dist/cli-redis.js). Node's module
-// debug log says which files a run loaded.
+// The CLI is five bundles so that each command loads only what it uses: the dispatcher (dist/cli.js),
+// check (dist/cli-check.js), the analysis worker (dist/cli-worker.js, started once a file passes the
+// pre-check), which compiles the analyzer with TypeScript (dist/cli-analyzer.js) from its V8 code
+// cache, and the Redis commands with their clients (dist/cli-redis.js). Node's module debug log says
+// which files a run loaded.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ANALYZED_EXTENSIONS } from '../../rules/analyze';
 import { allRules } from '../../rules/index';
@@ -38,8 +40,35 @@ test('check loads the analyzer only when a file passes the pre-check', () => {
 
   const locks = loadedBundles(['check', 'locks']);
   assert.equal(locks.run.status, 1, locks.run.stderr);
-  assert.deepEqual(locks.bundles, ['cli.js', 'cli-check.js', 'cli-analyzer.js']);
+  assert.deepEqual(locks.bundles, ['cli.js', 'cli-check.js', 'cli-worker.js']);
   assert.match(locks.run.stdout, /atomic-acquire/);
+});
+
+test('the analyzer code cache is written by the first run, used by the next, and replaced when bad', () => {
+  // A copy of the CLI, so that this test alone writes its cache.
+  const dist = mkdtempSync(join(tmpdir(), 'lockwise-dist-'));
+  try {
+    for (const file of ['cli.js', 'cli-check.js', 'cli-worker.js', 'cli-analyzer.js', 'cli-analyzer.json']) copyFileSync(join('dist', file), join(dist, file));
+    const cache = join(dist, 'cli-analyzer.cache');
+    const check = () => runCli(['check', '--format', 'json', 'locks'], tree.root, {}, join(dist, 'cli.js'));
+    const findings = (run: CliRun) => (JSON.parse(run.stdout) as { findings: unknown[] }).findings;
+
+    const first = check();
+    assert.equal(first.status, 1, first.stderr);
+    assert.ok(existsSync(cache) && statSync(cache).size > 1_000_000, 'the first run wrote the cache');
+    const written = readFileSync(cache);
+
+    const cached = check();
+    assert.deepEqual(findings(cached), findings(first));
+    assert.deepEqual(readFileSync(cache), written, 'a usable cache is left alone');
+
+    writeFileSync(cache, 'not a V8 code cache');
+    const rejected = check();
+    assert.deepEqual(findings(rejected), findings(first), 'a bad cache is only slower');
+    assert.ok(statSync(cache).size > 1_000_000, 'and is replaced');
+  } finally {
+    rmSync(dist, { recursive: true, force: true });
+  }
 });
 
 test('the manifest check reads instead of loading the analyzer matches the analyzer', () => {

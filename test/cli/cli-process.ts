@@ -13,8 +13,8 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], cwd: string, env: Record<string, string | undefined> = {}): CliRun {
-  const run = spawnSync(process.execPath, [CLI, ...args], {
+export function runCli(args: string[], cwd: string, env: Record<string, string | undefined> = {}, cli = CLI): CliRun {
+  const run = spawnSync(process.execPath, [cli, ...args], {
     cwd,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, ...env },

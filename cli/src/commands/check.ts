@@ -6,7 +6,8 @@ import { relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../../rules/config';
 import { mightHoldLockCode } from '../../../rules/engine/prefilter';
-import type { AnalysisResult, SeveritySetting } from '../../../rules/types';
+import type { SeveritySetting } from '../../../rules/types';
+import { AnalysisWorker, analyzeWithLargeStack, overflowed, type AnalysisJob, type AnalysisOutcome } from '../analysis-worker';
 import { analyzerManifest } from '../analyzer-manifest';
 import { ConfigResolver } from '../check-config';
 import type { Command } from '../command';
@@ -14,14 +15,7 @@ import { formatJson } from '../format/json';
 import { formatPretty } from '../format/pretty';
 import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
 import { formatSarif } from '../format/sarif';
-import type { LargeStackJob } from '../large-stack';
 import { readSource, walk } from '../walk';
-
-// The analyzer bundle (TypeScript and the rules) is loaded when the first file passes the pre-check:
-// a tree without lock code is checked without it. esbuild.mjs turns this into a require of dist/cli-analyzer.js.
-type Analyzer = typeof import('../analyzer');
-let analyzer: Analyzer | undefined;
-const loadAnalyzer = (): Analyzer => (analyzer ??= require('../analyzer') as Analyzer);
 
 const FORMATS = ['pretty', 'json', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];
@@ -141,63 +135,64 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
 
   const configs = new ConfigResolver(ruleIds, options.overrides, options.config && resolve(cwd, options.config));
   const walked = walk(paths, configs);
-  const problems: RunProblem[] = [
-    ...walked.errors.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'error' as const })),
-    ...walked.skipped.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'skipped' as const })),
-  ];
-  const files: (CheckedFile & { order: number })[] = [];
-  const tooDeep: (LargeStackJob & { order: number })[] = [];
+  // Problems of single files are kept in walk order, whenever they are found.
+  const fileProblems: (RunProblem & { order: number })[] = [];
+  const problem = (order: number, path: string, message: string, kind: RunProblem['kind'] = 'error') =>
+    fileProblems.push({ order, file: displayName(cwd, path), message, kind });
+  const files: CheckedFile[] = [];
   let filesAnalyzed = 0;
 
-  const record = (order: number, path: string, text: string, result: AnalysisResult): void => {
-    const name = displayName(cwd, path);
-    if (result.parsed) filesAnalyzed++;
-    for (const failure of result.ruleFailures) {
-      problems.push({ file: name, message: `rule ${failure.rule} failed: ${failure.message}`, kind: 'error' });
-    }
-    const findings = options.quiet ? result.findings.filter((f) => f.severity === 'error') : result.findings;
-    if (findings.length > 0) files.push({ name, text, findings, order });
-  };
-
-  for (const [order, { path, scope }] of walked.files.entries()) {
-    const name = displayName(cwd, path);
-    let source;
-    try {
-      source = readSource(path);
-    } catch (err) {
-      problems.push({ file: name, message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`, kind: 'error' });
-      continue;
-    }
-    if ('skipped' in source) {
-      problems.push({ file: name, message: source.skipped, kind: 'skipped' });
-      continue;
-    }
-    // The analyzer runs the same pre-check; asking it here first keeps TypeScript unloaded until a file needs it.
-    if (!mightHoldLockCode(source.text, scope.config.helpers)) continue;
-    const { analyzeText, isStackOverflow } = loadAnalyzer();
-    try {
-      record(order, path, source.text, analyzeText(path, source.text, { config: scope.config }));
-    } catch (err) {
-      if (isStackOverflow(err)) tooDeep.push({ path, text: source.text, config: scope.config, order });
-      else problems.push({ file: name, message: `analysis failed: ${describe(err)}`, kind: 'error' });
-    }
-  }
-
-  if (tooDeep.length > 0) {
-    const { analyzeWithLargeStack } = loadAnalyzer();
-    const outcomes = await analyzeWithLargeStack(tooDeep.map(({ path, text, config }) => ({ path, text, config })));
-    tooDeep.forEach((job, i) => {
-      const outcome = outcomes[i];
-      if ('result' in outcome) record(job.order, job.path, job.text, outcome.result);
-      else problems.push({ file: displayName(cwd, job.path), message: `analysis failed: ${outcome.error}`, kind: 'error' });
+  const jobs: AnalysisJob[] = [];
+  const outcomes: Promise<AnalysisOutcome>[] = [];
+  let worker: AnalysisWorker | undefined;
+  try {
+    walked.files.forEach(({ path, scope }, order) => {
+      let source;
+      try {
+        source = readSource(path);
+      } catch (err) {
+        problem(order, path, `cannot read the file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`);
+        return;
+      }
+      if ('skipped' in source) {
+        problem(order, path, source.skipped, 'skipped');
+        return;
+      }
+      // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
+      // worker, started with the first such file) only when some file can hold lock code.
+      if (!mightHoldLockCode(source.text, scope.config.helpers)) return;
+      const job = { id: order, path, text: source.text, config: scope.config };
+      worker ??= new AnalysisWorker();
+      jobs.push(job);
+      outcomes.push(worker.analyze(job));
     });
-    files.sort((a, b) => a.order - b.order);
+    const analysed = await Promise.all(outcomes);
+    const tooDeep = jobs.filter((_, i) => overflowed(analysed[i]));
+    const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep) : []).map((o) => [o.id, o]));
+
+    jobs.forEach((job, i) => {
+      const outcome = reanalysed.get(job.id) ?? analysed[i];
+      if ('error' in outcome) {
+        problem(job.id, job.path, `analysis failed: ${outcome.error}`);
+        return;
+      }
+      if (outcome.result.parsed) filesAnalyzed++;
+      for (const failure of outcome.result.ruleFailures) problem(job.id, job.path, `rule ${failure.rule} failed: ${failure.message}`);
+      const findings = options.quiet ? outcome.result.findings.filter((f) => f.severity === 'error') : outcome.result.findings;
+      if (findings.length > 0) files.push({ name: displayName(cwd, job.path), text: job.text, findings });
+    });
+  } finally {
+    await worker?.close();
   }
 
   return {
     cwd,
-    files: files.map(({ name, text, findings }) => ({ name, text, findings })),
-    problems,
+    files,
+    problems: [
+      ...walked.errors.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'error' as const })),
+      ...walked.skipped.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'skipped' as const })),
+      ...fileProblems.sort((a, b) => a.order - b.order).map(({ file, message, kind }) => ({ file, message, kind })),
+    ],
     filesScanned: walked.files.length,
     filesAnalyzed,
     durationMs: performance.now() - started,

@@ -1,0 +1,36 @@
+// Entry of dist/cli-worker.js, the script of the analysis worker (analysis-worker.ts): loads the analyzer
+// bundle through its code cache and answers each job with the file's analysis, or the error it raised.
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { AnalysisJob, AnalysisOutcome, WorkerOptions } from './analysis-worker';
+import type * as Analyzer from './analyzer';
+import { requireWithCodeCache } from './code-cache';
+
+/** A stack overflow, also when the analyzer wrapped it in an error of its own (matched by V8's message). */
+function isStackOverflow(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (/maximum call stack size exceeded/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+const port = parentPort;
+if (port) {
+  const options = workerData as WorkerOptions;
+  const analyzer = requireWithCodeCache<typeof Analyzer>(join(__dirname, 'cli-analyzer.js'));
+  const analyze = (job: AnalysisJob): AnalysisOutcome => {
+    try {
+      return { id: job.id, result: analyzer.exports.analyzeText(job.path, job.text, { config: job.config }) };
+    } catch (err) {
+      return { id: job.id, error: err instanceof Error ? err.message : String(err), stackOverflow: isStackOverflow(err) };
+    }
+  };
+  port.on('message', (message: AnalysisJob | 'finish') => {
+    if (message !== 'finish') {
+      port.postMessage(analyze(message));
+      return;
+    }
+    if (options.saveCodeCache) analyzer.saveCache();
+    port.close();
+  });
+}
