@@ -4,6 +4,7 @@
 // version), writes after its analysis, so that the cache also holds the functions the analysis compiled.
 // esbuild.mjs deletes the cache whenever it rebuilds the bundle: V8 checks a cache against the source's
 // length only, not its content.
+import { isAscii } from 'node:buffer';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, wrap } from 'node:module';
 import { dirname } from 'node:path';
@@ -29,7 +30,10 @@ export function requireWithCodeCache<T>(file: string): CachedModule<T> {
   } catch {
     // No cache yet.
   }
-  const script = new Script(wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
+  // esbuild writes ASCII, which decodes as Latin-1 by a plain copy, ten times faster than as UTF-8.
+  const bytes = readFileSync(file);
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+  const script = new Script(wrap(source), { filename: file, cachedData });
   const module = { exports: {} as T };
   script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   const cacheUsed = cachedData !== undefined && script.cachedDataRejected === false;

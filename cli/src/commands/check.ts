@@ -15,7 +15,7 @@ import { formatJson } from '../format/json';
 import { formatPretty } from '../format/pretty';
 import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
 import { formatSarif } from '../format/sarif';
-import { readSource, walk } from '../walk';
+import { readSource, walk, type SourceFileEntry } from '../walk';
 
 const FORMATS = ['pretty', 'json', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];
@@ -134,42 +134,45 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
   if (missing.length > 0) throw new UsageError(`no such file or folder: ${missing.join(', ')}`);
 
   const configs = new ConfigResolver(ruleIds, options.overrides, options.config && resolve(cwd, options.config));
-  const walked = walk(paths, configs);
   // Problems of single files are kept in walk order, whenever they are found.
   const fileProblems: (RunProblem & { order: number })[] = [];
   const problem = (order: number, path: string, message: string, kind: RunProblem['kind'] = 'error') =>
     fileProblems.push({ order, file: displayName(cwd, path), message, kind });
-  const files: CheckedFile[] = [];
-  let filesAnalyzed = 0;
-
   const jobs: AnalysisJob[] = [];
   const outcomes: Promise<AnalysisOutcome>[] = [];
   let worker: AnalysisWorker | undefined;
+
+  // Each file is read and pre-checked as the walk finds it, so that the analysis worker starts with
+  // the first file that can hold lock code, not once the whole tree is listed.
+  const readFile = ({ path, scope }: SourceFileEntry, order: number): void => {
+    let source;
+    try {
+      source = readSource(path);
+    } catch (err) {
+      problem(order, path, `cannot read the file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`);
+      return;
+    }
+    if ('skipped' in source) {
+      problem(order, path, source.skipped, 'skipped');
+      return;
+    }
+    // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
+    // worker) only when some file can hold lock code.
+    if (!mightHoldLockCode(source.text, scope.config.helpers)) return;
+    const job = { id: order, path, text: source.text, config: scope.config };
+    worker ??= new AnalysisWorker();
+    jobs.push(job);
+    outcomes.push(worker.analyze(job));
+  };
+
   try {
-    walked.files.forEach(({ path, scope }, order) => {
-      let source;
-      try {
-        source = readSource(path);
-      } catch (err) {
-        problem(order, path, `cannot read the file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`);
-        return;
-      }
-      if ('skipped' in source) {
-        problem(order, path, source.skipped, 'skipped');
-        return;
-      }
-      // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
-      // worker, started with the first such file) only when some file can hold lock code.
-      if (!mightHoldLockCode(source.text, scope.config.helpers)) return;
-      const job = { id: order, path, text: source.text, config: scope.config };
-      worker ??= new AnalysisWorker();
-      jobs.push(job);
-      outcomes.push(worker.analyze(job));
-    });
+    const walked = walk(paths, configs, readFile);
     const analysed = await Promise.all(outcomes);
     const tooDeep = jobs.filter((_, i) => overflowed(analysed[i]));
     const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep) : []).map((o) => [o.id, o]));
 
+    const files: CheckedFile[] = [];
+    let filesAnalyzed = 0;
     jobs.forEach((job, i) => {
       const outcome = reanalysed.get(job.id) ?? analysed[i];
       if ('error' in outcome) {
@@ -181,22 +184,22 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       const findings = options.quiet ? outcome.result.findings.filter((f) => f.severity === 'error') : outcome.result.findings;
       if (findings.length > 0) files.push({ name: displayName(cwd, job.path), text: job.text, findings });
     });
+
+    return {
+      cwd,
+      files,
+      problems: [
+        ...walked.errors.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'error' as const })),
+        ...walked.skipped.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'skipped' as const })),
+        ...fileProblems.sort((a, b) => a.order - b.order).map(({ file, message, kind }) => ({ file, message, kind })),
+      ],
+      filesScanned: walked.files.length,
+      filesAnalyzed,
+      durationMs: performance.now() - started,
+    };
   } finally {
     await worker?.close();
   }
-
-  return {
-    cwd,
-    files,
-    problems: [
-      ...walked.errors.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'error' as const })),
-      ...walked.skipped.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'skipped' as const })),
-      ...fileProblems.sort((a, b) => a.order - b.order).map(({ file, message, kind }) => ({ file, message, kind })),
-    ],
-    filesScanned: walked.files.length,
-    filesAnalyzed,
-    durationMs: performance.now() - started,
-  };
 }
 
 function exitCode(report: CheckReport, maxWarnings: number | undefined): number {
