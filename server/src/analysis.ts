@@ -1,11 +1,12 @@
 // The one place the server calls the analyzer. Resolving what applies to a file (settings of its
 // folder, project config, ignores, size limit) is async because settings come from the client;
 // the analysis itself is synchronous, so the text it reads is the text it reports on.
-import { analyzeText } from '../../rules/analyze';
+import { mightHoldLockCode, parseSource } from '../../rules/analyze';
 import type { LockwiseConfig } from '../../rules/config';
-import { findLockRegions, type LockRegion } from '../../rules/regions';
-import { findLockSites, type LockSiteInfo } from '../../rules/sites';
+import { lockRegionsIn, type LockRegion } from '../../rules/regions';
+import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
 import type { Finding } from '../../rules/types';
+import type { DocumentTree } from './document-tree';
 import type { ProjectConfigs } from './project-config';
 import type { ServerSettings, SettingsStore } from './settings';
 import { analysisFileName, uriToPath } from './uris';
@@ -25,6 +26,8 @@ export interface FileScope {
 
 export interface FileAnalysis {
   findings: Finding[];
+  /** Lock acquisitions with their key glob, TTL, token and releases (for lockSites and hovers). */
+  sites: LockSiteInfo[];
   /** False when the text cannot hold lock code (the analyzer's cheap pre-check): no sites, no regions. */
   parsed: boolean;
   /** Set when nothing was analysed: too large, or the analyzer failed on this text. */
@@ -32,16 +35,6 @@ export interface FileAnalysis {
 }
 
 export type Log = (message: string) => void;
-
-// Every acquisition the engine recognises needs one of these in the text: an NX option or command
-// (SET NX, SETNX, a Lua script's SET ... NX), acquire/tryAcquire, redlock's using/lock, withLock.
-// Files the analysis parsed for other reasons (most mention "lock" or "expire") are not parsed a
-// second time for sites; on the bench corpus that skips three parsed files in four.
-const MIGHT_ACQUIRE = /nx|acquire|\.using\s*\(|\.lock\s*\(|withLock/i;
-
-function mightAcquire(text: string, config: LockwiseConfig): boolean {
-  return MIGHT_ACQUIRE.test(text) || config.helpers.acquire.some((name) => text.includes(name));
-}
 
 export class Analyzer {
   constructor(
@@ -77,28 +70,33 @@ export class Analyzer {
     }
   }
 
-  analyze(scope: FileScope, text: string): FileAnalysis {
-    if (scope.skip) return { findings: [], parsed: false };
-    if (this.tooLarge(scope, text)) {
-      return { findings: [], parsed: false, notAnalysed: `larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)` };
-    }
-    const result = this.guarded(scope, 'analysis', () => analyzeText(scope.fileName, text, { config: scope.config }));
-    if (typeof result === 'string') return { findings: [], parsed: false, notAnalysed: result };
+  /**
+   * Findings and lock sites of `text`, from one parse and one lock model. An open document passes its
+   * kept tree, which is re-parsed incrementally and kept only while the text passes the pre-check;
+   * the workspace scan passes none and keeps nothing.
+   */
+  analyze(scope: FileScope, text: string, tree?: DocumentTree): FileAnalysis {
+    const notParsed = (notAnalysed?: string): FileAnalysis => {
+      tree?.drop();
+      return notAnalysed ? { findings: [], sites: [], parsed: false, notAnalysed } : { findings: [], sites: [], parsed: false };
+    };
+    if (scope.skip) return notParsed();
+    if (this.tooLarge(scope, text)) return notParsed(`larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)`);
+    if (!mightHoldLockCode(text, scope.config.helpers)) return notParsed();
+    const result = this.guarded(scope, 'analysis', () =>
+      analyzeWithSites(tree ? tree.parse(scope.fileName, text) : parseSource(scope.fileName, text), scope.config),
+    );
+    if (typeof result === 'string') return notParsed(result);
     for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
-    return { findings: result.findings, parsed: result.parsed };
+    return { findings: result.findings, sites: result.sites, parsed: true };
   }
 
-  /** Lock acquisitions with their key glob, TTL, token and releases (for lockSites and hovers). */
-  sites(scope: FileScope, text: string): LockSiteInfo[] {
-    if (scope.skip || this.tooLarge(scope, text) || !mightAcquire(text, scope.config)) return [];
-    const sites = this.guarded(scope, 'finding lock sites', () => findLockSites(scope.fileName, text, scope.config));
-    return typeof sites === 'string' ? [] : sites;
-  }
-
-  /** Acquire ... release regions "Convert to withLock" can rewrite. */
-  regions(scope: FileScope, text: string): LockRegion[] {
-    if (scope.skip || this.tooLarge(scope, text) || !mightAcquire(text, scope.config)) return [];
-    const regions = this.guarded(scope, 'finding lock regions', () => findLockRegions(scope.fileName, text, scope.config));
+  /** Acquire ... release regions "Convert to withLock" can rewrite, from the kept tree when it is of `text`. */
+  regions(scope: FileScope, text: string, tree?: DocumentTree): LockRegion[] {
+    if (scope.skip || this.tooLarge(scope, text) || !mightHoldLockCode(text, scope.config.helpers)) return [];
+    const regions = this.guarded(scope, 'finding lock regions', () =>
+      lockRegionsIn(tree ? tree.treeOf(scope.fileName, text) : parseSource(scope.fileName, text), scope.config),
+    );
     return typeof regions === 'string' ? [] : regions;
   }
 }

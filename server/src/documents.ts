@@ -1,18 +1,17 @@
-// Live diagnostics for open documents. A change that comes after a quiet spell (no change and no
-// analysis of the document for DEBOUNCE_MS) is analysed on the next turn of the event loop, so a
-// single edit shows up at once; changes that come faster are debounced, and the last one is
-// analysed DEBOUNCE_MS after it. Changes that queued up while an analysis blocked the loop count
-// as fast ones: they are taken together, not one analysis each. Each analysis reads the document's
-// current text synchronously, so the last published diagnostics always belong to the last text.
+// Live diagnostics for open documents, with no fixed wait. A change is analysed as soon as the event
+// loop has had a turn without another change to the same document: the connection handles one queued
+// message per turn, so changes that piled up while an analysis blocked the loop are all taken in
+// before the next analysis, which then reads the latest text. An isolated edit is analysed at once;
+// a burst costs about one analysis per analysis time, never one per change. Each analysis reads the
+// document's current text synchronously, with the document's kept tree (see document-tree.ts).
 import type { Diagnostic, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LockRegion } from '../../rules/regions';
-import type { LockSiteInfo } from '../../rules/sites';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
 import { toDiagnostics } from './diagnostics';
+import { DocumentTree } from './document-tree';
+import type { Edit } from './edit-tracking';
 import { uriToPath } from './uris';
-
-export const DEBOUNCE_MS = 100;
 
 export interface DocumentResult {
   document: TextDocument;
@@ -21,24 +20,31 @@ export interface DocumentResult {
   text: string;
   scope: FileScope;
   analysis: FileAnalysis;
-  /** Computed on first use (hover, lockSites, code actions), then kept with this version. */
-  sites?: LockSiteInfo[];
+  /** LiveDocuments.epoch when its settings were read: a result from before a settings change is stale. */
+  epoch: number;
+  /** Computed on first use (code actions), then kept with this version. */
   regions?: LockRegion[];
 }
 
-interface Pending {
-  timer?: NodeJS.Timeout;
-  immediate?: NodeJS.Immediate;
+/** What the server keeps per open document between analyses. */
+interface OpenDocument {
+  tree: DocumentTree;
+  /** Counts changes, so the scheduler can tell whether a loop turn brought one. */
+  changes: number;
+  /** The pending turn of the scheduler, if an analysis is due. */
+  due?: NodeJS.Immediate;
+  result?: DocumentResult;
+  /** The latest version whose diagnostics were published: an older one is never published after it. */
+  published: number;
+  notedSkip: boolean;
 }
 
 export type Publish = (uri: string, diagnostics: Diagnostic[], version?: number) => void;
 
 export class LiveDocuments {
-  private readonly pending = new Map<string, Pending>();
-  /** When the document last changed, or last finished an analysis: the later of the two. */
-  private readonly lastActivity = new Map<string, number>();
-  private readonly results = new Map<string, DocumentResult>();
-  private readonly notedSkips = new Set<string>();
+  private readonly open = new Map<string, OpenDocument>();
+  /** Bumped when settings or configs change. */
+  private epoch = 0;
 
   constructor(
     readonly documents: TextDocuments<TextDocument>,
@@ -52,81 +58,100 @@ export class LiveDocuments {
     return this.documents.keys().find((uri) => uriToPath(uri) === path);
   }
 
+  private stateOf(uri: string): OpenDocument {
+    let state = this.open.get(uri);
+    if (!state) {
+      state = { tree: new DocumentTree(), changes: 0, published: 0, notedSkip: false };
+      this.open.set(uri, state);
+    }
+    return state;
+  }
+
+  /** Called for each change of an open document's text, before `changed`. */
+  edited(uri: string, edit: Edit): void {
+    const tree = this.open.get(uri)?.tree;
+    if (edit === 'whole') tree?.drop();
+    else tree?.edited(edit);
+  }
+
   /** Called on open and on every change. */
   changed(uri: string): void {
-    const now = Date.now();
-    const quiet = now - (this.lastActivity.get(uri) ?? 0) >= DEBOUNCE_MS;
-    this.lastActivity.set(uri, now);
-    const entry = this.pending.get(uri) ?? {};
-    this.pending.set(uri, entry);
-    if (entry.immediate) return; // an analysis is already due on this turn; it will read the new text
-    if (entry.timer) clearTimeout(entry.timer);
-    if (quiet && !entry.timer) entry.immediate = setImmediate(() => this.run(uri));
-    else entry.timer = setTimeout(() => this.run(uri), DEBOUNCE_MS);
+    const state = this.stateOf(uri);
+    state.changes++;
+    if (state.due) return; // the pending turn will see this change and wait one more
+    // The first turn runs before the connection takes its next queued message, so it cannot tell
+    // whether more changes are waiting: it only records the count, the following turns compare it.
+    let seen = -1;
+    const turn = () => {
+      if (seen !== state.changes) {
+        seen = state.changes;
+        state.due = setImmediate(turn);
+        return;
+      }
+      state.due = undefined;
+      this.validate(uri).catch((err: unknown) => this.log(`validating ${uri} failed: ${String(err)}`));
+    };
+    state.due = setImmediate(turn);
   }
 
-  private run(uri: string): void {
-    this.pending.delete(uri);
-    this.validate(uri).catch((err: unknown) => this.log(`validating ${uri} failed: ${String(err)}`));
-  }
-
-  /** Analyses the document's current text now and publishes; resolves to the result. */
+  /** Analyses the document's current text now (unless that version is analysed already) and publishes. */
   async validate(uri: string): Promise<DocumentResult | undefined> {
     const opened = this.documents.get(uri);
     if (!opened) return undefined;
+    const epoch = this.epoch;
     const scope = await this.analyzer.scope(uri, opened.languageId);
     const document = this.documents.get(uri); // the settings round trip may have taken a turn
     if (!document) return undefined;
+    const state = this.stateOf(uri);
+    // Another validation may have analysed this version while this one waited for the settings.
+    const done = this.upToDate(state, document);
+    if (done) return done;
     const text = document.getText();
-    const analysis = this.analyzer.analyze(scope, text);
-    this.lastActivity.set(uri, Date.now());
-    if (analysis.notAnalysed && !this.notedSkips.has(uri)) {
-      this.notedSkips.add(uri);
+    const analysis = this.analyzer.analyze(scope, text, state.tree);
+    if (analysis.notAnalysed && !state.notedSkip) {
+      state.notedSkip = true;
       this.log(`${uri} not analysed: ${analysis.notAnalysed}`);
     }
-    const result = { document, version: document.version, text, scope, analysis };
-    this.results.set(uri, result);
-    this.publish(uri, toDiagnostics(uri, text, analysis.findings), document.version);
+    const result: DocumentResult = { document, version: document.version, text, scope, analysis, epoch };
+    state.result = result;
+    if (result.version >= state.published) {
+      state.published = result.version;
+      this.publish(uri, toDiagnostics(uri, text, analysis.findings), result.version);
+    }
     return result;
   }
 
-  /** The analysis of the document as it is now (re-running it if a change is still pending). */
+  /** The analysis of the document as it is now (running it now if a change is still pending). */
   async current(uri: string): Promise<DocumentResult | undefined> {
     const document = this.documents.get(uri);
     if (!document) return undefined;
-    const cached = this.results.get(uri);
-    if (cached && cached.version === document.version) return cached;
-    return this.validate(uri);
+    return this.upToDate(this.stateOf(uri), document) ?? this.validate(uri);
   }
 
-  /** Lock sites of the analysed version. */
-  sitesOf(result: DocumentResult): LockSiteInfo[] {
-    if (!result.analysis.parsed) return [];
-    result.sites ??= this.analyzer.sites(result.scope, result.text);
-    return result.sites;
+  private upToDate(state: OpenDocument, document: TextDocument): DocumentResult | undefined {
+    const result = state.result;
+    return result && result.version === document.version && result.epoch === this.epoch ? result : undefined;
   }
 
   /** Regions "Convert to withLock" can rewrite in the analysed version. */
   regionsOf(result: DocumentResult): LockRegion[] {
     if (!result.analysis.parsed) return [];
-    result.regions ??= this.analyzer.regions(result.scope, result.text);
+    result.regions ??= this.analyzer.regions(result.scope, result.text, this.open.get(result.document.uri)?.tree);
     return result.regions;
   }
 
   closed(uri: string): void {
-    const entry = this.pending.get(uri);
-    if (entry?.timer) clearTimeout(entry.timer);
-    if (entry?.immediate) clearImmediate(entry.immediate);
-    this.pending.delete(uri);
-    this.lastActivity.delete(uri);
-    this.results.delete(uri);
-    this.notedSkips.delete(uri);
+    const state = this.open.get(uri);
+    if (state?.due) clearImmediate(state.due);
+    this.open.delete(uri);
   }
 
   /** Settings or config changed: everything open is analysed again. */
   revalidateAll(): void {
-    this.results.clear();
-    this.notedSkips.clear();
-    for (const uri of this.documents.keys()) this.changed(uri);
+    this.epoch++;
+    for (const uri of this.documents.keys()) {
+      this.stateOf(uri).notedSkip = false;
+      this.changed(uri);
+    }
   }
 }

@@ -115,13 +115,18 @@ export class LspClient {
   /** Resolves when diagnostics for `version` of `uri` arrive (event-driven: the bench times it). */
   nextDiagnostics(uri: string, version: number): Promise<PublishDiagnosticsParams> {
     return new Promise((resolve) => {
-      const listener = (p: PublishDiagnosticsParams) => {
+      const stop = this.onDiagnostics((p) => {
         if (p.uri !== uri || p.version !== version) return;
-        this.listeners.delete(listener);
+        stop();
         resolve(p);
-      };
-      this.listeners.add(listener);
+      });
     });
+  }
+
+  /** Calls `listener` for every publishDiagnostics notification from now on; returns the unsubscribe. */
+  onDiagnostics(listener: (p: PublishDiagnosticsParams) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Called for every publishDiagnostics notification. */
