@@ -17,7 +17,7 @@ const cliBundles = [
   { in: 'cli/src/main.ts', out: 'cli', banner: '#!/usr/bin/env node', executable: true },
   { in: 'cli/src/commands/check.ts', out: 'cli-check' },
   { in: 'cli/src/worker.ts', out: 'cli-worker' },
-  { in: 'cli/src/analyzer.ts', out: 'cli-analyzer', manifest: true },
+  { in: 'cli/src/analyzer.ts', out: 'cli-analyzer', manifest: true, typescriptOnly: true },
   { in: 'cli/src/commands/redis.ts', out: 'cli-redis' },
 ];
 const bundles = [
@@ -37,6 +37,22 @@ function splitCli(own) {
         const out = entries.get(resolve(args.resolveDir, args.path).replace(/\.ts$/, ''));
         return out && out !== own ? { path: `./${out}.js`, external: true } : undefined;
       });
+    },
+  };
+}
+
+// The analyzer takes from ts-morph only the TypeScript compiler it ships (rules/engine/typescript.ts). The
+// CLI's analyzer bundle, loaded on every check run, gets that same compiler without the rest of ts-morph
+// (4 of its 14 MB). Should the analyzer import anything else from ts-morph, this bundle fails to build.
+function typescriptFromTsMorph() {
+  return {
+    name: 'typescript-from-ts-morph',
+    setup(build) {
+      build.onResolve({ filter: /^ts-morph$/ }, () => ({ path: 'ts-morph', namespace: 'typescript-from-ts-morph' }));
+      build.onLoad({ filter: /.*/, namespace: 'typescript-from-ts-morph' }, () => ({
+        contents: "export { default as ts } from '@ts-morph/common/dist/typescript';",
+        resolveDir: process.cwd(),
+      }));
     },
   };
 }
@@ -90,6 +106,7 @@ const contexts = await Promise.all(
       logLevel: 'warning',
       plugins: [
         ...(cliBundles.includes(b) ? [splitCli(b.out)] : []),
+        ...(b.typescriptOnly ? [typescriptFromTsMorph()] : []),
         ...(b.executable ? [executable(`dist/${b.out}.js`)] : []),
         ...(b.manifest ? [analyzerManifest(`dist/${b.out}.js`)] : []),
       ],
