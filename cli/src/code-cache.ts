@@ -17,13 +17,9 @@ export interface CachedModule<T> {
   saveCache(): void;
 }
 
-export function cacheFileOf(file: string): string {
-  return file.replace(/\.js$/, '.cache');
-}
-
 /** Loads a CommonJS file as `require` would, compiled with its code cache when V8 accepts it. */
 export function requireWithCodeCache<T>(file: string): CachedModule<T> {
-  const cacheFile = cacheFileOf(file);
+  const cacheFile = file.replace(/\.js$/, '.cache');
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(cacheFile);

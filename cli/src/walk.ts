@@ -47,14 +47,14 @@ export function isAnalyzable(name: string): boolean {
  * as it is found (with its index in `files`). A file named explicitly is checked even when an ignore
  * rule covers it: the user asked for it.
  */
-export function walk(paths: readonly string[], configs: ConfigResolver, onFile?: (file: SourceFileEntry, index: number) => void): WalkResult {
+export function walk(paths: readonly string[], configs: ConfigResolver, onFile: (file: SourceFileEntry, index: number) => void): WalkResult {
   const result: WalkResult = { files: [], skipped: [], errors: [] };
   const seen = new Set<string>();
   const add = (path: string, scope: ConfigScope): void => {
     if (seen.has(path)) return;
     seen.add(path);
     const file = { path, scope };
-    onFile?.(file, result.files.push(file) - 1);
+    onFile(file, result.files.push(file) - 1);
   };
   for (const path of paths) {
     if (statSync(path).isDirectory()) {
