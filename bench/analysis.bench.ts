@@ -14,7 +14,7 @@ type Analyzer = typeof import('../rules/analyze');
 type Ts = typeof import('../rules/engine/typescript').ts;
 
 const CORPUS_SRC = resolve('bench/.corpus/src');
-const WARMUP = 5;
+const WARMUP = 20;
 const SAMPLES = 40;
 
 /** rules/analyze.ts and the compiler it uses, bundled the way dist/ bundles them. */
