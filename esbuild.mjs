@@ -11,8 +11,8 @@ const watch = process.argv.includes('--watch');
 
 // The CLI is split so each command loads only what it uses: `cli` is the `bin`, a small dispatcher that
 // requires one command bundle at run time; `cli-check` walks, pre-checks and reports, and starts the
-// analysis worker `cli-worker` once a file passes the pre-check, which loads `cli-analyzer` (TypeScript,
-// ts-morph and the rules: most of the size); `cli-redis` holds the Redis clients for locks, release and extend.
+// analysis worker `cli-worker` once a file passes the pre-check, which loads `cli-analyzer` (TypeScript
+// and the rules: most of the size); `cli-redis` holds the Redis clients for locks, release and extend.
 const cliBundles = [
   { in: 'cli/src/main.ts', out: 'cli', banner: '#!/usr/bin/env node', executable: true },
   { in: 'cli/src/commands/check.ts', out: 'cli-check' },

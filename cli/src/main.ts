@@ -4,8 +4,8 @@ import type { Command } from './command';
 
 // Each entry loads its command's bundle on demand (esbuild.mjs turns these requires into requires of
 // dist/cli-check.js and dist/cli-redis.js): `check` never loads the Redis clients, the Redis commands
-// never load TypeScript, and `--help` loads neither. `require`, not `import()`: Node would scan a
-// CommonJS bundle imported that way for its export names, which costs more than loading it.
+// never load TypeScript, and `--help` loads neither. `require`, not `import()`: an imported CommonJS
+// file goes through Node's ES module loader, which first scans all of it for its export names.
 type RedisCommands = typeof import('./commands/redis');
 const COMMANDS: Record<string, () => Command> = {
   check: () => (require('./commands/check') as typeof import('./commands/check')).command,
