@@ -21,10 +21,10 @@ export interface LibraryObject {
   optionsIndex: number;
 }
 
-const SEMAPHORE_CLASSES: Record<string, number> = {
-  // class -> index of the options argument
-  Mutex: 2, Semaphore: 3, MultiSemaphore: 4, RedlockMutex: 2, RedlockSemaphore: 3, RedlockMultiSemaphore: 4,
-};
+// class -> index of the options argument (a Map: `new this.constructor()` must not find Object's constructor)
+const SEMAPHORE_CLASSES = new Map([
+  ['Mutex', 2], ['Semaphore', 3], ['MultiSemaphore', 4], ['RedlockMutex', 2], ['RedlockSemaphore', 3], ['RedlockMultiSemaphore', 4],
+]);
 
 /** `x` for `const x = ...`, `this.x = ...`, `x: ...` (class property). */
 export function storedName(node: Node): string | undefined {
@@ -62,7 +62,7 @@ export function recogniseLibraryObjects(news: ts.NewExpression[], imports: FileI
       objects.push({ library: 'redlock', className: 'Redlock', node, name: storedName(node), options: objectArg(args[1], lookup), optionsIndex: 1 });
       continue;
     }
-    const optionsIndex = SEMAPHORE_CLASSES[className];
+    const optionsIndex = SEMAPHORE_CLASSES.get(className);
     // A Mutex from another package (async-mutex...) is not a Redis lock.
     if (optionsIndex === undefined || (from !== undefined && from !== SEMAPHORE_MODULE) || args.length < 2) continue;
     objects.push({

@@ -14,6 +14,8 @@ export const handleLockLostCases: RuleCases = {
     { name: 'async-mutex Mutex is not a Redis lock', code: `import { EventEmitter as Mutex } from 'node:events';
 export const m = new Mutex();
 ` },
+    { name: 'new this.constructor(...) is not a redis-semaphore class', code: `${head}export class Query { clone(a: unknown, b: unknown) { return new (this.constructor as new (x: unknown, y: unknown) => Query)(a, b); } }
+` },
     { name: 'options from elsewhere are not judged', code: `${head}import type { LockOptions } from 'redis-semaphore';
 export const make = (opts: LockOptions) => new Mutex(redis, 'job', opts);
 ` },
