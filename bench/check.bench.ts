@@ -1,6 +1,6 @@
 // `lockwise check` on real packages, against the baselines the issue names, all in one run on the
-// same files: TypeScript's parse-everything floor, ESLint + @typescript-eslint/parser with one
-// `no-restricted-syntax` rule for SETNX, and one 5,000-line file analysed repeatedly in-process.
+// same files: TypeScript's parse-everything floor, and ESLint + @typescript-eslint/parser with one
+// `no-restricted-syntax` rule for SETNX. (The 5,000-line file: bench/analysis.bench.ts.)
 // Figures are printed, never asserted. Prints the findings on the corpus for review.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -65,74 +65,6 @@ function measure(args: string[], cwd: string): Measured {
   const rss = /Maximum resident set size \(kbytes\): (\d+)|maxRSS_KB=(\d+)/.exec(run.stderr);
   const peakRssMb = rss ? Number(rss[1] ?? rss[2]) / 1024 : undefined;
   return { wallMs, peakRssMb, status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-/** A realistic file of `lines` lines that is mostly lock code, correct and incorrect, across clients. */
-function lockHeavyFile(lines: number): string {
-  const header = `import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
-import Redlock from 'redlock';
-import { Mutex } from 'redis-semaphore';
-
-const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
-declare function buildReport(id: string): Promise<void>;
-`;
-  const block = (i: number) => `
-export async function acquireJob${i}(redis: Redis, id: string): Promise<boolean> {
-  const key = \`lock:job:${i}:\${id}\`;
-  const ok = await redis.setnx(key, 'worker');
-  if (!ok) return false;
-  await redis.expire(key, 30);
-  return true;
-}
-
-export async function withOrderLock${i}(redis: Redis, orderId: string, work: () => Promise<void>): Promise<void> {
-  const key = \`lock:order:\${orderId}\`;
-  const token = randomUUID();
-  const acquired = await redis.set(key, token, 'PX', 10_000, 'NX');
-  if (acquired !== 'OK') throw new Error('busy');
-  try {
-    await work();
-  } finally {
-    await redis.eval(RELEASE, 1, key, token);
-  }
-}
-
-export async function unlockOrder${i}(redis: Redis, orderId: string): Promise<void> {
-  await redis.del(\`lock:order:\${orderId}\`);
-}
-
-export async function rateLimit${i}(redis: Redis, user: string): Promise<boolean> {
-  const count = await redis.incr(\`rate:\${user}\`);
-  if (count === 1) await redis.expire(\`rate:\${user}\`, 60);
-  return count <= 100;
-}
-
-export async function report${i}(redlock: Redlock, id: string): Promise<void> {
-  await redlock.using([\`report:\${id}\`], 5000, async (signal) => {
-    if (signal.aborted) throw signal.error;
-    await buildReport(id);
-  });
-}
-
-export async function mutexJob${i}(client: Redis): Promise<void> {
-  const mutex = new Mutex(client, 'job:${i}', { onLockLost: (err) => console.error(err) });
-  await mutex.acquire();
-  try {
-    await buildReport('${i}');
-  } finally {
-    await mutex.release();
-  }
-}
-`;
-  let text = header;
-  for (let i = 0; text.split('\n').length + block(i).split('\n').length <= lines; i++) text += block(i);
-  const missing = lines - text.split('\n').length;
-  return text + '\n'.repeat(Math.max(0, missing));
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 const ms = (n: number) => `${n.toFixed(0)} ms`;
@@ -212,30 +144,9 @@ function main(): void {
     console.log(`\nESLint failed (exit ${eslint.status}):\n${eslint.stderr.slice(0, 2000)}`);
   }
 
-  // 4. One 5,000-line file full of lock code, after warm-up.
-  const big = lockHeavyFile(5000);
-  const lines = big.split('\n').length;
-  for (let i = 0; i < 5; i++) analyzeText('big.ts', big);
-  const times: number[] = [];
-  let findings = 0;
-  for (let i = 0; i < 40; i++) {
-    const started = performance.now();
-    findings = analyzeText('big.ts', big).findings.length;
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  const parseTimes: number[] = [];
-  for (let i = 0; i < 20; i++) {
-    const started = performance.now();
-    ts.createSourceFile('big.ts', big, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-    parseTimes.push(performance.now() - started);
-  }
-  parseTimes.sort((a, b) => a - b);
-  console.log(`\nOne ${lines}-line file, analyzeText x40 after 5 warm-ups (${findings} findings):`);
-  console.log(`  p50 ${times[19].toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (target p95 <= 30 ms)`);
-  console.log(`  baseline createSourceFile p50 ${parseTimes[9].toFixed(1)} ms`);
+  // (One 5,000-line file after warm-up: bench/analysis.bench.ts, on the bundled analyzer.)
 
-  // 5. Where lockwise's time goes: the files the analyzer is slowest on, in-process.
+  // 4. Where lockwise's time goes: the files the analyzer is slowest on, in-process.
   const perFile = sources
     .map((file) => {
       const text = readFileSync(file, 'utf8');
@@ -252,7 +163,7 @@ function main(): void {
     console.log(`  ${ms(f.ms).padStart(8)}  ${f.file.slice(CORPUS_SRC.length + 1)} (${f.lines} lines)`);
   }
 
-  // 6. What Lockwise reports on real code: each must be a true problem or a bug to fix.
+  // 5. What Lockwise reports on real code: each must be a true problem or a bug to fix.
   const byRule = new Map<string, number>();
   for (const f of report.findings) byRule.set(f.rule, (byRule.get(f.rule) ?? 0) + 1);
   console.log(`\nFindings on the corpus: ${report.findings.length}${[...byRule].map(([r, n]) => `, ${r} ${n}`).join('')}`);
