@@ -36,7 +36,7 @@ export function findLockSites(fileName: string, text: string, config: LockwiseCo
 export function analyzeWithSites(sourceFile: ts.SourceFile, config: LockwiseConfig = emptyConfig()): Omit<AnalysisResult, 'parsed'> & { sites: LockSiteInfo[] } {
   return withModel(sourceFile, config, (model) => {
     const result = runRules(model, activeRules(config), config);
-    const { findings } = result;
+    const spans = { spans: placedSpans(result.findings), findings: result.findings };
     const sites = model.acquires
       .filter((a) => !isRedisAcquire(a) || isLockAcquire(model, a) || a.laterExpire)
       .map((acquire) => {
@@ -55,11 +55,35 @@ export function analyzeWithSites(sourceFile: ts.SourceFile, config: LockwiseConf
               : libraryTtl && (acquire.kind === 'redlock' || acquire.kind === 'redlock-using') ? `${libraryTtl} ms` : undefined,
           tokenText: acquire.token?.getText(),
           releaseSpans: releasesOf(model, acquire).map((r) => spanOf(r.call)),
-          findings: findings.filter(
-            (f) => (f.span.start >= span.start && f.span.end <= span.end) || f.related.some((r) => r.span.start >= span.start && r.span.end <= span.end),
-          ),
+          findings: findingsWithin(spans, span),
         };
       });
     return { ...result, sites };
   });
+}
+
+interface PlacedSpan extends Span {
+  /** Index of the finding in the analysis's (sorted) findings. */
+  finding: number;
+}
+
+/** Every finding's own span and related spans, by start: a site's findings are then one range of it. */
+function placedSpans(findings: readonly Finding[]): PlacedSpan[] {
+  const spans = findings.flatMap((f, finding) => [{ ...f.span, finding }, ...f.related.map((r) => ({ ...r.span, finding }))]);
+  return spans.sort((a, b) => a.start - b.start);
+}
+
+/** The findings with their span or a related span inside `site`, in their original order. */
+function findingsWithin(placed: { spans: PlacedSpan[]; findings: readonly Finding[] }, site: Span): Finding[] {
+  const { spans, findings } = placed;
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid].start < site.start) lo = mid + 1;
+    else hi = mid;
+  }
+  const hits = new Set<number>();
+  for (let i = lo; i < spans.length && spans[i].start <= site.end; i++) if (spans[i].end <= site.end) hits.add(spans[i].finding);
+  return [...hits].sort((a, b) => a - b).map((i) => findings[i]);
 }
