@@ -1,8 +1,17 @@
-// One walk over a parsed file that files every node by kind (and identifiers by name), in document
+// One walk over a parsed file that files the nodes rules ask for by kind (and identifiers by name), in document
 // order. "The calls in this function", "the uses of `ok` after this line" then become a binary search
 // instead of a walk of the subtree: rules ask such questions once per acquire, and a lock module has
 // hundreds of acquires. Built once per tree, kept as long as the tree lives.
 import { ts } from './typescript';
+
+// The kinds the recognisers and rules ask for; filing every node cost more than the walk itself.
+const INDEXED_KINDS = new Set([
+  ts.SyntaxKind.CallExpression, ts.SyntaxKind.NewExpression, ts.SyntaxKind.VariableDeclaration, ts.SyntaxKind.PropertyAssignment,
+  ts.SyntaxKind.IfStatement, ts.SyntaxKind.AwaitExpression, ts.SyntaxKind.BinaryExpression, ts.SyntaxKind.TemplateExpression,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+]);
+const indexed: boolean[] = [];
+for (const kind of INDEXED_KINDS) indexed[kind] = true;
 
 interface FileIndex {
   /** Indexed by SyntaxKind (an array: a Map lookup per node cost a third of the walk). */
@@ -19,10 +28,12 @@ function build(sourceFile: ts.SourceFile): FileIndex {
   // Recursion is safe: it is shallower per nesting level than the parser that built this tree.
   const visit = (node: ts.Node): void => {
     (node as { parent: ts.Node }).parent = parent;
-    const list = byKind[node.kind];
-    if (list) list.push(node);
-    else byKind[node.kind] = [node];
-    if (node.kind === ts.SyntaxKind.Identifier) {
+    const kind = node.kind;
+    if (indexed[kind]) {
+      const list = byKind[kind];
+      if (list) list.push(node);
+      else byKind[kind] = [node];
+    } else if (kind === ts.SyntaxKind.Identifier) {
       const name = (node as ts.Identifier).text;
       const named = identifiers.get(name);
       if (named) named.push(node as ts.Identifier);
@@ -69,8 +80,9 @@ function within<T extends ts.Node>(sorted: readonly T[] | undefined, node: ts.No
   return found;
 }
 
-/** Descendants of `node` of one kind, in document order. */
-export function indexedOfKind<T extends ts.Node>(node: ts.Node, kind: ts.SyntaxKind): T[] {
+/** Descendants of `node` of one kind, in document order; undefined for a kind the index does not file. */
+export function indexedOfKind<T extends ts.Node>(node: ts.Node, kind: ts.SyntaxKind): T[] | undefined {
+  if (!indexed[kind]) return undefined;
   return within(indexOf(node.getSourceFile()).byKind[kind] as T[] | undefined, node);
 }
 

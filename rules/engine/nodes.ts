@@ -29,7 +29,7 @@ export function calleeNameOf(call: ts.CallExpression): string | undefined {
 
 /** Calls whose callee name passes `accept`. */
 export function callsNamed(node: ts.Node, accept: (name: string) => boolean): ts.CallExpression[] {
-  return indexedOfKind<ts.CallExpression>(node, ts.SyntaxKind.CallExpression).filter((call) => {
+  return descendantsOfKind<ts.CallExpression>(node, ts.SyntaxKind.CallExpression).filter((call) => {
     const name = calleeNameOf(call);
     return name !== undefined && accept(name);
   });
@@ -37,7 +37,7 @@ export function callsNamed(node: ts.Node, accept: (name: string) => boolean): ts
 
 /** Descendants of one syntax kind, in document order. */
 export function descendantsOfKind<T extends ts.Node>(node: ts.Node, kind: ts.SyntaxKind): T[] {
-  return indexedOfKind<T>(node, kind);
+  return indexedOfKind<T>(node, kind) ?? descendantsWhere<T>(node, (n) => n.kind === kind);
 }
 
 /** Identifiers spelled as one of `names`, in document order. */
