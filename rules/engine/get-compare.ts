@@ -2,7 +2,7 @@
 // owner-checked-release can say "two round trips" and unique-token knows the token is compared.
 import { ts } from './typescript';
 import type { RedisCommand } from './commands';
-import { sameKey, type KeyRef } from './keys';
+import type { KeyRef } from './keys';
 import { storedName } from './libraries';
 import { identifiersNamed, unwrap, type Node } from './nodes';
 
@@ -13,17 +13,14 @@ export interface GetCompare {
   token?: Node;
 }
 
-/** `if ((await redis.get(key)) === token) { await redis.del(key) }`, directly or via a variable. */
+/** `if ((await redis.get(key)) === token) { await redis.del(key) }`, directly or via a variable; `getsOnKey` gives the GETs of a key. */
 export function findGetCompare(
   release: { call: Node; fn: Node; key?: KeyRef },
-  commands: RedisCommand[],
-  keyOf: (n: Node) => KeyRef,
+  getsOnKey: (key: KeyRef) => readonly RedisCommand[],
 ): GetCompare | undefined {
   const key = release.key;
   if (!key) return undefined;
-  const gets = commands.filter(
-    (c) => c.name === 'GET' && c.call.pos < release.call.pos && c.keys[0] && sameKey(keyOf(c.keys[0]), key),
-  );
+  const gets = getsOnKey(key).filter((c) => c.call.pos < release.call.pos).sort((a, b) => a.call.pos - b.call.pos);
   if (gets.length === 0) return undefined;
   for (let ifStatement = release.call.parent; ifStatement; ifStatement = ifStatement.parent) {
     if (ifStatement === release.fn) break;

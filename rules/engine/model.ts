@@ -185,6 +185,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
     }
   }
 
+  const getIndex = new KeyIndex<RedisCommand>();
+  for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
+  const getsOn = (key: KeyRef) => getIndex.find(key);
+
   const releases: Release[] = [...library.releases];
   const extendsList: Extend[] = [...library.extends];
   for (const command of commands) {
@@ -203,7 +207,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
       case 'GETDEL':
         if (lockKey) {
           const kind = command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink';
-          releases.push({ ...base, kind, key: lockKey, ownerChecked: false, getCompare: findGetCompare({ ...base, key: lockKey }, commands, keyOf) });
+          releases.push({ ...base, kind, key: lockKey, ownerChecked: false, getCompare: findGetCompare({ ...base, key: lockKey }, getsOn) });
         }
         break;
       case 'DELEX':
