@@ -4,6 +4,7 @@ import { activeRules, parseSource, runRules, withModel } from './analyze';
 import type { ts } from './engine/typescript';
 import { emptyConfig, type LockwiseConfig } from './config';
 import { mightHoldLockCode } from './engine/prefilter';
+import { firstAtOrAfter } from './engine/sorted';
 import { spanOf } from './engine/nodes';
 import { releasesOf } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
@@ -76,14 +77,7 @@ function placedSpans(findings: readonly Finding[]): PlacedSpan[] {
 /** The findings with their span or a related span inside `site`, in their original order. */
 function findingsWithin(placed: { spans: PlacedSpan[]; findings: readonly Finding[] }, site: Span): Finding[] {
   const { spans, findings } = placed;
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (spans[mid].start < site.start) lo = mid + 1;
-    else hi = mid;
-  }
   const hits = new Set<number>();
-  for (let i = lo; i < spans.length && spans[i].start <= site.end; i++) if (spans[i].end <= site.end) hits.add(spans[i].finding);
+  for (let i = firstAtOrAfter(spans, site.start, (s) => s.start); i < spans.length && spans[i].start <= site.end; i++) if (spans[i].end <= site.end) hits.add(spans[i].finding);
   return [...hits].sort((a, b) => a - b).map((i) => findings[i]);
 }

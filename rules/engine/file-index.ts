@@ -2,6 +2,7 @@
 // order. "The calls in this function", "the uses of `ok` after this line" then become a binary search
 // instead of a walk of the subtree: rules ask such questions once per acquire, and a lock module has
 // hundreds of acquires. Built once per tree, kept as long as the tree lives.
+import { firstAtOrAfter } from './sorted';
 import { ts } from './typescript';
 
 // The kinds the recognisers and rules ask for; filing every node cost more than the walk itself.
@@ -65,15 +66,8 @@ function indexOf(sourceFile: ts.SourceFile): FileIndex {
 /** The entries of `sorted` (document order) that lie strictly inside `node`. */
 function within<T extends ts.Node>(sorted: readonly T[] | undefined, node: ts.Node): T[] {
   if (!sorted) return [];
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid].pos < node.pos) lo = mid + 1;
-    else hi = mid;
-  }
   const found: T[] = [];
-  for (let i = lo; i < sorted.length && sorted[i].pos < node.end; i++) {
+  for (let i = firstAtOrAfter(sorted, node.pos, (n) => n.pos); i < sorted.length && sorted[i].pos < node.end; i++) {
     const n = sorted[i];
     if (n !== node && n.end <= node.end) found.push(n);
   }

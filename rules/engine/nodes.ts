@@ -3,6 +3,7 @@
 // cost more than the whole analysis of a 5,000-line file. Parent pointers are always set.
 import { ts } from './typescript';
 import { identifiersOfFile, indexedIdentifiers, indexedOfKind } from './file-index';
+import { firstAtOrAfter } from './sorted';
 
 export type Node = ts.Node;
 
@@ -201,14 +202,8 @@ function scopeOfDeclaration(decl: ts.Node): ts.Node | undefined {
  */
 export function declarationOf(identifier: ts.Identifier): ts.VariableDeclaration | ts.ParameterDeclaration | undefined {
   const candidates = identifiersOfFile(identifier.getSourceFile(), identifier.text);
-  let lo = 0;
-  let hi = candidates.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (candidates[mid].pos <= identifier.pos) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo - 1; i >= 0; i--) {
+  // From the identifier itself backwards (a declaration's own name resolves to that declaration).
+  for (let i = firstAtOrAfter(candidates, identifier.pos + 1, (c) => c.pos) - 1; i >= 0; i--) {
     const name = candidates[i];
     const decl = name.parent;
     if ((!ts.isVariableDeclaration(decl) && !ts.isParameter(decl)) || decl.name !== name) continue;
