@@ -1,12 +1,11 @@
 // "Convert to withLock": finds acquire ... critical section ... release regions that can be rewritten
 // to `await withLock(client, key, { ttlMs }, async (signal) => { ... })`, and writes the replacement.
 import { ts } from './engine/typescript';
-import { parseSource, withModel } from './analyze';
+import { withModel } from './analyze';
 import { emptyConfig, type LockwiseConfig } from './config';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, contains, descendants, descendantsOfKind, identifiersNamed, isAncestor, isFunctionLike, literalNumber, methodOf, unwrap, type Node } from './engine/nodes';
 import { inFinally, isGuard, lockNames, releasesOf } from './engine/paths';
-import { mightHoldLockCode } from './engine/prefilter';
 import { isRedisAcquire } from './engine/queries';
 import { indentOf } from './fixes/text';
 import type { Span } from './types';
@@ -112,11 +111,6 @@ function regionOf(model: LockModel, acquire: Acquire): LockRegion | undefined {
     ttlMsText: ttl,
     newText: `await withLock(${client}, ${key}, { ttlMs: ${ttl} }, async (signal) => {\n${sectionText(model, sectionStatements, indent)}\n${indent}});`,
   };
-}
-
-export function findLockRegions(fileName: string, text: string, config: LockwiseConfig = emptyConfig()): LockRegion[] {
-  if (!mightHoldLockCode(text, config.helpers)) return [];
-  return lockRegionsIn(parseSource(fileName, text), config);
 }
 
 /** The regions of a parsed file (the language server asks only when code actions are requested). */

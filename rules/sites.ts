@@ -1,9 +1,8 @@
 // Lock acquisition sites of a file, for the language server's `lockwise/lockSites` request (the Redis
 // Locks panel links a live key to the code that takes it) and for hovers.
-import { activeRules, parseSource, runRules, withModel } from './analyze';
+import { activeRules, runRules, withModel } from './analyze';
 import type { ts } from './engine/typescript';
 import { emptyConfig, type LockwiseConfig } from './config';
-import { mightHoldLockCode } from './engine/prefilter';
 import { firstAtOrAfter } from './engine/sorted';
 import { spanOf } from './engine/nodes';
 import { releasesOf } from './engine/paths';
@@ -27,11 +26,6 @@ export interface LockSiteInfo {
 }
 
 const UNIT_TEXT: Record<string, string> = { PX: 'ms', EX: 's', PXAT: '(unix ms)', EXAT: '(unix s)' };
-
-export function findLockSites(fileName: string, text: string, config: LockwiseConfig = emptyConfig()): LockSiteInfo[] {
-  if (!mightHoldLockCode(text, config.helpers)) return [];
-  return analyzeWithSites(parseSource(fileName, text), config).sites;
-}
 
 /** Findings and lock sites of a parsed file from one model: what the language server needs per change. */
 export function analyzeWithSites(sourceFile: ts.SourceFile, config: LockwiseConfig = emptyConfig()): Omit<AnalysisResult, 'parsed'> & { sites: LockSiteInfo[] } {

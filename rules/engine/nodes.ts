@@ -20,7 +20,7 @@ export function descendantsWhere<T extends ts.Node = ts.Node>(node: ts.Node, kee
 }
 
 /** The name a call is made by: `f` in `f()`, `m` in `a.b.m()` and `a?.['m']()`. */
-export function calleeNameOf(call: ts.CallExpression): string | undefined {
+function calleeNameOf(call: ts.CallExpression): string | undefined {
   const callee = unwrap(call.expression);
   if (ts.isIdentifier(callee)) return callee.text;
   if (ts.isPropertyAccessExpression(callee)) return callee.name.text;
