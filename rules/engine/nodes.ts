@@ -19,19 +19,11 @@ export function descendantsWhere<T extends ts.Node = ts.Node>(node: ts.Node, kee
   return found as T[];
 }
 
-/** The name a call is made by: `f` in `f()`, `m` in `a.b.m()` and `a?.['m']()`. */
-function calleeNameOf(call: ts.CallExpression): string | undefined {
-  const callee = unwrap(call.expression);
-  if (ts.isIdentifier(callee)) return callee.text;
-  if (ts.isPropertyAccessExpression(callee)) return callee.name.text;
-  if (ts.isElementAccessExpression(callee) && ts.isStringLiteralLike(callee.argumentExpression)) return callee.argumentExpression.text;
-  return undefined;
-}
-
 /** Calls whose callee name passes `accept`. */
 export function callsNamed(node: ts.Node, accept: (name: string) => boolean): ts.CallExpression[] {
   return descendantsOfKind<ts.CallExpression>(node, ts.SyntaxKind.CallExpression).filter((call) => {
-    const name = calleeNameOf(call);
+    // `f()`, `a.b.m()`, and `a['m']()`.
+    const name = calleeName(call) ?? methodOf(call)?.name;
     return name !== undefined && accept(name);
   });
 }
