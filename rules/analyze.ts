@@ -1,8 +1,9 @@
 // Entry point of the analyzer: text in, findings out. Used by the CLI and the language server alike.
 import { ts } from './engine/typescript';
-import { emptyConfig, type LockwiseConfig } from './config';
+import { emptyConfig, type HelperNames, type LockwiseConfig } from './config';
 import { indexTree } from './engine/file-index';
 import { buildModel, type LockModel } from './engine/model';
+import { leanParseHolds, leanText } from './engine/lock-text';
 import { mightHoldLockCode } from './engine/prefilter';
 import { allRules } from './index';
 import type { Report, Rule } from './rule';
@@ -33,19 +34,54 @@ export function scriptKindOf(fileName: string): ts.ScriptKind | undefined {
   return dot < 0 ? undefined : SCRIPT_KINDS[fileName.slice(dot).toLowerCase()];
 }
 
-/** Parses and indexes the tree; parent pointers are set by the index's walk (the engine walks up the tree). */
-export function parseSource(fileName: string, text: string): ts.SourceFile {
-  const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, scriptKindOf(fileName) ?? ts.ScriptKind.TS);
+const NO_HELPERS: HelperNames = { acquire: [], release: [], extend: [] };
+
+function createTree(fileName: string, text: string, kind: ts.ScriptKind): ts.SourceFile {
+  // JSDoc is never read, and parsing it is a tenth of the parse of a well-documented JavaScript file.
+  return ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, kind);
+}
+
+function isJsx(kind: ts.ScriptKind): boolean {
+  return kind === ts.ScriptKind.TSX || kind === ts.ScriptKind.JSX;
+}
+
+/**
+ * Parses and indexes the tree; parent pointers are set by the index's walk (the engine walks up the
+ * tree). Statements that cannot hold lock code are blanked first (engine/lock-text.ts), so the tree's
+ * `text` may differ from `text` in them, never in length or lines.
+ */
+export function parseSource(fileName: string, text: string, helpers: HelperNames = NO_HELPERS): ts.SourceFile {
+  const kind = scriptKindOf(fileName) ?? ts.ScriptKind.TS;
+  const lean = leanText(text, helpers, isJsx(kind));
+  let sourceFile = lean ? createTree(fileName, lean.text, kind) : undefined;
+  if (!sourceFile || !leanParseHolds(sourceFile, lean!.blanked)) sourceFile = createTree(fileName, text, kind);
   indexTree(sourceFile);
   return sourceFile;
 }
 
 /**
- * Re-parses after an edit, reusing the unchanged subtrees of `previous` (an editor keeps one tree per
- * open document). `previous` must not be used afterwards: TypeScript moves its reused nodes.
+ * `text` parsed reusing the unchanged subtrees of `previous` (an editor keeps one tree per open
+ * document); the changed span is found by comparing the texts, so no edit can be missed. `previous`
+ * must not be used afterwards: TypeScript moves its reused nodes.
  */
-export function reparseSource(previous: ts.SourceFile, text: string, change: ts.TextChangeRange): ts.SourceFile {
-  return ts.updateSourceFile(previous, text, change);
+export function reparseSource(previous: ts.SourceFile, text: string, helpers: HelperNames = NO_HELPERS): ts.SourceFile {
+  const kind = scriptKindOf(previous.fileName) ?? ts.ScriptKind.TS;
+  const lean = leanText(text, helpers, isJsx(kind));
+  const next = lean?.text ?? text;
+  let sourceFile = ts.updateSourceFile(previous, next, changedSpan(previous.text, next));
+  if (lean && !leanParseHolds(sourceFile, lean.blanked)) sourceFile = createTree(previous.fileName, text, kind);
+  indexTree(sourceFile);
+  return sourceFile;
+}
+
+/** The one span that covers every difference between two texts (common prefix and suffix left out). */
+function changedSpan(before: string, after: string): ts.TextChangeRange {
+  const shorter = Math.min(before.length, after.length);
+  let prefix = 0;
+  while (prefix < shorter && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
+  let suffix = 0;
+  while (suffix < shorter - prefix && before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)) suffix++;
+  return ts.createTextChangeRange(ts.createTextSpan(prefix, before.length - prefix - suffix), after.length - prefix - suffix);
 }
 
 export function severityFor(rule: Rule, config: LockwiseConfig): Severity | undefined {
@@ -57,7 +93,7 @@ export function severityFor(rule: Rule, config: LockwiseConfig): Severity | unde
 export function withModel<T>(source: ts.SourceFile | { fileName: string; text: string }, config: LockwiseConfig, use: (model: LockModel) => T): T {
   const fileName = source.fileName;
   try {
-    const sourceFile = 'kind' in source ? source : parseSource(source.fileName, source.text);
+    const sourceFile = 'kind' in source ? source : parseSource(source.fileName, source.text, config.helpers);
     return use(buildModel(sourceFile, config.helpers));
   } catch (err) {
     // TypeScript's parser recurses per nesting level; absurd nesting exhausts the stack.

@@ -84,7 +84,7 @@ export class Analyzer {
     if (this.tooLarge(scope, text)) return notParsed(`larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)`);
     if (!mightHoldLockCode(text, scope.config.helpers)) return notParsed();
     const result = this.guarded(scope, 'analysis', () =>
-      analyzeWithSites(tree ? tree.parse(scope.fileName, text) : parseSource(scope.fileName, text), scope.config),
+      analyzeWithSites(tree ? tree.parse(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), scope.config),
     );
     if (typeof result === 'string') return notParsed(result);
     for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
@@ -95,7 +95,7 @@ export class Analyzer {
   regions(scope: FileScope, text: string, tree?: DocumentTree): LockRegion[] {
     if (scope.skip || this.tooLarge(scope, text) || !mightHoldLockCode(text, scope.config.helpers)) return [];
     const regions = this.guarded(scope, 'finding lock regions', () =>
-      lockRegionsIn(tree ? tree.treeOf(scope.fileName, text) : parseSource(scope.fileName, text), scope.config),
+      lockRegionsIn(tree ? tree.treeOf(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), scope.config),
     );
     return typeof regions === 'string' ? [] : regions;
   }

@@ -10,7 +10,6 @@ import type { LockRegion } from '../../rules/regions';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
 import { toDiagnostics } from './diagnostics';
 import { DocumentTree } from './document-tree';
-import type { Edit } from './edit-tracking';
 import { uriToPath } from './uris';
 
 export interface DocumentResult {
@@ -65,13 +64,6 @@ export class LiveDocuments {
       this.open.set(uri, state);
     }
     return state;
-  }
-
-  /** Called for each change of an open document's text, before `changed`. */
-  edited(uri: string, edit: Edit): void {
-    const tree = this.open.get(uri)?.tree;
-    if (edit === 'whole') tree?.drop();
-    else tree?.edited(edit);
   }
 
   /** Called on open and on every change. */

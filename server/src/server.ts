@@ -11,12 +11,12 @@ import {
   type Diagnostic,
   type InitializeResult,
 } from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Analyzer } from './analysis';
 import { provideCodeActions } from './code-actions/index';
 import { editSupport } from './code-actions/context';
 import { configProblemDiagnostic } from './diagnostics';
 import { LiveDocuments } from './documents';
-import { editTracking } from './edit-tracking';
 import { provideHover } from './hover';
 import { lockSites } from './lock-sites';
 import { ProjectConfigs } from './project-config';
@@ -45,7 +45,7 @@ const configs = new ProjectConfigs((problems) => {
   configProblemFiles = problems.map((p) => p.file);
 });
 
-const documents = new TextDocuments(editTracking((uri, edit) => live.edited(uri, edit)));
+const documents = new TextDocuments(TextDocument);
 const analyzer = new Analyzer(folders, settings, configs, log);
 const live = new LiveDocuments(documents, analyzer, publish, log);
 const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log);

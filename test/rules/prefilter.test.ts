@@ -4,65 +4,13 @@
 // block of rules/*.md. Whatever produces a finding, a lock site (the Redis Locks view) or a
 // "Convert to withLock" region must pass the pre-check with the same helper names.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseSource } from '../../rules/analyze';
-import { emptyConfig, type LockwiseConfig } from '../../rules/config';
+import { emptyConfig } from '../../rules/config';
 import { mightHoldLockCode } from '../../rules/engine/prefilter';
 import { lockRegionsIn } from '../../rules/regions';
 import { analyzeWithSites } from '../../rules/sites';
-import { tables } from './tables/index';
-
-interface Input {
-  where: string;
-  fileName: string;
-  code: string;
-  config: LockwiseConfig;
-}
-
-function tableInputs(): Input[] {
-  return Object.entries(tables).flatMap(([ruleId, cases]) =>
-    [...cases.valid, ...cases.invalid].flatMap((c) => {
-      const config = { ...emptyConfig(), ...c.config };
-      const fileName = c.fileName ?? 'case.ts';
-      const output = 'output' in c && typeof c.output === 'string' ? [{ where: `${ruleId} table, fixed "${c.name}"`, fileName, code: c.output, config }] : [];
-      return [{ where: `${ruleId} table, "${c.name}"`, fileName, code: c.code, config }, ...output];
-    }),
-  );
-}
-
-function exampleInputs(dir = 'examples'): Input[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : exampleInputs(path);
-    if (!/\.[cm]?[jt]sx?$/.test(e.name) || /\.d\.[cm]?ts$/.test(e.name)) return [];
-    return [{ where: path, fileName: path, code: readFileSync(path, 'utf8'), config: emptyConfig() }];
-  });
-}
-
-/** The ```ts and ```js blocks of the rule docs (docs.test.ts runs the same blocks; its reader is its own). */
-function docInputs(): Input[] {
-  return readdirSync('rules')
-    .filter((f) => f.endsWith('.md'))
-    .flatMap((doc) => {
-      const blocks: Input[] = [];
-      let fence: { lang: string; line: number; body: string[] } | undefined;
-      readFileSync(join('rules', doc), 'utf8')
-        .split('\n')
-        .forEach((line, i) => {
-          if (!line.startsWith('```')) fence?.body.push(line);
-          else if (!fence) fence = { lang: line.slice(3).trim(), line: i + 2, body: [] };
-          else {
-            if (fence.lang === 'ts' || fence.lang === 'js') {
-              blocks.push({ where: `rules/${doc}:${fence.line}`, fileName: `example.${fence.lang}`, code: `${fence.body.join('\n')}\n`, config: emptyConfig() });
-            }
-            fence = undefined;
-          }
-        });
-      return blocks;
-    });
-}
+import { docInputs, exampleInputs, tableInputs, type Input } from './helpers/known-lock-code';
 
 /** What the analyzer finds in the code when nothing is filtered: findings, lock sites, withLock regions. */
 function lockCodeIn(input: Input): string[] {

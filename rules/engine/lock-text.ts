@@ -1,0 +1,132 @@
+// The file-level pre-check (prefilter.ts) at the level of declarations: in a large file with a little
+// lock code, the top-level functions and classes, and the members of top-level classes, that hold no
+// word the lock model is built from are blanked out before parsing, so the parser and every walk after
+// it see only the rest. Blanking keeps every line break and the length, so offsets, lines and columns
+// are those of the file as written.
+//
+// Only declarations go: each has its own scope, so no rule's reading of another function changes
+// (control flow, the uses of a result, closures). Every other top-level statement stays, as do
+// small class members (property initialisers a key may be read from). The words: a Redis command a
+// lock uses, a lock library, a name that says lock, a Redis module, a configured helper.
+// test/rules/lock-text.test.ts holds the analysis of the lean text to that of the whole file.
+import type { HelperNames } from '../config';
+import { LOCK_NAME } from './lock-name';
+import { outline } from './outline';
+import { firstAtOrAfter } from './sorted';
+import { ts } from './typescript';
+
+/** The text with declarations that cannot hold lock code blanked, and the blanked spans [start, end). */
+export interface LeanText {
+  text: string;
+  blanked: Array<[number, number]>;
+}
+
+const EVIDENCE = new RegExp(
+  [
+    // Commands a lock is taken, released, extended or fenced with, in any client's spelling, and SET's options.
+    String.raw`\b(?:setnx|del|unlink|getdel|delex|p?expire(?:at)?|eval(?:sha)?|evalSha|incr|sendcommand|send_command|callbuffer|multi|pipeline|nx|xx|ifeq)\b`,
+    // Lua scripts loaded or registered under a name.
+    String.raw`\b(?:defineCommand|script|scriptLoad|script_load)\b`,
+    // Lock libraries and Lockwise's helper.
+    String.raw`\b(?:acquire|tryAcquire|release|unlock|extend|using|withLock|redlock|Redlock|mutex|semaphore)\b`,
+    // Modules that decide the client style and the library a class comes from.
+    String.raw`['"\x60](?:ioredis|redis|@redis\/[\w-]+|redlock|@sesamecare-oss\/redlock|redis-semaphore)['"\x60]|\brequire\s*\(`,
+  ].join('|'),
+  'i',
+);
+// A script registered with defineCommand makes a method of its name a lock command: the name is
+// evidence too. One that is not a literal, or scripts passed as a client option, and the file is parsed whole.
+const DEFINE_COMMAND = /defineCommand\s*\(\s*(?:(['"\x60])([\w$]+)\1)?/g;
+const SCRIPTS_OPTION = /\bscripts\s*:/;
+const LEADING = String.raw`^(?:\s|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*`;
+const FUNCTION_OR_CLASS = new RegExp(`${LEADING}(?:export\\s+(?:default\\s+)?)?(?:declare\\s+)?(?:abstract\\s+)?(?:async\\s+)?(?:function|class)\\b`);
+const CLASS = new RegExp(`${LEADING}(?:export\\s+(?:default\\s+)?)?(?:declare\\s+)?(?:abstract\\s+)?class\\b`);
+/** Members up to this size stay: blanking them saves little, and a key or TTL may be read from one. */
+const SMALL_MEMBER = 300;
+/** Below this share of the text blanked, parsing the whole file is cheaper than blanking it. */
+const WORTH_BLANKING = 0.3;
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Spans between consecutive boundaries, from `start` to `end`. */
+function spans(start: number, end: number, boundaries: number[]): Array<[number, number]> {
+  const inside = boundaries.filter((b) => b > start && b < end);
+  return [start, ...inside].map((from, k) => [from, k < inside.length ? inside[k] : end]);
+}
+
+/** The lean text of a script, or undefined when there is too little to blank (or it cannot be cut safely). */
+export function leanText(text: string, helpers: HelperNames, isJsx: boolean): LeanText | undefined {
+  if (isJsx || SCRIPTS_OPTION.test(text)) return undefined;
+  const shape = outline(text);
+  if (!shape || (shape.statements.length === 0 && shape.classBodies.length === 0)) return undefined;
+  const names = [...helpers.acquire, ...helpers.release, ...helpers.extend];
+  for (const [, , script] of text.matchAll(DEFINE_COMMAND)) {
+    if (!script) return undefined;
+    names.push(script);
+  }
+  const patterns = [EVIDENCE, LOCK_NAME];
+  if (names.length > 0) patterns.push(new RegExp(names.map(escapeRegex).join('|')));
+  // Slices share the file's characters, and a test stops at the first word it finds.
+  const holdsEvidence = ([start, end]: [number, number]) => {
+    const code = text.slice(start, end);
+    return patterns.some((p) => p.test(code));
+  };
+
+  const blanked: Array<[number, number]> = [];
+  const statements = spans(0, text.length, shape.statements);
+  for (let k = 1; k < statements.length; k++) {
+    // The first statement stays: fixes add imports before it.
+    const statement = statements[k];
+    if (!holdsEvidence(statement) && FUNCTION_OR_CLASS.test(text.slice(statement[0], statement[1]))) blanked.push(statement);
+  }
+  for (const body of shape.classBodies) {
+    const holder = statements[firstAtOrAfter(statements, body.start + 1, ([, end]) => end)];
+    if (!holder || !holdsEvidence(holder) || !CLASS.test(text.slice(holder[0], body.start))) continue;
+    for (const member of spans(body.start, body.end, body.members)) {
+      if (member[1] - member[0] > SMALL_MEMBER && !holdsEvidence(member)) blanked.push(member);
+    }
+  }
+  const saved = blanked.reduce((n, [start, end]) => n + end - start, 0);
+  if (saved < text.length * WORTH_BLANKING) return undefined;
+
+  blanked.sort((a, b) => a[0] - b[0]);
+  let lean = '';
+  let at = 0;
+  for (const [start, end] of blanked) {
+    lean += text.slice(at, start) + blank(text.slice(start, end));
+    at = end;
+  }
+  return { text: lean + text.slice(at), blanked };
+}
+
+/** Spaces for everything but line breaks, so offsets and lines stay as written. */
+function blank(s: string): string {
+  return s.replace(/[^\r\n\u2028\u2029]+/g, (run) => ' '.repeat(run.length));
+}
+
+/**
+ * Did the parser read the lean text without errors, with every blanked span between top-level
+ * statements or between the members of a top-level class? If the lexer was wrong about a boundary, a
+ * span cuts through a node or the parse fails; the caller then parses the whole file.
+ */
+export function leanParseHolds(sourceFile: ts.SourceFile, blanked: Array<[number, number]>): boolean {
+  if ((sourceFile as unknown as { parseDiagnostics: readonly unknown[] }).parseDiagnostics.length > 0) return false;
+  const statements = sourceFile.statements;
+  // Runs of blanked members share the member after them: find where each starts once.
+  const starts = new Map<ts.Node, number>();
+  const startOf = (node: ts.Node) => {
+    let start = starts.get(node);
+    if (start === undefined) starts.set(node, (start = node.getStart(sourceFile)));
+    return start;
+  };
+  return blanked.every(([start, end]) => {
+    const holder = statements[firstAtOrAfter(statements, start + 1, (st) => st.end)];
+    if (!holder || startOf(holder) >= end) return true;
+    // Inside a class: between its braces, and the first member that ends after the span starts after it.
+    if (!ts.isClassDeclaration(holder) || start < holder.members.pos || end >= holder.end) return false;
+    const next = holder.members[firstAtOrAfter(holder.members, start + 1, (m) => m.end)];
+    return !next || startOf(next) >= end;
+  });
+}
