@@ -59,18 +59,24 @@ export function parseSource(fileName: string, text: string, helpers: HelperNames
   return sourceFile;
 }
 
+/** A re-parse that touches less than this keeps a whole tree whole: blanking cannot pay for itself. */
+const SMALL_EDIT = 2_048;
+
 /**
  * `text` parsed reusing the unchanged subtrees of `previous` (an editor keeps one tree per open
- * document); the changed span is found by comparing the texts, so no edit can be missed. `previous`
- * must not be used afterwards: TypeScript moves its reused nodes.
+ * document); the changed span is found by comparing the texts, so no edit can be missed. A tree of the
+ * whole text stays whole across small edits; a lean one is re-blanked. `previous` must not be used
+ * afterwards: TypeScript moves its reused nodes.
  */
 export function reparseSource(previous: ts.SourceFile, text: string, helpers: HelperNames = NO_HELPERS): ts.SourceFile {
   const kind = scriptKindOf(previous.fileName) ?? ts.ScriptKind.TS;
-  const lean = leanText(text, helpers, isJsx(kind));
+  const direct = changedSpan(previous.text, text);
+  const small = direct.span.length < SMALL_EDIT && direct.newLength < SMALL_EDIT;
+  const lean = small ? undefined : leanText(text, helpers, isJsx(kind));
   const next = lean?.text ?? text;
-  let sourceFile = ts.updateSourceFile(previous, next, changedSpan(previous.text, next));
+  let sourceFile = ts.updateSourceFile(previous, next, lean ? changedSpan(previous.text, next) : direct);
   if (lean && !leanParseHolds(sourceFile, lean.blanked)) sourceFile = createTree(previous.fileName, text, kind);
-  indexTree(sourceFile);
+  indexTree(sourceFile, true);
   return sourceFile;
 }
 

@@ -21,11 +21,17 @@ interface FileIndex {
 }
 
 const indexes = new WeakMap<ts.SourceFile, FileIndex>();
+/**
+ * The index of each top-level statement of a re-parsed tree. An edit re-parses the statement it is in;
+ * TypeScript re-uses the other statements as they were (the same objects, their offsets moved in
+ * place, so their nodes keep their order), and their parts are re-used with them.
+ */
+const statementParts = new WeakMap<ts.Node, FileIndex>();
 
-function build(sourceFile: ts.SourceFile): FileIndex {
-  const byKind: (ts.Node[] | undefined)[] = [];
-  const identifiers = new Map<string, ts.Identifier[]>();
-  let parent: ts.Node = sourceFile;
+/** Files `root`'s descendants into `index` (and `root` itself when `withRoot`), setting parent pointers. */
+function walk(root: ts.Node, index: FileIndex, withRoot: boolean): void {
+  const { byKind, identifiers } = index;
+  let parent: ts.Node = root;
   // Recursion is safe: it is shallower per nesting level than the parser that built this tree.
   const visit = (node: ts.Node): void => {
     (node as { parent: ts.Node }).parent = parent;
@@ -45,16 +51,54 @@ function build(sourceFile: ts.SourceFile): FileIndex {
     ts.forEachChild(node, visit);
     parent = outer;
   };
-  ts.forEachChild(sourceFile, visit);
-  return { byKind, identifiers };
+  if (withRoot) {
+    parent = root.parent;
+    visit(root);
+  } else ts.forEachChild(root, visit);
+}
+
+const emptyIndex = (): FileIndex => ({ byKind: [], identifiers: new Map() });
+
+/** One walk of the whole tree: a fresh parse. */
+function build(sourceFile: ts.SourceFile): FileIndex {
+  const index = emptyIndex();
+  walk(sourceFile, index, false);
+  return index;
+}
+
+/** A re-parsed tree: the parts of re-used statements as they are, new statements walked, then merged in order. */
+function assemble(sourceFile: ts.SourceFile): FileIndex {
+  const index = emptyIndex();
+  for (const statement of sourceFile.statements) {
+    (statement as { parent: ts.Node }).parent = sourceFile;
+    let part = statementParts.get(statement);
+    if (!part) {
+      part = emptyIndex();
+      walk(statement, part, true);
+      statementParts.set(statement, part);
+    }
+    part.byKind.forEach((nodes, kind) => {
+      if (!nodes) return;
+      const list = index.byKind[kind];
+      if (list) for (const n of nodes) list.push(n);
+      else index.byKind[kind] = nodes.slice();
+    });
+    for (const [name, nodes] of part.identifiers) {
+      const list = index.identifiers.get(name);
+      if (list) for (const n of nodes) list.push(n);
+      else index.identifiers.set(name, nodes.slice());
+    }
+  }
+  return index;
 }
 
 /**
  * Indexes a tree parsed without parent pointers and sets them on the way (the same walk TypeScript's
- * setParentNodes would make), so a fresh parse pays for one walk, not two.
+ * setParentNodes would make), so a fresh parse pays for one walk, not two. A tree re-parsed from one
+ * indexed with `reparsed` re-uses the index of every statement the edit did not touch.
  */
-export function indexTree(sourceFile: ts.SourceFile): void {
-  indexOf(sourceFile);
+export function indexTree(sourceFile: ts.SourceFile, reparsed = false): void {
+  if (!indexes.has(sourceFile)) indexes.set(sourceFile, reparsed ? assemble(sourceFile) : build(sourceFile));
 }
 
 function indexOf(sourceFile: ts.SourceFile): FileIndex {

@@ -50,18 +50,23 @@ export function globOf(node: ts.Node, lookup: ConstLookup, depth = 0): string {
   return '*';
 }
 
+const GLOB_SPECIAL = /[*?[\]\\]/;
+
 function escapeGlob(s: string): string {
-  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+  return GLOB_SPECIAL.test(s) ? s.replace(/[*?[\]\\]/g, (c) => `\\${c}`) : s;
 }
 
 function collapse(glob: string): string {
-  return glob.replace(/\*+/g, '*');
+  return glob.includes('**') ? glob.replace(/\*+/g, '*') : glob;
 }
 
 export function keyRef(node: ts.Node, lookup: ConstLookup): KeyRef {
-  const canonical = normalizeText(resolveAlias(node, lookup));
+  const written = unwrap(node);
+  const resolved = resolveAlias(node, lookup);
+  const text = normalizeText(written);
+  const canonical = resolved === written ? text : normalizeText(resolved);
   const glob = globOf(node, lookup);
-  return { node, text: normalizeText(unwrap(node)), canonical, glob, id: `${canonical}\0${glob}` };
+  return { node, text, canonical, glob, id: `${canonical}\0${glob}` };
 }
 
 /**
