@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { lockHeavyFile } from './fixtures/lock-heavy-file';
+import { mixedFile } from './fixtures/mixed-file';
 
 type Analyzer = typeof import('../rules/analyze') & { indexTree: typeof import('../rules/engine/file-index').indexTree };
 type Ts = typeof import('../rules/engine/typescript').ts;
@@ -101,14 +102,6 @@ function measureFile(label: string, fileName: string, text: string, analyzer: An
   console.log(`  incremental and fresh analysis agree: ${incrementalFindings === freshFindings ? 'yes' : `NO (${incrementalFindings} vs ${freshFindings})`}`);
 }
 
-/** Real code with lock code in it: the example app's sources, then two of typeorm's query runners. */
-function mixedFile(): string | undefined {
-  const runners = ['typeorm/driver/postgres/PostgresQueryRunner.js', 'typeorm/driver/sqlite-abstract/AbstractSqliteQueryRunner.js'].map((f) => join(CORPUS_SRC, f));
-  if (!runners.every(existsSync)) return undefined;
-  const examples = listFiles('examples/src').sort();
-  return [...examples, ...runners].map((f) => readFileSync(f, 'utf8')).join('\n');
-}
-
 /** Every corpus file parsed lean and whole: how many were blanked, and whether any analyses differently. */
 function leanCheck(analyzer: Analyzer, ts: Ts): void {
   let files = 0;
@@ -134,7 +127,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'lockwise-analysis-bench-'));
   try {
     const { analyzer, ts } = await bundledAnalyzer(dir);
-    const mixed = mixedFile();
+    const mixed = mixedFile(CORPUS_SRC);
     if (mixed) measureFile('Real code with some lock code (examples/src + typeorm Postgres and SQLite query runners)', 'mixed.ts', mixed, analyzer, ts);
     measureFile('Lock-heavy synthetic file (worst case)', 'heavy.ts', lockHeavyFile(5000), analyzer, ts);
     const real = realFile(analyzer);

@@ -14,6 +14,8 @@ export interface AnalyzeOptions {
   config?: LockwiseConfig;
   /** Run only these rules (by id); default all enabled ones. */
   only?: readonly string[];
+  /** Compute each finding's fix (default true); diagnostics alone do not need them. */
+  fixes?: boolean;
 }
 
 const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
@@ -109,7 +111,7 @@ export function withModel<T>(source: ts.SourceFile | { fileName: string; text: s
 }
 
 /** Runs the active rules on a model; a rule that throws is reported and the others still run. */
-export function runRules(model: LockModel, rules: readonly Rule[], config: LockwiseConfig): Omit<AnalysisResult, 'parsed'> {
+export function runRules(model: LockModel, rules: readonly Rule[], config: LockwiseConfig, withFixes = true): Omit<AnalysisResult, 'parsed'> {
   const findings: Finding[] = [];
   const ruleFailures: AnalysisResult['ruleFailures'] = [];
   for (const rule of rules) {
@@ -117,8 +119,10 @@ export function runRules(model: LockModel, rules: readonly Rule[], config: Lockw
     try {
       rule.check({
         model,
-        report: (r: Report) =>
-          findings.push({ rule: rule.id, severity, message: r.message, span: r.span, related: r.related ?? [], fixes: r.fixes ?? [] }),
+        report: (r: Report) => {
+          const fix = withFixes ? r.fix?.() : undefined;
+          findings.push({ rule: rule.id, severity, message: r.message, span: r.span, related: r.related ?? [], fixes: fix ? [fix] : [] });
+        },
       });
     } catch (err) {
       ruleFailures.push({ rule: rule.id, message: err instanceof Error ? err.message : String(err) });
@@ -142,7 +146,7 @@ export function analyzeText(fileName: string, text: string, options: AnalyzeOpti
   if (active.length === 0 || !mightHoldLockCode(text, config.helpers)) {
     return { findings: [], ruleFailures: [], parsed: false };
   }
-  return { ...withModel({ fileName, text }, config, (model) => runRules(model, active, config)), parsed: true };
+  return { ...withModel({ fileName, text }, config, (model) => runRules(model, active, config, options.fixes)), parsed: true };
 }
 
 /** Analyses an already parsed file (the caller decides with mightHoldLockCode whether to parse). */
@@ -150,7 +154,7 @@ export function analyzeSource(sourceFile: ts.SourceFile, options: AnalyzeOptions
   const config = options.config ?? emptyConfig();
   const active = activeRules(config, options.only);
   if (active.length === 0) return { findings: [], ruleFailures: [] };
-  return withModel(sourceFile, config, (model) => runRules(model, active, config));
+  return withModel(sourceFile, config, (model) => runRules(model, active, config, options.fixes));
 }
 
 export { mightHoldLockCode };

@@ -59,7 +59,7 @@ export const atomicAcquire: Rule = {
         span: spanOf(acquire.call),
         message: `Lock ${key} is acquired without a TTL and given one by a separate ${expire.name}. ${why} Acquire with one SET key token NX PX ttl.`,
         related: [{ span: spanOf(expire.call), message: `the separate ${expire.name}` }],
-        fixes: [fix(model, acquire)].filter((f): f is Fix => !!f),
+        fix: () => fix(model, acquire),
       });
     }
   },

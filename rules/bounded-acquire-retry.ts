@@ -113,11 +113,11 @@ export const boundedAcquireRetry: Rule = {
       });
     }
     for (const retry of infiniteSettings(model)) {
-      const fix: Fix = { title: 'Retry at most 10 times (retryCount: 10)', edits: [{ ...spanOf(retry.initializer), newText: '10' }] };
+      const fix = (): Fix => ({ title: 'Retry at most 10 times (retryCount: 10)', edits: [{ ...spanOf(retry.initializer), newText: '10' }] });
       report({
         span: spanOf(retry),
         message: 'retryCount: -1 makes redlock retry the acquire forever. Under contention, or while a lock is stuck, callers never fail and requests pile up. Use a finite retryCount (with retryDelay and retryJitter) and handle the ResourceLockedError.',
-        fixes: [fix],
+        fix,
       });
     }
     for (const object of model.libraryObjects) {

@@ -71,7 +71,7 @@ export const checkAcquireResult: Rule = {
       report({
         span: spanOf(found.at),
         message: `The result of ${what} ${found.message}. When another process holds the lock the reply is ${reply} and this code runs the critical section anyway, at the same time as the holder. Test the result and stop (or retry with a bound) when it is not acquired.`,
-        fixes: [fix(acquire)].filter((f): f is Fix => !!f),
+        fix: () => fix(acquire),
       });
     }
   },

@@ -42,7 +42,7 @@ export const handleLockLost: Rule = {
       report({
         span: spanOf(object.node),
         message: `This ${object.className} refreshes its lock but has no onLockLost. When a refresh finds the lock gone or taken (it expired during a pause, or was deleted), the default handler throws LostLockError from a timer: an uncaught exception that crashes the process, or, if caught globally, work that goes on without the lock. Pass onLockLost and stop the protected work there.`,
-        fixes: [fix(object)].filter((f): f is Fix => !!f),
+        fix: () => fix(object),
       });
     }
   },

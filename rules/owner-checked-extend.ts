@@ -51,7 +51,7 @@ export const ownerCheckedExtend: Rule = {
       report({
         span: spanOf(extend.call),
         message: `${how}. If this process's lock already expired and another process took it, this renewal keeps their lock alive (or takes it over) while this process believes it still owns it. Extend only if the value is still this process's token, atomically (Lua compare-and-pexpire, or SET key token IFEQ token PX ttl on Redis 8.4+).`,
-        fixes: [fix(model, extend)].filter((f): f is Fix => !!f),
+        fix: () => fix(model, extend),
       });
     }
   },

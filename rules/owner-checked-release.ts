@@ -48,7 +48,7 @@ export const ownerCheckedRelease: Rule = {
         span: spanOf(release.call),
         message,
         related: getCompare ? [{ span: spanOf(getCompare.get), message: 'the separate GET' }] : [],
-        fixes: [fix(model, release)].filter((f): f is Fix => !!f),
+        fix: () => fix(model, release),
       });
     }
   },

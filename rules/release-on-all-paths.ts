@@ -70,7 +70,7 @@ export const releaseOnAllPaths: Rule = {
           { span: spanOf(gap.exit.node), message: gap.exit.kind === 'return' ? 'returns without releasing' : 'can throw before the release' },
           { span: spanOf(gap.release.call), message: 'the release it skips' },
         ],
-        fixes: [fix(acquire, gap.statement)].filter((f): f is Fix => !!f),
+        fix: () => fix(acquire, gap.statement),
       });
     }
   },

@@ -33,7 +33,7 @@ export const requireTtl: Rule = {
       report({
         span: spanOf(acquire.call),
         message: `${what} ${key} with no expiry. If this process crashes or is killed before it releases, the lock is held forever and every other worker waits on it (PTTL -1). Acquire with SET key token NX PX ttl.`,
-        fixes: [fix(model, acquire)].filter((f): f is Fix => !!f),
+        fix: () => fix(model, acquire),
       });
     }
   },

@@ -60,7 +60,7 @@ export const respectAbortSignal: Rule = {
       report({
         span: { start: routine.getStart(), end: body.getStart() },
         message: `This ${api} routine ${name ? `never reads its ${name} parameter` : 'does not take the AbortSignal'}. When the lock cannot be extended it is lost, the signal aborts, and work that does not check it keeps running next to the new holder. Check signal.aborted (or call signal.throwIfAborted()) between steps, or pass the signal on (fetch, database clients).`,
-        fixes: [fix(routine, name)].filter((f): f is Fix => !!f),
+        fix: () => fix(routine, name),
       });
     }
   },

@@ -6,7 +6,8 @@ export interface Report {
   span: Span;
   message: string;
   related?: RelatedLocation[];
-  fixes?: Fix[];
+  /** The mechanical fix, computed only when the caller wants fixes (an editor's diagnostics do not). */
+  fix?: () => Fix | undefined;
 }
 
 export interface RuleContext {

@@ -28,9 +28,13 @@ export interface LockSiteInfo {
 const UNIT_TEXT: Record<string, string> = { PX: 'ms', EX: 's', PXAT: '(unix ms)', EXAT: '(unix s)' };
 
 /** Findings and lock sites of a parsed file from one model: what the language server needs per change. */
-export function analyzeWithSites(sourceFile: ts.SourceFile, config: LockwiseConfig = emptyConfig()): Omit<AnalysisResult, 'parsed'> & { sites: LockSiteInfo[] } {
+export function analyzeWithSites(
+  sourceFile: ts.SourceFile,
+  config: LockwiseConfig = emptyConfig(),
+  options: { fixes?: boolean } = {},
+): Omit<AnalysisResult, 'parsed'> & { sites: LockSiteInfo[] } {
   return withModel(sourceFile, config, (model) => {
-    const result = runRules(model, activeRules(config), config);
+    const result = runRules(model, activeRules(config), config, options.fixes);
     const spans = { spans: placedSpans(result.findings), findings: result.findings };
     const sites = model.acquires
       .filter((a) => !isRedisAcquire(a) || isLockAcquire(model, a) || a.laterExpire)

@@ -57,7 +57,7 @@ export const uniqueToken: Rule = {
         span: spanOf(acquire.token),
         message: `The lock token ${weakness.what} ${WHY[weakness.kind]}. The owner check compares this value, so another process (or a later acquisition) holding the same value passes it and can release or extend a lock it does not hold. Use 128+ random bits per acquisition, e.g. crypto.randomUUID().`,
         related,
-        fixes: [fix(model, acquire)].filter((f): f is Fix => !!f),
+        fix: () => fix(model, acquire),
       });
     }
     for (const object of model.libraryObjects) {

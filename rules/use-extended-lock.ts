@@ -48,7 +48,7 @@ export const useExtendedLock: Rule = {
       report({
         span: spanOf(extend.call),
         message: `The Lock returned by extend() is discarded. redlock v5 returns a new Lock and marks ${handle.getText()} expired: the next ${handle.getText()}.extend() throws ExecutionError ("Cannot extend an already-expired lock"), so the lock is not renewed and expires under the work. Assign the result: ${handle.getText()} = await ${handle.getText()}.extend(ms).`,
-        fixes: [fix(model, extend, handle)].filter((f): f is Fix => !!f),
+        fix: () => fix(model, extend, handle),
       });
     }
   },

@@ -1,7 +1,7 @@
 // The one place the server calls the analyzer. Resolving what applies to a file (settings of its
 // folder, project config, ignores, size limit) is async because settings come from the client;
 // the analysis itself is synchronous, so the text it reads is the text it reports on.
-import { mightHoldLockCode, parseSource } from '../../rules/analyze';
+import { analyzeSource, mightHoldLockCode, parseSource } from '../../rules/analyze';
 import type { LockwiseConfig } from '../../rules/config';
 import { lockRegionsIn, type LockRegion } from '../../rules/regions';
 import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
@@ -25,6 +25,7 @@ export interface FileScope {
 }
 
 export interface FileAnalysis {
+  /** Without their fixes, which only code actions need (Analyzer.findingsWithFixes). */
   findings: Finding[];
   /** Lock acquisitions with their key glob, TTL, token and releases (for lockSites and hovers). */
   sites: LockSiteInfo[];
@@ -84,11 +85,19 @@ export class Analyzer {
     if (this.tooLarge(scope, text)) return notParsed(`larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)`);
     if (!mightHoldLockCode(text, scope.config.helpers)) return notParsed();
     const result = this.guarded(scope, 'analysis', () =>
-      analyzeWithSites(tree ? tree.parse(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), scope.config),
+      analyzeWithSites(tree ? tree.parse(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), scope.config, { fixes: false }),
     );
     if (typeof result === 'string') return notParsed(result);
     for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
     return { findings: result.findings, sites: result.sites, parsed: true };
+  }
+
+  /** The findings of `text` with their fixes, from the kept tree when it is of `text`. */
+  findingsWithFixes(scope: FileScope, text: string, tree?: DocumentTree): Finding[] {
+    const findings = this.guarded(scope, 'computing fixes', () =>
+      analyzeSource(tree ? tree.treeOf(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), { config: scope.config }).findings,
+    );
+    return typeof findings === 'string' ? [] : findings;
   }
 
   /** Acquire ... release regions "Convert to withLock" can rewrite, from the kept tree when it is of `text`. */

@@ -7,6 +7,7 @@
 import type { Diagnostic, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LockRegion } from '../../rules/regions';
+import type { Finding } from '../../rules/types';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
 import { toDiagnostics } from './diagnostics';
 import { DocumentTree } from './document-tree';
@@ -23,6 +24,7 @@ export interface DocumentResult {
   epoch: number;
   /** Computed on first use (code actions), then kept with this version. */
   regions?: LockRegion[];
+  fixed?: Finding[];
 }
 
 /** What the server keeps per open document between analyses. */
@@ -123,6 +125,13 @@ export class LiveDocuments {
   private upToDate(state: OpenDocument, document: TextDocument): DocumentResult | undefined {
     const result = state.result;
     return result && result.version === document.version && result.epoch === this.epoch ? result : undefined;
+  }
+
+  /** The analysed version's findings with their fixes. */
+  findingsWithFixes(result: DocumentResult): Finding[] {
+    if (!result.analysis.parsed || result.analysis.findings.length === 0) return result.analysis.findings;
+    result.fixed ??= this.analyzer.findingsWithFixes(result.scope, result.text, this.open.get(result.document.uri)?.tree);
+    return result.fixed;
   }
 
   /** Regions "Convert to withLock" can rewrite in the analysed version. */

@@ -2,6 +2,7 @@
 // "disable for this line" each; a recognised lock region under it gives "Convert to withLock".
 import { CodeActionKind, type CodeAction, type CodeActionParams } from 'vscode-languageserver/node';
 import { lineStarts, positionToOffset } from '../../../rules/positions';
+import type { Finding } from '../../../rules/types';
 import type { LiveDocuments } from '../documents';
 import { ActionContext, type EditSupport } from './context';
 import { convertToWithLockActions } from './convert-to-with-lock';
@@ -28,7 +29,9 @@ export async function provideCodeActions(
   const starts = lineStarts(context.text);
   const from = positionToOffset(starts, params.range.start, context.text.length);
   const to = Math.max(from, positionToOffset(starts, params.range.end, context.text.length));
-  const findings = result.analysis.findings.filter((f) => f.span.start <= to && f.span.end >= from);
+  const under = (f: Finding) => f.span.start <= to && f.span.end >= from;
+  // Diagnostics are analysed without fixes; the first action asked for on a finding computes them.
+  const findings = result.analysis.findings.some(under) ? live.findingsWithFixes(result).filter(under) : [];
 
   const only = params.context.only;
   const actions: CodeAction[] = [];
