@@ -91,6 +91,7 @@ export interface LockModel {
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
+const DELETES = new Set(['DEL', 'UNLINK', 'GETDEL', 'DELEX']);
 // Calls worth wrapping and recognising (lower-cased): Redis commands in every client's spelling, the
 // lock libraries' methods and withLock. Scripts registered under a name and configured helpers are added per file.
 const LOCK_CALLS = new Set([
@@ -193,13 +194,19 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
   const extendsList: Extend[] = [...library.extends];
   for (const command of commands) {
     if (ttlSetters.has(command)) continue;
+    // Only deletes, scripts, SET XX/IFEQ and expires can release or extend (most commands are GETs and SETs).
+    const deletes = DELETES.has(command.name);
+    const renews = EXPIRES.has(command.name) || (command.name === 'SET' && !!command.set && !command.set.nx && !!command.set.ttl && (command.set.xx || !!command.set.ifeq));
+    if (!deletes && !renews && command.name !== 'SCRIPT') continue;
     const fn = enclosingFunction(command.call);
     const fnName = functionName(fn);
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
     const lockFn = LOCK_NAME.test(fnName);
     const commandKeys = command.keys.map(keyOf);
-    const lockKey = commandKeys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && RELEASE_FN.test(fnName)));
-    const extendKey = commandKeys.find((k) => acquiredHere(k) || ((looksLikeLockKey(k) || lockFn) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))));
+    const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && RELEASE_FN.test(fnName))) : undefined;
+    const extendKey = renews
+      ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))
+      : undefined;
     const base = { call: command.call, command, fn };
     switch (command.name) {
       case 'DEL':
@@ -213,10 +220,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
       case 'DELEX':
         if (lockKey) releases.push({ ...base, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
         break;
-      case 'SET':
-        if (extendKey && command.set && !command.set.nx && command.set.ttl && (command.set.xx || command.set.ifeq)) {
-          extendsList.push({ ...base, kind: command.set.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set.ifeq });
-        }
+      case 'SET': // an XX or IFEQ renewal with a TTL (`renews`)
+        if (extendKey) extendsList.push({ ...base, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':
         scriptReleaseOrExtend(command, base, keyOf, isLockKey, releases, extendsList);
