@@ -117,7 +117,7 @@ test('3. "Convert to withLock" rewrites the lock region and creates the helper f
     await wb.openFile('src/settle.ts');
     const at = positionOf('src/settle.ts', 'redis.set(');
     await wb.goTo(at.line, at.column + 'redis.s'.length);
-    await wb.runCommand('Refactor...');
+    await openRefactorings('Convert to withLock');
     await wb.pickAction('Convert to withLock');
     await waitFor(async () => /await withLock\(/.test(await wb.editorText()), 'the withLock call in settle.ts', { timeoutMs: 10_000 });
     const text = await wb.editorText();
@@ -130,6 +130,21 @@ test('3. "Convert to withLock" rewrites the lock region and creates the helper f
     await page.locator('.explorer-folders-view .monaco-list-row[aria-level="2"]').filter({ hasText: /^lib$/ }).first().waitFor({ timeout: 10_000 });
   });
 });
+
+/**
+ * Run "Refactor..." until the menu offers `title`. In one of two clean CI runs the first request, right
+ * after the file opened, showed "No refactorings available" (the server answered the same request with
+ * the action when asked again; root cause not established). Asking again is what a person would do.
+ */
+async function openRefactorings(title: string): Promise<void> {
+  const entry = page.locator('.action-widget .monaco-list-row').filter({ hasText: title }).first();
+  await waitFor(async () => {
+    await wb.runCommand('Refactor...');
+    if (await entry.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) return true;
+    await page.keyboard.press('Escape');
+    return false;
+  }, `"${title}" in the Refactor menu`, { timeoutMs: 30_000, intervalMs: 200 });
+}
 
 /** The TTL shown for a lock row ("47.3 s", "1m 59s"), in ms. */
 function shownTtlMs(rowText: string): number {
