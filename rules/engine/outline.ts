@@ -25,12 +25,29 @@ function isLineBreak(c: number): boolean {
   return c === LF || c === CR || c === 0x2028 || c === 0x2029;
 }
 
+// Character classes of ASCII, looked up rather than compared: the lexer reads every character.
+const WORD = 1;
+const SPACE = 2;
+const ASCII = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 35 || c === BACKSLASH) ASCII[c] = WORD;
+  else if (c === 32 || c === 9 || c === 11 || c === 12) ASCII[c] = SPACE;
+}
+
 function isSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff || (c > 127 && /\s/.test(String.fromCharCode(c)));
+  return c < 128 ? ASCII[c] === SPACE : c === 0xa0 || c === 0xfeff || /\s/.test(String.fromCharCode(c));
 }
 
 function isWordChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c === 35 || c === BACKSLASH || (c > 127 && !isSpace(c) && !isLineBreak(c));
+  return c < 128 ? ASCII[c] === WORD : !isSpace(c) && !isLineBreak(c);
+}
+
+/** Could the word text[start, end) be a keyword the lexer acts on (all are 2-10 lowercase letters)? */
+function mayBeKeyword(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  if (length < 2 || length > 10) return false;
+  const first = text.charCodeAt(start);
+  return first >= 97 && first <= 122;
 }
 
 /** Offset just past a string literal opened at `start`; -1 when unterminated. */
@@ -242,12 +259,14 @@ export function outline(text: string): Outline | undefined {
       if (depth === 0) classAhead = false;
     } else if (isWordChar(c)) {
       while (i < text.length && isWordChar(text.charCodeAt(i))) i++;
-      const word = text.slice(tokenStart, i);
+      // Most words are names: only a possible keyword is cut out of the text and looked up.
+      const word = mayBeKeyword(text, tokenStart, i) ? text.slice(tokenStart, i) : '';
       if (depth === 0 && lineBreakSince && valueEnd >= 0 && DECLARATIONS.has(word)) boundary(valueEnd);
       if (depth === 0 && word === 'class' && previous !== 46) classAhead = true; // not `x.class`
       value = !OPERATOR_WORDS.has(word);
       // A number's exponent sign: 1e+5.
-      if ((c >= 48 && c <= 57) && /[eE]$/.test(word) && (text[i] === '+' || text[i] === '-')) {
+      const last = text.charCodeAt(i - 1);
+      if (c >= 48 && c <= 57 && (last === 101 || last === 69) && (text[i] === '+' || text[i] === '-')) {
         i++;
         while (i < text.length && isWordChar(text.charCodeAt(i))) i++;
       }

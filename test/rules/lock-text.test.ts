@@ -90,6 +90,18 @@ test('blanking keeps the length and every line break, and only filler goes', () 
   }
 });
 
+test('blanking keeps CRLF, lone CR and Unicode line separators where they were', () => {
+  const input = exampleInputs()[0];
+  const lf = padded(input);
+  for (const [name, code] of [['CRLF', lf.replace(/\n/g, '\r\n')], ['CR and U+2028', lf.replace(/\n/g, (_, i: number) => (i % 2 ? '\r' : '\u2028'))]]) {
+    const lean = leanText(code, emptyConfig().helpers, false);
+    assert.ok(lean, `${name}: the padded file is blanked`);
+    const breaks = (s: string) => [...s.matchAll(/[\r\n\u2028\u2029]/g)].map((m) => `${m.index}:${m[0]}`);
+    assert.deepEqual(breaks(lean.text), breaks(code), name);
+    assert.equal(lean.text.length, code.length, name);
+  }
+});
+
 test('every boundary the outline finds is one the parser agrees with', () => {
   const inputs = [...tableInputs(), ...exampleInputs(), ...docInputs()];
   let checked = 0;
