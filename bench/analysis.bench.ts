@@ -19,7 +19,7 @@ type Ts = typeof import('../rules/engine/typescript').ts;
 
 const CORPUS_SRC = resolve('bench/.corpus/src');
 const WARMUP = 20;
-const SAMPLES = 40;
+const SAMPLES = 100;
 
 /** rules/analyze.ts and the compiler it uses, bundled the way dist/ bundles them. */
 async function bundledAnalyzer(dir: string): Promise<{ analyzer: Analyzer; ts: Ts }> {
