@@ -3,7 +3,7 @@
 //     for two files: lock code in every function (476 findings: the worst case) and real code with
 //     some lock code in it (bench/fixtures/mixed-file.ts: the typical large file), each edited mid-file,
 //     against the in-process analyzeText time of the same text, and the in-process incremental
-//     analysis of the same edit (reparseSource + analyzeWithSites without fixes, what the server runs per edit: the
+//     analysis of the same edit (reparseSource + analyzeSource without fixes, what the server runs per edit: the
 //     floor it cannot beat, so the difference is the server's own overhead);
 //  2. a workspace scan of the bench corpus (bench/.corpus/src, installed by bench/corpus.mjs when that
 //     script is present, else a synthetic one): time and the server's peak RSS (target <= 250 MB),
@@ -13,8 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { analyzeText, parseSource, reparseSource } from '../rules/analyze';
-import { analyzeWithSites } from '../rules/sites';
+import { analyzeSource, analyzeText, parseSource, reparseSource } from '../rules/analyze';
 import type { CheckWorkspaceResult } from '../server/src/protocol';
 import { walkSourceFiles } from '../server/src/file-walker';
 import { startServer, type LspClient } from '../test/server/helpers/lsp-client';
@@ -22,7 +21,7 @@ import { tempWorkspace } from '../test/server/helpers/workspace';
 import { mixedFile } from './fixtures/mixed-file';
 
 const WARMUP = 15;
-const SAMPLES = 60;
+const SAMPLES = 100;
 // Edits arrive further apart than one analysis takes: each is an isolated edit, the case the target is about.
 const PAUSE_MS = 120;
 
@@ -114,11 +113,11 @@ async function changeLatency(label: string, text: string): Promise<void> {
       await arrived;
       if (i >= WARMUP) latencies.push(performance.now() - started);
       current = i % 2 === 0 ? spaced : text;
-      // The same edit on a kept tree, one model for findings and sites; measured first, as the server's
+      // The same edit on a kept tree, findings without fixes (sites wait for a request); measured first, as the server's
       // analysis is (an analyzeText just before leaves garbage that slows the next one down).
       const reparsed = performance.now();
       tree = reparseSource(tree, current);
-      analyzeWithSites(tree, undefined, { fixes: false });
+      analyzeSource(tree, { fixes: false });
       if (i >= WARMUP) incremental.push(performance.now() - reparsed);
       const analysed = performance.now();
       analyzeText('bench.ts', current);
@@ -146,7 +145,7 @@ async function changeLatency(label: string, text: string): Promise<void> {
     console.log(`${label}: ${text.split('\n').length} lines, ${text.length} chars, ${first.diagnostics.length} findings; ${SAMPLES} isolated edits ${PAUSE_MS} ms apart:`);
     console.log(`  didChange -> publishDiagnostics  p50 ${ms(percentile(latencies, 50))}  p95 ${ms(percentile(latencies, 95))}  (target p95 <= 50 ms)`);
     console.log(`  baseline, analyzeText in process p50 ${ms(percentile(inProcess, 50))}  p95 ${ms(percentile(inProcess, 95))}`);
-    console.log(`  baseline, reparseSource + analyzeWithSites in process p50 ${ms(percentile(incremental, 50))}  p95 ${ms(percentile(incremental, 95))}`);
+    console.log(`  baseline, reparseSource + analyzeSource in process p50 ${ms(percentile(incremental, 50))}  p95 ${ms(percentile(incremental, 95))}`);
     console.log(`  server overhead over the incremental baseline at p50: ${ms(percentile(latencies, 50) - percentile(incremental, 50))}`);
     console.log(`  burst of 20 changes 10 ms apart: last change -> diagnostics ${ms(burst)}; ${published.length} analyses published (versions ${published.join(' ')})`);
   } finally {

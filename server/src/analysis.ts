@@ -5,7 +5,7 @@ import { analyzeSource, mightHoldLockCode, parseSource } from '../../rules/analy
 import type { LockwiseConfig } from '../../rules/config';
 import { lockRegionsIn, type LockRegion } from '../../rules/regions';
 import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
-import type { Finding } from '../../rules/types';
+import type { AnalysisResult, Finding } from '../../rules/types';
 import type { DocumentTree } from './document-tree';
 import type { ProjectConfigs } from './project-config';
 import type { ServerSettings, SettingsStore } from './settings';
@@ -27,8 +27,11 @@ export interface FileScope {
 export interface FileAnalysis {
   /** Without their fixes, which only code actions need (Analyzer.findingsWithFixes). */
   findings: Finding[];
-  /** Lock acquisitions with their key glob, TTL, token and releases (for lockSites and hovers). */
-  sites: LockSiteInfo[];
+  /**
+   * Lock acquisitions with their key glob, TTL, token and releases (for lockSites and hovers).
+   * Undefined for an open document, whose sites are computed when asked for (LiveDocuments.sitesOf).
+   */
+  sites?: LockSiteInfo[];
   /** False when the text cannot hold lock code (the analyzer's cheap pre-check): no sites, no regions. */
   parsed: boolean;
   /** Set when nothing was analysed: too large, or the analyzer failed on this text. */
@@ -72,9 +75,9 @@ export class Analyzer {
   }
 
   /**
-   * Findings and lock sites of `text`, from one parse and one lock model. An open document passes its
-   * kept tree, which is re-parsed incrementally and kept only while the text passes the pre-check;
-   * the workspace scan passes none and keeps nothing.
+   * Findings (and, for a file on disk, lock sites) of `text`, from one parse and one lock model. An
+   * open document passes its kept tree, which is re-parsed incrementally and kept only while the text
+   * passes the pre-check; the workspace scan passes none and keeps nothing.
    */
   analyze(scope: FileScope, text: string, tree?: DocumentTree): FileAnalysis {
     const notParsed = (notAnalysed?: string): FileAnalysis => {
@@ -84,12 +87,23 @@ export class Analyzer {
     if (scope.skip) return notParsed();
     if (this.tooLarge(scope, text)) return notParsed(`larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)`);
     if (!mightHoldLockCode(text, scope.config.helpers)) return notParsed();
-    const result = this.guarded(scope, 'analysis', () =>
-      analyzeWithSites(tree ? tree.parse(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), scope.config, { fixes: false }),
+    const helpers = scope.config.helpers;
+    const result = this.guarded(scope, 'analysis', (): Omit<FileAnalysis, 'parsed'> & Pick<AnalysisResult, 'ruleFailures'> =>
+      tree
+        ? analyzeSource(tree.parse(scope.fileName, text, helpers), { config: scope.config, fixes: false })
+        : analyzeWithSites(parseSource(scope.fileName, text, helpers), scope.config, { fixes: false }),
     );
     if (typeof result === 'string') return notParsed(result);
     for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
     return { findings: result.findings, sites: result.sites, parsed: true };
+  }
+
+  /** The lock sites of `text`, from the kept tree when it is of `text`. */
+  sitesOf(scope: FileScope, text: string, tree?: DocumentTree): LockSiteInfo[] {
+    const sites = this.guarded(scope, 'finding lock sites', () =>
+      analyzeWithSites(tree ? tree.treeOf(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), scope.config, { fixes: false }).sites,
+    );
+    return typeof sites === 'string' ? [] : sites;
   }
 
   /** The findings of `text` with their fixes, from the kept tree when it is of `text`. */

@@ -7,6 +7,7 @@
 import type { Diagnostic, TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LockRegion } from '../../rules/regions';
+import type { LockSiteInfo } from '../../rules/sites';
 import type { Finding } from '../../rules/types';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
 import { toDiagnostics } from './diagnostics';
@@ -25,6 +26,7 @@ export interface DocumentResult {
   /** Computed on first use (code actions), then kept with this version. */
   regions?: LockRegion[];
   fixed?: Finding[];
+  sites?: LockSiteInfo[];
 }
 
 /** What the server keeps per open document between analyses. */
@@ -125,6 +127,13 @@ export class LiveDocuments {
   private upToDate(state: OpenDocument, document: TextDocument): DocumentResult | undefined {
     const result = state.result;
     return result && result.version === document.version && result.epoch === this.epoch ? result : undefined;
+  }
+
+  /** The lock sites of the analysed version. */
+  sitesOf(result: DocumentResult): LockSiteInfo[] {
+    if (result.analysis.sites) return result.analysis.sites;
+    result.sites ??= result.analysis.parsed ? this.analyzer.sitesOf(result.scope, result.text, this.open.get(result.document.uri)?.tree) : [];
+    return result.sites;
   }
 
   /** The analysed version's findings with their fixes. */

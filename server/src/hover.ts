@@ -42,7 +42,8 @@ export async function provideHover(params: HoverParams, live: LiveDocuments): Pr
   if (!result) return null;
   const offset = positionToOffset(lineStarts(result.text), params.position, result.text.length);
   // The innermost site under the cursor (a call nested in another call's arguments).
-  const site = result.analysis.sites
+  const site = live
+    .sitesOf(result)
     .filter((s) => s.span.start <= offset && offset <= s.span.end)
     .sort((a, b) => a.span.end - a.span.start - (b.span.end - b.span.start))[0];
   if (!site) return null;

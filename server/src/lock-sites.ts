@@ -45,7 +45,7 @@ export async function lockSites(
     if (path) openPaths.add(path);
     if (!inScope(path)) continue;
     const result = await live.current(uri);
-    if (result) sites.push(...toLockSites(uri, result.text, result.analysis.sites));
+    if (result) sites.push(...toLockSites(uri, result.text, live.sitesOf(result)));
   }
   for (const [path, fileSites] of scan.sites()) {
     if (!openPaths.has(path) && inScope(path)) sites.push(...fileSites);

@@ -104,7 +104,7 @@ export class WorkspaceScan {
       }
       const text = await readFile(path, 'utf8');
       const analysis = this.analyzer.analyze(scope, text);
-      const sites = toLockSites(uri, text, analysis.sites);
+      const sites = toLockSites(uri, text, analysis.sites ?? []);
       const before = this.files.get(path);
       this.files.set(path, { findings: analysis.findings.length, sites });
       const showing = analysis.findings.length > 0 || (before?.findings ?? 0) > 0;
