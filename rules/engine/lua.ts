@@ -29,7 +29,21 @@ function stripComments(lua: string): string {
 
 const CALL = /redis\.(?:p?call)\s*\(\s*(['"])([a-z]+)\1([^)]*)\)/gi;
 
-export function luaTraits(script: string): LuaTraits {
+// A file passes the same script (a RELEASE constant) at every call: read each text once. Traits depend
+// on the text alone, so the cache holds across files; it is emptied when full.
+const traitsOfText = new Map<string, Readonly<LuaTraits>>();
+const MAX_CACHED = 512;
+
+export function luaTraits(script: string): Readonly<LuaTraits> {
+  let traits = traitsOfText.get(script);
+  if (!traits) {
+    if (traitsOfText.size >= MAX_CACHED) traitsOfText.clear();
+    traitsOfText.set(script, (traits = readTraits(script)));
+  }
+  return traits;
+}
+
+function readTraits(script: string): LuaTraits {
   const lua = stripComments(script);
   const commands: { name: string; args: string }[] = [];
   for (const m of lua.matchAll(CALL)) commands.push({ name: m[2].toLowerCase(), args: m[3].toLowerCase() });
