@@ -27,7 +27,7 @@ export interface LockSiteInfo {
 
 const UNIT_TEXT: Record<string, string> = { PX: 'ms', EX: 's', PXAT: '(unix ms)', EXAT: '(unix s)' };
 
-/** Findings and lock sites of a parsed file from one model: what the language server needs per change. */
+/** Findings and lock sites of a parsed file from one model (the workspace scan, hovers, the Redis Locks view). */
 export function analyzeWithSites(
   sourceFile: ts.SourceFile,
   config: LockwiseConfig = emptyConfig(),

@@ -98,27 +98,28 @@ export class Analyzer {
     return { findings: result.findings, sites: result.sites, parsed: true };
   }
 
-  /** The lock sites of `text`, from the kept tree when it is of `text`. */
+  /** The kept tree when it is of `text`, else a fresh parse: for what is computed when asked for. */
+  private treeFor(scope: FileScope, text: string, tree?: DocumentTree) {
+    return tree ? tree.treeOf(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers);
+  }
+
+  /** The lock sites of `text`. */
   sitesOf(scope: FileScope, text: string, tree?: DocumentTree): LockSiteInfo[] {
-    const sites = this.guarded(scope, 'finding lock sites', () =>
-      analyzeWithSites(tree ? tree.treeOf(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), scope.config, { fixes: false }).sites,
-    );
+    const sites = this.guarded(scope, 'finding lock sites', () => analyzeWithSites(this.treeFor(scope, text, tree), scope.config, { fixes: false }).sites);
     return typeof sites === 'string' ? [] : sites;
   }
 
-  /** The findings of `text` with their fixes, from the kept tree when it is of `text`. */
+  /** The findings of `text` with their fixes. */
   findingsWithFixes(scope: FileScope, text: string, tree?: DocumentTree): Finding[] {
-    const findings = this.guarded(scope, 'computing fixes', () =>
-      analyzeSource(tree ? tree.treeOf(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), { config: scope.config }).findings,
-    );
+    const findings = this.guarded(scope, 'computing fixes', () => analyzeSource(this.treeFor(scope, text, tree), { config: scope.config }).findings);
     return typeof findings === 'string' ? [] : findings;
   }
 
-  /** Acquire ... release regions "Convert to withLock" can rewrite, from the kept tree when it is of `text`. */
+  /** Acquire ... release regions "Convert to withLock" can rewrite. */
   regions(scope: FileScope, text: string, tree?: DocumentTree): LockRegion[] {
     if (scope.skip || this.tooLarge(scope, text) || !mightHoldLockCode(text, scope.config.helpers)) return [];
     const regions = this.guarded(scope, 'finding lock regions', () =>
-      lockRegionsIn(tree ? tree.treeOf(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers), scope.config),
+      lockRegionsIn(this.treeFor(scope, text, tree), scope.config),
     );
     return typeof regions === 'string' ? [] : regions;
   }

@@ -23,7 +23,7 @@ export interface DocumentResult {
   analysis: FileAnalysis;
   /** LiveDocuments.epoch when its settings were read: a result from before a settings change is stale. */
   epoch: number;
-  /** Computed on first use (code actions), then kept with this version. */
+  /** Computed on first use (code actions, hovers, lockSites), then kept with this version. */
   regions?: LockRegion[];
   fixed?: Finding[];
   sites?: LockSiteInfo[];
