@@ -101,7 +101,7 @@ export const boundedAcquireRetry: Rule = {
   summary: 'A loop or recursion that retries an acquire with no attempt limit or deadline; redlock retryCount: -1.',
   check({ model, report }) {
     for (const acquire of model.acquires) {
-      if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
+      if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock' || acquire.kind === 'routine') continue;
       const key = describeKey(acquire.key);
       const loop = unboundedLoop(acquire);
       const recursion = loop ? undefined : unboundedRecursion(acquire);

@@ -8,6 +8,12 @@ import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
+import { helperRelated } from './engine/helper-related';
+
+/** A project helper whose return value says whether the lock was taken (its reply, or a token or null). */
+function helperTells(acquire: Acquire): boolean {
+  return acquire.kind === 'helper' && (acquire.via?.returns === 'reply' || acquire.via?.returns === 'token');
+}
 
 function isAsync(fn: Node): boolean {
   const canBeAsync = ts.isFunctionDeclaration(fn) || ts.isFunctionExpression(fn) || ts.isArrowFunction(fn) || ts.isMethodDeclaration(fn);
@@ -62,15 +68,17 @@ export const checkAcquireResult: Rule = {
   summary: 'The result of an NX acquire or tryAcquire is ignored: the critical section runs even when another process holds the lock.',
   check({ model, report }) {
     for (const acquire of model.acquires) {
-      const tryStyle = acquire.kind === 'semaphore-try' || (isRedisAcquire(acquire) && isLockAcquire(model, acquire));
+      const tryStyle = acquire.kind === 'semaphore-try' || helperTells(acquire) || (isRedisAcquire(acquire) && isLockAcquire(model, acquire));
       if (!tryStyle) continue;
       const found = problem(acquire);
       if (!found) continue;
-      const what = acquire.kind === 'semaphore-try' ? 'tryAcquire()' : `the NX acquire of ${describeKey(acquire.key)}`;
-      const reply = acquire.kind === 'semaphore-try' ? 'false' : acquire.kind === 'setnx' ? '0' : 'null';
+      const helper = acquire.via;
+      const what = acquire.kind === 'semaphore-try' ? 'tryAcquire()' : helper ? `${helper.name}(...)` : `the NX acquire of ${describeKey(acquire.key)}`;
+      const reply = acquire.kind === 'semaphore-try' ? 'false' : acquire.kind === 'setnx' ? '0' : helper ? 'falsy' : 'null';
       report({
         span: spanOf(found.at),
         message: `The result of ${what} ${found.message}. When another process holds the lock the reply is ${reply} and this code runs the critical section anyway, at the same time as the holder. Test the result and stop (or retry with a bound) when it is not acquired.`,
+        related: helperRelated(helper, `the acquire inside ${helper?.name}, whose result it returns`),
         fix: () => fix(acquire),
       });
     }

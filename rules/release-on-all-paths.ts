@@ -55,7 +55,7 @@ export const releaseOnAllPaths: Rule = {
   summary: 'After a successful acquire, an exception or early return skips the release, leaving the lock held.',
   check({ model, report }) {
     for (const acquire of model.acquires) {
-      if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
+      if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock' || acquire.kind === 'routine') continue;
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
       const gap = releaseCoverage(model, acquire);
       if (!gap) continue;

@@ -6,11 +6,12 @@ import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 import { descendantsOfKind, identifiersNamed, isFunctionOrArrow } from './engine/nodes';
+import { helperRelated } from './engine/helper-related';
 
 type Routine = ts.ArrowFunction | ts.FunctionExpression;
 
-function signalName(routine: Routine): string | undefined | null {
-  const param = routine.parameters[0];
+function signalName(routine: Routine, index: number): string | undefined | null {
+  const param = routine.parameters[index];
   if (!param) return undefined;
   return ts.isIdentifier(param.name) ? param.name.text : null; // null: destructured, cannot judge
 }
@@ -53,13 +54,17 @@ export const respectAbortSignal: Rule = {
       if (acquire.kind !== 'redlock-using' && acquire.kind !== 'with-lock') continue;
       const routine = routineOf(acquire);
       if (!routine) continue;
-      const name = signalName(routine);
+      const index = acquire.signalArg ?? 0;
+      const name = signalName(routine, index);
       if (name === null || (name && readsSignal(routine, name))) continue;
-      const api = acquire.kind === 'with-lock' ? 'withLock' : 'redlock.using';
+      // Parameters before the signal's must be there for a fix to add it.
+      if (!name && index > 0) continue;
+      const api = acquire.via ? acquire.via.name : acquire.kind === 'with-lock' ? 'withLock' : 'redlock.using';
       const body = routine.body;
       report({
         span: { start: routine.getStart(), end: body.getStart() },
         message: `This ${api} routine ${name ? `never reads its ${name} parameter` : 'does not take the AbortSignal'}. When the lock cannot be extended it is lost, the signal aborts, and work that does not check it keeps running next to the new holder. Check signal.aborted (or call signal.throwIfAborted()) between steps, or pass the signal on (fetch, database clients).`,
+        related: helperRelated(acquire.via, `${acquire.via?.name} aborts this signal when the lock is lost`),
         fix: () => fix(routine, name),
       });
     }

@@ -24,8 +24,12 @@ export interface Fix {
 }
 
 export interface RelatedLocation {
+  /** Offsets into the analysed file, or into `file` when that is set. */
   span: Span;
   message: string;
+  /** Another file of the project (absolute path), with the 0-based position of `span` in it. */
+  file?: string;
+  range?: { line: number; character: number; endLine: number; endCharacter: number };
 }
 
 export interface Finding {

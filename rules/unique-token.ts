@@ -6,7 +6,8 @@ import { isRedisAcquire } from './engine/queries';
 import { initializerOf, tokenWeakness, type Weakness } from './engine/token-strength';
 import { ensureNamedImport } from './fixes/text';
 import type { Rule } from './rule';
-import type { Fix } from './types';
+import type { Fix, RelatedLocation } from './types';
+import { helperRelated } from './engine/helper-related';
 
 const WHY: Record<Weakness['kind'], string> = {
   constant: 'is a constant, the same for every process',
@@ -16,14 +17,18 @@ const WHY: Record<Weakness['kind'], string> = {
   reused: 'is created once and reused by every acquisition',
 };
 
-/** Does the file compare the token when it releases or extends this lock? Only then does it matter. */
-function tokenMatters(model: LockModel, acquire: Acquire): Node | undefined {
+/**
+ * Where the token matters: a release or extend that compares it, or (for a value every process
+ * shares) any release or extend, since the owner check that makes a bare DEL safe would compare it.
+ */
+function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): { call: Node; compares: boolean } | undefined {
   const key = acquire.key;
   if (!key) return undefined;
-  const checked = [...model.releasesOn(key), ...model.extendsOn(key)].find(
-    (op) => op.kind !== 'library' && (op.ownerChecked || ('getCompare' in op && op.getCompare)),
-  );
-  return checked?.call;
+  const ops = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library');
+  const checked = ops.find((op) => op.ownerChecked || ('getCompare' in op && op.getCompare));
+  if (checked) return { call: checked.call, compares: true };
+  const any = weakness.kind !== 'reused' ? ops[0] : undefined;
+  return any ? { call: any.call, compares: false } : undefined;
 }
 
 function fix(model: LockModel, acquire: Acquire): Fix | undefined {
@@ -46,16 +51,23 @@ export const uniqueToken: Rule = {
   summary: 'The lock value is not unique per acquisition, so one holder can release or extend another holder\'s lock.',
   check({ model, report }) {
     for (const acquire of model.acquires) {
-      if (!isRedisAcquire(acquire) || !acquire.token) continue;
-      const compared = tokenMatters(model, acquire);
-      if (!compared) continue;
+      if (!acquire.token) continue;
+      const viaHelper = acquire.kind === 'helper' && acquire.via && acquire.tokenSpec?.kind === 'param';
+      if (!isRedisAcquire(acquire) && !viaHelper) continue;
       const weakness = tokenWeakness(acquire.token, acquire.fn, model.lookup);
       if (!weakness) continue;
-      const related = [{ span: spanOf(compared), message: 'the release/extend that compares the token' }];
+      const matters = viaHelper ? { call: acquire.call, compares: true } : tokenMatters(model, acquire, weakness);
+      if (!matters) continue;
+      const related: RelatedLocation[] = viaHelper
+        ? helperRelated(acquire.via, `${acquire.via?.name} stores this value as the lock's owner token`)
+        : [{ span: spanOf(matters.call), message: matters.compares ? 'the release/extend that compares the token' : 'the release/extend whose owner check would compare it' }];
       if (weakness.kind === 'reused') related.push({ span: spanOf(weakness.declaration), message: 'created once here' });
+      const consequence = matters.compares
+        ? 'The owner check compares this value, so another process (or a later acquisition) holding the same value passes it and can release or extend a lock it does not hold.'
+        : 'This lock is released or extended without an owner check, and the check that makes that safe compares this value: with a value other processes share, it cannot tell this holder from another.';
       report({
         span: spanOf(acquire.token),
-        message: `The lock token ${weakness.what} ${WHY[weakness.kind]}. The owner check compares this value, so another process (or a later acquisition) holding the same value passes it and can release or extend a lock it does not hold. Use 128+ random bits per acquisition, e.g. crypto.randomUUID().`,
+        message: `The lock token ${weakness.what} ${WHY[weakness.kind]}. ${consequence} Use 128+ random bits per acquisition, e.g. crypto.randomUUID().`,
         related,
         fix: () => fix(model, acquire),
       });

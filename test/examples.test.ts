@@ -29,7 +29,7 @@ const EXPECTED: Record<string, string[]> = {
   'billing/renewal-watchdog.ts': ['owner-checked-extend', 'unique-token'],
   'inventory/reserve.ts': ['check-acquire-result', 'owner-checked-release', 'require-ttl', 'unique-token'],
   'jobs/nightly-report.ts': ['bounded-acquire-retry', 'respect-abort-signal', 'use-extended-lock'],
-  'orders/charge-service.ts': ['atomic-acquire', 'owner-checked-release', 'release-on-all-paths'],
+  'orders/charge-service.ts': ['atomic-acquire', 'owner-checked-release', 'release-on-all-paths', 'unique-token'],
   'workers/email-worker.ts': ['check-acquire-result', 'handle-lock-lost'],
 };
 

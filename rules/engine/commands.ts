@@ -181,24 +181,27 @@ function batchOf(receiver: ts.Node, ctx: RecogniserContext): RedisCommand['batch
 export function recogniseCommand(call: ts.CallExpression, ctx: RecogniserContext): RedisCommand | undefined {
   const method = methodOf(call);
   if (!method) return undefined;
-  const lower = method.name.toLowerCase();
-  const args = call.arguments;
-  let command: RedisCommand | undefined;
+  const command = commandFromArgs(call, method.name, call.arguments, ctx);
+  if (command) command.batch = batchOf(method.receiver, ctx);
+  return command;
+}
 
-  if (GENERIC.has(lower)) {
-    command = genericCommand(call, lower, args, ctx);
-  } else if (ctx.scripts.has(method.name)) {
-    const script = ctx.scripts.get(method.name) as NamedScript;
+/**
+ * The command a client method `name` sends with `args`: the call's own arguments, or the arguments a
+ * thin wrapper forwards to it (project/wrappers.ts), read at the wrapper's call site.
+ */
+export function commandFromArgs(call: ts.CallExpression, name: string, args: readonly ts.Node[], ctx: RecogniserContext): RedisCommand | undefined {
+  const lower = name.toLowerCase();
+  if (GENERIC.has(lower)) return genericCommand(call, lower, args, ctx);
+  if (ctx.scripts.has(name)) {
+    const script = ctx.scripts.get(name) as NamedScript;
     const n = script.numberOfKeys ?? 1;
     const values = args.filter((a) => !isFunctionOrArrow(a));
     const keys = values.slice(0, n);
-    command = { call, name: 'SCRIPT', keys, args: values.slice(n), script: scriptCall(script.lua, keys, values.slice(n)) };
-  } else {
-    const camel = method.name !== lower && method.name !== method.name.toUpperCase();
-    command = fromTokens(call, method.name, args, ctx, camel ? 'node-redis' : undefined);
+    return { call, name: 'SCRIPT', keys, args: values.slice(n), script: scriptCall(script.lua, keys, values.slice(n)) };
   }
-  if (command) command.batch = batchOf(method.receiver, ctx);
-  return command;
+  const camel = name !== lower && name !== name.toUpperCase();
+  return fromTokens(call, name, args, ctx, camel ? 'node-redis' : undefined);
 }
 
 function genericCommand(call: ts.CallExpression, lower: string, args: readonly ts.Node[], ctx: RecogniserContext): RedisCommand | undefined {

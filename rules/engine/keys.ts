@@ -1,7 +1,7 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
 import { ts } from './typescript';
 import { LOCK_NAME } from './lock-name';
-import { isPlus, literalString, normalizeText, unwrap } from './nodes';
+import { ancestorWhere, declarationOf, descendantsWhere, isFunctionLike, isPlus, literalString, nameOf, normalizeText, unwrap } from './nodes';
 
 export interface KeyRef {
   node: ts.Node;
@@ -13,6 +13,11 @@ export interface KeyRef {
   glob: string;
   /** canonical and glob together: what KeyIndex answers by. */
   id: string;
+  /**
+   * The functions whose parameters the key is built from: `this.key(key)` in two methods of a cache
+   * class is two keys, the parameter of one function not being the parameter of another.
+   */
+  owners: readonly ts.Node[];
 }
 
 /** The initializer of the `const` an identifier refers to, found through its own scopes. */
@@ -60,23 +65,88 @@ function collapse(glob: string): string {
   return glob.includes('**') ? glob.replace(/\*+/g, '*') : glob;
 }
 
+/** The functions whose parameters `expression` reads (few: a key names one or two). */
+function parameterOwners(expression: ts.Node): ts.Node[] {
+  const owners: ts.Node[] = [];
+  const n = unwrap(expression);
+  const ids = ts.isIdentifier(n) ? [n] : descendantsWhere<ts.Identifier>(n, (d) => ts.isIdentifier(d) && !(ts.isPropertyAccessExpression(d.parent) && d.parent.name === d));
+  for (const id of ids) {
+    const decl = declarationOf(id);
+    if (decl && ts.isParameter(decl) && !owners.includes(decl.parent)) owners.push(decl.parent);
+  }
+  return owners;
+}
+
 export function keyRef(node: ts.Node, lookup: ConstLookup): KeyRef {
   const written = unwrap(node);
   const resolved = resolveAlias(node, lookup);
   const text = normalizeText(written);
   const canonical = resolved === written ? text : normalizeText(resolved);
   const glob = globOf(node, lookup);
-  return { node, text, canonical, glob, id: `${canonical}\0${glob}` };
+  return { node, text, canonical, glob, id: `${canonical}\0${glob}`, owners: parameterOwners(resolved) };
+}
+
+function globOfText(text: string): string {
+  return collapse(escapeGlob(text.replace(/\$\{[^}]*\}/g, '\0')).replace(/\0/g, '*'));
 }
 
 /**
- * Same key: the same expression after following `const` aliases in their own scopes (two functions'
- * `const key = ...` differ by initializer; same-named parameters of a lock module's acquire and release
- * functions match by name), or the same informative glob.
+ * A key built around another: the `lock:${key}` a project helper makes of its argument, or a key
+ * known only by where it lives (`inner` undefined, `head` naming it).
+ */
+export function composedKey(node: ts.Node, inner: KeyRef | undefined, head: string, tail: string, glob?: string): KeyRef {
+  const around = !head.endsWith('(') && !tail.startsWith('.');
+  const composedGlob = glob ?? (around && inner ? collapse(globOfText(head) + inner.glob + globOfText(tail)) : '*');
+  const text = inner ? `${head}\${${inner.text}}${tail}` : head;
+  const canonical = inner ? `${head}\${${inner.canonical}}${tail}` : head;
+  return { node, text, canonical, glob: composedGlob, id: `${canonical}\0${composedGlob}`, owners: inner?.owners ?? [] };
+}
+
+// The verbs of lock code: an acquire, release or renewal function whatever it is called on.
+const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|keep_?alive|watchdog|^(?:try)?(?:take|grab|free)(?![a-z])/i;
+
+function functionNameOf(fn: ts.Node): string {
+  const named = nameOf(fn as { name?: ts.Node });
+  if (named) return named;
+  const parent = fn.parent;
+  return parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) ? (nameOf(parent) ?? '') : '';
+}
+
+const pairable = new WeakMap<ts.Node, boolean>();
+
+/**
+ * Functions of one lock module pass a key from parameter to parameter (`acquireLock(key)` and
+ * `releaseLock(key)`): a function named like lock code, in a class, object or file named like one.
+ */
+function isLockFunction(fn: ts.Node): boolean {
+  let answer = pairable.get(fn);
+  if (answer === undefined) {
+    const holder = ancestorWhere(fn, (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
+    const holderName = holder ? functionNameOf(holder) : '';
+    const file = fn.getSourceFile().fileName.replace(/^.*[\\/]/, '');
+    const name = functionNameOf(fn);
+    answer = LOCK_NAME.test(name) || LOCK_FUNCTION.test(name) || LOCK_NAME.test(holderName) || LOCK_NAME.test(file);
+    pairable.set(fn, answer);
+  }
+  return answer;
+}
+
+/** Are two keys' parameters the same bindings (or parameters passed along one lock module)? */
+function sameBindings(a: KeyRef, b: KeyRef): boolean {
+  if (a.owners.length === 0 && b.owners.length === 0) return true;
+  if (a.owners.length === b.owners.length && a.owners.every((o) => b.owners.includes(o))) return true;
+  return [...a.owners, ...b.owners].every((fn) => isFunctionLike(fn) && isLockFunction(fn));
+}
+
+/**
+ * Same key: the same expression after following `const` aliases in their own scopes, over the same
+ * bindings (two functions' `const key = ...` differ by initializer; a parameter of one function is
+ * another function's only inside one lock module), or the same informative glob when it is a lock's.
  */
 export function sameKey(a: KeyRef, b: KeyRef): boolean {
-  if (a.canonical === b.canonical) return true;
-  return informative(a.glob) && a.glob === b.glob;
+  if (a === b) return true;
+  if (a.canonical === b.canonical && sameBindings(a, b)) return true;
+  return informative(a.glob) && a.glob === b.glob && (LOCK_NAME.test(a.glob) || sameBindings(a, b));
 }
 
 /** A glob that says more than "any key": has a literal part of at least 3 characters. */
@@ -111,13 +181,16 @@ export class KeyIndex<T> {
     this.answers.clear();
   }
 
+  constructor(private readonly keyOfItem: (item: T) => KeyRef) {}
+
   find(key: KeyRef): T[] {
-    const id = key.id;
+    const id = key.owners.length === 0 ? key.id : `${key.id}\0${key.owners.map((o) => o.pos).join(',')}`;
     let answer = this.answers.get(id);
     if (!answer) {
       const exact = this.byCanonical.get(key.canonical) ?? [];
       const glob = informative(key.glob) ? (this.byGlob.get(key.glob) ?? []) : [];
-      answer = glob.length === 0 ? exact : exact.length === 0 ? glob : [...new Set([...exact, ...glob])];
+      const candidates = glob.length === 0 ? exact : exact.length === 0 ? glob : [...new Set([...exact, ...glob])];
+      answer = candidates.filter((item) => sameKey(key, this.keyOfItem(item)));
       this.answers.set(id, answer);
     }
     return answer;

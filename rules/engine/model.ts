@@ -12,9 +12,24 @@ import { collectNamedScripts } from './named-scripts';
 import { calleeName, callsNamed, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import type { TtlUnit } from './set-options';
+import { thinWrapper } from './wrappers';
+import { handedBackOps, helperOps, wrapperCommand } from '../project/call-site-ops';
+import type { CallMeaning, ProjectContext } from '../project/call-meanings';
+import type { AcquireReturn, Place, TokenSpec } from '../project/types';
 
 export type AcquireKind =
-  | 'set-nx' | 'setnx' | 'lua' | 'redlock' | 'redlock-using' | 'semaphore' | 'semaphore-try' | 'with-lock' | 'helper';
+  | 'set-nx' | 'setnx' | 'lua' | 'redlock' | 'redlock-using' | 'semaphore' | 'semaphore-try' | 'with-lock' | 'helper'
+  /** A project helper that runs a routine under a lock without handing it an AbortSignal. */
+  | 'routine';
+
+/** The project helper (in this file or another) an operation goes through, and where it does the work. */
+export interface HelperVia {
+  /** The callee as written (`locks.acquire`). */
+  name: string;
+  file: string;
+  at: Place;
+  returns?: AcquireReturn;
+}
 
 export interface Acquire {
   kind: AcquireKind;
@@ -35,6 +50,11 @@ export interface Acquire {
   owner?: string;
   /** A separate EXPIRE/PEXPIRE on the same key in the same function (the non-atomic TTL). */
   laterExpire?: RedisCommand;
+  /** For a project helper: the helper, and where its token comes from. */
+  via?: HelperVia;
+  tokenSpec?: TokenSpec;
+  /** The routine's parameter that receives the AbortSignal (redlock.using, withLock: the first). */
+  signalArg?: number;
 }
 
 export type ReleaseKind = 'del' | 'unlink' | 'getdel' | 'delex' | 'script' | 'library' | 'helper';
@@ -50,6 +70,7 @@ export interface Release {
   fn: Node;
   /** For an unchecked DEL inside `if ((await get(key)) === token)`: the non-atomic owner check. */
   getCompare?: GetCompare;
+  via?: HelperVia;
 }
 
 export type ExtendKind = 'expire' | 'set-xx' | 'set-ifeq' | 'script' | 'library' | 'helper';
@@ -62,6 +83,7 @@ export interface Extend {
   handle?: string;
   ownerChecked: boolean;
   fn: Node;
+  via?: HelperVia;
 }
 
 export interface LockModel {
@@ -120,7 +142,14 @@ function inTimer(node: Node, fn: Node): boolean {
   return !!call && ts.isCallExpression(call) && /^(setInterval|setTimeout)$/.test(calleeName(call) ?? '') && node !== call;
 }
 
-export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): LockModel {
+// Calls a project helper may shadow: the lock libraries' and withLock's names.
+const LIBRARY_NAMES = new Set(['acquire', 'tryAcquire', 'release', 'unlock', 'lock', 'extend', 'using', 'withLock']);
+
+/**
+ * The lock model of a parsed file. With a project context, calls to the project's own lock helpers
+ * and command wrappers (in this file or others) take the meaning of their summaries.
+ */
+export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, project?: ProjectContext): LockModel {
   // Keys, Lua and tokens resolve the same identifiers many times over: answer each once.
   const resolved = new Map<Node, ts.Expression | undefined>();
   const lookup: ConstLookup = (identifier) => {
@@ -134,17 +163,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
   const named = SCRIPT_SETUP_TEXT.test(text)
     ? collectNamedScripts(sourceFile, callsNamed(sourceFile, (n) => SCRIPT_SETUP.has(n)), lookup)
     : { scripts: new Map<string, NamedScript>(), shas: new Map<string, string>() };
-  const wanted = new Set([...named.scripts.keys(), ...helpers.acquire, ...helpers.release, ...helpers.extend]);
+  const wanted = new Set([...named.scripts.keys(), ...helpers.acquire, ...helpers.release, ...helpers.extend, ...(project?.names ?? [])]);
   const calls = callsNamed(sourceFile, (n) => LOCK_CALLS.has(n.toLowerCase()) || wanted.has(n));
   const news = descendantsOfKind<ts.NewExpression>(sourceFile, ts.SyntaxKind.NewExpression);
   const ctx: RecogniserContext = { lookup, scripts: named.scripts, shas: named.shas, batchVars: batchVariables(sourceFile) };
-
-  const commands: RedisCommand[] = [];
-  for (const call of calls) {
-    const command = recogniseCommand(call, ctx);
-    if (command) commands.push(command);
-  }
-  const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
   // One object per syntax node, so nodes can key a cache.
   const keys = new Map<Node, KeyRef>();
   const keyOf = (node: Node) => {
@@ -152,25 +174,60 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
     if (!key) keys.set(node, (key = keyRef(node, lookup)));
     return key;
   };
+  const meanings = projectMeanings(calls, project);
+
+  const commands: RedisCommand[] = [];
+  for (const call of calls) {
+    const meaning = meanings.get(call);
+    const command = !meaning
+      ? recogniseCommand(call, ctx)
+      : meaning.kind === 'wrapper' ? wrapperCommand(call, meaning, ctx, keyOf, (node, key) => keys.set(node, key)) : undefined;
+    if (command) commands.push(command);
+  }
+  const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
+  // A thin wrapper's command is its callers' to judge (engine/wrappers.ts), not lock code of its own.
+  const wrappers = new Map<Node, boolean>();
+  const inWrapper = (command: RedisCommand) => {
+    const fn = enclosingFunction(command.call);
+    let answer = wrappers.get(fn);
+    if (answer === undefined) wrappers.set(fn, (answer = !!thinWrapper(fn)));
+    return answer;
+  };
+  const lockCommands = commands.filter((c) => meanings.has(c.call) || !inWrapper(c));
 
   const acquires: Acquire[] = [];
-  for (const command of commands) {
+  for (const command of lockCommands) {
     const acquire = redisAcquire(command, keyOf);
     if (acquire) acquires.push(acquire);
   }
   const libraryObjects = recogniseLibraryObjects(news, imports, lookup);
-  const library = recogniseLibraryCalls(calls, libraryObjects, imports, helpers, keyOf);
+  const library = recogniseLibraryCalls(meanings.size > 0 ? calls.filter((c) => !meanings.has(c)) : calls, libraryObjects, imports, helpers, keyOf);
   acquires.push(...library.acquires);
+  const helperReleases: Release[] = [];
+  const helperExtends: Extend[] = [];
+  for (const [call, meaning] of meanings) {
+    if (meaning.kind !== 'helper') continue;
+    const ops = helperOps(call, meaning, keyOf);
+    acquires.push(...ops.acquires);
+    helperReleases.push(...ops.releases);
+    helperExtends.push(...ops.extends);
+    for (const acquire of ops.acquires) {
+      const handed = handedBackOps(acquire);
+      helperReleases.push(...handed.releases);
+      helperExtends.push(...handed.extends);
+    }
+  }
 
-  const acquireIndex = new KeyIndex<Acquire>();
+  const acquireIndex = new KeyIndex<Acquire>((a) => a.key as KeyRef);
   for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
-  const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => a.command);
+  // A key this file acquires with NX, or through a project helper that acquires a lock.
+  const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => a.command || (a.via && !a.routine));
   const isLockKey = (key: KeyRef) => acquiredHere(key) || looksLikeLockKey(key);
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
   const ttlSetters = new Set<RedisCommand>();
-  const expireIndex = new KeyIndex<RedisCommand>();
-  for (const c of commands) if (EXPIRES.has(c.name) && c.keys[0]) expireIndex.add(keyOf(c.keys[0]), c);
+  const expireIndex = new KeyIndex<RedisCommand>((c) => keyOf(c.keys[0]));
+  for (const c of lockCommands) if (EXPIRES.has(c.name) && c.keys[0]) expireIndex.add(keyOf(c.keys[0]), c);
   for (const acquire of acquires) {
     if (acquire.hasTtl || !acquire.key || !acquire.command) continue;
     const later = expireIndex.find(acquire.key).find(
@@ -186,13 +243,13 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
     }
   }
 
-  const getIndex = new KeyIndex<RedisCommand>();
+  const getIndex = new KeyIndex<RedisCommand>((c) => keyOf(c.keys[0]));
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
   const getsOn = (key: KeyRef) => getIndex.find(key);
 
-  const releases: Release[] = [...library.releases];
-  const extendsList: Extend[] = [...library.extends];
-  for (const command of commands) {
+  const releases: Release[] = [...library.releases, ...helperReleases];
+  const extendsList: Extend[] = [...library.extends, ...helperExtends];
+  for (const command of lockCommands) {
     if (ttlSetters.has(command)) continue;
     // Only deletes, scripts, SET XX/IFEQ and expires can release or extend (most commands are GETs and SETs).
     const deletes = DELETES.has(command.name);
@@ -233,14 +290,14 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
     }
   }
 
-  const releaseIndex = new KeyIndex<Release>();
+  const releaseIndex = new KeyIndex<Release>((r) => r.key as KeyRef);
   for (const r of releases) if (r.key) releaseIndex.add(r.key, r);
   const releasesByFn = new Map<Node, Release[]>();
   for (const r of releases) {
     const owner = finallyCallbackOwner(r.fn) ?? r.fn;
     releasesByFn.set(owner, [...(releasesByFn.get(owner) ?? []), r]);
   }
-  const extendIndex = new KeyIndex<Extend>();
+  const extendIndex = new KeyIndex<Extend>((e) => e.key as KeyRef);
   for (const e of extendsList) if (e.key) extendIndex.add(e.key, e);
 
   return {
@@ -262,6 +319,19 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
     releasesIn: (fn) => releasesByFn.get(fn) ?? [],
     extendsOn: (key) => extendIndex.find(key),
   };
+}
+
+/** What the project says of the calls it knows (none without a project context). */
+function projectMeanings(calls: ts.CallExpression[], project: ProjectContext | undefined): Map<ts.CallExpression, CallMeaning> {
+  const meanings = new Map<ts.CallExpression, CallMeaning>();
+  if (!project) return meanings;
+  for (const call of calls) {
+    const name = calleeName(call) ?? methodOf(call)?.name;
+    if (!name || (!project.names.has(name) && !LIBRARY_NAMES.has(name))) continue;
+    const meaning = project.meaningOf(call);
+    if (meaning) meanings.set(call, meaning);
+  }
+  return meanings;
 }
 
 /** For `p.finally(() => lock.release())`, the function that wrote it. */

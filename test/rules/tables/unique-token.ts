@@ -20,18 +20,32 @@ ${io}export async function run(key: string) {
   try { await work(); } finally { ${release('key', 'token')} }
 }
 ` },
-    { name: 'constant value but the release does not compare it (owner-checked-release reports that)', code: `${io}export async function run() {
-  if (!(await redis.set('lock:a', '1', 'PX', 1000, 'NX'))) return;
-  await work();
-  await redis.del('lock:a');
-}
-` },
     { name: 'dedup marker with a constant value, never released', code: `${io}export async function once(id: string) {
   return redis.set(\`dedup:\${id}\`, '1', 'EX', 60, 'NX');
 }
 ` },
   ],
   invalid: [
+    {
+      name: 'constant value released with a bare DEL: the owner check that fixes the DEL cannot tell holders apart',
+      message: ["'1' is a constant", 'without an owner check'],
+      code: `${io}export async function run() {
+  if (!(await redis.set('lock:a', '1', 'PX', 1000, 'NX'))) return;
+  await work();
+  await redis.del('lock:a');
+}
+`,
+    },
+    {
+      name: 'process.pid value of a lock extended with a bare PEXPIRE',
+      message: ['process id'],
+      code: `${io}export async function run(id: string) {
+  const key = \`lock:job:\${id}\`;
+  if (!(await redis.set(key, String(process.pid), 'PX', 1000, 'NX'))) return;
+  await redis.pexpire(key, 1000);
+}
+`,
+    },
     {
       name: 'constant string token compared on release',
       message: ['is a constant', 'randomUUID'],

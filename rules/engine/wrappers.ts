@@ -1,0 +1,118 @@
+// Thin wrappers of a Redis command: a function or method that only forwards its parameters to one
+// client call (`delete(key) { return this.client.del(key) }`, `setnx(k, v) { return redis.setnx(k, v) }`).
+// Such a function is not lock code of its own: the caller's arguments decide what the command does,
+// so its command is read at each call site instead (call-meanings.ts), whatever the wrapper is named.
+import { ts } from './typescript';
+import { ancestorWhere, declarationOf, isFunctionLike, literalString, methodOf, unwrap, type Node } from './nodes';
+import { LOCK_NAME } from './lock-name';
+import type { ForwardedArg, WrapperSummary } from '../project/types';
+
+/** Names that say the function is itself lock code (releaseLock, acquire, renew): never a thin wrapper. */
+const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|watchdog/i;
+
+/**
+ * The one client call a function forwards to: its expression body, or the only call in its block to a
+ * Redis command method whose value it returns or awaits (logging around it is allowed).
+ */
+function forwardedCall(fn: ts.FunctionLikeDeclaration): ts.CallExpression | undefined {
+  const body = fn.body;
+  if (!body) return undefined;
+  if (!ts.isBlock(body)) {
+    let n = unwrap(body);
+    if (ts.isAwaitExpression(n)) n = unwrap(n.expression);
+    return ts.isCallExpression(n) ? n : undefined;
+  }
+  const found: ts.CallExpression[] = [];
+  const visit = (n: ts.Node): void => {
+    if (isFunctionLike(n)) return;
+    if (ts.isCallExpression(n) && FORWARDABLE.test(methodOf(n)?.name ?? '')) found.push(n);
+    ts.forEachChild(n, visit);
+  };
+  ts.forEachChild(body, visit);
+  if (found.length !== 1) return undefined;
+  const call = found[0];
+  let carrier: ts.Node = call;
+  while (ts.isAwaitExpression(carrier.parent) || ts.isParenthesizedExpression(carrier.parent) || ts.isAsExpression(carrier.parent)) carrier = carrier.parent;
+  const statement = carrier.parent;
+  const used = ts.isReturnStatement(statement) || ts.isExpressionStatement(statement) || (ts.isVariableDeclaration(statement) && returnsVariable(body, statement));
+  return used && statement.parent && (statement.parent === body || ts.isVariableDeclarationList(statement.parent)) ? call : undefined;
+}
+
+/** `const result = await client.del(key); return result;` */
+function returnsVariable(body: ts.Block, decl: ts.VariableDeclaration): boolean {
+  const name = ts.isIdentifier(decl.name) ? decl.name.text : undefined;
+  return !!name && decl.parent.parent.parent === body && body.statements.some((s) => ts.isReturnStatement(s) && !!s.expression && unwrap(s.expression).getText() === name);
+}
+
+function functionName(fn: ts.FunctionLikeDeclaration): string {
+  if (fn.name && (ts.isIdentifier(fn.name) || ts.isStringLiteral(fn.name))) return fn.name.text;
+  const parent = fn.parent;
+  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) {
+    return ts.isIdentifier(parent.name) ? parent.name.text : '';
+  }
+  return '';
+}
+
+function paramIndex(fn: ts.FunctionLikeDeclaration, node: Node): number | undefined {
+  const n = unwrap(node);
+  if (!ts.isIdentifier(n)) return undefined;
+  const decl = declarationOf(n);
+  if (!decl || !ts.isParameter(decl) || decl.parent !== fn) return undefined;
+  return fn.parameters.indexOf(decl);
+}
+
+/** A parameter, or a key built around one: `` `${this.prefix}${key}` ``, `'cache:' + key`, `this.key(key)`. */
+function forwardedArg(fn: ts.FunctionLikeDeclaration, node: Node, depth = 0): ForwardedArg | undefined {
+  const n = unwrap(node);
+  if (ts.isIdentifier(n) && depth === 0) {
+    // `const k = this.key(key); return this.client.del(k)`
+    const decl = declarationOf(n);
+    if (decl && ts.isVariableDeclaration(decl) && decl.initializer && ancestorWhere(decl, isFunctionLike) === fn) return forwardedArg(fn, decl.initializer, 1);
+  }
+  if (ts.isSpreadElement(n)) {
+    const index = paramIndex(fn, n.expression);
+    return index !== undefined && fn.parameters[index].dotDotDotToken ? { rest: index } : undefined;
+  }
+  const direct = paramIndex(fn, n);
+  if (direct !== undefined) return { param: direct, head: '', tail: '' };
+  if (ts.isTemplateExpression(n)) {
+    const spans = n.templateSpans;
+    const at = spans.findIndex((s) => paramIndex(fn, s.expression) !== undefined);
+    if (at < 0 || spans.some((s, i) => i !== at && paramIndex(fn, s.expression) !== undefined)) return undefined;
+    const before = n.head.text + spans.slice(0, at).map((s) => `\${${s.expression.getText()}}${s.literal.text}`).join('');
+    const after = spans[at].literal.text + spans.slice(at + 1).map((s) => `\${${s.expression.getText()}}${s.literal.text}`).join('');
+    return { param: paramIndex(fn, spans[at].expression) as number, head: before, tail: after };
+  }
+  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+    const right = paramIndex(fn, n.right);
+    const head = literalString(n.left) ?? n.left.getText();
+    if (right !== undefined) return { param: right, head, tail: '' };
+  }
+  if (ts.isCallExpression(n) && n.arguments.length === 1) {
+    const inner = paramIndex(fn, n.arguments[0]);
+    if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')' };
+  }
+  return undefined;
+}
+
+// The client methods a wrapper can forward to: Redis commands the lock model reads, in any case.
+const FORWARDABLE = /^(set|setnx|expire|pexpire|expireat|pexpireat|del|unlink|getdel|delex|get|eval|evalsha|call|sendcommand)$/i;
+
+/** The wrapper summary of `fn`, when it is a thin wrapper of one Redis command. */
+export function thinWrapper(fn: Node): WrapperSummary | undefined {
+  if (!isFunctionLike(fn)) return undefined;
+  const name = functionName(fn);
+  if (LOCK_NAME.test(name) || LOCK_FUNCTION.test(name)) return undefined;
+  const call = forwardedCall(fn);
+  const method = call && methodOf(call);
+  if (!call || !method || !FORWARDABLE.test(method.name)) return undefined;
+  if (call.arguments.length === 0) return undefined;
+  const args: ForwardedArg[] = [];
+  for (const [i, arg] of call.arguments.entries()) {
+    // Only the key may be wrapped into a longer key; every other argument is a parameter as given.
+    const forwarded = forwardedArg(fn, arg);
+    if (!forwarded || (i > 0 && 'param' in forwarded && (forwarded.head || forwarded.tail))) return undefined;
+    args.push(forwarded);
+  }
+  return { method: method.name, args };
+}

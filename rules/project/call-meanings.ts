@@ -1,0 +1,283 @@
+// What a call in a file means when it calls the project's own code: the callee is found without the
+// type checker, through the file's imports and exports (project-index.ts resolves module specifiers),
+// module-level singletons, `new X()` variables, typed parameters, and `this.x` fields typed by a
+// constructor parameter property or set from `new X()` (the NestJS shape), and the callee's summary
+// says what the call does to locks.
+import { ts } from '../engine/typescript';
+import { ancestorWhere, declarationOf, methodOf, unwrap, type Node } from '../engine/nodes';
+import { importOf, newClassName, typeClassName } from './file-symbols';
+import { hasLockMeaning, type ClassSummary, type FileSummary, type FunctionSummary, type ImportRef, type WrapperSummary } from './types';
+
+export type CallMeaning =
+  /** A project function that does nothing to locks (it may share a name with a Redis command or withLock). */
+  | { kind: 'none' }
+  | { kind: 'wrapper'; name: string; wrapper: WrapperSummary }
+  | { kind: 'helper'; name: string; summary: FunctionSummary; file: string; receiver?: Node; receiverNew?: ts.NewExpression };
+
+/** What the project layer gives a file's lock model (engine/model.ts). */
+export interface ProjectContext {
+  /** Callee names worth resolving: those of reachable project functions with a lock meaning. */
+  names: ReadonlySet<string>;
+  meaningOf(call: ts.CallExpression): CallMeaning | undefined;
+}
+
+/** Summaries of other files, by specifier as written in a file. */
+export interface SummaryLookup {
+  summaryOf(specifier: string, fromPath: string): FileSummary | undefined;
+}
+
+type Target =
+  | { kind: 'function'; file: FileSummary; summary: FunctionSummary }
+  | { kind: 'class'; file: FileSummary; cls: ClassSummary }
+  | { kind: 'instance'; file: FileSummary; cls: ClassSummary; made?: ts.NewExpression }
+  | { kind: 'object'; file: FileSummary; members: Record<string, FunctionSummary> }
+  | { kind: 'module'; file: FileSummary };
+
+const MAX_DEPTH = 8;
+const own = <T>(record: Record<string, T>, key: string): T | undefined => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined);
+
+export class Resolution {
+  constructor(private readonly lookup: SummaryLookup) {}
+
+  exportOf(file: FileSummary, name: string, depth = 0): Target | undefined {
+    if (depth > MAX_DEPTH) return undefined;
+    const target = own(file.exports, name);
+    if (target) {
+      if ('local' in target) return this.localOf(file, target.local, depth + 1);
+      const module = this.lookup.summaryOf(target.from, file.path);
+      if (!module) return undefined;
+      return target.name === '*' ? { kind: 'module', file: module } : this.exportOf(module, target.name, depth + 1);
+    }
+    for (const star of file.stars) {
+      const module = this.lookup.summaryOf(star, file.path);
+      const found = module && name !== 'default' ? this.exportOf(module, name, depth + 1) : undefined;
+      if (found) return found;
+    }
+    // `import locks from './locks'` of a CommonJS `module.exports = { ... }`: the module itself.
+    return name === 'default' && Object.keys(file.exports).length > 0 ? { kind: 'module', file } : undefined;
+  }
+
+  localOf(file: FileSummary, name: string, depth = 0): Target | undefined {
+    if (depth > MAX_DEPTH) return undefined;
+    const fn = own(file.functions, name);
+    if (fn) return { kind: 'function', file, summary: fn };
+    const cls = own(file.classes, name);
+    if (cls) return { kind: 'class', file, cls };
+    const members = own(file.objects, name);
+    if (members) return { kind: 'object', file, members };
+    const instanceOf = own(file.instances, name);
+    if (instanceOf) {
+      const made = this.classNamed(file, instanceOf, depth + 1);
+      return made ? { kind: 'instance', file: made.file, cls: made.cls } : undefined;
+    }
+    const imported = importOf(file, name);
+    return imported ? this.importTarget(file, imported, depth + 1) : undefined;
+  }
+
+  private importTarget(file: FileSummary, ref: ImportRef, depth: number): Target | undefined {
+    const module = this.lookup.summaryOf(ref.from, file.path);
+    if (!module) return undefined;
+    return ref.name === '*' ? { kind: 'module', file: module } : this.exportOf(module, ref.name, depth);
+  }
+
+  classNamed(file: FileSummary, name: string, depth = 0): { file: FileSummary; cls: ClassSummary } | undefined {
+    const target = this.localOf(file, name, depth);
+    return target?.kind === 'class' ? { file: target.file, cls: target.cls } : undefined;
+  }
+
+  /** A method of a class, looked up its `extends` chain. */
+  methodOf(file: FileSummary, cls: ClassSummary, name: string, depth = 0): { file: FileSummary; summary: FunctionSummary } | undefined {
+    const method = own(cls.methods, name);
+    if (method) return { file, summary: method };
+    if (!cls.base || depth > MAX_DEPTH) return undefined;
+    const base = this.classNamed(file, cls.base, depth + 1);
+    return base ? this.methodOf(base.file, base.cls, name, depth + 1) : undefined;
+  }
+
+  fieldType(file: FileSummary, cls: ClassSummary, field: string, depth = 0): { file: FileSummary; cls: ClassSummary } | undefined {
+    const type = own(cls.fieldTypes, field);
+    if (type) return this.classNamed(file, type, depth + 1);
+    if (!cls.base || depth > MAX_DEPTH) return undefined;
+    const base = this.classNamed(file, cls.base, depth + 1);
+    return base ? this.fieldType(base.file, base.cls, field, depth + 1) : undefined;
+  }
+
+  memberOf(target: Target, name: string): { file: FileSummary; summary: FunctionSummary } | undefined {
+    switch (target.kind) {
+      case 'module': {
+        const found = this.exportOf(target.file, name);
+        return found?.kind === 'function' ? { file: found.file, summary: found.summary } : undefined;
+      }
+      case 'object': {
+        const fn = own(target.members, name);
+        return fn ? { file: target.file, summary: fn } : undefined;
+      }
+      case 'instance':
+      case 'class':
+        return this.methodOf(target.file, target.cls, name);
+      default:
+        return undefined;
+    }
+  }
+
+  /** The exported names of a file through which a caller can reach a lock meaning. */
+  exportedLockNames(file: FileSummary): Set<string> {
+    const names = new Set<string>();
+    const meaningful = (target: Target | undefined, depth: number): boolean => {
+      if (!target || depth > MAX_DEPTH) return false;
+      switch (target.kind) {
+        case 'function':
+          return hasLockMeaning(target.summary);
+        case 'object':
+          return Object.values(target.members).some(hasLockMeaning);
+        case 'class':
+        case 'instance':
+          return this.namesOfClass(target.file, target.cls).size > 0;
+        case 'module':
+          return Object.keys(target.file.exports).some((name) => meaningful(this.exportOf(target.file, name), depth + 1));
+      }
+    };
+    for (const name of Object.keys(file.exports)) {
+      const target = this.exportOf(file, name);
+      if (!meaningful(target, 0)) continue;
+      names.add(name);
+      if (target && (target.kind === 'class' || target.kind === 'instance')) names.add(target.cls.name);
+    }
+    for (const star of file.stars) {
+      const module = this.lookup.summaryOf(star, file.path);
+      if (module) for (const name of this.exportedLockNames(module)) names.add(name);
+    }
+    return names;
+  }
+
+  private namesOfClass(file: FileSummary, cls: ClassSummary, depth = 0): Set<string> {
+    const names = new Set<string>();
+    for (const [name, fn] of Object.entries(cls.methods)) if (hasLockMeaning(fn)) names.add(name);
+    if (cls.base && depth < MAX_DEPTH) {
+      const base = this.classNamed(file, cls.base);
+      if (base) for (const name of this.namesOfClass(base.file, base.cls, depth + 1)) names.add(name);
+    }
+    return names;
+  }
+
+  /** Every name a caller of `file` could call with a lock meaning: its own and what it imports. */
+  namesFor(file: FileSummary): Set<string> {
+    const names = new Set<string>();
+    const addFunctions = (fns: Record<string, FunctionSummary>, as?: (name: string) => string) => {
+      for (const [name, fn] of Object.entries(fns)) if (hasLockMeaning(fn)) names.add(as ? as(name) : name);
+    };
+    const addClass = (f: FileSummary, cls: ClassSummary) => {
+      for (const name of this.namesOfClass(f, cls)) names.add(name);
+    };
+    const addTarget = (target: Target | undefined, local: string) => {
+      if (!target) return;
+      if (target.kind === 'function' && hasLockMeaning(target.summary)) names.add(local);
+      else if (target.kind === 'object') addFunctions(target.members);
+      else if (target.kind === 'class' || target.kind === 'instance') addClass(target.file, target.cls);
+      else if (target.kind === 'module') {
+        for (const name of Object.keys(target.file.exports)) addTarget(this.exportOf(target.file, name), name);
+      }
+    };
+    addFunctions(file.functions);
+    for (const members of Object.values(file.objects)) addFunctions(members);
+    for (const cls of Object.values(file.classes)) {
+      addClass(file, cls);
+      for (const field of Object.keys(cls.fieldTypes)) {
+        const held = this.fieldType(file, cls, field);
+        if (held) addClass(held.file, held.cls);
+      }
+    }
+    for (const local of Object.keys(file.imports)) addTarget(this.localOf(file, local), local);
+    return names;
+  }
+}
+
+function enclosingClassName(node: Node): string | undefined {
+  const cls = ancestorWhere<ts.ClassLikeDeclaration>(node, (a) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
+  if (!cls) return undefined;
+  if (cls.name) return cls.name.text;
+  const parent = cls.parent;
+  return parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name) ? parent.name.text : 'export:default';
+}
+
+function isTopLevel(decl: Node): boolean {
+  return ts.isVariableDeclaration(decl) && ts.isSourceFile(decl.parent.parent.parent);
+}
+
+/** The project context of one file, from its summary (own functions included) and the project's. */
+export function projectContext(file: FileSummary, resolution: Resolution): ProjectContext {
+  const names = resolution.namesFor(file);
+
+  const valueTarget = (node: Node): Target | undefined => {
+    const n = unwrap(node);
+    if (n.kind === ts.SyntaxKind.ThisKeyword) {
+      const name = enclosingClassName(n);
+      const cls = name ? own(file.classes, name) : undefined;
+      return cls ? { kind: 'instance', file, cls } : undefined;
+    }
+    if (ts.isPropertyAccessExpression(n) && unwrap(n.expression).kind === ts.SyntaxKind.ThisKeyword) {
+      const name = enclosingClassName(n);
+      const cls = name ? own(file.classes, name) : undefined;
+      const held = cls ? resolution.fieldType(file, cls, n.name.text) : undefined;
+      return held ? { kind: 'instance', file: held.file, cls: held.cls } : undefined;
+    }
+    if (ts.isPropertyAccessExpression(n)) {
+      // ns.locks.acquire(): a member of an imported module or object.
+      const outer = valueTarget(n.expression);
+      if (outer?.kind === 'module') return resolution.exportOf(outer.file, n.name.text);
+      return undefined;
+    }
+    if (!ts.isIdentifier(n)) return undefined;
+    const decl = declarationOf(n);
+    if (!decl || isTopLevel(decl)) {
+      const made = decl && ts.isVariableDeclaration(decl) ? newClassName(decl.initializer) : undefined;
+      if (made) {
+        const cls = resolution.classNamed(file, made);
+        return cls ? { kind: 'instance', ...cls, made: unwrap(decl!.initializer!) as ts.NewExpression } : undefined;
+      }
+      return resolution.localOf(file, n.text);
+    }
+    // A local `const lock = new RedisLock(...)`, or a typed variable or parameter.
+    const made = ts.isVariableDeclaration(decl) ? newClassName(decl.initializer) : undefined;
+    const type = made ?? typeClassName(decl.type);
+    const cls = type ? resolution.classNamed(file, type) : undefined;
+    if (!cls) return undefined;
+    return { kind: 'instance', ...cls, made: made ? (unwrap((decl as ts.VariableDeclaration).initializer!) as ts.NewExpression) : undefined };
+  };
+
+  const meaningOf = (call: ts.CallExpression): CallMeaning | undefined => {
+    const callee = unwrap(call.expression);
+    let found: { file: FileSummary; summary: FunctionSummary } | undefined;
+    let receiver: Node | undefined;
+    let receiverNew: ts.NewExpression | undefined;
+    if (ts.isIdentifier(callee)) {
+      const decl = declarationOf(callee);
+      if (decl && !isTopLevel(decl)) return undefined; // a local variable or parameter holding a function
+      const target = resolution.localOf(file, callee.text);
+      if (target?.kind === 'function') found = { file: target.file, summary: target.summary };
+      else if (target) return undefined;
+    } else {
+      const method = methodOf(call);
+      if (!method) return undefined;
+      const target = valueTarget(method.receiver);
+      if (!target) return undefined;
+      found = resolution.memberOf(target, method.name);
+      if (!found) {
+        // A project class without that method: it may come from a base class Lockwise cannot see.
+        return undefined;
+      }
+      if (target.kind === 'instance') {
+        receiver = method.receiver;
+        receiverNew = target.made;
+      }
+    }
+    if (!found) return undefined;
+    const name = call.expression.getText().replace(/\s+/g, '').slice(0, 80);
+    const summary = found.summary;
+    if (summary.wraps) return { kind: 'wrapper', name, wrapper: summary.wraps };
+    if (!hasLockMeaning(summary)) return { kind: 'none' };
+    return { kind: 'helper', name, summary, file: found.file.path, receiver, receiverNew };
+  };
+
+  return { names, meaningOf };
+}

@@ -1,0 +1,126 @@
+// A call to a project helper, turned into the lock model's own vocabulary at the call site: an
+// acquire, release or extend on the key the caller passes (with the helper's key prefix), a routine
+// run under a lock, or the Redis command a thin wrapper forwards to. Rules then read these like any
+// other operation; what is wrong inside the helper itself is reported there, once.
+import { ts } from '../engine/typescript';
+import { commandFromArgs, type RecogniserContext, type RedisCommand } from '../engine/commands';
+import { composedKey, type KeyRef } from '../engine/keys';
+import { lastSegment, storedName } from '../engine/libraries';
+import type { Acquire, Extend, HelperVia, Release } from '../engine/model';
+import { calleeName, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
+import { resultUse } from '../engine/result-use';
+import type { CallMeaning } from './call-meanings';
+import type { KeySpec } from './types';
+
+type Helper = Extract<CallMeaning, { kind: 'helper' }>;
+type KeyOf = (node: Node) => KeyRef;
+
+/** The command a thin wrapper sends, read from the caller's arguments. */
+export function wrapperCommand(call: ts.CallExpression, meaning: Extract<CallMeaning, { kind: 'wrapper' }>, ctx: RecogniserContext, keyOf: KeyOf, seedKey: (node: Node, key: KeyRef) => void): RedisCommand | undefined {
+  const args: Node[] = [];
+  for (const forwarded of meaning.wrapper.args) {
+    if ('rest' in forwarded) {
+      args.push(...call.arguments.slice(forwarded.rest));
+      continue;
+    }
+    const arg = call.arguments[forwarded.param];
+    if (!arg) break;
+    // The key the wrapper builds around its parameter (`cache:${key}`) is the key the command gets.
+    if (forwarded.head || forwarded.tail) seedKey(arg, composedKey(arg, keyOf(arg), forwarded.head, forwarded.tail));
+    args.push(arg);
+  }
+  return commandFromArgs(call, meaning.wrapper.method, args, ctx);
+}
+
+function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): KeyRef | undefined {
+  if (!spec) return undefined;
+  if (spec.param !== undefined) {
+    const arg = call.arguments[spec.param];
+    if (!arg) return undefined;
+    return spec.head || spec.tail ? composedKey(arg, keyOf(arg), spec.head, spec.tail) : keyOf(arg);
+  }
+  if (spec.field) {
+    const fromNew = spec.field.ctorParam !== undefined ? meaning.receiverNew?.arguments?.[spec.field.ctorParam] : undefined;
+    if (fromNew) return keyOf(fromNew);
+    // The object's own key: the same receiver is the same lock.
+    const receiver = meaning.receiver;
+    return receiver ? composedKey(receiver, keyOf(receiver), '', `.${spec.field.name}`, spec.glob) : undefined;
+  }
+  // A key fixed inside the helper: the same in every call, and only the same as itself.
+  return composedKey(call, undefined, `${meaning.file}#${spec.head}`, '', spec.glob);
+}
+
+function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns']): HelperVia {
+  return { name: meaning.name, file: meaning.file, at, returns };
+}
+
+export interface HelperOps {
+  acquires: Acquire[];
+  releases: Release[];
+  extends: Extend[];
+}
+
+/** The lock operations of one call to a project helper. */
+export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): HelperOps {
+  const ops: HelperOps = { acquires: [], releases: [], extends: [] };
+  const summary = meaning.summary;
+  const fn = enclosingFunction(call);
+  const base = { call, fn, statement: enclosingStatement(call), result: resultUse(call) };
+  const receiverName = meaning.receiver ? lastSegment(meaning.receiver) : undefined;
+  const routine = summary.routine;
+  if (routine) {
+    const routineArg = call.arguments[routine.param];
+    if (routineArg) {
+      ops.acquires.push({
+        ...base, kind: routine.signalArg !== undefined ? 'with-lock' : 'routine', key: keyAt(routine.key, call, meaning, keyOf),
+        hasTtl: true, routine: routineArg, signalArg: routine.signalArg, via: via(meaning, routine.at),
+      });
+    }
+  } else if (summary.acquire) {
+    const a = summary.acquire;
+    const token = a.token.kind === 'param' ? call.arguments[a.token.index] : undefined;
+    const holds = a.returns === 'release-fn' || a.returns === 'lock-object';
+    ops.acquires.push({
+      ...base, kind: 'helper', key: keyAt(a.key, call, meaning, keyOf), token, tokenSpec: a.token,
+      hasTtl: a.hasTtl, owner: holds ? storedName(call) : (a.key.field ? receiverName : undefined), via: via(meaning, a.at, a.returns),
+    });
+  }
+  if (summary.release) {
+    const r = summary.release;
+    const handleArg = r.handleParam !== undefined ? call.arguments[r.handleParam] : undefined;
+    ops.releases.push({
+      call, fn, kind: 'helper', key: keyAt(r.key, call, meaning, keyOf), handle: handleArg ? lastSegment(handleArg) : receiverName,
+      ownerChecked: true, via: via(meaning, r.at),
+    });
+  }
+  if (summary.extend) {
+    ops.extends.push({ call, fn, kind: 'helper', key: keyAt(summary.extend.key, call, meaning, keyOf), handle: receiverName, ownerChecked: true, via: via(meaning, summary.extend.at) });
+  }
+  return ops;
+}
+
+const RELEASE_METHOD = /^(release|unlock|free|close|dispose)$/;
+
+/**
+ * Releases through what an acquire helper handed back: `release()` of a returned release function,
+ * `lock.release()` / `lock.extend()` of a returned lock object, in the acquiring function.
+ */
+export function handedBackOps(acquire: Acquire): Omit<HelperOps, 'acquires'> {
+  const ops: Omit<HelperOps, 'acquires'> = { releases: [], extends: [] };
+  const owner = acquire.owner;
+  const returns = acquire.via?.returns;
+  if (!owner || (returns !== 'release-fn' && returns !== 'lock-object')) return ops;
+  for (const call of descendantsOfKind<ts.CallExpression>(acquire.fn, ts.SyntaxKind.CallExpression)) {
+    if (call.pos < acquire.call.end) continue;
+    const base = { call, fn: enclosingFunction(call), handle: owner, ownerChecked: true, key: acquire.key, via: acquire.via };
+    if (returns === 'release-fn') {
+      if (ts.isIdentifier(unwrap(call.expression)) && calleeName(call) === owner) ops.releases.push({ ...base, kind: 'helper' });
+      continue;
+    }
+    const method = methodOf(call);
+    if (!method || lastSegment(method.receiver) !== owner) continue;
+    if (RELEASE_METHOD.test(method.name)) ops.releases.push({ ...base, kind: 'helper' });
+    else if (/^(extend|renew|refresh)$/.test(method.name)) ops.extends.push({ ...base, kind: 'helper' });
+  }
+  return ops;
+}

@@ -1,0 +1,265 @@
+// The module shape of one file, read from its syntax without the type checker: what it imports (ES
+// imports, require, destructured require), what it exports (declarations, `export { x } from`,
+// `export *`, default exports, `module.exports = {...}`, `exports.x =`), its classes with the classes
+// their fields hold, and the function-like declarations whose lock meaning summarize.ts computes.
+import { ts } from '../engine/typescript';
+import { literalString, nameOf, unwrap, type Node } from '../engine/nodes';
+import { moduleOf } from '../engine/imports';
+import type { ExportTarget, FileSummary, ImportRef } from './types';
+
+/** A function-like declaration to summarise, and where its summary goes. */
+export interface SummaryTarget {
+  fn: ts.FunctionLikeDeclaration;
+  name: string;
+  /** The class or object literal it is a member of; undefined for a top-level function. */
+  container?: { kind: 'class' | 'object'; name: string };
+}
+
+export interface FileSymbols {
+  summary: FileSummary;
+  targets: SummaryTarget[];
+}
+
+const isFunctionValue = (n: Node | undefined): n is ts.ArrowFunction | ts.FunctionExpression =>
+  !!n && (ts.isArrowFunction(unwrap(n)) || ts.isFunctionExpression(unwrap(n)));
+
+function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
+  return !!ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === kind);
+}
+
+/** `require('x')`, `require('x').y`: the specifier and the member taken. */
+function requireOf(node: Node | undefined): { from: string; member?: string } | undefined {
+  if (!node) return undefined;
+  let n = unwrap(node);
+  let member: string | undefined;
+  if (ts.isPropertyAccessExpression(n)) {
+    member = n.name.text;
+    n = unwrap(n.expression);
+  }
+  if (!ts.isCallExpression(n) || !ts.isIdentifier(n.expression) || n.expression.text !== 'require') return undefined;
+  const from = n.arguments[0] ? literalString(n.arguments[0]) : undefined;
+  return from === undefined ? undefined : { from, member };
+}
+
+/** The class a value is an instance of: `new X(...)`, `new ns.X(...)`. */
+export function newClassName(node: Node | undefined): string | undefined {
+  const n = node ? unwrap(node) : undefined;
+  if (!n || !ts.isNewExpression(n)) return undefined;
+  const e = unwrap(n.expression);
+  return ts.isIdentifier(e) ? e.text : ts.isPropertyAccessExpression(e) ? e.name.text : undefined;
+}
+
+/** The class a type annotation names: `X`, `ns.X`, `X<T>`, `X | null`. */
+export function typeClassName(type: ts.TypeNode | undefined): string | undefined {
+  if (!type) return undefined;
+  if (ts.isTypeReferenceNode(type)) return ts.isIdentifier(type.typeName) ? type.typeName.text : type.typeName.right.text;
+  if (ts.isUnionTypeNode(type)) {
+    const named = type.types.map(typeClassName).filter((n): n is string => !!n);
+    return named.length === 1 ? named[0] : undefined;
+  }
+  return undefined;
+}
+
+function classFieldTypes(cls: ts.ClassLikeDeclaration): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const member of cls.members) {
+    if (ts.isConstructorDeclaration(member)) {
+      for (const p of member.parameters) {
+        // Parameter properties: `constructor(private readonly locks: RedisLockService)`.
+        const isProperty = ts.canHaveModifiers(p) && (ts.getModifiers(p)?.length ?? 0) > 0;
+        const type = typeClassName(p.type);
+        if (isProperty && type && ts.isIdentifier(p.name)) fields[p.name.text] = type;
+      }
+      member.body?.forEachChild(function visit(n): void {
+        if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken) {
+          const left = n.left;
+          const made = newClassName(n.right);
+          if (made && ts.isPropertyAccessExpression(left) && left.expression.kind === ts.SyntaxKind.ThisKeyword) fields[left.name.text] = made;
+        }
+        if (!ts.isFunctionLike(n)) n.forEachChild(visit);
+      });
+    } else if (ts.isPropertyDeclaration(member)) {
+      const name = nameOf(member);
+      const type = newClassName(member.initializer) ?? typeClassName(member.type);
+      if (name && type) fields[name] = type;
+    }
+  }
+  return fields;
+}
+
+function heritageName(cls: ts.ClassLikeDeclaration): string | undefined {
+  const clause = cls.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword);
+  const expr = clause?.types[0]?.expression;
+  return expr && ts.isIdentifier(expr) ? expr.text : expr && ts.isPropertyAccessExpression(expr) ? expr.name.text : undefined;
+}
+
+export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSymbols {
+  const summary: FileSummary = {
+    path, functions: {}, classes: {}, objects: {}, instances: {}, imports: {}, exports: {}, stars: [], dependencies: [],
+  };
+  const targets: SummaryTarget[] = [];
+  const imports = summary.imports;
+  const exportsOf = summary.exports;
+  const deps = new Set<string>();
+  const addExport = (name: string, target: ExportTarget): void => {
+    exportsOf[name] = target;
+  };
+
+  const addClass = (cls: ts.ClassLikeDeclaration, name: string) => {
+    summary.classes[name] = { name, methods: {}, base: heritageName(cls), fieldTypes: classFieldTypes(cls) };
+    for (const member of cls.members) {
+      const method = nameOf(member);
+      if (method && (ts.isMethodDeclaration(member) || ts.isGetAccessor(member)) && member.body) {
+        targets.push({ fn: member, name: method, container: { kind: 'class', name } });
+      } else if (method && ts.isPropertyDeclaration(member) && isFunctionValue(member.initializer)) {
+        targets.push({ fn: unwrap(member.initializer) as ts.ArrowFunction, name: method, container: { kind: 'class', name } });
+      }
+    }
+  };
+  const addObject = (obj: ts.ObjectLiteralExpression, name: string) => {
+    summary.objects[name] ??= {};
+    for (const p of obj.properties) {
+      const member = nameOf(p);
+      if (!member) continue;
+      if (ts.isMethodDeclaration(p) && p.body) targets.push({ fn: p, name: member, container: { kind: 'object', name } });
+      else if (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)) {
+        targets.push({ fn: unwrap(p.initializer) as ts.ArrowFunction, name: member, container: { kind: 'object', name } });
+      }
+    }
+  };
+  /** `module.exports = <value>` / `export default <value>`: exported under `name`. */
+  const exportValue = (value: ts.Expression, name: string): void => {
+    const v = unwrap(value);
+    if (ts.isIdentifier(v)) return addExport(name, { local: v.text });
+    if (isFunctionValue(v)) {
+      targets.push({ fn: v as ts.ArrowFunction, name: `export:${name}` });
+      return addExport(name, { local: `export:${name}` });
+    }
+    if (ts.isClassExpression(v)) {
+      addClass(v, `export:${name}`);
+      return addExport(name, { local: `export:${name}` });
+    }
+    const made = newClassName(v);
+    if (made) {
+      summary.instances[`export:${name}`] = made;
+      return addExport(name, { local: `export:${name}` });
+    }
+    const required = requireOf(v);
+    if (required) {
+      deps.add(required.from);
+      return addExport(name, { from: required.from, name: required.member ?? 'default' });
+    }
+    if (ts.isObjectLiteralExpression(v) && name === 'default') {
+      // module.exports = { acquireLock, releaseLock, other: require('./x') }: each member is an export.
+      for (const p of v.properties) {
+        const member = nameOf(p);
+        if (!member) continue;
+        if (ts.isShorthandPropertyAssignment(p)) addExport(member, { local: p.name.text });
+        else if (ts.isPropertyAssignment(p)) exportValue(p.initializer, member);
+        else if (ts.isMethodDeclaration(p) && p.body) {
+          targets.push({ fn: p, name: `export:${member}` });
+          addExport(member, { local: `export:${member}` });
+        }
+      }
+    }
+  };
+
+  for (const statement of sourceFile.statements) {
+    const exported = hasModifier(statement, ts.SyntaxKind.ExportKeyword);
+    const isDefault = hasModifier(statement, ts.SyntaxKind.DefaultKeyword);
+    if (ts.isImportDeclaration(statement)) {
+      const from = moduleOf(statement);
+      if (from === undefined) continue;
+      deps.add(from);
+      const clause = statement.importClause;
+      if (clause?.name) imports[clause.name.text] = { from, name: 'default' };
+      const bindings = clause?.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) imports[bindings.name.text] = { from, name: '*' };
+      if (bindings && ts.isNamedImports(bindings)) {
+        for (const el of bindings.elements) imports[el.name.text] = { from, name: (el.propertyName ?? el.name).text };
+      }
+    } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
+      const from = literalString(statement.moduleReference.expression);
+      if (from !== undefined) {
+        deps.add(from);
+        imports[statement.name.text] = { from, name: '*' };
+      }
+    } else if (ts.isExportDeclaration(statement)) {
+      const from = statement.moduleSpecifier ? literalString(statement.moduleSpecifier) : undefined;
+      if (from !== undefined) deps.add(from);
+      const clause = statement.exportClause;
+      if (!clause) {
+        if (from !== undefined) summary.stars.push(from);
+      } else if (ts.isNamedExports(clause)) {
+        for (const el of clause.elements) {
+          const local = (el.propertyName ?? el.name).text;
+          addExport(el.name.text, from !== undefined ? { from, name: local } : { local });
+        }
+      } else if (from !== undefined) {
+        addExport(clause.name.text, { from, name: '*' });
+      }
+    } else if (ts.isExportAssignment(statement)) {
+      exportValue(statement.expression, 'default');
+    } else if (ts.isFunctionDeclaration(statement) && statement.body) {
+      const name = nameOf(statement) ?? 'export:default';
+      targets.push({ fn: statement, name });
+      if (exported) addExport(isDefault ? 'default' : name, { local: name });
+    } else if (ts.isClassDeclaration(statement)) {
+      const name = nameOf(statement) ?? 'export:default';
+      addClass(statement, name);
+      if (exported) addExport(isDefault ? 'default' : name, { local: name });
+    } else if (ts.isVariableStatement(statement)) {
+      for (const decl of statement.declarationList.declarations) readVariable(decl, exported);
+    } else if (ts.isExpressionStatement(statement)) {
+      readAssignment(statement.expression);
+    }
+  }
+
+  function readVariable(decl: ts.VariableDeclaration, exported: boolean): void {
+    const init = decl.initializer;
+    if (ts.isObjectBindingPattern(decl.name)) {
+      // const { acquireLock, release: releaseLock } = require('./lock')
+      const required = requireOf(init);
+      if (!required) return;
+      deps.add(required.from);
+      for (const el of decl.name.elements) {
+        if (!ts.isIdentifier(el.name)) continue;
+        const imported = el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : el.name.text;
+        imports[el.name.text] = { from: required.from, name: imported };
+      }
+      return;
+    }
+    const name = nameOf(decl);
+    if (!name || !init) return;
+    if (exported) addExport(name, { local: name });
+    const required = requireOf(init);
+    const value = unwrap(init);
+    if (required) {
+      deps.add(required.from);
+      imports[name] = { from: required.from, name: required.member ?? '*' };
+    } else if (isFunctionValue(value)) targets.push({ fn: value as ts.ArrowFunction, name });
+    else if (ts.isClassExpression(value)) addClass(value, name);
+    else if (ts.isObjectLiteralExpression(value)) addObject(value, name);
+    else {
+      const made = newClassName(value);
+      if (made) summary.instances[name] = made;
+    }
+  }
+
+  function readAssignment(expr: ts.Expression): void {
+    const e = unwrap(expr);
+    if (!ts.isBinaryExpression(e) || e.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return;
+    const target = e.left.getText().replace(/\s+/g, '');
+    if (target === 'module.exports') return exportValue(e.right, 'default');
+    const member = /^(?:module\.)?exports\.([\w$]+)$/.exec(target);
+    if (member) exportValue(e.right, member[1]);
+  }
+
+  summary.dependencies = [...deps];
+  return { summary, targets };
+}
+
+/** What a local name of the file is imported as, if it is imported. */
+export function importOf(summary: FileSummary, name: string): ImportRef | undefined {
+  return Object.prototype.hasOwnProperty.call(summary.imports, name) ? summary.imports[name] : undefined;
+}

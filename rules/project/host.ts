@@ -1,0 +1,45 @@
+// How the project layer reads files, the way TypeScript's compiler takes a CompilerHost: the CLI
+// passes the file system, the language server its open documents over the file system, tests an
+// in-memory map. The project layer never touches the file system itself.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+
+export interface ProjectHost {
+  /** The file's text, or undefined when it cannot be read. */
+  readFile(path: string): string | undefined;
+  fileExists(path: string): boolean;
+}
+
+/** Files larger than this are never read for their summaries (generated bundles). */
+const MAX_BYTES = 2 * 1024 * 1024;
+
+export const fileSystemHost: ProjectHost = {
+  readFile(path) {
+    try {
+      if (statSync(path).size > MAX_BYTES) return undefined;
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  },
+  fileExists(path) {
+    try {
+      return existsSync(path) && statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  },
+};
+
+/** Texts given by the caller first (open documents, files already read), the fallback host for the rest. */
+export function overlayHost(texts: { get(path: string): string | undefined }, fallback: ProjectHost): ProjectHost {
+  return {
+    readFile: (path) => texts.get(path) ?? fallback.readFile(path),
+    fileExists: (path) => texts.get(path) !== undefined || fallback.fileExists(path),
+  };
+}
+
+/** An in-memory project (tests, and single-file tools given their neighbours). */
+export function memoryHost(files: Record<string, string>): ProjectHost {
+  const map = new Map(Object.entries(files));
+  return { readFile: (path) => map.get(path), fileExists: (path) => map.has(path) };
+}

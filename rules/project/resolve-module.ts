@@ -1,0 +1,136 @@
+// Module specifiers to project files, the way TypeScript and Node find them, without the compiler:
+// relative paths with or without extension (and `.js` written for a `.ts` file), `index` files, and
+// tsconfig.json `paths` / `baseUrl` (following `extends` to a relative file). Bare package names are
+// never followed: code in node_modules is not summarised (its lock libraries are recognised as such).
+import { dirname, join, resolve } from 'node:path';
+import type { ProjectHost } from './host';
+
+const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+const JS_TO_TS: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
+
+interface PathsConfig {
+  /** Folder that `paths` targets are relative to. */
+  base: string;
+  paths: Array<{ prefix: string; suffix: string; wildcard: boolean; targets: string[] }>;
+  baseUrl?: string;
+}
+
+/** JSON with comments and trailing commas, as tsconfig.json allows. */
+export function parseJsonc(text: string): unknown {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      out += text.slice(start, i + 1);
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      i = text.indexOf('*/', i + 2);
+      if (i < 0) break;
+      i++;
+    } else out += c;
+  }
+  return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
+}
+
+export class ModuleResolver {
+  private readonly configs = new Map<string, PathsConfig | null>();
+  private readonly answers = new Map<string, string | null>();
+
+  constructor(private readonly host: ProjectHost) {}
+
+  /** The project file `specifier` names from `fromFile`, or undefined (a package, or nothing there). */
+  resolve(specifier: string, fromFile: string): string | undefined {
+    const dir = dirname(fromFile);
+    const id = `${dir}\0${specifier}`;
+    const known = this.answers.get(id);
+    if (known !== undefined) return known ?? undefined;
+    const found = this.find(specifier, dir) ?? null;
+    this.answers.set(id, found);
+    return found ?? undefined;
+  }
+
+  /** Forget cached answers (a file was created, deleted or renamed, or a tsconfig changed). */
+  reset(): void {
+    this.answers.clear();
+    this.configs.clear();
+  }
+
+  private find(specifier: string, dir: string): string | undefined {
+    if (specifier.startsWith('.') || specifier.startsWith('/')) return this.asFileOrFolder(resolve(dir, specifier));
+    const config = this.pathsConfig(dir);
+    if (!config) return undefined;
+    for (const entry of config.paths) {
+      const matches = entry.wildcard
+        ? specifier.startsWith(entry.prefix) && specifier.endsWith(entry.suffix) && specifier.length >= entry.prefix.length + entry.suffix.length
+        : specifier === entry.prefix;
+      if (!matches) continue;
+      const star = entry.wildcard ? specifier.slice(entry.prefix.length, specifier.length - entry.suffix.length) : '';
+      for (const target of entry.targets) {
+        const found = this.asFileOrFolder(resolve(config.base, target.replace('*', star)));
+        if (found) return found;
+      }
+    }
+    return config.baseUrl ? this.asFileOrFolder(resolve(config.baseUrl, specifier)) : undefined;
+  }
+
+  private asFileOrFolder(path: string): string | undefined {
+    if (/\.d\.[cm]?ts$/.test(path)) return undefined;
+    const dot = path.lastIndexOf('.');
+    const ext = dot > path.lastIndexOf('/') ? path.slice(dot) : '';
+    // `import './lock.js'` in TypeScript names lock.ts.
+    for (const ts of JS_TO_TS[ext] ?? []) if (this.host.fileExists(path.slice(0, dot) + ts)) return path.slice(0, dot) + ts;
+    if (EXTENSIONS.includes(ext) && this.host.fileExists(path)) return path;
+    for (const e of EXTENSIONS) if (this.host.fileExists(path + e)) return path + e;
+    for (const e of EXTENSIONS) if (this.host.fileExists(join(path, `index${e}`))) return join(path, `index${e}`);
+    return undefined;
+  }
+
+  /** The nearest tsconfig.json (or jsconfig.json) with `paths` or `baseUrl`, walking up from `dir`. */
+  private pathsConfig(dir: string): PathsConfig | undefined {
+    const cached = this.configs.get(dir);
+    if (cached !== undefined) return cached ?? undefined;
+    let found: PathsConfig | undefined;
+    for (const name of ['tsconfig.json', 'jsconfig.json']) {
+      const file = join(dir, name);
+      if (this.host.fileExists(file)) {
+        found = this.readConfig(file, 0);
+        if (found) break;
+      }
+    }
+    const parent = dirname(dir);
+    if (!found && parent !== dir && !dir.endsWith('/node_modules')) found = this.pathsConfig(parent);
+    this.configs.set(dir, found ?? null);
+    return found;
+  }
+
+  private readConfig(file: string, depth: number): PathsConfig | undefined {
+    let json: { extends?: unknown; compilerOptions?: { paths?: Record<string, string[]>; baseUrl?: string } };
+    try {
+      json = parseJsonc(this.host.readFile(file) ?? '') as typeof json;
+    } catch {
+      return undefined; // a broken tsconfig resolves nothing; the TypeScript build reports it
+    }
+    const options = json?.compilerOptions ?? {};
+    const dir = dirname(file);
+    if (options.paths || options.baseUrl) {
+      const baseUrl = options.baseUrl !== undefined ? resolve(dir, options.baseUrl) : undefined;
+      const base = baseUrl ?? dir;
+      const paths = Object.entries(options.paths ?? {}).map(([pattern, targets]) => {
+        const star = pattern.indexOf('*');
+        return { prefix: star < 0 ? pattern : pattern.slice(0, star), suffix: star < 0 ? '' : pattern.slice(star + 1), wildcard: star >= 0, targets: Array.isArray(targets) ? targets : [] };
+      });
+      // Longest prefix first, as TypeScript matches.
+      paths.sort((a, b) => b.prefix.length - a.prefix.length);
+      return { base, paths, baseUrl };
+    }
+    if (typeof json?.extends === 'string' && json.extends.startsWith('.') && depth < 5) {
+      const parent = resolve(dir, json.extends.endsWith('.json') ? json.extends : `${json.extends}.json`);
+      return this.host.fileExists(parent) ? this.readConfig(parent, depth + 1) : undefined;
+    }
+    return undefined;
+  }
+}

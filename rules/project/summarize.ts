@@ -1,0 +1,224 @@
+// The lock meaning of each function, method and arrow function of a file, in terms of its parameters,
+// read from the file's lock model: which parameter is the key of what it acquires, releases or
+// extends, where the token comes from, what it returns, which parameter is a routine run under a lock,
+// or which command it merely forwards. Helpers that call helpers get their meaning through the model,
+// which already holds the meaning of the calls it could resolve.
+import { ts } from '../engine/typescript';
+import type { Acquire, Extend, LockModel, Release } from '../engine/model';
+import { isLockAcquire, isRedisAcquire } from '../engine/queries';
+import { tokenWeakness } from '../engine/token-strength';
+import { ancestorWhere, declarationOf, descendantsOfKind, identifiersNamed, isFunctionLike, literalString, nameOf, unwrap, type Node } from '../engine/nodes';
+import { readFileSymbols, type SummaryTarget } from './file-symbols';
+import { thinWrapper } from '../engine/wrappers';
+import type { AcquireReturn, FileSummary, FunctionSummary, KeySpec, Place, TokenSpec } from './types';
+import type { KeyRef } from '../engine/keys';
+
+export function placeOf(node: Node, path: string): Place {
+  const sourceFile = node.getSourceFile();
+  const start = node.getStart(sourceFile);
+  const { line, character } = sourceFile.getLineAndCharacterOfPosition(start);
+  const last = sourceFile.getLineAndCharacterOfPosition(node.end);
+  return { path, start, end: node.end, line, character, endLine: last.line, endCharacter: last.character };
+}
+
+function paramIndex(fn: ts.FunctionLikeDeclaration, node: Node): number | undefined {
+  const n = unwrap(node);
+  if (!ts.isIdentifier(n)) return undefined;
+  const decl = declarationOf(n);
+  return decl && ts.isParameter(decl) && decl.parent === fn ? fn.parameters.indexOf(decl) : undefined;
+}
+
+/** Follows `const key = ...` aliases inside the function, stopping at a parameter. */
+function followAliases(fn: ts.FunctionLikeDeclaration, node: Node, model: LockModel): Node {
+  let n = unwrap(node);
+  for (let depth = 0; depth < 4 && ts.isIdentifier(n) && paramIndex(fn, n) === undefined; depth++) {
+    const init = model.lookup(n);
+    if (!init) break;
+    n = unwrap(init);
+  }
+  return n;
+}
+
+/** The constructor parameter a `this.<field>` is set from (parameter property or `this.f = param`). */
+function constructorParamOf(cls: ts.ClassLikeDeclaration, field: string): number | undefined {
+  const ctor = cls.members.find(ts.isConstructorDeclaration);
+  if (!ctor) return undefined;
+  const property = ctor.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === field && (ts.getModifiers(p)?.length ?? 0) > 0);
+  if (property >= 0) return property;
+  for (const assignment of descendantsOfKind<ts.BinaryExpression>(ctor, ts.SyntaxKind.BinaryExpression)) {
+    if (assignment.operatorToken.kind !== ts.SyntaxKind.EqualsToken) continue;
+    const left = assignment.left;
+    if (!ts.isPropertyAccessExpression(left) || left.expression.kind !== ts.SyntaxKind.ThisKeyword || left.name.text !== field) continue;
+    const index = paramIndex(ctor, assignment.right);
+    if (index !== undefined) return index;
+  }
+  return undefined;
+}
+
+export function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, model: LockModel): KeySpec | undefined {
+  if (!key) return undefined;
+  const n = followAliases(fn, key.node, model);
+  const glob = key.glob;
+  const direct = paramIndex(fn, n);
+  if (direct !== undefined) return { param: direct, head: '', tail: '', glob };
+  if (ts.isTemplateExpression(n)) {
+    const spans = n.templateSpans;
+    const at = spans.findIndex((s) => paramIndex(fn, s.expression) !== undefined);
+    if (at >= 0) {
+      const text = (s: ts.TemplateSpan) => `\${${s.expression.getText()}}${s.literal.text}`;
+      const head = n.head.text + spans.slice(0, at).map(text).join('');
+      const tail = spans[at].literal.text + spans.slice(at + 1).map(text).join('');
+      return { param: paramIndex(fn, spans[at].expression), head, tail, glob };
+    }
+  }
+  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+    const right = paramIndex(fn, n.right);
+    if (right !== undefined) return { param: right, head: literalString(n.left) ?? n.left.getText(), tail: '', glob };
+  }
+  if (ts.isCallExpression(n) && n.arguments.length === 1) {
+    const inner = paramIndex(fn, n.arguments[0]);
+    if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')', glob };
+  }
+  if (ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    const cls = ancestorWhere<ts.ClassLikeDeclaration>(n, (a) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
+    return { field: { name: n.name.text, ctorParam: cls ? constructorParamOf(cls, n.name.text) : undefined }, head: '', tail: '', glob };
+  }
+  // A key that names none of the parameters is the same key at every call.
+  const usesParams = fn.parameters.some((p) => ts.isIdentifier(p.name) && identifiersNamed(n, p.name.text).length > 0);
+  return usesParams ? undefined : { head: key.canonical, tail: '', glob };
+}
+
+const STRONG = /random|uuid|nanoid|ulid|cuid|v4\(/i;
+
+function tokenSpecOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire, model: LockModel): TokenSpec {
+  if (acquire.via && !acquire.token) return acquire.tokenSpec ?? { kind: 'unknown' };
+  const token = acquire.token;
+  if (!token) return { kind: 'unknown' };
+  const index = paramIndex(fn, followAliases(fn, token, model));
+  if (index !== undefined) return { kind: 'param', index };
+  const weakness = tokenWeakness(token, acquire.fn, model.lookup);
+  if (weakness && weakness.kind !== 'reused') return { kind: 'weak', weakness: weakness.kind, what: weakness.what };
+  return STRONG.test(followAliases(fn, token, model).getText()) ? { kind: 'strong' } : { kind: 'unknown' };
+}
+
+/** The return statements of `fn` itself (not of functions nested in it). */
+function ownReturns(fn: ts.FunctionLikeDeclaration): ts.ReturnStatement[] {
+  return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
+}
+
+const RELEASE_MEMBER = /^(release|unlock|free|close|dispose)$/i;
+
+/** What the helper hands back of this acquire (see AcquireReturn). */
+function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireReturn {
+  const names = new Set<string>();
+  if (acquire.result.kind === 'assigned') names.add(acquire.result.name);
+  const tokenName = acquire.token && ts.isIdentifier(unwrap(acquire.token)) ? (unwrap(acquire.token) as ts.Identifier).text : undefined;
+  const found = new Set<AcquireReturn>();
+  const bodies: Node[] = ownReturns(fn).map((r) => r.expression).filter((e): e is ts.Expression => !!e);
+  if (fn.body && !ts.isBlock(fn.body)) bodies.push(fn.body);
+  for (const expression of bodies) {
+    const e = unwrap(ts.isAwaitExpression(unwrap(expression)) ? (unwrap(expression) as ts.AwaitExpression).expression : expression);
+    if (isFunctionLike(e)) found.add('release-fn');
+    else if (e.kind === ts.SyntaxKind.ThisKeyword) found.add('lock-object');
+    else if (ts.isObjectLiteralExpression(e) && e.properties.some((p) => RELEASE_MEMBER.test(nameOf(p) ?? ''))) found.add('lock-object');
+    else if (ts.isConditionalExpression(e) && tokenName && identifiersNamed(e.whenTrue, tokenName).length > 0) found.add('token');
+    else if (ts.isIdentifier(e) && e.text === tokenName && !names.has(e.text)) found.add('token');
+    else if (e.pos <= acquire.call.pos && acquire.call.end <= e.end) found.add('reply');
+    else if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) found.add('reply');
+    else if (identifiersNamed(e, names).length > 0) found.add('reply');
+  }
+  for (const kind of ['release-fn', 'lock-object', 'token', 'reply'] as const) if (found.has(kind)) return kind;
+  const throwsWhenBusy = descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
+    (s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length + (ts.isThrowStatement(s.thenStatement) ? 1 : 0) > 0,
+  );
+  return throwsWhenBusy || acquire.kind === 'redlock' || acquire.kind === 'semaphore' ? 'throws' : 'unknown';
+}
+
+function handleParamOf(fn: ts.FunctionLikeDeclaration, release: Release | Extend): number | undefined {
+  const call = release.call;
+  // release(lock) -> lock.release(); releaseLock(key, token) -> the token argument.
+  const callee = unwrap(call.expression);
+  if (ts.isPropertyAccessExpression(callee)) {
+    const own = paramIndex(fn, callee.expression);
+    if (own !== undefined) return own;
+  }
+  for (const arg of call.arguments) {
+    const index = paramIndex(fn, arg);
+    if (index !== undefined && fn.parameters[index] && !(release.key && unwrap(release.key.node) === unwrap(arg))) return index;
+  }
+  return undefined;
+}
+
+/** A parameter that is called (or handed to a lock routine) in `fn`: the routine it runs under a lock. */
+function routineOf(fn: ts.FunctionLikeDeclaration, model: LockModel, path: string): FunctionSummary['routine'] {
+  const acquires = model.acquires.filter((a) => a.fn === fn);
+  for (const acquire of acquires) {
+    if (!acquire.routine) continue;
+    const param = paramIndex(fn, acquire.routine);
+    // The routine is our parameter, handed to redlock.using / withLock / a routine helper.
+    if (param !== undefined) {
+      return { param, key: keySpecOf(fn, acquire.key, model), signalArg: acquire.kind === 'with-lock' || acquire.kind === 'redlock-using' ? (acquire.signalArg ?? 0) : undefined, at: placeOf(acquire.call, path) };
+    }
+  }
+  const locked = acquires.find((a) => !a.routine);
+  if (!locked) return undefined;
+  for (const [index, p] of fn.parameters.entries()) {
+    if (!ts.isIdentifier(p.name)) continue;
+    const calls = identifiersNamed(fn, p.name.text).filter((id) => id.pos > locked.call.pos && ts.isCallExpression(id.parent) && id.parent.expression === id);
+    const call = calls[0]?.parent as ts.CallExpression | undefined;
+    if (!call) continue;
+    const signalArg = call.arguments.findIndex((a) => /signal/i.test(a.getText()));
+    return { param: index, key: keySpecOf(fn, locked.key, model), signalArg: signalArg >= 0 ? signalArg : undefined, at: placeOf(locked.call, path) };
+  }
+  return undefined;
+}
+
+function summarizeFunction(target: SummaryTarget, model: LockModel, path: string): FunctionSummary {
+  const fn = target.fn;
+  const summary: FunctionSummary = { name: target.name, params: fn.parameters.map((p) => p.name.getText()) };
+  const wraps = thinWrapper(fn);
+  if (wraps) {
+    summary.wraps = wraps;
+    return summary;
+  }
+  const acquire = model.acquires.find((a) => a.fn === fn && !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a)));
+  if (acquire) {
+    const key = keySpecOf(fn, acquire.key, model);
+    if (key) {
+      summary.acquire = {
+        key,
+        token: tokenSpecOf(fn, acquire, model),
+        hasTtl: acquire.hasTtl || !!acquire.laterExpire,
+        returns: returnsOf(fn, acquire),
+        at: acquire.via?.at ?? placeOf(acquire.call, path),
+      };
+    }
+  }
+  const release = model.releases.find((r) => r.fn === fn);
+  if (release) {
+    summary.release = {
+      key: keySpecOf(fn, release.key, model),
+      handleParam: handleParamOf(fn, release),
+      ownerChecked: release.ownerChecked,
+      at: release.via?.at ?? placeOf(release.call, path),
+    };
+  }
+  const extend = model.extends.find((e) => e.fn === fn);
+  if (extend) summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked, at: extend.via?.at ?? placeOf(extend.call, path) };
+  const routine = routineOf(fn, model, path);
+  if (routine) summary.routine = routine;
+  return summary;
+}
+
+/** The file's summary: its module shape and the lock meaning of each of its functions. */
+export function summarizeFile(model: LockModel, path: string): FileSummary {
+  const { summary, targets } = readFileSymbols(model.sourceFile, path);
+  for (const target of targets) {
+    const fn = summarizeFunction(target, model, path);
+    const container = target.container;
+    if (!container) summary.functions[target.name] = fn;
+    else if (container.kind === 'class') summary.classes[container.name].methods[target.name] = fn;
+    else summary.objects[container.name][target.name] = fn;
+  }
+  return summary;
+}

@@ -1,0 +1,134 @@
+// What a project's own lock functions do, in terms of their parameters: plain, serialisable data
+// computed once per file from its lock model (summarize.ts), so a caller in another file can be
+// analysed with the meaning of the helpers it calls (call-meanings.ts) without re-reading them.
+
+/** A place in a file: offsets for this file's own rules, line/character for reports in another file. */
+export interface Place {
+  path: string;
+  start: number;
+  end: number;
+  /** 0-based, as LSP counts. */
+  line: number;
+  character: number;
+  endLine: number;
+  endCharacter: number;
+}
+
+/**
+ * A lock key in terms of the function's parameters: `head + <argument param> + tail`, a key built from
+ * a constructor-stored field (`this.key`), or a fixed key (`param` and `field` both undefined).
+ */
+export interface KeySpec {
+  param?: number;
+  /** `this.<field>` set from constructor parameter `ctorParam`. */
+  field?: { name: string; ctorParam?: number };
+  head: string;
+  tail: string;
+  /** The key's glob inside the helper (with the parameter as `*`). */
+  glob: string;
+}
+
+export type TokenSpec =
+  | { kind: 'param'; index: number }
+  | { kind: 'weak'; weakness: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
+  | { kind: 'strong' }
+  | { kind: 'unknown' };
+
+/**
+ * What the acquire helper hands back: the acquire's own reply (truthy when acquired), the token (or a
+ * falsy value when busy), a release function, a lock object, nothing useful (it throws when busy), or
+ * something this analysis cannot tell.
+ */
+export type AcquireReturn = 'reply' | 'token' | 'release-fn' | 'lock-object' | 'throws' | 'unknown';
+
+export interface AcquireSummary {
+  key: KeySpec;
+  token: TokenSpec;
+  hasTtl: boolean;
+  returns: AcquireReturn;
+  /** The acquire inside the helper. */
+  at: Place;
+}
+
+export interface ReleaseSummary {
+  key?: KeySpec;
+  /** The parameter carrying the lock handle or token (`release(lock)`, `release(key, token)`). */
+  handleParam?: number;
+  ownerChecked: boolean;
+  at: Place;
+}
+
+export interface ExtendSummary {
+  key?: KeySpec;
+  ownerChecked: boolean;
+  at: Place;
+}
+
+/** Runs a callback parameter under a lock (a withLock-like helper). */
+export interface RoutineSummary {
+  param: number;
+  key?: KeySpec;
+  /** The routine's parameter position that receives the lock's AbortSignal; undefined when none is given. */
+  signalArg?: number;
+  at: Place;
+}
+
+/** An argument of a forwarded command: a parameter (optionally wrapped into a key), or all from a parameter on. */
+export type ForwardedArg = { param: number; head: string; tail: string } | { rest: number };
+
+/** A thin wrapper of one Redis command (`delete(key) { return this.client.del(key) }`). */
+export interface WrapperSummary {
+  /** The client method name as the wrapper calls it (`del`, `setNX`, `set`). */
+  method: string;
+  args: ForwardedArg[];
+}
+
+export interface FunctionSummary {
+  name: string;
+  params: string[];
+  acquire?: AcquireSummary;
+  release?: ReleaseSummary;
+  extend?: ExtendSummary;
+  routine?: RoutineSummary;
+  wraps?: WrapperSummary;
+}
+
+export interface ClassSummary {
+  name: string;
+  methods: Record<string, FunctionSummary>;
+  /** The class it extends, as written (resolved like any other class name). */
+  base?: string;
+  /** Fields holding another class (`this.locks = new RedisLock()`, `constructor(private locks: RedisLock)`). */
+  fieldTypes: Record<string, string>;
+}
+
+/** How a local name of a file came to be: an import, or a value made in the file. */
+export type ImportRef = { from: string; name: string };
+
+export type ExportTarget = { local: string } | { from: string; name: string };
+
+export interface FileSummary {
+  path: string;
+  /** Top-level functions and function-valued consts, by local name; also `module.exports = { f }` members. */
+  functions: Record<string, FunctionSummary>;
+  classes: Record<string, ClassSummary>;
+  /** Object literals of functions (`const locks = { acquire() {...} }`), by local name. */
+  objects: Record<string, Record<string, FunctionSummary>>;
+  /** Module-level instances (`export const locks = new RedisLock(redis)`): local name -> class name. */
+  instances: Record<string, string>;
+  imports: Record<string, ImportRef>;
+  exports: Record<string, ExportTarget>;
+  /** `export * from '...'` specifiers. */
+  stars: string[];
+  /** Specifiers of every import, re-export and require: the file's dependencies. */
+  dependencies: string[];
+}
+
+export function emptySummary(path: string): FileSummary {
+  return { path, functions: {}, classes: {}, objects: {}, instances: {}, imports: {}, exports: {}, stars: [], dependencies: [] };
+}
+
+/** Does the function do anything to locks (the names a caller's file must not blank out)? */
+export function hasLockMeaning(f: FunctionSummary): boolean {
+  return !!(f.acquire || f.release || f.extend || f.routine || f.wraps);
+}

@@ -1,0 +1,32 @@
+// Multi-file projects in memory: every file analysed with the project-wide lock model.
+import assert from 'node:assert/strict';
+import { emptyConfig, type LockwiseConfig } from '../../rules/config';
+import { memoryHost } from '../../rules/project/host';
+import { ProjectIndex } from '../../rules/project/project-index';
+import type { Finding } from '../../rules/types';
+
+export const ROOT = '/project';
+
+export interface ProjectFinding extends Finding {
+  file: string;
+}
+
+/** Findings of every analysed file, paths relative to the project root. */
+export function analyzeProject(files: Record<string, string>, config: Partial<LockwiseConfig> = {}): ProjectFinding[] {
+  const absolute = Object.fromEntries(Object.entries(files).map(([name, text]) => [`${ROOT}/${name}`, text]));
+  const full = { ...emptyConfig(), ...config };
+  const index = new ProjectIndex({ host: memoryHost(absolute), configFor: () => full });
+  const found: ProjectFinding[] = [];
+  for (const [path, text] of Object.entries(absolute)) {
+    if (!/\.[cm]?[jt]sx?$/.test(path)) continue;
+    const result = index.analyze(path, text, { config: full });
+    assert.deepEqual(result.ruleFailures, [], `rules must not throw on ${path}`);
+    for (const f of result.findings) found.push({ ...f, file: path.slice(ROOT.length + 1) });
+  }
+  return found;
+}
+
+/** `file: rule` of each finding, sorted: what most tests compare. */
+export function findingList(findings: ProjectFinding[]): string[] {
+  return findings.map((f) => `${f.file}: ${f.rule}`).sort();
+}
