@@ -83,13 +83,28 @@ function headSpan(loop: Loop): Span {
   return { start: loop.getStart(), end: condition && !ts.isDoStatement(loop) ? condition.end + 1 : loop.getStart() + 5 };
 }
 
+/** `name: value` of an object literal, also through `...OPTIONS` spreads of const object literals. */
+function spreadProperty(model: LockModel, obj: ts.ObjectLiteralExpression, name: string, depth = 0): ts.PropertyAssignment | undefined {
+  const own = propertyAssignment(obj, name);
+  if (own || depth > 3) return own;
+  for (const p of [...obj.properties].reverse()) {
+    if (!ts.isSpreadAssignment(p)) continue;
+    const spread = unwrap(p.expression);
+    const init = ts.isIdentifier(spread) ? model.lookup(spread) : undefined;
+    const found = init && ts.isObjectLiteralExpression(unwrap(init)) ? spreadProperty(model, unwrap(init) as ts.ObjectLiteralExpression, name, depth + 1) : undefined;
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function infiniteSettings(model: LockModel): ts.PropertyAssignment[] {
   const objects = [...model.redlockSettings, ...model.libraryObjects.filter((o) => o.library === 'redlock').map((o) => o.options)];
   const found: ts.PropertyAssignment[] = [];
   for (const obj of objects) {
     const settings = obj ? unwrap(obj) : undefined;
-    if (!settings || !ts.isObjectLiteralExpression(settings)) continue;
-    const retry = propertyAssignment(settings, 'retryCount');
+    const literal = settings && ts.isIdentifier(settings) ? model.lookup(settings) : settings;
+    if (!literal || !ts.isObjectLiteralExpression(unwrap(literal))) continue;
+    const retry = spreadProperty(model, unwrap(literal) as ts.ObjectLiteralExpression, 'retryCount');
     if (retry && unwrap(retry.initializer).getText().replace(/\s/g, '') === '-1') found.push(retry);
   }
   return found;

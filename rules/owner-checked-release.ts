@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { spanOf, unwrap, valueCarrier } from './engine/nodes';
+import { isFunctionLike, spanOf, unwrap, valueCarrier } from './engine/nodes';
 import { receiverText, visibleToken } from './engine/queries';
 import { guardedRelease } from './fixes/text';
 import type { Rule } from './rule';
@@ -31,13 +31,33 @@ function fix(model: LockModel, release: Release): Fix | undefined {
   return { title, isPreferred: true, edits: [{ ...spanOf(release.call), newText: guardedRelease(model.style, receiver, keyNode.getText(), token.getText()) }] };
 }
 
+// Operator tools that break a lock on purpose: `forceUnlock(name)`, `breakLock`, `adminReleaseLock`.
+const FORCED = /(?:^|_)(?:force|break|admin|operator|manual|purge|nuke|wipe|steal)/i;
+
+/**
+ * A forced release: a function named as an operator's break-the-lock action that takes no token
+ * (it cannot check an owner it is not told) and acquires nothing itself.
+ */
+function isForcedRelease(model: LockModel, release: Release): boolean {
+  const fn = release.fn;
+  if (!isFunctionLike(fn) || !FORCED.test(functionName(fn))) return false;
+  const takesToken = fn.parameters.some((p) => /token|owner|holder|lockId|value|identifier/i.test(p.name.getText()));
+  return !takesToken && !model.acquires.some((a) => a.fn === fn);
+}
+
+function functionName(fn: ts.FunctionLikeDeclaration): string {
+  if (fn.name && ts.isIdentifier(fn.name)) return fn.name.text;
+  const parent = fn.parent;
+  return parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && ts.isIdentifier(parent.name) ? parent.name.text : '';
+}
+
 export const ownerCheckedRelease: Rule = {
   id: 'owner-checked-release',
   defaultSeverity: 'error',
   summary: 'DEL/UNLINK of a lock key without an atomic owner check, or GET-compare-DEL in two round trips.',
   check({ model, report }) {
     for (const release of model.releases) {
-      if (release.ownerChecked) continue;
+      if (release.ownerChecked || isForcedRelease(model, release)) continue;
       const key = describeKey(release.key);
       const command = release.kind === 'script' ? 'This Lua script deletes' : `${release.command?.name ?? 'DEL'} deletes`;
       const getCompare = release.getCompare;

@@ -54,11 +54,15 @@ export const releaseOnAllPaths: Rule = {
   defaultSeverity: 'warning',
   summary: 'After a successful acquire, an exception or early return skips the release, leaving the lock held.',
   check({ model, report }) {
+    const gaps = new Map<Node, { acquire: Acquire; gap: NonNullable<ReturnType<typeof releaseCoverage>> }>();
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock' || acquire.kind === 'routine') continue;
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
       const gap = releaseCoverage(model, acquire);
-      if (!gap) continue;
+      // A retry that acquires again before the same release is one lock: report the acquire nearest it.
+      if (gap && (gaps.get(gap.release.call)?.acquire.call.pos ?? -1) < acquire.call.pos) gaps.set(gap.release.call, { acquire, gap });
+    }
+    for (const { acquire, gap } of gaps.values()) {
       const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
       const exitText = gap.exit.node.getText().split('\n')[0].slice(0, 60);
       const cause = gap.exit.kind === 'return' ? `the early \`${exitText}\`` : `an exception from \`${exitText}\``;

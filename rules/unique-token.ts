@@ -54,7 +54,7 @@ export const uniqueToken: Rule = {
       if (!acquire.token) continue;
       const viaHelper = acquire.kind === 'helper' && acquire.via && acquire.tokenSpec?.kind === 'param';
       if (!isRedisAcquire(acquire) && !viaHelper) continue;
-      const weakness = tokenWeakness(acquire.token, acquire.fn, model.lookup);
+      const weakness = tokenWeakness(acquire.token, acquire.fn, model.lookup, acquire.key?.node);
       if (!weakness) continue;
       const matters = viaHelper ? { call: acquire.call, compares: true } : tokenMatters(model, acquire, weakness);
       if (!matters) continue;

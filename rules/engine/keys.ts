@@ -118,12 +118,13 @@ const pairable = new WeakMap<ts.Node, boolean>();
  * Functions of one lock module pass a key from parameter to parameter (`acquireLock(key)` and
  * `releaseLock(key)`): a function named like lock code, in a class, object or file named like one.
  */
-function isLockFunction(fn: ts.Node): boolean {
+export function isLockFunction(fn: ts.Node): boolean {
   let answer = pairable.get(fn);
   if (answer === undefined) {
     const holder = ancestorWhere(fn, (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
     const holderName = holder ? functionNameOf(holder) : '';
-    const file = fn.getSourceFile().fileName.replace(/^.*[\\/]/, '');
+    // The file and its folder: `redis-lock.ts`, `locks/index.ts`, `lock/core.ts`.
+    const file = fn.getSourceFile().fileName.split(/[\\/]/).slice(-2).join('/');
     const name = functionNameOf(fn);
     answer = LOCK_NAME.test(name) || LOCK_FUNCTION.test(name) || LOCK_NAME.test(holderName) || LOCK_NAME.test(file);
     pairable.set(fn, answer);

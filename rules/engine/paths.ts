@@ -49,15 +49,19 @@ export function escapes(acquire: Acquire, releaseCalls: readonly Node[]): boolea
   return false;
 }
 
+/** The try statement whose finally block holds `release`, when that try runs after (or around) the acquire. */
+function finallyTry(release: Release, acquire: Acquire): ts.TryStatement | undefined {
+  for (let ancestor = release.call.parent; ancestor; ancestor = ancestor.parent) {
+    if (ancestor === acquire.fn) return undefined;
+    const parent = ancestor.parent;
+    if (parent && ts.isTryStatement(parent) && parent.finallyBlock === ancestor) return parent.end > acquire.call.getStart() ? parent : undefined;
+  }
+  return undefined;
+}
+
 /** Is `release` inside the finally block of a try that runs after (or around) the acquire? */
 export function inFinally(release: Release, acquire: Acquire): boolean {
-  if (isFinallyCallback(release)) return true;
-  for (let ancestor = release.call.parent; ancestor; ancestor = ancestor.parent) {
-    if (ancestor === acquire.fn) return false;
-    const parent = ancestor.parent;
-    if (parent && ts.isTryStatement(parent) && parent.finallyBlock === ancestor) return parent.end > acquire.call.getStart();
-  }
-  return false;
+  return isFinallyCallback(release) || !!finallyTry(release, acquire);
 }
 
 /** A release in a catch clause plus one after the try: every path releases. */
@@ -82,13 +86,14 @@ export interface Exit {
 }
 
 /** The first await/throw/return between the acquire and the release that skips the release. */
-export function firstExit(acquire: Acquire, release: Release): Exit | undefined {
+export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart()): Exit | undefined {
   const from = acquire.call.end;
-  const to = release.call.getStart();
   let found: Exit | undefined;
   const visit = (node: Node): void => {
     if (found || node.end <= from || node.getStart() >= to) return;
     if (node !== acquire.fn && isFunctionLike(node)) return;
+    // `while (!(await acquire())) { ... }`: the loop body runs while the lock is not held.
+    if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.
     if (ts.isIfStatement(node) && isGuard(node, acquire) && !contains(node.thenStatement, release.call)) {
       if (node.elseStatement) visit(node.elseStatement);
@@ -128,7 +133,14 @@ export function releaseCoverage(model: LockModel, acquire: Acquire) {
   const releases = releasesOf(model, acquire);
   if (releases.length === 0) return undefined;
   if (escapes(acquire, releases.map((r) => r.call))) return undefined;
-  if (releases.some((r) => inFinally(r, acquire)) || catchAndAfter(releases)) return undefined;
+  if (releases.some((r) => isFinallyCallback(r)) || catchAndAfter(releases)) return undefined;
+  const guarded = releases.map((r) => ({ r, tryStatement: finallyTry(r, acquire) })).find((g) => g.tryStatement);
+  if (guarded?.tryStatement) {
+    // Awaited work between the acquire (and its check) and the try that releases can throw past it.
+    const tryStart = guarded.tryStatement.getStart();
+    const exit = tryStart > acquire.call.end ? firstExit(acquire, guarded.r, tryStart) : undefined;
+    return exit ? { release: guarded.r, exit, statement: enclosingStatement(guarded.r.call) } : undefined;
+  }
   const release = releases.find((r) => r.fn === acquire.fn && enclosingFunction(r.call) === acquire.fn);
   if (!release) return undefined;
   const exit = firstExit(acquire, release);

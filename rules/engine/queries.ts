@@ -1,7 +1,7 @@
 // Questions rules ask of the model, answered once here so every rule agrees on them.
 import { ts } from './typescript';
 import type { Acquire, LockModel } from './model';
-import { looksLikeLockKey, type KeyRef } from './keys';
+import { isLockFunction, looksLikeLockKey, type KeyRef } from './keys';
 import { ancestorWhere, contains, declarationOf, enclosingFunction, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
 export const REDIS_ACQUIRES = new Set(['set-nx', 'setnx', 'lua']);
@@ -13,12 +13,13 @@ export function isRedisAcquire(a: Acquire): boolean {
 
 /**
  * Is this NX acquire used as a lock (as opposed to a dedup marker or a set-once flag)?
- * Yes when its key is named like a lock, or the file releases or extends that key.
+ * Yes when its key is named like a lock, the file releases or extends that key, or it is made in
+ * lock code (a function, class or file named like one: an `acquire(key)` helper of a lock module).
  */
 export function isLockAcquire(model: LockModel, a: Acquire): boolean {
   if (!a.key) return false;
   const key = a.key;
-  return looksLikeLockKey(key) || model.releasesOn(key).length > 0 || model.extendsOn(key).length > 0;
+  return looksLikeLockKey(key) || model.releasesOn(key).length > 0 || model.extendsOn(key).length > 0 || (isFunctionLike(a.fn) && isLockFunction(a.fn));
 }
 
 /** The receiver text of a method call (`this.redis` in `this.redis.set(...)`). */

@@ -41,6 +41,8 @@ export function resultUse(call: ts.CallExpression): ResultUse {
   const carrier = valueCarrier(call);
   const parent = carrier.parent;
   if (!parent) return { kind: 'escapes' };
+  const then = thenCallback(carrier);
+  if (then) return then;
   if (ts.isExpressionStatement(parent) || ts.isVoidExpression(parent)) return { kind: 'discarded', awaited };
   if (ts.isVariableDeclaration(parent) && parent.initializer === carrier) {
     return ts.isIdentifier(parent.name) ? assigned(parent.name.text, awaited, parent) : { kind: 'escapes' };
@@ -66,4 +68,22 @@ function assigned(name: string, awaited: boolean, declaration: Node): ResultUse 
     if (inConditionPosition(id)) tested = true;
   }
   return { kind: 'assigned', name, awaited, declaration, readLater, tested };
+}
+
+/**
+ * `acquire().then((ok) => ...)`: the callback's parameter is the result. A callback that takes none
+ * runs whatever the reply was; one that tests it decides.
+ */
+function thenCallback(carrier: Node): ResultUse | undefined {
+  const access = carrier.parent;
+  if (!ts.isPropertyAccessExpression(access) || access.name.text !== 'then' || access.expression !== carrier) return undefined;
+  const chained = access.parent;
+  const callback = ts.isCallExpression(chained) && chained.expression === access ? chained.arguments[0] : undefined;
+  if (!isFunctionOrArrow(callback)) return { kind: 'escapes' };
+  const param = callback.parameters[0];
+  if (!param) return { kind: 'discarded', awaited: true };
+  if (!ts.isIdentifier(param.name)) return { kind: 'escapes' };
+  const uses = identifiersNamed(callback.body, param.name.text);
+  if (uses.length === 0) return { kind: 'discarded', awaited: true };
+  return uses.some(inConditionPosition) ? { kind: 'tested', awaited: true } : { kind: 'escapes' };
 }

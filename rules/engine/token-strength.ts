@@ -10,6 +10,9 @@ export type Weakness =
 
 const HOST = /^(os\.)?hostname\(\)$/;
 const TIME = /^(Date\.now\(\)|performance\.now\(\)|process\.hrtime(\.bigint)?\(\)|newDate\(\)(\.(getTime|valueOf|toISOString)\(\))?)$/;
+const FALLBACK = new Set([ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken]);
+const ARITHMETIC = new Set([ts.SyntaxKind.PlusToken, ts.SyntaxKind.MinusToken]);
+const DURATION = /ms|ttl|timeout|expir|second|duration|delay|lease|interval/i;
 const PID = /^(process\.pid|process\.ppid)(\.toString\(\))?$|^String\(process\.pid\)$/;
 
 function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness['kind'] | 'strong' | 'unknown' {
@@ -24,6 +27,19 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
     const init = lookup(n);
     return init ? partWeakness(init, lookup, depth + 1) : 'unknown';
   }
+  // `a ?? '*'`, `a || 'worker'`, `c ? a : 'x'`: every operand is a value the lock can get.
+  const alternatives = ts.isConditionalExpression(n) ? [n.whenTrue, n.whenFalse]
+    : ts.isBinaryExpression(n) && FALLBACK.has(n.operatorToken.kind) ? [n.left, n.right] : undefined;
+  if (alternatives) {
+    const kinds = alternatives.map((p) => partWeakness(p, lookup, depth + 1));
+    return kinds.find((k) => k !== 'strong' && k !== 'unknown') ?? (kinds.every((k) => k === 'strong') ? 'strong' : 'unknown');
+  }
+  // `Date.now() + ttlMs` is a time as much as Date.now().
+  if (ts.isBinaryExpression(n) && ARITHMETIC.has(n.operatorToken.kind)) {
+    const [left, right] = [partWeakness(n.left, lookup, depth + 1), partWeakness(n.right, lookup, depth + 1)];
+    const offset = (side: Node, kind: string) => kind === 'constant' ? ts.isNumericLiteral(unwrap(side)) : DURATION.test(unwrap(side).getText());
+    if ((left === 'timestamp' && offset(n.right, right)) || (right === 'timestamp' && offset(n.left, left))) return 'timestamp';
+  }
   if (ts.isTemplateExpression(n) || isPlus(n)) {
     const parts = ts.isTemplateExpression(n) ? n.templateSpans.map((s) => s.expression) : [n.left, n.right];
     const kinds = parts.map((p) => partWeakness(p, lookup, depth + 1));
@@ -35,7 +51,7 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
 }
 
 /** The module-level or once-per-object declaration of a token used inside a function, if any. */
-function reusedDeclaration(token: Node, fn: Node): Node | undefined {
+function reusedDeclaration(token: Node, fn: Node, key?: Node): Node | undefined {
   const n = unwrap(token);
   if (ts.isIdentifier(n)) {
     const decl = declarationOf(n);
@@ -46,20 +62,46 @@ function reusedDeclaration(token: Node, fn: Node): Node | undefined {
   if (ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword) {
     const cls = ancestorWhere<ts.ClassDeclaration>(token, ts.isClassDeclaration);
     if (!cls) return undefined;
-    const name = n.name.text;
-    const writes = descendantsOfKind<ts.BinaryExpression>(cls, ts.SyntaxKind.BinaryExpression).filter((b) => isAssignment(b) && b.left.getText() === `this.${name}`);
-    const prop = cls.members.find((m): m is ts.PropertyDeclaration => ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === name);
-    const onlyAtConstruction = writes.every((w) => ancestorWhere(w, ts.isConstructorDeclaration));
-    if (onlyAtConstruction && (writes.length > 0 || prop?.initializer)) return prop ?? writes[0];
+    const declaration = setAtConstruction(cls, n.name.text, false);
+    // One object per lock (its key is set at construction too): a token made per object is made per lock.
+    const perLock = !!key && isThisField(key) && !!setAtConstruction(cls, (unwrap(key) as ts.PropertyAccessExpression).name.text, true);
+    return declaration && !perLock ? declaration : undefined;
   }
   return undefined;
 }
 
-export function tokenWeakness(token: Node, fn: Node, lookup: ConstLookup): Weakness | undefined {
+function isThisField(node: Node): boolean {
+  const n = unwrap(node);
+  return ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword;
+}
+
+/** The declaration of a field written only when the object is made (initializer, constructor, parameter property). */
+function setAtConstruction(cls: ts.ClassDeclaration, name: string, orPassedIn: boolean): Node | undefined {
+  const writes = descendantsOfKind<ts.BinaryExpression>(cls, ts.SyntaxKind.BinaryExpression).filter((b) => isAssignment(b) && b.left.getText() === `this.${name}`);
+  const prop = cls.members.find((m): m is ts.PropertyDeclaration => ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === name);
+  const ctor = cls.members.find(ts.isConstructorDeclaration);
+  const parameterProperty = ctor?.parameters.find((p) => ts.isIdentifier(p.name) && p.name.text === name && (ts.getModifiers(p)?.length ?? 0) > 0);
+  const onlyAtConstruction = writes.every((w) => ancestorWhere(w, ts.isConstructorDeclaration));
+  if (!onlyAtConstruction) return undefined;
+  return prop?.initializer || writes.length > 0 ? (prop ?? writes[0]) : orPassedIn ? parameterProperty : undefined;
+}
+
+/** `, which can be '*',` for a token that only falls back to a weak value. */
+function fallbackText(token: Node, lookup: ConstLookup, kind: string): string {
+  let n = unwrap(token);
+  if (ts.isIdentifier(n)) n = unwrap(lookup(n) ?? n);
+  const alternatives = ts.isConditionalExpression(n) ? [n.whenTrue, n.whenFalse]
+    : ts.isBinaryExpression(n) && FALLBACK.has(n.operatorToken.kind) ? [n.left, n.right] : [];
+  const weak = alternatives.find((a) => partWeakness(a, lookup, 1) === kind);
+  return weak ? ` (which can be ${unwrap(weak).getText()})` : '';
+}
+
+/** How the lock value `token` of an acquire (of `key`, when known) in `fn` fails to be unique, if it does. */
+export function tokenWeakness(token: Node, fn: Node, lookup: ConstLookup, key?: Node): Weakness | undefined {
   const kind = partWeakness(token, lookup, 0);
-  const what = unwrap(token).getText();
+  const what = unwrap(token).getText() + fallbackText(token, lookup, kind);
   if (kind === 'constant' || kind === 'pid' || kind === 'hostname' || kind === 'timestamp') return { kind, what };
-  const declaration = reusedDeclaration(token, fn);
+  const declaration = reusedDeclaration(token, fn, key);
   return declaration ? { kind: 'reused', what, declaration } : undefined;
 }
 

@@ -8,7 +8,7 @@ import { LOCK_NAME } from './lock-name';
 import type { ForwardedArg, WrapperSummary } from '../project/types';
 
 /** Names that say the function is itself lock code (releaseLock, acquire, renew): never a thin wrapper. */
-const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|watchdog/i;
+const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|watchdog|unlock/i;
 
 /**
  * The one client call a function forwards to: its expression body, or the only call in its block to a

@@ -93,6 +93,20 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
 `,
     },
     {
+      name: 'redlock retryCount: -1 in a const options record spread into the constructor',
+      message: ['retry the acquire forever'],
+      code: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const LOCK_OPTIONS = { retryCount: -1, retryDelay: 200 };
+export const redlock = new Redlock([new Redis()], { ...LOCK_OPTIONS, retryJitter: 50 });
+`,
+      output: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const LOCK_OPTIONS = { retryCount: 10, retryDelay: 200 };
+export const redlock = new Redlock([new Redis()], { ...LOCK_OPTIONS, retryJitter: 50 });
+`,
+    },
+    {
       name: 'redis-semaphore acquireTimeout: Infinity',
       code: `import Redis from 'ioredis';
 import { Mutex } from 'redis-semaphore';

@@ -3,6 +3,13 @@ import { io, nr, RELEASE } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: 'the reply tested in a .then callback', code: `${io}export function run(id: string) {
+  return redis.set(\`lock:job:\${id}\`, 'x', 'PX', 1000, 'NX').then((ok) => {
+    if (!ok) return;
+    return work();
+  });
+}
+` },
     { name: 'result tested', code: `${io}export async function run(key: string) {
   const ok = await redis.set(\`lock:\${key}\`, 'x', 'PX', 1000, 'NX');
   if (ok !== 'OK') return;
@@ -35,6 +42,15 @@ export async function run(redis: Redis) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a .then callback that never looks at the reply',
+      message: ['is ignored'],
+      code: `${io}export function run(id: string) {
+  return redis.set(\`lock:job:\${id}\`, 'x', 'PX', 1000, 'NX').then(() => work());
+}
+`,
+      output: null,
+    },
     {
       name: 'awaited and dropped',
       message: ['is ignored', 'reply is null'],

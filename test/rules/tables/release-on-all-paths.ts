@@ -56,6 +56,25 @@ export const releaseOnAllPathsCases: RuleCases = {
   ],
   invalid: [
     {
+      name: 'awaited work between the acquire check and the try that releases',
+      message: ['an exception from `await load(id)`'],
+      code: `${io}async function load(id: string): Promise<string> { return id; }
+export async function run(id: string) {
+  const key = \`lock:job:\${id}\`;
+  const token = crypto.randomUUID();
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  const data = await load(id);
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+  return data;
+}
+`,
+      output: null,
+    },
+    {
       name: 'awaited work between acquire and release',
       message: ['an exception from `await work()`', 'Release in a finally block'],
       code: `${io}export async function run(key: string, token: string) {

@@ -27,6 +27,26 @@ ${io}export async function run(key: string) {
   ],
   invalid: [
     {
+      name: "an owner that falls back to a constant (args?.owner ?? '*')",
+      message: ["'*'", 'constant'],
+      code: `${io}export async function hold(key: string, args?: { owner?: string }) {
+  const owner = args?.owner ?? '*';
+  if (!(await redis.set(key, owner, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { await redis.del(key); }
+}
+`,
+    },
+    {
+      name: 'a deadline as the token (`${Date.now() + ttlMs}`)',
+      message: ['timestamp'],
+      code: `${io}export async function hold(key: string, ttlMs: number) {
+  const token = \`\${Date.now() + ttlMs}\`;
+  if (!(await redis.set(key, token, 'PX', ttlMs, 'NX'))) return;
+  try { await work(); } finally { await redis.del(key); }
+}
+`,
+    },
+    {
       name: 'constant value released with a bare DEL: the owner check that fixes the DEL cannot tell holders apart',
       message: ["'1' is a constant", 'without an owner check'],
       code: `${io}export async function run() {

@@ -1,0 +1,306 @@
+// The shapes real projects hide their locks behind, each a small project of its own: a lock module
+// used by routes, an injected NestJS service, command wrappers, CommonJS, barrels, path aliases,
+// helpers calling helpers. Each lists exactly the findings it must give, by file and rule.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeProject, findingList } from './harness';
+
+const client = `import Redis from 'ioredis';
+export const redis = new Redis();
+`;
+
+interface Shape {
+  name: string;
+  files: Record<string, string>;
+  expected: string[];
+}
+
+const shapes: Shape[] = [
+  {
+    name: 'a lock module used by a route: the ignored result, the missing finally, the bare DEL once in the module',
+    files: {
+      'src/redis.ts': client,
+      'src/utils/redisLock.ts': `import { redis } from '../redis';
+import { randomUUID } from 'node:crypto';
+export async function acquireLock(key: string, ttlMs = 5000) {
+  return redis.set(key, randomUUID(), 'PX', ttlMs, 'NX');
+}
+export async function releaseLock(key: string) {
+  await redis.del(key);
+}
+`,
+      'src/routes/orders.ts': `import { acquireLock, releaseLock } from '../utils/redisLock';
+export async function pay(orderId: string, charge: () => Promise<void>) {
+  const key = \`lock:order:\${orderId}\`;
+  await acquireLock(key);
+  await charge();
+  await releaseLock(key);
+}
+`,
+    },
+    expected: ['src/routes/orders.ts: check-acquire-result', 'src/routes/orders.ts: release-on-all-paths', 'src/utils/redisLock.ts: owner-checked-release'],
+  },
+  {
+    name: 'a correct caller of the same module gives nothing at the call site',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': `import { redis } from './redis';
+import { randomUUID } from 'node:crypto';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function acquireLock(key: string, ttlMs: number): Promise<string | null> {
+  const token = randomUUID();
+  const ok = await redis.set(key, token, 'PX', ttlMs, 'NX');
+  return ok === 'OK' ? token : null;
+}
+export async function releaseLock(key: string, token: string) {
+  await redis.eval(RELEASE, 1, key, token);
+}
+`,
+      'src/jobs/report.ts': `import { acquireLock, releaseLock } from '../lock';
+export async function nightly(run: () => Promise<void>) {
+  const token = await acquireLock('lock:nightly', 60_000);
+  if (!token) return;
+  try {
+    await run();
+  } finally {
+    await releaseLock('lock:nightly', token);
+  }
+}
+`,
+    },
+    expected: [],
+  },
+  {
+    name: 'an injected NestJS service (constructor parameter property) whose acquire is not checked',
+    files: {
+      'src/lock/redis-lock.service.ts': `import { Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+@Injectable()
+export class RedisLockService {
+  constructor(private readonly redis: Redis) {}
+  async acquire(key: string, ttl = 10000): Promise<boolean> {
+    const result = await this.redis.set(\`lock:\${key}\`, randomUUID(), 'PX', ttl, 'NX');
+    return result === 'OK';
+  }
+  async release(key: string): Promise<void> {
+    await this.redis.del(\`lock:\${key}\`);
+  }
+}
+`,
+      'src/orders/orders.service.ts': `import { Injectable } from '@nestjs/common';
+import { RedisLockService } from '../lock/redis-lock.service';
+@Injectable()
+export class OrdersService {
+  constructor(private readonly lockService: RedisLockService) {}
+  async ship(id: string) {
+    await this.lockService.acquire(\`order:\${id}\`);
+    try {
+      await this.send(id);
+    } finally {
+      await this.lockService.release(\`order:\${id}\`);
+    }
+  }
+  private async send(id: string) {}
+}
+`,
+    },
+    expected: ['src/lock/redis-lock.service.ts: owner-checked-release', 'src/orders/orders.service.ts: check-acquire-result'],
+  },
+  {
+    name: 'a redisService wrapper: setnx + expire through it is not atomic, delete through it deletes anyone',
+    files: {
+      'src/redis/redis.service.ts': `import Redis from 'ioredis';
+export class RedisService {
+  private client = new Redis();
+  async setnx(key: string, value: string) {
+    return this.client.setnx(key, value);
+  }
+  async expire(key: string, seconds: number) {
+    return this.client.expire(key, seconds);
+  }
+  async delete(key: string) {
+    return this.client.del(key);
+  }
+}
+`,
+      'src/cron/cleanup.ts': `import { RedisService } from '../redis/redis.service';
+export class Cleanup {
+  constructor(private readonly redisService: RedisService) {}
+  async run(work: () => Promise<void>) {
+    const lockKey = 'lock:cleanup';
+    const ok = await this.redisService.setnx(lockKey, String(Date.now()));
+    if (!ok) return;
+    await this.redisService.expire(lockKey, 60);
+    try {
+      await work();
+    } finally {
+      await this.redisService.delete(lockKey);
+    }
+  }
+}
+`,
+    },
+    expected: ['src/cron/cleanup.ts: atomic-acquire', 'src/cron/cleanup.ts: owner-checked-release', 'src/cron/cleanup.ts: unique-token'],
+  },
+  {
+    name: 'a CommonJS helper through module.exports and a destructured require',
+    files: {
+      'lib/lock.js': `const redis = require('./redis');
+async function acquireLock(key, ttl) {
+  return redis.set(key, 'locked', 'NX', 'EX', ttl);
+}
+async function releaseLock(key) {
+  return redis.del(key);
+}
+module.exports = { acquireLock, releaseLock };
+`,
+      'lib/redis.js': `const Redis = require('ioredis');
+module.exports = new Redis();
+`,
+      'lib/worker.js': `const { acquireLock, releaseLock } = require('./lock');
+async function handle(job) {
+  if (!(await acquireLock('lock:job:' + job.id, 30))) return;
+  await job.run();
+  await releaseLock('lock:job:' + job.id);
+}
+module.exports = { handle };
+`,
+    },
+    expected: ['lib/lock.js: owner-checked-release', 'lib/lock.js: unique-token', 'lib/worker.js: release-on-all-paths'],
+  },
+  {
+    name: 'a barrel re-export and a tsconfig paths alias',
+    files: {
+      'tsconfig.json': `{
+  // comments are allowed here
+  "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["src/*"], }, },
+}`,
+      'src/redis.ts': client,
+      'src/shared/locks/mutex.ts': `import { redis } from '../../redis';
+import { randomUUID } from 'node:crypto';
+export async function tryLock(name: string): Promise<boolean> {
+  return (await redis.set(\`mutex:\${name}\`, randomUUID(), 'NX', 'PX', 30000)) === 'OK';
+}
+`,
+      'src/shared/locks/index.ts': `export * from './mutex';
+`,
+      'src/shared/index.ts': `export { tryLock as takeLock } from './locks';
+`,
+      'src/billing/invoices.ts': `import { takeLock } from '@app/shared';
+export async function issue(id: string) {
+  takeLock(\`invoice:\${id}\`);
+  await send(id);
+}
+async function send(id: string) {}
+`,
+    },
+    expected: ['src/billing/invoices.ts: check-acquire-result'],
+  },
+  {
+    name: 'a helper that calls a helper gets its meaning',
+    files: {
+      'src/redis.ts': client,
+      'src/lock/core.ts': `import { redis } from '../redis';
+import { randomUUID } from 'node:crypto';
+export async function acquire(key: string, ttl: number): Promise<boolean> {
+  return (await redis.set(key, randomUUID(), 'PX', ttl, 'NX')) !== null;
+}
+`,
+      'src/lock/orders.ts': `import { acquire } from './core';
+export function lockOrder(orderId: string) {
+  return acquire(\`lock:order:\${orderId}\`, 10000);
+}
+`,
+      'src/api/checkout.ts': `import { lockOrder } from '../lock/orders';
+export async function checkout(orderId: string) {
+  const locked = lockOrder(orderId);
+  if (!locked) throw new Error('busy');
+}
+`,
+    },
+    expected: ['src/api/checkout.ts: check-acquire-result'],
+  },
+  {
+    name: 'a withLock-like helper hands its routine a signal the routine ignores',
+    files: {
+      'src/locking.ts': `import Redlock from 'redlock';
+import Redis from 'ioredis';
+const redlock = new Redlock([new Redis()], { retryCount: 3 });
+export function withResourceLock<T>(resource: string, routine: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return redlock.using([resource], 10_000, routine);
+}
+`,
+      'src/sync.ts': `import { withResourceLock } from './locking';
+export async function syncAll(pages: string[], push: (p: string) => Promise<void>) {
+  await withResourceLock('lock:sync', async (signal) => {
+    for (const page of pages) await push(page);
+  });
+}
+`,
+    },
+    expected: ['src/sync.ts: respect-abort-signal'],
+  },
+  {
+    name: 'a constant passed as the helper\'s token parameter',
+    files: {
+      'src/redis.ts': client,
+      'src/locks.ts': `import { redis } from './redis';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function acquireLock(key: string, owner: string, ttlMs: number) {
+  return (await redis.set(key, owner, 'PX', ttlMs, 'NX')) === 'OK';
+}
+export async function releaseLock(key: string, owner: string) {
+  return redis.eval(RELEASE, 1, key, owner);
+}
+`,
+      'src/worker.ts': `import { acquireLock, releaseLock } from './locks';
+export async function tick(work: () => Promise<void>) {
+  if (!(await acquireLock('lock:tick', 'worker', 5000))) return;
+  try {
+    await work();
+  } finally {
+    await releaseLock('lock:tick', 'worker');
+  }
+}
+`,
+    },
+    expected: ['src/worker.ts: unique-token'],
+  },
+  {
+    name: 'an unbounded retry loop around a helper, and a release function handed back',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': `import { redis } from './redis';
+import { randomUUID } from 'node:crypto';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function lock(key: string) {
+  const token = randomUUID();
+  if ((await redis.set(key, token, 'PX', 10000, 'NX')) !== 'OK') return null;
+  return async () => {
+    await redis.eval(RELEASE, 1, key, token);
+  };
+}
+`,
+      'src/job.ts': `import { lock } from './lock';
+export async function run(step: () => Promise<void>) {
+  let release = await lock('lock:job');
+  while (!release) {
+    await new Promise((r) => setTimeout(r, 100));
+    release = await lock('lock:job');
+  }
+  await step();
+  await release();
+}
+`,
+    },
+    expected: ['src/job.ts: bounded-acquire-retry', 'src/job.ts: release-on-all-paths'],
+  },
+];
+
+for (const shape of shapes) {
+  test(`project shape: ${shape.name}`, () => {
+    const findings = analyzeProject(shape.files);
+    assert.deepEqual(findingList(findings), [...shape.expected].sort(), findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
+  });
+}

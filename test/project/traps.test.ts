@@ -1,0 +1,166 @@
+// Code that only looks like locking through project helpers: it must stay silent across files.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeProject, findingList } from './harness';
+
+const traps: Array<{ name: string; files: Record<string, string> }> = [
+  {
+    name: 'a generic cache service: its del/expire/pExpire are not lock operations, nor its callers\' uses',
+    files: {
+      'src/cache/cache.service.ts': `import { createClient } from 'redis';
+export class CacheService {
+  private readonly client = createClient();
+  private getKey(key: string) {
+    return \`cache:\${key}\`;
+  }
+  async get(key: string) {
+    return this.client.get(this.getKey(key));
+  }
+  async setNX(key: string, value: string) {
+    return this.client.set(this.getKey(key), value, { NX: true });
+  }
+  async del(key: string) {
+    return this.client.del(this.getKey(key));
+  }
+  async expire(key: string, seconds: number) {
+    return this.client.expire(this.getKey(key), seconds);
+  }
+  async pExpire(key: string, ms: number) {
+    return this.client.pExpire(this.getKey(key), ms);
+  }
+}
+`,
+      'src/users/profile.ts': `import { CacheService } from '../cache/cache.service';
+export class Profiles {
+  constructor(private readonly cache: CacheService) {}
+  async warm(id: string, json: string) {
+    await this.cache.setNX(\`profile:\${id}\`, json);
+    await this.cache.expire(\`profile:\${id}\`, 300);
+  }
+  async forget(id: string) {
+    await this.cache.del(\`profile:\${id}\`);
+  }
+}
+`,
+    },
+  },
+  {
+    name: 'a per-lock class with a fresh randomUUID() per instance, constructed per acquisition',
+    files: {
+      'src/lock/redis-lock.ts': `import type Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export class RedisLock {
+  private readonly token = randomUUID();
+  constructor(private readonly redis: Redis, private readonly key: string, private readonly ttlMs = 10000) {}
+  async acquire(): Promise<boolean> {
+    return (await this.redis.set(this.key, this.token, 'PX', this.ttlMs, 'NX')) === 'OK';
+  }
+  async release(): Promise<void> {
+    await this.redis.eval(RELEASE, 1, this.key, this.token);
+  }
+}
+`,
+      'src/jobs/export.ts': `import type Redis from 'ioredis';
+import { RedisLock } from '../lock/redis-lock';
+export async function exportAll(redis: Redis, run: () => Promise<void>) {
+  const lock = new RedisLock(redis, 'lock:export');
+  if (!(await lock.acquire())) return;
+  try {
+    await run();
+  } finally {
+    await lock.release();
+  }
+}
+`,
+    },
+  },
+  {
+    name: 'a Postgres advisory-lock helper called withLock',
+    files: {
+      'src/db/advisory.ts': `import type { Pool } from 'pg';
+export async function withLock<T>(pool: Pool, id: number, fn: () => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [id]);
+    return await fn();
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [id]);
+    client.release();
+  }
+}
+`,
+      'src/db/migrate.ts': `import type { Pool } from 'pg';
+import { withLock } from './advisory';
+export async function migrate(pool: Pool, steps: Array<() => Promise<void>>) {
+  await withLock(pool, 42, async () => {
+    for (const step of steps) await step();
+  });
+}
+`,
+    },
+  },
+  {
+    name: 'a set-once dedup marker behind a helper',
+    files: {
+      'src/redis.ts': `import Redis from 'ioredis';
+export const redis = new Redis();
+`,
+      'src/webhooks/dedup.ts': `import { redis } from '../redis';
+export async function markDelivered(eventId: string): Promise<boolean> {
+  return (await redis.set(\`webhook:seen:\${eventId}\`, '1', 'EX', 86400, 'NX')) === 'OK';
+}
+`,
+      'src/webhooks/handler.ts': `import { markDelivered } from './dedup';
+export async function onEvent(id: string, apply: () => Promise<void>) {
+  if (!(await markDelivered(id))) return;
+  await apply();
+}
+`,
+    },
+  },
+  {
+    name: 'a lease helper that is never released (it expires by design)',
+    files: {
+      'src/redis.ts': `import Redis from 'ioredis';
+export const redis = new Redis();
+`,
+      'src/scheduler/lease.ts': `import { redis } from '../redis';
+import { randomUUID } from 'node:crypto';
+export async function acquireLease(name: string, seconds: number): Promise<boolean> {
+  return (await redis.set(\`lease:\${name}\`, randomUUID(), 'EX', seconds, 'NX')) === 'OK';
+}
+`,
+      'src/scheduler/tick.ts': `import { acquireLease } from './lease';
+export async function tick(run: () => Promise<void>) {
+  if (!(await acquireLease('scheduler', 30))) return;
+  await run();
+}
+`,
+    },
+  },
+  {
+    name: 'an admin force-unlock of a lock a person confirmed is stuck',
+    files: {
+      'src/redis.ts': `import Redis from 'ioredis';
+export const redis = new Redis();
+`,
+      'src/admin/locks.ts': `import { redis } from '../redis';
+/** Operator action: breaks a lock by name after a person confirmed it is stuck. */
+export async function forceUnlock(name: string): Promise<number> {
+  return redis.del(\`lock:\${name}\`);
+}
+export async function breakLock(name: string) {
+  await redis.del(\`lock:\${name}\`);
+}
+`,
+    },
+  },
+];
+
+for (const trap of traps) {
+  test(`project trap stays silent: ${trap.name}`, () => {
+    const findings = analyzeProject(trap.files);
+    assert.deepEqual(findingList(findings), [], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
+  });
+}
