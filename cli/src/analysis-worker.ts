@@ -15,7 +15,10 @@ export interface AnalysisJob {
   config: LockwiseConfig;
 }
 
-export type AnalysisOutcome = { id: number; result: AnalysisResult } | { id: number; error: string; stackOverflow: boolean };
+export type AnalysisOutcome =
+  /** `mentionKeys`: words a file must contain to use this one's lock helpers (empty: it has none). */
+  | { id: number; result: AnalysisResult; mentionKeys: string[] }
+  | { id: number; error: string; stackOverflow: boolean };
 
 /** The worker's workerData. */
 export interface WorkerOptions {

@@ -2,10 +2,37 @@
 // worker (worker.ts) loads it, once a file passes the pre-check; esbuild.mjs also loads it once at build
 // time, to write its manifest.
 import { ANALYZED_EXTENSIONS, analyzeText } from '../../rules/analyze';
+import type { LockwiseConfig } from '../../rules/config';
 import { allRules } from '../../rules/index';
+import { fileSystemHost, overlayHost } from '../../rules/project/host';
+import { ProjectIndex } from '../../rules/project/project-index';
+import type { AnalysisResult } from '../../rules/types';
 import type { AnalyzerManifest } from './analyzer-manifest';
 
 export { analyzeText };
+
+export interface ProjectAnalyzer {
+  /** The file's analysis with the project's helpers, and the words a file that uses it must contain. */
+  analyze(path: string, text: string, config: LockwiseConfig): { result: AnalysisResult; mentionKeys: string[] };
+}
+
+/**
+ * One project-wide lock model per `lockwise check` run: the files handed to it are read from memory,
+ * the files they import from disk.
+ */
+export function createProjectAnalyzer(): ProjectAnalyzer {
+  const texts = new Map<string, string>();
+  const configs = new Map<string, LockwiseConfig>();
+  const index = new ProjectIndex({ host: overlayHost(texts, fileSystemHost), configFor: (path) => configs.get(path) ?? { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } } });
+  return {
+    analyze(path, text, config) {
+      texts.set(path, text);
+      configs.set(path, config);
+      const { summary: _summary, ...result } = index.analyze(path, text, { config });
+      return { result, mentionKeys: index.mentionKeys(path) };
+    },
+  };
+}
 
 /** Written to dist/cli-analyzer.json at build time, so check can read it without loading this bundle. */
 export const manifest: AnalyzerManifest = {

@@ -18,9 +18,10 @@ const port = parentPort;
 if (port) {
   const options = workerData as WorkerOptions;
   const analyzer = requireWithCodeCache<typeof Analyzer>(join(__dirname, 'cli-analyzer.js'));
+  const project = analyzer.exports.createProjectAnalyzer();
   const analyze = (job: AnalysisJob): AnalysisOutcome => {
     try {
-      return { id: job.id, result: analyzer.exports.analyzeText(job.path, job.text, { config: job.config }) };
+      return { id: job.id, ...project.analyze(job.path, job.text, job.config) };
     } catch (err) {
       return { id: job.id, error: err instanceof Error ? err.message : String(err), stackOverflow: isStackOverflow(err) };
     }

@@ -33,7 +33,7 @@ test('json: the documented shape, 1-based positions, files relative to the curre
 
   assert.equal(report.findings.length, 1, JSON.stringify(report.findings));
   const [finding] = report.findings;
-  assert.deepEqual(Object.keys(finding), ['file', 'rule', 'severity', 'line', 'column', 'endLine', 'endColumn', 'message', 'fixes']);
+  assert.deepEqual(Object.keys(finding), ['file', 'rule', 'severity', 'line', 'column', 'endLine', 'endColumn', 'message', 'related', 'fixes']);
   assert.equal(finding.file, 'src/lock.ts');
   assert.equal(finding.rule, 'atomic-acquire');
   assert.equal(finding.line, SETNX_THEN_EXPIRE.split('\n').findIndex((l) => l.includes('setnx')) + 1);

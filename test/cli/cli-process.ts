@@ -75,6 +75,7 @@ export interface JsonReport {
     endLine: number;
     endColumn: number;
     message: string;
+    related: { file: string; line: number; column: number; endLine: number; endColumn: number; message: string }[];
     fixes: { title: string; edits: { line: number; column: number; endLine: number; endColumn: number; newText: string }[] }[];
   }[];
   errors: { file: string; message: string }[];

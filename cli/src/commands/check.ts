@@ -141,6 +141,13 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
   const jobs: AnalysisJob[] = [];
   const outcomes: Promise<AnalysisOutcome>[] = [];
   let worker: AnalysisWorker | undefined;
+  // Files with no lock code of their own: analysed too when they use a project helper (see below).
+  const others: AnalysisJob[] = [];
+  const submit = (job: AnalysisJob) => {
+    worker ??= new AnalysisWorker();
+    jobs.push(job);
+    outcomes.push(worker.analyze(job));
+  };
 
   // Each file is read and pre-checked as the walk finds it, so that the analysis worker starts with
   // the first file that can hold lock code, not once the whole tree is listed.
@@ -156,22 +163,32 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       problem(order, path, source.skipped, 'skipped');
       return;
     }
-    // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
-    // worker) only when some file can hold lock code.
-    if (!mightHoldLockCode(source.text, scope.config.helpers)) return;
     const job = { id: order, path, text: source.text, config: scope.config };
-    worker ??= new AnalysisWorker();
-    jobs.push(job);
-    outcomes.push(worker.analyze(job));
+    // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
+    // worker) only when some file can hold lock code. Redis command wrappers are summarised too.
+    if (mightHoldLockCode(source.text, scope.config.helpers) || wrapsRedis(source.text)) submit(job);
+    else others.push(job);
   };
 
   try {
     const walked = walk(paths, configs, readFile);
-    const analysed = await Promise.all(outcomes);
+    // Second phase: a file without lock code of its own that names a module (or an export) whose
+    // helpers do something to locks is analysed with their meaning; barrels found so add their names.
+    let analysed = await Promise.all(outcomes);
+    for (let from = 0; others.length > 0; ) {
+      const mentions = mentionPattern(analysed.slice(from));
+      if (!mentions) break;
+      from = analysed.length;
+      for (let i = others.length - 1; i >= 0; i--) {
+        if (mentions.test(others[i].text)) submit(others.splice(i, 1)[0]);
+      }
+      if (outcomes.length === from) break;
+      analysed = await Promise.all(outcomes);
+    }
     const tooDeep = jobs.filter((_, i) => overflowed(analysed[i]));
     const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep) : []).map((o) => [o.id, o]));
 
-    const files: CheckedFile[] = [];
+    const files: (CheckedFile & { order: number })[] = [];
     let filesAnalyzed = 0;
     jobs.forEach((job, i) => {
       const outcome = reanalysed.get(job.id) ?? analysed[i];
@@ -182,12 +199,12 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       if (outcome.result.parsed) filesAnalyzed++;
       for (const failure of outcome.result.ruleFailures) problem(job.id, job.path, `rule ${failure.rule} failed: ${failure.message}`);
       const findings = options.quiet ? outcome.result.findings.filter((f) => f.severity === 'error') : outcome.result.findings;
-      if (findings.length > 0) files.push({ name: displayName(cwd, job.path), text: job.text, findings });
+      if (findings.length > 0) files.push({ name: displayName(cwd, job.path), text: job.text, findings, order: job.id });
     });
 
     return {
       cwd,
-      files,
+      files: files.sort((a, b) => a.order - b.order).map(({ order: _order, ...file }) => file),
       problems: [
         ...walked.errors.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'error' as const })),
         ...walked.skipped.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'skipped' as const })),
@@ -200,6 +217,23 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
   } finally {
     await worker?.close();
   }
+}
+
+// A module that calls a Redis command method and names a Redis client may wrap it (`delete(key) {
+// return this.client.del(key) }`): its summary can give callers' code a lock meaning.
+const REDIS_CLIENT = /redis|valkey/i;
+const COMMAND_CALL = /\.\s*(?:set|setnx|setNX|del|unlink|expire|pexpire|pExpire|eval|evalsha|evalSha|sendCommand)\s*\(/;
+
+function wrapsRedis(text: string): boolean {
+  return REDIS_CLIENT.test(text) && COMMAND_CALL.test(text);
+}
+
+/** One pattern for every word the analysed files' helpers are reached by, or undefined when none. */
+function mentionPattern(outcomes: AnalysisOutcome[]): RegExp | undefined {
+  const words = new Set(outcomes.flatMap((o) => ('mentionKeys' in o ? o.mentionKeys : [])));
+  if (words.size === 0) return undefined;
+  const escaped = [...words].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`(?<![\\w$])(?:${escaped.join('|')})(?![\\w$])`);
 }
 
 function exitCode(report: CheckReport, maxWarnings: number | undefined): number {

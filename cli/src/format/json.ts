@@ -1,6 +1,6 @@
 // `--format json`: the machine-readable report, exactly the shape documented for `lockwise check`
 // (version 1). Lines and columns are 1-based; `file` is relative to the current folder.
-import { rangeOf, type CheckReport } from './report';
+import { rangeOf, relatedPlace, type CheckReport } from './report';
 
 export function formatJson(report: CheckReport): string {
   const findings = report.files.flatMap((file) =>
@@ -10,6 +10,7 @@ export function formatJson(report: CheckReport): string {
       severity: f.severity,
       ...rangeOf(file, f.span),
       message: f.message,
+      related: f.related.map((r) => ({ ...relatedPlace(file, r, report.cwd), message: r.message })),
       fixes: f.fixes.map((fix) => ({
         title: fix.title,
         edits: fix.edits.map((edit) => ({ ...rangeOf(file, edit), newText: edit.newText })),

@@ -2,7 +2,7 @@
 // the span, the related locations, optionally the fixes as a small diff, then a summary line.
 import { offsetToPosition } from '../../../rules/positions';
 import type { Finding, Fix, Severity, Span } from '../../../rules/types';
-import { lineStartsOf, lineText, rangeOf, severityCounts, type CheckReport, type CheckedFile } from './report';
+import { lineStartsOf, lineText, rangeOf, relatedPlace, severityCounts, type CheckReport, type CheckedFile } from './report';
 
 export interface PrettyOptions {
   color: boolean;
@@ -48,7 +48,7 @@ export function formatPretty(report: CheckReport, options: PrettyOptions): strin
   const out: string[] = [];
   for (const file of report.files) {
     out.push(paint.bold(file.name));
-    for (const finding of file.findings) out.push(...findingLines(file, finding, paint, options.showFixes), '');
+    for (const finding of file.findings) out.push(...findingLines(file, finding, paint, options.showFixes, report.cwd), '');
   }
   for (const kind of ['error', 'skipped'] as const) {
     const problems = report.problems.filter((p) => p.kind === kind);
@@ -61,14 +61,15 @@ export function formatPretty(report: CheckReport, options: PrettyOptions): strin
   return `${out.join('\n')}\n`;
 }
 
-function findingLines(file: CheckedFile, finding: Finding, paint: Palette, showFixes: boolean): string[] {
+function findingLines(file: CheckedFile, finding: Finding, paint: Palette, showFixes: boolean, cwd: string): string[] {
   const { line, column } = rangeOf(file, finding.span);
   const color = paint.severity[finding.severity];
   const lines = [`  ${line}:${column}  ${color(finding.severity)}  ${finding.message}  ${paint.dim(finding.rule)}`];
   lines.push(...codeFrame(file, finding.span, color, paint).map((l) => `    ${l}`));
   for (const related of finding.related) {
-    const at = rangeOf(file, related.span);
-    lines.push(`    ${paint.dim(`${at.line}:${at.column}`)}  ${related.message}`);
+    const at = relatedPlace(file, related, cwd);
+    const where = at.file === file.name ? `${at.line}:${at.column}` : `${at.file}:${at.line}:${at.column}`;
+    lines.push(`    ${paint.dim(where)}  ${related.message}`);
   }
   if (showFixes) {
     for (const fix of finding.fixes) lines.push(...fixLines(file, fix, paint).map((l) => `    ${l}`));

@@ -1,6 +1,7 @@
 // What one `lockwise check` run found, in the shape every output format reads.
 import { lineStarts, offsetToPosition } from '../../../rules/positions';
-import type { Finding, Severity, Span } from '../../../rules/types';
+import { relative, sep } from 'node:path';
+import type { Finding, RelatedLocation, Severity, Span } from '../../../rules/types';
 
 export interface CheckedFile {
   /** Relative to the current folder with '/' separators: what every format prints. */
@@ -63,4 +64,14 @@ export function severityCounts(report: CheckReport): Record<Severity, number> {
   const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
   for (const file of report.files) for (const f of file.findings) counts[f.severity]++;
   return counts;
+}
+
+/** Where a related location is: in the finding's own file, or (a project helper) in another. */
+export function relatedPlace(file: CheckedFile, related: RelatedLocation, cwd: string): Range & { file: string } {
+  if (related.file && related.range) {
+    const rel = relative(cwd, related.file) || '.';
+    const r = related.range;
+    return { file: sep === '/' ? rel : rel.split(sep).join('/'), line: r.line + 1, column: r.character + 1, endLine: r.endLine + 1, endColumn: r.endCharacter + 1 };
+  }
+  return { file: file.name, ...rangeOf(file, related.span) };
 }

@@ -4,9 +4,9 @@
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { ruleDocUrl } from '../../../rules/rule';
-import type { Severity, Span } from '../../../rules/types';
+import type { RelatedLocation, Severity, Span } from '../../../rules/types';
 import type { RuleInfo } from '../analyzer-manifest';
-import { lineText, rangeOf, type CheckReport, type CheckedFile } from './report';
+import { lineText, rangeOf, relatedPlace, type CheckReport, type CheckedFile } from './report';
 
 const SRCROOT = '%SRCROOT%';
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
@@ -24,7 +24,7 @@ export function formatSarif(report: CheckReport, rules: readonly RuleInfo[]): st
         message: { text: f.message },
         locations: [primary],
         ...(f.related.length > 0
-          ? { relatedLocations: f.related.map((r, i) => ({ id: i + 1, ...location(file, r.span, report.cwd), message: { text: r.message } })) }
+          ? { relatedLocations: f.related.map((r, i) => ({ id: i + 1, ...relatedLocation(file, r, report.cwd), message: { text: r.message } })) }
           : {}),
         partialFingerprints: { 'lockwiseFinding/v1': fingerprint(file, f.rule, f.span, occurrences) },
         ...(f.fixes.length > 0
@@ -107,6 +107,12 @@ function artifactFor(name: string, cwd: string): { uri: string; uriBaseId?: stri
 function region(file: CheckedFile, span: Span) {
   const r = rangeOf(file, span);
   return { startLine: r.line, startColumn: r.column, endLine: r.endLine, endColumn: r.endColumn };
+}
+
+/** A related location, in the finding's file or in the project helper's. */
+function relatedLocation(file: CheckedFile, related: RelatedLocation, cwd: string) {
+  const { file: name, line, column, endLine, endColumn } = relatedPlace(file, related, cwd);
+  return { physicalLocation: { artifactLocation: artifactFor(name, cwd), region: { startLine: line, startColumn: column, endLine, endColumn } } };
 }
 
 function location(file: CheckedFile, span: Span, cwd: string) {

@@ -1,0 +1,56 @@
+// `lockwise check` with the project-wide lock model: helpers in one file, their callers in others
+// (with no lock code of their own), found through a barrel; related locations point across files.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { checkJson, makeTree, runCli, type Tree } from './cli-process';
+
+let tree: Tree;
+before(() => {
+  tree = makeTree({
+    'src/redis.ts': `import Redis from 'ioredis';\nexport const redis = new Redis();\n`,
+    'src/lib/lock/redis-lock.ts': `import { redis } from '../../redis';
+export async function acquireLock(key: string, ttl = 5000) {
+  return redis.set(key, 'locked', 'PX', ttl, 'NX');
+}
+export async function releaseLock(key: string) {
+  await redis.del(key);
+}
+`,
+    'src/lib/index.ts': `export * from './lock/redis-lock';\n`,
+    // No lock word, no Redis command: only the import says it uses a lock helper.
+    'src/routes/pay.ts': `import { acquireLock as take, releaseLock as give } from '../lib';
+export async function pay(id: string, charge: () => Promise<void>) {
+  await take('order:' + id);
+  await charge();
+  await give('order:' + id);
+}
+`,
+    'src/routes/plain.ts': `export const add = (a: number, b: number) => a + b;\n`,
+  });
+});
+after(() => tree.remove());
+
+test('check: findings at the call sites of a helper in another file, and once inside the helper', () => {
+  const { run, report } = checkJson(['src'], tree.root);
+  assert.equal(run.status, 1, run.stderr);
+  const found = report.findings.map((f) => `${f.file} ${f.rule}`).sort();
+  assert.deepEqual(found, [
+    'src/lib/lock/redis-lock.ts owner-checked-release',
+    'src/lib/lock/redis-lock.ts unique-token',
+    'src/routes/pay.ts check-acquire-result',
+    'src/routes/pay.ts release-on-all-paths',
+  ]);
+  const ignored = report.findings.find((f) => f.rule === 'check-acquire-result');
+  assert.deepEqual(ignored?.related.map((r) => [r.file, r.line]), [['src/lib/lock/redis-lock.ts', 3]]);
+  // The helper module, the barrel (for the names it re-exports) and the caller; not plain.ts nor redis.ts.
+  assert.equal(report.filesAnalyzed, 3);
+});
+
+test('check: SARIF relatedLocations name the helper file, pretty output prints its path', () => {
+  const sarif = JSON.parse(runCli(['check', '--format', 'sarif', 'src'], tree.root).stdout);
+  const result = sarif.runs[0].results.find((r: { ruleId: string }) => r.ruleId === 'check-acquire-result');
+  assert.equal(result.relatedLocations[0].physicalLocation.artifactLocation.uri, 'src/lib/lock/redis-lock.ts');
+  assert.equal(result.relatedLocations[0].physicalLocation.region.startLine, 3);
+  const pretty = runCli(['check', 'src'], tree.root).stdout;
+  assert.match(pretty, /src\/lib\/lock\/redis-lock\.ts:3:10 {2}the acquire inside take/);
+});
