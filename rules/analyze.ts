@@ -10,8 +10,15 @@ import type { Report, Rule } from './rule';
 import { applySuppressions } from './suppressions';
 import type { AnalysisResult, Finding, Severity } from './types';
 
+/** Builds a file's lock model with the project's meanings (rules/project/project-index.ts). */
+export interface ModelProvider {
+  modelOf(sourceFile: ts.SourceFile, config: LockwiseConfig): LockModel;
+}
+
 export interface AnalyzeOptions {
   config?: LockwiseConfig;
+  /** The project-wide lock model to build the file's model with; default: the file alone. */
+  project?: ModelProvider;
   /** Run only these rules (by id); default all enabled ones. */
   only?: readonly string[];
   /** Compute each finding's fix (default true); diagnostics alone do not need them. */
@@ -104,11 +111,11 @@ export function severityFor(rule: Rule, config: LockwiseConfig): Severity | unde
 }
 
 /** Builds the lock model of a parsed file and runs `use` on it. */
-export function withModel<T>(source: ts.SourceFile | { fileName: string; text: string }, config: LockwiseConfig, use: (model: LockModel) => T): T {
+export function withModel<T>(source: ts.SourceFile | { fileName: string; text: string }, config: LockwiseConfig, use: (model: LockModel) => T, project?: ModelProvider): T {
   const fileName = source.fileName;
   try {
     const sourceFile = 'kind' in source ? source : parseSource(source.fileName, source.text, config.helpers);
-    return use(buildModel(sourceFile, config.helpers));
+    return use(project ? project.modelOf(sourceFile, config) : buildModel(sourceFile, config.helpers));
   } catch (err) {
     // TypeScript's parser recurses per nesting level; absurd nesting exhausts the stack.
     if (err instanceof RangeError) throw new Error(`cannot analyse ${fileName}: the code is nested too deeply (${err.message})`);
@@ -160,7 +167,7 @@ export function analyzeSource(sourceFile: ts.SourceFile, options: AnalyzeOptions
   const config = options.config ?? emptyConfig();
   const active = activeRules(config, options.only);
   if (active.length === 0) return { findings: [], ruleFailures: [] };
-  return withModel(sourceFile, config, (model) => runRules(model, active, config, options.fixes));
+  return withModel(sourceFile, config, (model) => runRules(model, active, config, options.fixes), options.project);
 }
 
 export { mightHoldLockCode };

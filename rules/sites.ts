@@ -1,6 +1,6 @@
 // Lock acquisition sites of a file, for the language server's `lockwise/lockSites` request (the Redis
 // Locks panel links a live key to the code that takes it) and for hovers.
-import { activeRules, runRules, withModel } from './analyze';
+import { activeRules, runRules, withModel, type ModelProvider } from './analyze';
 import type { ts } from './engine/typescript';
 import { emptyConfig, type LockwiseConfig } from './config';
 import { firstAtOrAfter } from './engine/sorted';
@@ -31,7 +31,7 @@ const UNIT_TEXT: Record<string, string> = { PX: 'ms', EX: 's', PXAT: '(unix ms)'
 export function analyzeWithSites(
   sourceFile: ts.SourceFile,
   config: LockwiseConfig = emptyConfig(),
-  options: { fixes?: boolean } = {},
+  options: { fixes?: boolean; project?: ModelProvider } = {},
 ): Omit<AnalysisResult, 'parsed'> & { sites: LockSiteInfo[] } {
   return withModel(sourceFile, config, (model) => {
     const result = runRules(model, activeRules(config), config, options.fixes);
@@ -58,7 +58,7 @@ export function analyzeWithSites(
         };
       });
     return { ...result, sites };
-  });
+  }, options.project);
 }
 
 interface PlacedSpan extends Span {

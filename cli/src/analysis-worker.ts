@@ -24,6 +24,8 @@ export type AnalysisOutcome =
 export interface WorkerOptions {
   /** Write the analyzer's code cache when finished, if it had none it could use (see code-cache.ts). */
   saveCodeCache: boolean;
+  /** Analyse each file alone, without the project's helpers (`--no-project`). */
+  singleFile: boolean;
 }
 
 const LARGE_STACK_MB = 256;
@@ -34,8 +36,8 @@ export class AnalysisWorker {
   private readonly pending = new Map<number, { resolve(outcome: AnalysisOutcome): void; reject(err: Error): void }>();
   private failure?: Error;
 
-  constructor(stackSizeMb?: number) {
-    const options: WorkerOptions = { saveCodeCache: stackSizeMb === undefined };
+  constructor(stackSizeMb?: number, singleFile = false) {
+    const options: WorkerOptions = { saveCodeCache: stackSizeMb === undefined, singleFile };
     this.worker = new Worker(join(__dirname, 'cli-worker.js'), {
       workerData: options,
       resourceLimits: stackSizeMb ? { stackSizeMb } : undefined,
@@ -77,8 +79,8 @@ export function overflowed(outcome: AnalysisOutcome): boolean {
 }
 
 /** Analyses again, in a worker with a large stack, files whose syntax trees overflowed the default one. */
-export async function analyzeWithLargeStack(jobs: AnalysisJob[]): Promise<AnalysisOutcome[]> {
-  const worker = new AnalysisWorker(LARGE_STACK_MB);
+export async function analyzeWithLargeStack(jobs: AnalysisJob[], singleFile: boolean): Promise<AnalysisOutcome[]> {
+  const worker = new AnalysisWorker(LARGE_STACK_MB, singleFile);
   try {
     return await Promise.all(jobs.map((job) => worker.analyze(job)));
   } finally {

@@ -4,7 +4,7 @@
 import { ANALYZED_EXTENSIONS, analyzeText } from '../../rules/analyze';
 import type { LockwiseConfig } from '../../rules/config';
 import { allRules } from '../../rules/index';
-import { fileSystemHost, overlayHost } from '../../rules/project/host';
+import { cachingHost, fileSystemHost, overlayHost } from '../../rules/project/host';
 import { ProjectIndex } from '../../rules/project/project-index';
 import type { AnalysisResult } from '../../rules/types';
 import type { AnalyzerManifest } from './analyzer-manifest';
@@ -23,7 +23,7 @@ export interface ProjectAnalyzer {
 export function createProjectAnalyzer(): ProjectAnalyzer {
   const texts = new Map<string, string>();
   const configs = new Map<string, LockwiseConfig>();
-  const index = new ProjectIndex({ host: overlayHost(texts, fileSystemHost), configFor: (path) => configs.get(path) ?? { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } } });
+  const index = new ProjectIndex({ host: overlayHost(texts, cachingHost(fileSystemHost)), configFor: (path) => configs.get(path) ?? { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } } });
   return {
     analyze(path, text, config) {
       texts.set(path, text);

@@ -39,7 +39,20 @@ const own = <T>(record: Record<string, T>, key: string): T | undefined => (Objec
 export class Resolution {
   constructor(private readonly lookup: SummaryLookup) {}
 
+  // Summaries are never changed once made (a changed file gets a new one): answers keep per summary.
+  // Inside an import cycle a module lends an empty stand-in, which is a new object and never reused.
+  private readonly exportsCache = new WeakMap<FileSummary, Map<string, Target | undefined>>();
+
   exportOf(file: FileSummary, name: string, depth = 0): Target | undefined {
+    let cache = this.exportsCache.get(file);
+    if (!cache) this.exportsCache.set(file, (cache = new Map()));
+    if (cache.has(name)) return cache.get(name);
+    const target = this.findExport(file, name, depth);
+    cache.set(name, target);
+    return target;
+  }
+
+  private findExport(file: FileSummary, name: string, depth: number): Target | undefined {
     if (depth > MAX_DEPTH) return undefined;
     const target = own(file.exports, name);
     if (target) {

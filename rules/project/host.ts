@@ -43,3 +43,20 @@ export function memoryHost(files: Record<string, string>): ProjectHost {
   const map = new Map(Object.entries(files));
   return { readFile: (path) => map.get(path), fileExists: (path) => map.has(path) };
 }
+
+/** A host that reads each file once (a `lockwise check` run: files do not change under it). */
+export function cachingHost(fallback: ProjectHost): ProjectHost {
+  const texts = new Map<string, string | undefined>();
+  const exists = new Map<string, boolean>();
+  return {
+    readFile(path) {
+      if (!texts.has(path)) texts.set(path, fallback.readFile(path));
+      return texts.get(path);
+    },
+    fileExists(path) {
+      let answer = exists.get(path);
+      if (answer === undefined) exists.set(path, (answer = fallback.fileExists(path)));
+      return answer;
+    },
+  };
+}

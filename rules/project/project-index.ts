@@ -23,6 +23,8 @@ export interface ProjectOptions {
   host: ProjectHost;
   /** The configuration of a file (its helpers shape its summary); default: none. */
   configFor?(path: string): LockwiseConfig;
+  /** A file's summary changed: the files in `affected` (its dependents) have a new meaning to analyse. */
+  onMeaningChanged?(path: string, affected: ReadonlySet<string>): void;
 }
 
 interface Entry {
@@ -36,6 +38,7 @@ const REDIS_METHOD = /\.\s*(?:set|get|setnx|setNX|del|unlink|getdel|expire|pexpi
 const REEXPORT = /\bexport\b[^;\n]*\bfrom\b|\bmodule\.exports\b|\bexports\.[\w$]+\s*=/;
 /** Local composition is followed this many rounds (a helper calling a helper calling a helper). */
 const LOCAL_ROUNDS = 3;
+const MAX_SPARE_MODELS = 64;
 
 export function canGiveLockMeaning(text: string): boolean {
   return LOCK_NAME.test(text) || REDIS_METHOD.test(text) || REEXPORT.test(text) || mightHoldLockCode(text, { acquire: [], release: [], extend: [] });
@@ -48,6 +51,9 @@ export class ProjectIndex {
   /** path -> the files that resolved a specifier to it. */
   private readonly dependents = new Map<string, Set<string>>();
   private readonly resolution: Resolution;
+  private readonly names = new Map<string, ReadonlySet<string>>();
+  /** Models built while summarising an import, kept for that file's own analysis (a few: they hold trees). */
+  private readonly spareModels = new Map<string, { text: string; helpers: string; model: LockModel }>();
 
   constructor(private readonly options: ProjectOptions) {
     this.modules = new ModuleResolver(options.host);
@@ -67,41 +73,79 @@ export class ProjectIndex {
     return this.summaryOf(path);
   }
 
-  /** The summary of a project file (read through the host), computed once per text. */
-  summaryOf(path: string, text = this.options.host.readFile(path)): FileSummary | undefined {
-    if (text === undefined) return undefined;
+  /**
+   * The summary of a project file, computed once per text: of `text` when given (an editor's), else
+   * of the file as last read through the host (`invalidate` makes it read again).
+   */
+  summaryOf(path: string, given?: string): FileSummary | undefined {
     const entry = this.entries.get(path);
+    if (entry && (given === undefined || entry.text === given)) return entry.summary;
+    const text = given ?? this.options.host.readFile(path);
+    if (text === undefined) return undefined;
     if (entry && entry.text === text) return entry.summary;
     // An import cycle: the file being summarised lends what it has so far (nothing).
     if (this.inProgress.has(path)) return emptySummary(path);
     if (!canGiveLockMeaning(text) || !scriptKindOf(path)) {
-      this.entries.set(path, { text, summary: emptySummary(path) });
-      return this.entries.get(path)!.summary;
+      const summary = emptySummary(path);
+      this.store(path, text, summary);
+      return summary;
     }
-    return this.build(path, text).summary;
+    const built = this.build(path, text);
+    if (this.spareModels.size >= MAX_SPARE_MODELS) this.spareModels.delete(this.spareModels.keys().next().value as string);
+    this.spareModels.set(path, { text, helpers: JSON.stringify(this.configFor(path).helpers), model: built.model });
+    return built.summary;
   }
 
   /** Parses and models a file with the project's meanings, summarising it on the way. */
-  private build(path: string, text: string): { summary: FileSummary; model: LockModel } {
+  private build(path: string, text: string, config = this.configFor(path)): { summary: FileSummary; model: LockModel } {
+    const sourceFile = ts.createSourceFile(path, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, scriptKindOf(path) ?? ts.ScriptKind.TS);
+    indexTree(sourceFile);
+    return this.modelWithSummary(path, text, sourceFile, config);
+  }
+
+  /**
+   * The lock model of an already parsed file (an editor's kept tree) with the project's meanings.
+   * `text` is the file's text as written (a lean tree's own text has declarations blanked).
+   */
+  modelOf(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig): LockModel {
+    return this.modelWithSummary(path, text, sourceFile, config).model;
+  }
+
+  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig): { summary: FileSummary; model: LockModel } {
     this.inProgress.add(path);
     try {
-      const config = this.configFor(path);
-      const sourceFile = ts.createSourceFile(path, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, scriptKindOf(path) ?? ts.ScriptKind.TS);
-      indexTree(sourceFile);
       let summary = readFileSymbols(sourceFile, path).summary;
-      let model = buildModel(sourceFile, config.helpers, this.contextOf(summary));
+      let context = this.contextOf(summary);
+      let model = buildModel(sourceFile, config.helpers, context);
       let next = summarizeFile(model, path);
       // Helpers that call helpers of the same file: model again with the file's own meanings.
       for (let round = 1; round < LOCAL_ROUNDS && calledLocally(next, sourceFile) && JSON.stringify(next) !== JSON.stringify(summary); round++) {
         summary = next;
-        model = buildModel(sourceFile, config.helpers, this.contextOf(summary));
+        context = this.contextOf(summary);
+        model = buildModel(sourceFile, config.helpers, context);
         next = summarizeFile(model, path);
       }
-      this.entries.set(path, { text, summary: next });
+      this.store(path, text, next);
+      this.names.set(path, context.names);
       return { summary: next, model };
     } finally {
       this.inProgress.delete(path);
     }
+  }
+
+  /** Keeps a file's summary; when it changed, the files built on the old one are told to re-analyse. */
+  private store(path: string, text: string, summary: FileSummary): void {
+    const before = this.entries.get(path);
+    this.entries.set(path, { text, summary });
+    if (before && before.text !== text && JSON.stringify(before.summary) !== JSON.stringify(summary)) {
+      const affected = this.invalidateDependents(path);
+      if (affected.size > 0) this.options.onMeaningChanged?.(path, affected);
+    }
+  }
+
+  /** The helper names the file's calls were resolved against last time (lean parses must keep them). */
+  namesOf(path: string): ReadonlySet<string> {
+    return this.names.get(path) ?? new Set();
   }
 
   private contextOf(summary: FileSummary): ProjectContext {
@@ -115,29 +159,51 @@ export class ProjectIndex {
   analyze(path: string, text: string, options: { config?: LockwiseConfig; fixes?: boolean; only?: readonly string[] } = {}): AnalysisResult & { summary: FileSummary } {
     const config = options.config ?? this.configFor(path);
     const rules = activeRules(config, options.only);
-    const { summary, model } = this.build(path, text);
+    const spare = this.spareModels.get(path);
+    this.spareModels.delete(path);
+    const entry = this.entries.get(path);
+    // The model built when another file imported this one, if nothing changed since.
+    const { summary, model } = spare && spare.text === text && entry?.text === text && spare.helpers === JSON.stringify(config.helpers) ? { summary: entry.summary, model: spare.model } : this.build(path, text, config);
     return { ...runRules(model, rules, config, options.fixes), parsed: true, summary };
   }
 
   /** Forget a file (changed or deleted); returns every file whose meaning may have changed with it. */
   invalidate(path: string): Set<string> {
+    this.entries.delete(path);
+    return this.invalidateDependents(path);
+  }
+
+  /** Drops the summaries that were built on `path`'s (transitively); returns their files. */
+  private invalidateDependents(path: string): Set<string> {
     const affected = new Set<string>();
     const visit = (p: string) => {
-      if (affected.has(p)) return;
-      affected.add(p);
-      this.entries.delete(p);
-      for (const user of this.dependents.get(p) ?? []) visit(user);
+      for (const user of this.dependents.get(p) ?? []) {
+        if (affected.has(user) || user === path) continue;
+        affected.add(user);
+        this.entries.delete(user);
+        visit(user);
+      }
     };
     visit(path);
-    affected.delete(path);
     return affected;
   }
 
-  /** A file was created, deleted or renamed, or a tsconfig changed: specifiers may name other files now. */
-  resetResolution(): void {
+  /**
+   * A file was created, deleted or renamed, or a tsconfig changed: specifiers may name other files
+   * now. Every summary is built again when next asked for; returns the files that had resolved
+   * into the project (their meanings may differ).
+   */
+  resetResolution(): Set<string> {
+    const users = new Set([...this.dependents.values()].flatMap((s) => [...s]));
     this.modules.reset();
     this.entries.clear();
     this.dependents.clear();
+    return users;
+  }
+
+  /** Has this file been summarised (its meaning may matter to others)? */
+  has(path: string): boolean {
+    return this.entries.has(path);
   }
 
   /** The files that import `path` (directly), as far as this index has seen. */

@@ -8,6 +8,8 @@ import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
 import type { AnalysisResult, Finding } from '../../rules/types';
 import type { DocumentTree } from './document-tree';
 import type { ProjectConfigs } from './project-config';
+import { wrapsRedis, type ServerProject } from './project-model';
+import type { HelperNames } from '../../rules/config';
 import type { ServerSettings, SettingsStore } from './settings';
 import { analysisFileName, uriToPath } from './uris';
 import type { Folder, WorkspaceFolders } from './workspace-folders';
@@ -46,7 +48,24 @@ export class Analyzer {
     private readonly settings: SettingsStore,
     private readonly configs: ProjectConfigs,
     private readonly log: Log,
+    private readonly project?: ServerProject,
   ) {}
+
+  /** The project-wide model for a file on disk; untitled buffers are analysed alone. */
+  private projectFor(scope: FileScope, text: string) {
+    return scope.path && this.project ? this.project.providerFor(scope.path, text, scope.config) : undefined;
+  }
+
+  /** The helper names a lean parse of this file must keep (its project helpers' too). */
+  private helpersFor(scope: FileScope, text: string): HelperNames {
+    return scope.path && this.project ? this.project.helpersFor(scope.path, text, scope.config.helpers) : scope.config.helpers;
+  }
+
+  /** Worth parsing: lock code, a Redis command wrapper, or a user of the project's lock helpers. */
+  private worthParsing(scope: FileScope, text: string): boolean {
+    if (mightHoldLockCode(text, scope.config.helpers)) return true;
+    return !!scope.path && !!this.project && (wrapsRedis(text) || this.project.mayUseHelpers(text));
+  }
 
   async scope(uri: string, languageId = ''): Promise<FileScope> {
     const path = uriToPath(uri);
@@ -86,13 +105,24 @@ export class Analyzer {
     };
     if (scope.skip) return notParsed();
     if (this.tooLarge(scope, text)) return notParsed(`larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)`);
-    if (!mightHoldLockCode(text, scope.config.helpers)) return notParsed();
-    const helpers = scope.config.helpers;
-    const result = this.guarded(scope, 'analysis', (): Omit<FileAnalysis, 'parsed'> & Pick<AnalysisResult, 'ruleFailures'> =>
-      tree
-        ? analyzeSource(tree.parse(scope.fileName, text, helpers), { config: scope.config, fixes: false })
-        : analyzeWithSites(parseSource(scope.fileName, text, helpers), scope.config, { fixes: false }),
-    );
+    if (!this.worthParsing(scope, text)) {
+      // A helper that lost its lock code must not lend its old meaning to the files that call it.
+      if (scope.path && this.project?.index.has(scope.path)) this.project.index.summaryOf(scope.path, text);
+      return notParsed();
+    }
+    const run = (): Omit<FileAnalysis, 'parsed'> & Pick<AnalysisResult, 'ruleFailures'> => {
+      const helpers = this.helpersFor(scope, text);
+      const project = this.projectFor(scope, text);
+      return tree
+        ? analyzeSource(tree.parse(scope.fileName, text, helpers), { config: scope.config, fixes: false, project })
+        : analyzeWithSites(parseSource(scope.fileName, text, helpers), scope.config, { fixes: false, project });
+    };
+    const result = this.guarded(scope, 'analysis', () => {
+      const before = this.helpersFor(scope, text).acquire.length;
+      const first = run();
+      // The first analysis of a file finds which project helpers it calls: a lean parse must keep their callers.
+      return this.helpersFor(scope, text).acquire.length > before ? run() : first;
+    });
     if (typeof result === 'string') return notParsed(result);
     for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
     return { findings: result.findings, sites: result.sites, parsed: true };
@@ -100,24 +130,29 @@ export class Analyzer {
 
   /** The kept tree when it is of `text`, else a fresh parse: for what is computed when asked for. */
   private treeFor(scope: FileScope, text: string, tree?: DocumentTree) {
-    return tree ? tree.treeOf(scope.fileName, text, scope.config.helpers) : parseSource(scope.fileName, text, scope.config.helpers);
+    const helpers = this.helpersFor(scope, text);
+    return tree ? tree.treeOf(scope.fileName, text, helpers) : parseSource(scope.fileName, text, helpers);
   }
 
   /** The lock sites of `text`. */
   sitesOf(scope: FileScope, text: string, tree?: DocumentTree): LockSiteInfo[] {
-    const sites = this.guarded(scope, 'finding lock sites', () => analyzeWithSites(this.treeFor(scope, text, tree), scope.config, { fixes: false }).sites);
+    const sites = this.guarded(scope, 'finding lock sites', () =>
+      analyzeWithSites(this.treeFor(scope, text, tree), scope.config, { fixes: false, project: this.projectFor(scope, text) }).sites,
+    );
     return typeof sites === 'string' ? [] : sites;
   }
 
   /** The findings of `text` with their fixes. */
   findingsWithFixes(scope: FileScope, text: string, tree?: DocumentTree): Finding[] {
-    const findings = this.guarded(scope, 'computing fixes', () => analyzeSource(this.treeFor(scope, text, tree), { config: scope.config }).findings);
+    const findings = this.guarded(scope, 'computing fixes', () =>
+      analyzeSource(this.treeFor(scope, text, tree), { config: scope.config, project: this.projectFor(scope, text) }).findings,
+    );
     return typeof findings === 'string' ? [] : findings;
   }
 
   /** Acquire ... release regions "Convert to withLock" can rewrite. */
   regions(scope: FileScope, text: string, tree?: DocumentTree): LockRegion[] {
-    if (scope.skip || this.tooLarge(scope, text) || !mightHoldLockCode(text, scope.config.helpers)) return [];
+    if (scope.skip || this.tooLarge(scope, text) || !this.worthParsing(scope, text)) return [];
     const regions = this.guarded(scope, 'finding lock regions', () =>
       lockRegionsIn(this.treeFor(scope, text, tree), scope.config),
     );

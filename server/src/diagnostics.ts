@@ -3,6 +3,7 @@
 import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver/node';
 import { lineStarts, offsetToPosition } from '../../rules/positions';
 import { ruleDocUrl } from '../../rules/rule';
+import { pathToUri } from './uris';
 import type { Finding, Severity, Span } from '../../rules/types';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
@@ -42,7 +43,10 @@ export function toDiagnostic(uri: string, positions: PositionMap, f: Finding): D
   };
   if (f.related.length > 0) {
     diagnostic.relatedInformation = f.related.map((r) => ({
-      location: { uri, range: positions.range(r.span) },
+      // A project helper's place in its own file, or the other half of the problem in this one.
+      location: r.file && r.range
+        ? { uri: pathToUri(r.file), range: { start: { line: r.range.line, character: r.range.character }, end: { line: r.range.endLine, character: r.range.endCharacter } } }
+        : { uri, range: positions.range(r.span) },
       message: r.message,
     }));
   }

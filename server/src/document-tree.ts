@@ -12,6 +12,8 @@ export class DocumentTree {
   private fileName = '';
   /** The text `tree` is of (the tree's own text has the statements without lock code blanked). */
   private text = '';
+  /** The helper names the lean parse kept declarations for: other names, another blanking. */
+  private helpersKey = '';
 
   /** Forgets the tree: the next parse is a full one. */
   drop(): void {
@@ -20,7 +22,8 @@ export class DocumentTree {
 
   /** A tree of `text`, which must be the document's current text; kept for the next edit. */
   parse(fileName: string, text: string, helpers: HelperNames): ts.SourceFile {
-    const previous = this.tree && this.fileName === fileName ? this.tree : undefined;
+    const key = keyOf(helpers);
+    const previous = this.tree && this.fileName === fileName && this.helpersKey === key ? this.tree : undefined;
     this.drop(); // `previous` is consumed below whatever happens; a throw leaves no tree behind
     let tree: ts.SourceFile | undefined;
     if (previous && this.text === text) tree = previous;
@@ -35,12 +38,17 @@ export class DocumentTree {
     this.tree = tree;
     this.fileName = fileName;
     this.text = text;
+    this.helpersKey = key;
     return tree;
   }
 
   /** The kept tree if it is of exactly `text`; otherwise a fresh parse that is not kept. */
   treeOf(fileName: string, text: string, helpers: HelperNames): ts.SourceFile {
     const tree = this.tree;
-    return tree && this.fileName === fileName && this.text === text ? tree : parseSource(fileName, text, helpers);
+    return tree && this.fileName === fileName && this.text === text && this.helpersKey === keyOf(helpers) ? tree : parseSource(fileName, text, helpers);
   }
+}
+
+function keyOf(helpers: HelperNames): string {
+  return [...helpers.acquire, '\0', ...helpers.release, '\0', ...helpers.extend].join(',');
 }

@@ -70,9 +70,10 @@ export class LiveDocuments {
     return state;
   }
 
-  /** Called on open and on every change. */
-  changed(uri: string): void {
+  /** Called on open and on every change; `meaningChanged` when a project helper it uses changed. */
+  changed(uri: string, meaningChanged = false): void {
     const state = this.stateOf(uri);
+    if (meaningChanged) state.result = undefined; // the same version has a new analysis
     state.changes++;
     if (state.due) return; // the pending turn will see this change and wait one more
     // The first turn runs before the connection takes its next queued message, so it cannot tell

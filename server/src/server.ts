@@ -20,6 +20,7 @@ import { LiveDocuments } from './documents';
 import { provideHover } from './hover';
 import { lockSites } from './lock-sites';
 import { ProjectConfigs } from './project-config';
+import { ServerProject } from './project-model';
 import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, type LockSitesParams } from './protocol';
 import { SECTION, SettingsStore } from './settings';
 import { pathToUri, uriToPath } from './uris';
@@ -46,9 +47,19 @@ const configs = new ProjectConfigs((problems) => {
 });
 
 const documents = new TextDocuments(TextDocument);
-const analyzer = new Analyzer(folders, settings, configs, log);
+// A helper's meaning changed: the files that call it are analysed and published again.
+const project = new ServerProject(documents, (paths) => reanalyse(paths));
+const analyzer = new Analyzer(folders, settings, configs, log, project);
 const live = new LiveDocuments(documents, analyzer, publish, log);
-const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log);
+const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log, project);
+
+function reanalyse(paths: ReadonlySet<string>): void {
+  for (const path of paths) {
+    const uri = live.openUri(path);
+    if (uri) live.changed(uri, true);
+    else void scan.fileChanged(path);
+  }
+}
 
 connection.onInitialize((params): InitializeResult => {
   capabilities = params.capabilities;
@@ -101,6 +112,7 @@ connection.onDidChangeWatchedFiles((params) =>
       void scan.scanAll();
     },
     scan,
+    filesMoved: (path) => reanalyse(project.filesMoved(path)),
   }),
 );
 

@@ -27,6 +27,8 @@ export function registerWatchedFiles(connection: Connection): Promise<unknown> {
 export interface WatchedFileHandlers {
   configChanged(): void;
   scan: WorkspaceScan;
+  /** A source file was created or deleted: imports may resolve to other files now. */
+  filesMoved(path: string): void;
 }
 
 export async function handleWatchedFiles(params: DidChangeWatchedFilesParams, on: WatchedFileHandlers): Promise<void> {
@@ -39,5 +41,6 @@ export async function handleWatchedFiles(params: DidChangeWatchedFilesParams, on
     if (!path) continue;
     if (type === FileChangeType.Deleted) on.scan.removeUnder(path);
     else if (isSourceFile(path)) await on.scan.fileChanged(path);
+    if (type !== FileChangeType.Changed) on.filesMoved(path);
   }
 }

@@ -37,6 +37,9 @@ Options:
                                     (default: the nearest lockwise.config.json or
                                     package.json "lockwise" key of each folder)
   --show-fixes                      show each finding's fixes (pretty format)
+  --no-project                      analyse each file alone: faster, but calls to
+                                    the project's own lock helpers in other files
+                                    mean nothing
   -q, --quiet                       report errors only, ignore warnings and info
   -h, --help                        show this help
 
@@ -56,6 +59,7 @@ interface Options {
   config?: string;
   showFixes: boolean;
   quiet: boolean;
+  project: boolean;
   help: boolean;
 }
 
@@ -72,6 +76,7 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
         'max-warnings': { type: 'string' },
         config: { type: 'string', short: 'c' },
         'show-fixes': { type: 'boolean' },
+        'no-project': { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -113,6 +118,7 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
     maxWarnings,
     config: values.config,
     showFixes: values['show-fixes'] ?? false,
+    project: !values['no-project'],
     quiet: values.quiet ?? false,
     help: values.help ?? false,
   };
@@ -144,7 +150,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
   // Files with no lock code of their own: analysed too when they use a project helper (see below).
   const others: AnalysisJob[] = [];
   const submit = (job: AnalysisJob) => {
-    worker ??= new AnalysisWorker();
+    worker ??= new AnalysisWorker(undefined, !options.project);
     jobs.push(job);
     outcomes.push(worker.analyze(job));
   };
@@ -166,8 +172,8 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
     const job = { id: order, path, text: source.text, config: scope.config };
     // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
     // worker) only when some file can hold lock code. Redis command wrappers are summarised too.
-    if (mightHoldLockCode(source.text, scope.config.helpers) || wrapsRedis(source.text)) submit(job);
-    else others.push(job);
+    if (mightHoldLockCode(source.text, scope.config.helpers) || (options.project && wrapsRedis(source.text))) submit(job);
+    else if (options.project) others.push(job);
   };
 
   try {
@@ -186,7 +192,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       analysed = await Promise.all(outcomes);
     }
     const tooDeep = jobs.filter((_, i) => overflowed(analysed[i]));
-    const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep) : []).map((o) => [o.id, o]));
+    const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep, !options.project) : []).map((o) => [o.id, o]));
 
     const files: (CheckedFile & { order: number })[] = [];
     let filesAnalyzed = 0;

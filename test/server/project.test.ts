@@ -1,0 +1,76 @@
+// The language server with the project-wide lock model: findings in files that call a helper of
+// another file (open or not), related information pointing at the helper, and re-published
+// diagnostics when the helper is edited, fixed or deleted: never a stale cross-file finding.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { waitFor } from '../helpers/wait';
+import { startServer, type LspClient } from './helpers/lsp-client';
+import { tempWorkspace, type TempWorkspace } from './helpers/workspace';
+
+const HELPER = `import Redis from 'ioredis';
+const redis = new Redis();
+export async function acquireLock(key: string, ttl = 5000) {
+  return redis.set(key, crypto.randomUUID(), 'PX', ttl, 'NX');
+}
+`;
+// The same name, but it throws when the lock is busy: callers need not test a result.
+const THROWING_HELPER = `import Redis from 'ioredis';
+const redis = new Redis();
+export async function acquireLock(key: string, ttl = 5000): Promise<void> {
+  const ok = await redis.set(key, crypto.randomUUID(), 'PX', ttl, 'NX');
+  if (!ok) throw new Error('busy');
+}
+`;
+// No lock word and no Redis command of its own: only the import makes it lock code.
+const CALLER = `import { acquireLock as take } from './helpers/redis-lock';
+export async function pay(id: string) {
+  await take('order:' + id);
+}
+`;
+
+let ws: TempWorkspace;
+let client: LspClient;
+const rules = (uri: string) => (client.diagnostics.get(uri)?.diagnostics ?? []).map((d) => d.code);
+
+before(async () => {
+  ws = tempWorkspace('project', { 'src/helpers/redis-lock.ts': HELPER, 'src/pay.ts': CALLER });
+  client = await startServer({ folders: [{ uri: ws.uri, name: ws.name }] });
+});
+after(async () => {
+  await client?.stop();
+  ws?.remove();
+});
+
+test('the workspace scan finds the ignored result in a caller nobody opened, pointing at the helper', async () => {
+  const uri = ws.uriOf('src/pay.ts');
+  await waitFor(() => rules(uri).includes('check-acquire-result'), 'the cross-file finding from the scan');
+  const related = client.diagnostics.get(uri)?.diagnostics[0].relatedInformation ?? [];
+  assert.equal(related[0]?.location.uri, ws.uriOf('src/helpers/redis-lock.ts'));
+  assert.equal(related[0]?.location.range.start.line, 3);
+});
+
+test('editing the open helper re-publishes the open caller; undoing the edit brings the finding back', async () => {
+  const helper = ws.uriOf('src/helpers/redis-lock.ts');
+  const caller = ws.uriOf('src/pay.ts');
+  client.open(caller, CALLER);
+  await client.waitForDiagnostics(caller, (d) => d.some((x) => x.code === 'check-acquire-result'));
+  client.open(helper, HELPER);
+  await client.waitForDiagnostics(helper);
+  client.change(helper, [{ text: THROWING_HELPER }]);
+  await waitFor(() => client.diagnostics.get(caller)?.diagnostics.length === 0, 'the caller to be clean once the helper throws');
+  client.change(helper, [{ text: HELPER }]);
+  await waitFor(() => rules(caller).includes('check-acquire-result'), 'the finding to come back');
+  client.close(helper);
+  client.close(caller);
+});
+
+test('deleting the helper file on disk clears the caller\'s cross-file finding', async () => {
+  const caller = ws.uriOf('src/pay.ts');
+  await waitFor(() => rules(caller).includes('check-acquire-result'), 'the scanned finding');
+  rmSync(ws.file('src/helpers/redis-lock.ts'));
+  void client.connection.sendNotification('workspace/didChangeWatchedFiles', {
+    changes: [{ uri: ws.uriOf('src/helpers/redis-lock.ts'), type: 3 }],
+  });
+  await waitFor(() => (client.diagnostics.get(caller)?.diagnostics.length ?? 0) === 0, 'the caller to be clean once the helper is gone');
+});
