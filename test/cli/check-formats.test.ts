@@ -33,12 +33,14 @@ test('json: the documented shape, 1-based positions, files relative to the curre
 
   assert.equal(report.findings.length, 1, JSON.stringify(report.findings));
   const [finding] = report.findings;
-  assert.deepEqual(Object.keys(finding), ['file', 'rule', 'severity', 'line', 'column', 'endLine', 'endColumn', 'message', 'fixes']);
+  assert.deepEqual(Object.keys(finding), ['file', 'rule', 'severity', 'line', 'column', 'endLine', 'endColumn', 'message', 'related', 'fixes']);
   assert.equal(finding.file, 'src/lock.ts');
   assert.equal(finding.rule, 'atomic-acquire');
   assert.equal(finding.line, SETNX_THEN_EXPIRE.split('\n').findIndex((l) => l.includes('setnx')) + 1);
   assert.match(textAt(SETNX_THEN_EXPIRE, finding), /setnx/);
   assert.ok(finding.message.length > 20);
+  assert.equal(finding.related.length, 1, 'the EXPIRE is the other half');
+  assert.match(textAt(SETNX_THEN_EXPIRE, finding.related[0]), /expire/);
 
   // From inside src/, the same file is just "lock.ts".
   const inner = checkJson(['.'], join(tree.root, 'src'));

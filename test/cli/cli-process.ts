@@ -75,9 +75,11 @@ export interface JsonReport {
     endLine: number;
     endColumn: number;
     message: string;
+    related: { line: number; column: number; endLine: number; endColumn: number; message: string }[];
     fixes: { title: string; edits: { line: number; column: number; endLine: number; endColumn: number; newText: string }[] }[];
   }[];
   errors: { file: string; message: string }[];
+  baseline?: { file: string; suppressed: number; stale: number; written?: number };
 }
 
 export function checkJson(args: string[], cwd: string): { run: CliRun; report: JsonReport } {

@@ -10,6 +10,7 @@ export function formatJson(report: CheckReport): string {
       severity: f.severity,
       ...rangeOf(file, f.span),
       message: f.message,
+      related: f.related.map((r) => ({ ...rangeOf(file, r.span), message: r.message })),
       fixes: f.fixes.map((fix) => ({
         title: fix.title,
         edits: fix.edits.map((edit) => ({ ...rangeOf(file, edit), newText: edit.newText })),
