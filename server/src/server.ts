@@ -1,5 +1,6 @@
 // The Lockwise language server: an LSP adapter over rules/. Started by the VS Code client over node
-// IPC, or by any editor with `node dist/server.js --stdio` (createConnection reads the transport from argv).
+// IPC, or by any editor with `lockwise-language-server` / `lockwise lsp` (stdio unless argv names a
+// transport; createConnection reads it from argv).
 import {
   CodeActionKind,
   DidChangeConfigurationNotification,
@@ -18,6 +19,7 @@ import { editSupport } from './code-actions/context';
 import { configProblemDiagnostic } from './diagnostics';
 import { LiveDocuments } from './documents';
 import { provideHover } from './hover';
+import { registerPullDiagnostics, usesPullDiagnostics } from './pull-diagnostics';
 import { lockSites } from './lock-sites';
 import { ProjectConfigs } from './project-config';
 import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, type LockSitesParams } from './protocol';
@@ -26,7 +28,9 @@ import { pathToUri, uriToPath } from './uris';
 import { registerWatchedFiles, handleWatchedFiles } from './watched-files';
 import { WorkspaceFolders } from './workspace-folders';
 import { WorkspaceScan } from './workspace-scan';
+import { defaultToStdio } from './transport';
 
+defaultToStdio(process.argv);
 const connection = createConnection(ProposedFeatures.all);
 const log = (message: string) => connection.console.log(message);
 const publish = (uri: string, diagnostics: Diagnostic[], version?: number) =>
@@ -47,11 +51,16 @@ const configs = new ProjectConfigs((problems) => {
 
 const documents = new TextDocuments(TextDocument);
 const analyzer = new Analyzer(folders, settings, configs, log);
-const live = new LiveDocuments(documents, analyzer, publish, log);
+let pullDiagnostics = false;
+// With pull diagnostics an open document's findings are pulled, never pushed (pull-diagnostics.ts).
+const live = new LiveDocuments(documents, analyzer, (uri, diagnostics, version) => publish(uri, pullDiagnostics ? [] : diagnostics, version), log);
 const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log);
 
 connection.onInitialize((params): InitializeResult => {
   capabilities = params.capabilities;
+  // Editors without workspace/configuration (or answering it with null) send settings here.
+  settings.initialize(params.initializationOptions);
+  pullDiagnostics = usesPullDiagnostics(params);
   const initialFolders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
   folders.set(initialFolders);
   if (capabilities.workspace?.configuration) {
@@ -64,6 +73,7 @@ connection.onInitialize((params): InitializeResult => {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
       codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
       hoverProvider: true,
+      ...(pullDiagnostics ? { diagnosticProvider: { identifier: 'lockwise', interFileDependencies: false, workspaceDiagnostics: false } } : {}),
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'lockwise', version: process.env.LOCKWISE_VERSION },
@@ -90,14 +100,21 @@ connection.onDidChangeConfiguration((params) => {
   const section = (params.settings as Record<string, unknown> | null | undefined)?.[SECTION];
   settings.changed(section);
   live.revalidateAll();
+  refreshPulled();
   void scan.scanAll();
 });
+
+/** Asks a pulling client to pull again after settings or configs changed. */
+function refreshPulled(): void {
+  if (pullDiagnostics && capabilities.workspace?.diagnostics?.refreshSupport) void connection.languages.diagnostics.refresh();
+}
 
 connection.onDidChangeWatchedFiles((params) =>
   handleWatchedFiles(params, {
     configChanged: () => {
       configs.clear();
       live.revalidateAll();
+      refreshPulled();
       void scan.scanAll();
     },
     scan,
@@ -113,6 +130,7 @@ documents.onDidClose((event) => {
 
 connection.onCodeAction((params) => provideCodeActions(params, live, editSupport(capabilities)));
 connection.onHover((params) => provideHover(params, live));
+registerPullDiagnostics(connection, live);
 connection.onRequest(CHECK_WORKSPACE_REQUEST, () => scan.scanAll());
 connection.onRequest(LOCK_SITES_REQUEST, (params: LockSitesParams | null) => lockSites(params, live, scan, folders));
 

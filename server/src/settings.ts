@@ -86,12 +86,23 @@ export class SettingsStore {
     this.cache.clear();
   }
 
+  /**
+   * initializationOptions, for editors that configure a server that way: the `lockwise` section, either
+   * as `{ "lockwise": {...} }` or as the section itself. They apply until a push replaces them, and
+   * wherever `workspace/configuration` answers null (an editor with no `lockwise` settings).
+   */
+  initialize(options: unknown): void {
+    if (typeof options !== 'object' || options === null) return;
+    const section = (options as Record<string, unknown>)[SECTION] ?? options;
+    this.pushed = parseSettings(section);
+  }
+
   get(scopeUri: string | undefined): Promise<ServerSettings> {
     if (!this.pull) return Promise.resolve(this.pushed);
     const key = scopeUri ?? '';
     let entry = this.cache.get(key);
     if (!entry) {
-      entry = this.pull(scopeUri).then(parseSettings, () => defaultSettings());
+      entry = this.pull(scopeUri).then((raw) => (raw === null || raw === undefined ? this.pushed : parseSettings(raw)), () => defaultSettings());
       this.cache.set(key, entry);
     }
     return entry;
