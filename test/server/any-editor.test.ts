@@ -33,7 +33,9 @@ async function start(command: string, args: string[], capabilities: ClientCapabi
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const pushed: PublishDiagnosticsParams[] = [];
-  connection.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => pushed.push(p));
+  connection.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
+    pushed.push(p);
+  });
   // What an editor with no `lockwise` settings answers.
   connection.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => configuration ?? null));
   connection.onRequest('window/workDoneProgress/create', () => null);
