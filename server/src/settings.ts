@@ -39,6 +39,8 @@ export const SETTING_SPECS = {
   extendHelpers: spec<string[]>('helpers.extend', [], asNames),
   maxFileSizeKb: spec('maxFileSizeKb', 1024, asPositiveNumber),
   withLockHelperPath: spec('withLock.helperPath', 'src/lib/with-lock.ts', asPath),
+  baselineFile: spec('baseline.file', 'lockwise-baseline.json', asPath),
+  baselineFindings: spec<'hint' | 'hidden'>('baseline.findings', 'hint', (raw) => (raw === 'hint' || raw === 'hidden' ? raw : undefined)),
 };
 
 type Specs = typeof SETTING_SPECS;
