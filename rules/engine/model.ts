@@ -37,7 +37,7 @@ export interface Acquire {
   laterExpire?: RedisCommand;
 }
 
-export type ReleaseKind = 'del' | 'unlink' | 'getdel' | 'delex' | 'script' | 'library' | 'helper';
+export type ReleaseKind = 'del' | 'unlink' | 'getdel' | 'delex' | 'delifeq' | 'script' | 'library' | 'helper';
 
 export interface Release {
   kind: ReleaseKind;
@@ -91,12 +91,12 @@ export interface LockModel {
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
-const DELETES = new Set(['DEL', 'UNLINK', 'GETDEL', 'DELEX']);
+const DELETES = new Set(['DEL', 'UNLINK', 'GETDEL', 'DELEX', 'DELIFEQ']);
 // Calls worth wrapping and recognising (lower-cased): Redis commands in every client's spelling, the
 // lock libraries' methods and withLock. Scripts registered under a name and configured helpers are added per file.
 const LOCK_CALLS = new Set([
-  'set', 'setnx', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'get', 'incr',
-  'eval', 'evalsha', 'call', 'callbuffer', 'sendcommand', 'send_command',
+  'set', 'setnx', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'get', 'incr',
+  'eval', 'evalsha', 'call', 'callbuffer', 'sendcommand', 'send_command', 'customcommand', 'invokescript',
   'acquire', 'tryacquire', 'release', 'unlock', 'lock', 'extend', 'using', 'withlock',
 ]);
 const SCRIPT_SETUP = new Set(['defineCommand', 'script', 'scriptLoad', 'SCRIPT_LOAD']);
@@ -219,6 +219,9 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames): Loc
         break;
       case 'DELEX':
         if (lockKey) releases.push({ ...base, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
+        break;
+      case 'DELIFEQ': // Valkey 9: DELIFEQ key token, a compare-and-delete
+        if (lockKey) releases.push({ ...base, kind: 'delifeq', key: lockKey, ownerChecked: true });
         break;
       case 'SET': // an XX or IFEQ renewal with a TTL (`renews`)
         if (extendKey) extendsList.push({ ...base, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });

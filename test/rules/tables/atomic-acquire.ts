@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, nr } from './preludes';
+import { glide, io, nr } from './preludes';
 
 
 export const atomicAcquireCases: RuleCases = {
@@ -24,6 +24,11 @@ export async function run(key: string, token: string) {
   const ok = await redis.setnx('lock:a', 'x');
   await redis.expire('lock:b', 10);
   return ok;
+}
+` },
+    { name: 'GLIDE set onlyIfDoesNotExist with an expiry', code: `${glide}export async function run(id: string) {
+  const ok = await valkey.set(\`lock:\${id}\`, 'x', { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Seconds, count: 30 } });
+  if (ok) await work();
 }
 ` },
   ],
@@ -156,6 +161,20 @@ export class Locks {
     await this.client?.sendCommand(['SETNX', key, 'x']);
     await this.client?.sendCommand(['EXPIRE', key, '30']);
   }
+}
+`,
+    },
+      {
+      name: 'GLIDE set onlyIfDoesNotExist, then pexpire',
+      code: `${glide}export async function run(id: string) {
+  const ok = await valkey.set(\`lock:\${id}\`, 'x', { conditionalSet: 'onlyIfDoesNotExist' });
+  await valkey.pexpire(\`lock:\${id}\`, 30000);
+  if (ok) await work();
+}
+`,
+      output: `${glide}export async function run(id: string) {
+  const ok = await valkey.customCommand(['SET', \`lock:\${id}\`, 'x', 'NX', 'PX', String(30000)]);
+  if (ok) await work();
 }
 `,
     },
