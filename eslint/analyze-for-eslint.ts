@@ -35,11 +35,15 @@ function configFor(fileName: string): LockwiseConfig {
   return config;
 }
 
-/** Every Lockwise finding of the file, with fixes; [] for files the analyzer does not read (.vue, .md). */
+// Declaration files hold no code that runs; `lockwise check` skips them too.
+const DECLARATION = /\.d\.[cm]?ts$/i;
+
+/** Every Lockwise finding of the file, with fixes; [] for files the analyzer does not read (.vue, .d.ts). */
 export function analyzeForEslint(fileName: string, text: string): readonly Finding[] {
   const hit = byFile.get(fileName);
   if (hit && hit.text === text) return hit.findings;
-  const findings = scriptKindOf(fileName) === undefined ? [] : analyzeText(fileName, text, { config: configFor(fileName) }).findings;
+  const analysed = scriptKindOf(fileName) !== undefined && !DECLARATION.test(fileName);
+  const findings = analysed ? analyzeText(fileName, text, { config: configFor(fileName) }).findings : [];
   if (byFile.size >= MAX_FILES) byFile.clear();
   byFile.set(fileName, { text, findings });
   return findings;

@@ -19,16 +19,16 @@ import { editSupport } from './code-actions/context';
 import { configProblemDiagnostic } from './diagnostics';
 import { LiveDocuments } from './documents';
 import { provideHover } from './hover';
-import { registerPullDiagnostics, usesPullDiagnostics } from './pull-diagnostics';
 import { lockSites } from './lock-sites';
 import { ProjectConfigs } from './project-config';
 import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, type LockSitesParams } from './protocol';
+import { registerPullDiagnostics, usesPullDiagnostics } from './pull-diagnostics';
 import { SECTION, SettingsStore } from './settings';
+import { defaultToStdio } from './transport';
 import { pathToUri, uriToPath } from './uris';
 import { registerWatchedFiles, handleWatchedFiles } from './watched-files';
 import { WorkspaceFolders } from './workspace-folders';
 import { WorkspaceScan } from './workspace-scan';
-import { defaultToStdio } from './transport';
 
 defaultToStdio(process.argv);
 const connection = createConnection(ProposedFeatures.all);
