@@ -110,3 +110,13 @@ test('settings through workspace/configuration win over the defaults', async () 
     await shutDown(editor);
   }
 });
+
+test('initializationOptions apply where workspace/configuration answers null', async () => {
+  const editor = await start(process.execPath, [resolve('dist/cli.js'), 'lsp'], { workspace: { configuration: true } }, { rules: { 'atomic-acquire': 'warning' } });
+  try {
+    const diagnostics = await waitFor(() => editor.pushed.find((p) => p.uri === uri && p.diagnostics.length > 0)?.diagnostics, 'pushed diagnostics');
+    assert.deepEqual(diagnostics.map((d) => [d.code, d.severity]), [['atomic-acquire', 2]]);
+  } finally {
+    await shutDown(editor);
+  }
+});
