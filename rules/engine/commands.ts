@@ -4,7 +4,7 @@
 // invokeScript, and commands queued on MULTI/pipeline chains.
 import { ts } from './typescript';
 import type { ConstLookup } from './keys';
-import { glideScriptLua, invokeScriptParts, isGlideSetOptions, readGlideSetOptions } from './glide';
+import { glideBatchKind, glideScriptLua, invokeScriptParts, isGlideSetOptions, readGlideSetOptions } from './glide';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
 import { isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
 import { readObjectOptions, readTokenOptions, type SetOptions } from './set-options';
@@ -174,6 +174,10 @@ function batchOf(receiver: ts.Node, ctx: RecogniserContext): RedisCommand['batch
   for (let depth = 0; depth < 50; depth++) {
     if (ts.isIdentifier(current)) {
       const kind = ctx.batchVars.get(current.text);
+      return kind ? { root: current, kind } : undefined;
+    }
+    if (ts.isNewExpression(current)) {
+      const kind = glideBatchKind(current);
       return kind ? { root: current, kind } : undefined;
     }
     if (!ts.isCallExpression(current)) return undefined;

@@ -3,6 +3,8 @@
 // - set(key, value, { conditionalSet: "onlyIfDoesNotExist" | "onlyIfExists" | "onlyIfEqual",
 //   comparisonValue, expiry: { type: TimeUnit.Milliseconds, count } | "keepExisting" });
 // - invokeScript(script, { keys, args }) where script is `new Script(lua)`.
+// - new Batch(isAtomic) / new ClusterBatch(isAtomic) (and the older Transaction, ClusterTransaction):
+//   commands queued on them run at client.exec(batch), as in MULTI (atomic) or a pipeline.
 // customCommand([...]) reads like node-redis sendCommand([...]) and del([keys]) like a DEL (commands.ts).
 import { ts } from './typescript';
 import type { ConstLookup } from './keys';
@@ -70,4 +72,14 @@ export function invokeScriptParts(options: ts.Node | undefined): { keys: readonl
     return init && ts.isArrayLiteralExpression(init) ? init.elements : [];
   };
   return { keys: list('keys'), args: list('args') };
+}
+
+/** What a `new Batch(true)` and its kin queue commands into; undefined for any other `new`. */
+export function glideBatchKind(node: ts.NewExpression): 'multi' | 'pipeline' | undefined {
+  const callee = unwrap(node.expression);
+  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
+  if (name === 'Transaction' || name === 'ClusterTransaction') return 'multi';
+  if (name !== 'Batch' && name !== 'ClusterBatch') return undefined;
+  const atomic = node.arguments?.[0] ? unwrap(node.arguments[0]).kind : undefined;
+  return atomic === ts.SyntaxKind.FalseKeyword ? 'pipeline' : 'multi';
 }

@@ -4,6 +4,7 @@ import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';
+import { glideBatchKind } from './glide';
 import { fileStyle, readImports, type FileImports } from './imports';
 import { KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
@@ -315,16 +316,18 @@ function scriptReleaseOrExtend(
   else if (EXTEND_NAME.test(name)) extendsList.push({ ...base, kind: 'script', key, ownerChecked: true });
 }
 
-/** Variables holding a MULTI or pipeline: `const tx = redis.multi()`. */
+/** Variables holding a MULTI or pipeline: `const tx = redis.multi()`, GLIDE `new Batch(true)`. */
 function batchVariables(sourceFile: ts.SourceFile): Map<string, 'multi' | 'pipeline'> {
   const vars = new Map<string, 'multi' | 'pipeline'>();
-  if (!/multi\(|pipeline\(|batch\(/.test(sourceFile.text)) return vars;
+  if (!/multi\(|pipeline\(|batch\(|Batch\(|Transaction\(/.test(sourceFile.text)) return vars;
   for (const decl of descendantsOfKind<ts.VariableDeclaration>(sourceFile, ts.SyntaxKind.VariableDeclaration)) {
     const call = decl.initializer ? unwrap(decl.initializer) : undefined;
     const name = call && ts.isCallExpression(call) ? methodOf(call)?.name.toLowerCase() : undefined;
     const variable = nameOf(decl);
     if (!variable) continue;
-    if (name === 'multi') vars.set(variable, 'multi');
+    const glide = call && ts.isNewExpression(call) ? glideBatchKind(call) : undefined;
+    if (glide) vars.set(variable, glide);
+    else if (name === 'multi') vars.set(variable, 'multi');
     else if (name === 'pipeline' || name === 'batch') vars.set(variable, 'pipeline');
   }
   return vars;

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { glide, io, nr } from './preludes';
+import { glide, glideBatch, io, nr } from './preludes';
 
 
 export const atomicAcquireCases: RuleCases = {
@@ -177,6 +177,26 @@ export class Locks {
   if (ok) await work();
 }
 `,
+    },
+      {
+      name: 'GLIDE atomic Batch: the pexpire still runs when the acquire failed',
+      message: ['Inside MULTI'],
+      code: `${glideBatch}export async function run(key: string) {
+  const tx = new Batch(true);
+  tx.set(key, 'x', { conditionalSet: 'onlyIfDoesNotExist' }).pexpire(key, 30000);
+  return valkey.exec(tx, true);
+}
+`,
+      output: null,
+    },
+    {
+      name: 'GLIDE non-atomic Batch chained on new',
+      message: ['a pipeline is not even a transaction'],
+      code: `${glideBatch}export async function run(key: string) {
+  return valkey.exec(new Batch(false).set(key, 'x', { conditionalSet: 'onlyIfDoesNotExist' }).pexpire(key, 30000), false);
+}
+`,
+      output: null,
     },
   ],
 };
