@@ -8,9 +8,14 @@ import { loadConfig, type LockwiseConfig } from '../rules/config';
 import { ruleIds } from '../rules/index';
 import type { Finding } from '../rules/types';
 
-interface Analysed {
+export interface Analysed {
   text: string;
-  findings: Finding[];
+  findings: readonly Finding[];
+  /** Why the file could not be analysed (absurdly deep nesting), or a rule that failed on it. */
+  failure?: string;
+  ruleFailures: readonly { rule: string; message: string }[];
+  /** Set once a rule object has reported `failure`, so it is reported once per file, not per rule. */
+  failureReported?: boolean;
 }
 
 // ESLint lints a file's rules one after the other, so one entry per file suffices; the cap bounds a
@@ -38,13 +43,25 @@ function configFor(fileName: string): LockwiseConfig {
 // Declaration files hold no code that runs; `lockwise check` skips them too.
 const DECLARATION = /\.d\.[cm]?ts$/i;
 
-/** Every Lockwise finding of the file, with fixes; [] for files the analyzer does not read (.vue, .d.ts). */
-export function analyzeForEslint(fileName: string, text: string): readonly Finding[] {
+/**
+ * Every Lockwise finding of the file, with fixes; none for files the analyzer does not read (.vue,
+ * .d.ts). An analysis that fails (the analyzer's stack on absurd nesting) is returned as `failure`, so
+ * one file cannot stop the whole ESLint run; a broken lockwise.config.json still throws.
+ */
+export function analyzeForEslint(fileName: string, text: string): Analysed {
   const hit = byFile.get(fileName);
-  if (hit && hit.text === text) return hit.findings;
-  const analysed = scriptKindOf(fileName) !== undefined && !DECLARATION.test(fileName);
-  const findings = analysed ? analyzeText(fileName, text, { config: configFor(fileName) }).findings : [];
+  if (hit && hit.text === text) return hit;
+  let entry: Analysed = { text, findings: [], ruleFailures: [] };
+  if (scriptKindOf(fileName) !== undefined && !DECLARATION.test(fileName)) {
+    const config = configFor(fileName);
+    try {
+      const result = analyzeText(fileName, text, { config });
+      entry = { text, findings: result.findings, ruleFailures: result.ruleFailures };
+    } catch (err) {
+      entry.failure = err instanceof Error ? err.message : String(err);
+    }
+  }
   if (byFile.size >= MAX_FILES) byFile.clear();
-  byFile.set(fileName, { text, findings });
-  return findings;
+  byFile.set(fileName, entry);
+  return entry;
 }

@@ -20,7 +20,14 @@ function eslintRule(rule: LockwiseRule): Rule.RuleModule {
         Program() {
           const source = context.sourceCode;
           const locOf = (offset: number) => source.getLocFromIndex(Math.max(0, Math.min(offset, source.text.length)));
-          for (const finding of analyzeForEslint(context.filename, source.text)) {
+          const analysed = analyzeForEslint(context.filename, source.text);
+          const failed = analysed.ruleFailures.find((f) => f.rule === rule.id);
+          if (failed || (analysed.failure && !analysed.failureReported)) {
+            analysed.failureReported ||= !failed;
+            const reason = failed ? `Lockwise rule ${rule.id} failed on this file: ${failed.message}` : `Lockwise could not analyse this file: ${analysed.failure}`;
+            context.report({ loc: { line: 1, column: 0 }, message: reason });
+          }
+          for (const finding of analysed.findings) {
             if (finding.rule !== rule.id) continue;
             context.report({
               loc: { start: locOf(finding.span.start), end: locOf(finding.span.end) },

@@ -13,6 +13,7 @@ import { analyzeForEslint } from '../../eslint/analyze-for-eslint';
 import { checkJson, makeTree, SETNX_THEN_EXPIRE, type JsonReport, type Tree } from '../cli/cli-process';
 
 const ROOT = resolve('.');
+const SETNX_JS = SETNX_THEN_EXPIRE.replace(': Promise<void>', '').replace('(id: string)', '(id)');
 const CONFIG_DIR = join(ROOT, 'test/.tmp/eslint');
 const CONFIG = join(CONFIG_DIR, 'eslint.config.mjs');
 
@@ -92,7 +93,7 @@ test('ESLint with @typescript-eslint/parser reports exactly what lockwise check 
 });
 
 test('the default parser on JavaScript, and suggestions that are the CLI fixes', async () => {
-  const tree: Tree = makeTree({ 'src/lock.js': SETNX_THEN_EXPIRE.replace(': Promise<void>', '').replace('(id: string)', '(id)') });
+  const tree: Tree = makeTree({ 'src/lock.js': SETNX_JS });
   try {
     const { report } = checkJson(['.'], tree.root);
     assert.equal(report.findings.length, 1);
@@ -135,13 +136,31 @@ test('rule meta: the doc URL, suggestions, and the recommended severities', asyn
   }
 });
 
+test('a file the analyzer cannot take is one message, and the rest of the run goes on', async () => {
+  const tree: Tree = makeTree({
+    'deep.js': `${'{'.repeat(2000)}redis.setnx(k, 1); redis.expire(k, 1);${'}'.repeat(2000)}\n`,
+    'lock.js': SETNX_JS,
+  });
+  try {
+    const plugin = (await import('lockwise/eslint-plugin' as string)).default as { configs: { recommended: Linter.Config } };
+    const results = await lint(tree.root, ['.'], true, [plugin.configs.recommended]);
+    const of = (name: string) => results.find((r) => r.filePath.endsWith(name))!.messages;
+    const deep = of('deep.js');
+    assert.deepEqual(deep.map((m) => m.ruleId), ['lockwise/atomic-acquire'], 'reported once, not by each rule');
+    assert.match(deep[0].message, /^Lockwise could not analyse this file: cannot analyse .*deep\.js: the code is nested too deeply/);
+    assert.deepEqual(of('lock.js').map((m) => m.ruleId), ['lockwise/atomic-acquire'], 'the next file is linted as usual');
+  } finally {
+    tree.remove();
+  }
+});
+
 test('the analysis runs once per file name and text, and again when the text changes', () => {
   const file = join(ROOT, 'test/.tmp/eslint/cache-probe.ts');
   const first = analyzeForEslint(file, SETNX_THEN_EXPIRE);
-  assert.equal(first.length, 1);
+  assert.equal(first.findings.length, 1);
   assert.equal(analyzeForEslint(file, SETNX_THEN_EXPIRE), first, 'the same result object: not analysed again');
   const changed = analyzeForEslint(file, `${SETNX_THEN_EXPIRE}\n// edited\n`);
   assert.notEqual(changed, first);
-  assert.equal(changed.length, 1);
+  assert.equal(changed.findings.length, 1);
   assert.equal(relative(ROOT, file), 'test/.tmp/eslint/cache-probe.ts');
 });
