@@ -1,4 +1,4 @@
-// One build for every bundle: the VS Code client, the language server and the CLI's five bundles.
+// One build for every bundle: the VS Code client, the language server, the ESLint plugin and the CLI's five bundles.
 // `--production` minifies and drops source maps (used by packaging); the default keeps maps for debugging.
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -22,7 +22,9 @@ const cliBundles = [
 ];
 const bundles = [
   { in: 'client/src/extension.ts', out: 'client', external: ['vscode'] },
-  { in: 'server/src/server.ts', out: 'server' },
+  { in: 'server/src/server.ts', out: 'server', banner: '#!/usr/bin/env node', executable: true },
+  // The ESLint plugin (package.json "exports": lockwise/eslint-plugin): the analyzer with TypeScript only.
+  { in: 'eslint/plugin.ts', out: 'eslint-plugin', typescriptOnly: true },
   ...cliBundles,
 ];
 

@@ -132,6 +132,7 @@ export function runRules(model: LockModel, rules: readonly Rule[], config: Lockw
     try {
       rule.check({
         model,
+        server: config.server ?? 'redis',
         report: (r: Report) => {
           const fix = withFixes ? r.fix?.() : undefined;
           findings.push({ rule: rule.id, severity, message: r.message, span: r.span, related: r.related ?? [], fixes: fix ? [fix] : [] });

@@ -13,12 +13,18 @@ export interface HelperNames {
   extend: string[];
 }
 
+/** The server the code runs against: fixes use its native owner-checked commands where it has them. */
+export type ServerKind = 'redis' | 'redis-8.4' | 'valkey-9';
+export const SERVER_KINDS: readonly ServerKind[] = ['redis', 'redis-8.4', 'valkey-9'];
+
 export interface LockwiseConfig {
   /** Per-rule severity overrides; rules not named keep their default. */
   rules: Record<string, SeveritySetting>;
   /** Globs (gitignore syntax) of files not to analyse, relative to the config file's folder. */
   ignore: string[];
   helpers: HelperNames;
+  /** Default "redis": Lua scripts, which every Redis and Valkey runs. */
+  server?: ServerKind;
 }
 
 export interface LoadedConfig {
@@ -59,8 +65,8 @@ export function parseConfig(raw: unknown, file: string, knownRules: readonly str
   }
   const obj = raw as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (!['$schema', 'rules', 'ignore', 'helpers'].includes(key)) {
-      throw new ConfigError(file, `unknown key "${key}" (expected "rules", "ignore" or "helpers")`);
+    if (!['$schema', 'rules', 'ignore', 'helpers', 'server'].includes(key)) {
+      throw new ConfigError(file, `unknown key "${key}" (expected "rules", "ignore", "helpers" or "server")`);
     }
   }
   const config = emptyConfig();
@@ -81,6 +87,12 @@ export function parseConfig(raw: unknown, file: string, knownRules: readonly str
   }
 
   config.ignore = stringArray(obj.ignore, 'ignore', file);
+  if (obj.server !== undefined) {
+    if (!(SERVER_KINDS as readonly unknown[]).includes(obj.server)) {
+      throw new ConfigError(file, `"server" is ${JSON.stringify(obj.server)}; use one of ${SERVER_KINDS.join(', ')}`);
+    }
+    config.server = obj.server as ServerKind;
+  }
 
   if (obj.helpers !== undefined) {
     if (typeof obj.helpers !== 'object' || obj.helpers === null || Array.isArray(obj.helpers)) {

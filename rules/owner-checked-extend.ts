@@ -4,6 +4,8 @@ import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
 import { spanOf, unwrap, valueCarrier } from './engine/nodes';
 import { receiverText, visibleToken } from './engine/queries';
+import type { ServerKind } from './config';
+import { extendFixTitle } from './fixes/server-commands';
 import { guardedExtend } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -19,7 +21,7 @@ function ttlMsText(extend: Extend): string | undefined {
   return undefined;
 }
 
-function fix(model: LockModel, extend: Extend): Fix | undefined {
+function fix(model: LockModel, extend: Extend, server: ServerKind): Fix | undefined {
   const receiver = receiverText(extend.call);
   const command = extend.command;
   const keyNode = command?.keys[0];
@@ -29,9 +31,9 @@ function fix(model: LockModel, extend: Extend): Fix | undefined {
   const token = command.name === 'SET' ? command.args[0] : visibleToken(model, extend.key, extend.call);
   if (!token) return undefined;
   return {
-    title: 'Extend with a Lua compare-and-pexpire on the token',
+    title: extendFixTitle(server),
     isPreferred: true,
-    edits: [{ ...spanOf(extend.call), newText: guardedExtend(model.style, receiver, keyNode.getText(), unwrap(token).getText(), ttl) }],
+    edits: [{ ...spanOf(extend.call), newText: guardedExtend(model.style, receiver, keyNode.getText(), unwrap(token).getText(), ttl, server) }],
   };
 }
 
@@ -39,7 +41,7 @@ export const ownerCheckedExtend: Rule = {
   id: 'owner-checked-extend',
   defaultSeverity: 'error',
   summary: 'EXPIRE/PEXPIRE (or SET XX PX) renewal of a lock without an owner check extends whoever holds it now.',
-  check({ model, report }) {
+  check({ model, report, server }) {
     for (const extend of model.extends) {
       if (extend.ownerChecked) continue;
       const key = describeKey(extend.key);
@@ -51,7 +53,7 @@ export const ownerCheckedExtend: Rule = {
       report({
         span: spanOf(extend.call),
         message: `${how}. If this process's lock already expired and another process took it, this renewal keeps their lock alive (or takes it over) while this process believes it still owns it. Extend only if the value is still this process's token, atomically (Lua compare-and-pexpire, or SET key token IFEQ token PX ttl on Redis 8.4+).`,
-        fix: () => fix(model, extend),
+        fix: () => fix(model, extend, server),
       });
     }
   },

@@ -5,11 +5,13 @@ import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
 import { isFunctionLike, spanOf, unwrap, valueCarrier } from './engine/nodes';
 import { receiverText, visibleToken } from './engine/queries';
+import type { ServerKind } from './config';
+import { releaseFixTitle } from './fixes/server-commands';
 import { guardedRelease } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 
-function fix(model: LockModel, release: Release): Fix | undefined {
+function fix(model: LockModel, release: Release, server: ServerKind): Fix | undefined {
   const getCompare = release.getCompare;
   const receiver = receiverText(release.call);
   const keyNode = release.command?.keys.find((k) => release.key && sameKey(model.keyOf(k), release.key));
@@ -17,18 +19,18 @@ function fix(model: LockModel, release: Release): Fix | undefined {
   const statement = valueCarrier(release.call).parent;
   if (!ts.isExpressionStatement(statement) || (release.command?.keys.length ?? 0) > 1) return undefined;
   const awaited = ts.isAwaitExpression(unwrap(statement.expression));
-  const title = 'Release with a Lua compare-and-delete on the token';
+  const title = releaseFixTitle(server);
   if (getCompare?.token && ts.isIfStatement(getCompare.ifStatement) && !getCompare.ifStatement.elseStatement) {
     const then = getCompare.ifStatement.thenStatement;
     const only = ts.isBlock(then) ? then.statements : [then];
     if (only.length === 1 && only[0] === statement) {
-      const call = guardedRelease(model.style, receiver, keyNode.getText(), getCompare.token.getText());
+      const call = guardedRelease(model.style, receiver, keyNode.getText(), getCompare.token.getText(), server);
       return { title, isPreferred: true, edits: [{ ...spanOf(getCompare.ifStatement), newText: `${awaited ? 'await ' : ''}${call};` }] };
     }
   }
   const token = visibleToken(model, release.key, release.call);
   if (!token) return undefined;
-  return { title, isPreferred: true, edits: [{ ...spanOf(release.call), newText: guardedRelease(model.style, receiver, keyNode.getText(), token.getText()) }] };
+  return { title, isPreferred: true, edits: [{ ...spanOf(release.call), newText: guardedRelease(model.style, receiver, keyNode.getText(), token.getText(), server) }] };
 }
 
 // Operator tools that break a lock on purpose: `forceUnlock(name)`, `breakLock`, `adminReleaseLock`.
@@ -55,7 +57,7 @@ export const ownerCheckedRelease: Rule = {
   id: 'owner-checked-release',
   defaultSeverity: 'error',
   summary: 'DEL/UNLINK of a lock key without an atomic owner check, or GET-compare-DEL in two round trips.',
-  check({ model, report }) {
+  check({ model, report, server }) {
     for (const release of model.releases) {
       if (release.ownerChecked || isForcedRelease(model, release)) continue;
       const key = describeKey(release.key);
@@ -68,7 +70,7 @@ export const ownerCheckedRelease: Rule = {
         span: spanOf(release.call),
         message,
         related: getCompare ? [{ span: spanOf(getCompare.get), message: 'the separate GET' }] : [],
-        fix: () => fix(model, release),
+        fix: () => fix(model, release, server),
       });
     }
   },

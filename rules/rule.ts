@@ -1,4 +1,5 @@
 // The contract between the engine and one rule: a rule reads the file's lock model and reports.
+import type { ServerKind } from './config';
 import type { LockModel } from './engine/model';
 import type { Fix, RelatedLocation, Severity, Span } from './types';
 
@@ -12,6 +13,8 @@ export interface Report {
 
 export interface RuleContext {
   model: LockModel;
+  /** The config's "server": which native commands fixes may write. */
+  server: ServerKind;
   report(report: Report): void;
 }
 

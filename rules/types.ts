@@ -39,6 +39,8 @@ export interface Finding {
   span: Span;
   related: RelatedLocation[];
   fixes: Fix[];
+  /** Recorded in the project's baseline (set by the language server, which shows it as a hint). */
+  baselined?: boolean;
 }
 
 /** A rule that threw on a file: reported, and the other rules still run. */

@@ -1,6 +1,7 @@
 // `lockwise <command> ...`: dispatches to one module per command. Exit codes are the command's own;
 // 2 is reserved for usage and internal errors everywhere.
 import type { Command } from './command';
+import { command as lsp } from './commands/lsp';
 
 // Each entry loads its command's bundle on demand (esbuild.mjs turns these requires into requires of
 // dist/cli-check.js and dist/cli-redis.js): `check` never loads the Redis clients, the Redis commands
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, () => Command> = {
   check: () => (require('./commands/check') as typeof import('./commands/check')).command,
   extend: () => (require('./commands/redis') as RedisCommands).extend,
   locks: () => (require('./commands/redis') as RedisCommands).locks,
+  lsp: () => lsp,
   release: () => (require('./commands/redis') as RedisCommands).release,
 };
 

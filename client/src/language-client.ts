@@ -30,6 +30,8 @@ function create(context: ExtensionContext, output: LogOutputChannel): LanguageCl
       { scheme: 'untitled', language },
     ]),
     outputChannel: output,
+    // Pushed diagnostics only: one collection, as before the server learnt pull diagnostics.
+    initializationOptions: { diagnosticMode: 'push' },
   };
   return new LanguageClient(CLIENT_ID, 'Lockwise', serverOptions, clientOptions);
 }

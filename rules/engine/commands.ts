@@ -1,17 +1,19 @@
-// Recognises Redis commands in calls, in every client shape Lockwise knows: ioredis and node-redis
-// methods (any case), `call('SET', ...)`, `sendCommand(['SET', ...])`, `send_command('SET', [...])`,
-// Lua via eval/evalsha/named scripts, and commands queued on MULTI/pipeline chains.
+// Recognises Redis commands in calls, in every client shape Lockwise knows: ioredis, node-redis and
+// Valkey GLIDE methods (any case), `call('SET', ...)`, `sendCommand(['SET', ...])`, GLIDE's
+// `customCommand([...])`, `send_command('SET', [...])`, Lua via eval/evalsha/named scripts/GLIDE
+// invokeScript, and commands queued on MULTI/pipeline chains.
 import { ts } from './typescript';
 import type { ConstLookup } from './keys';
+import { glideBatchKind, glideScriptLua, invokeScriptParts, isGlideSetOptions, readGlideSetOptions } from './glide';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
 import { isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
 import { readObjectOptions, readTokenOptions, type SetOptions } from './set-options';
 
 export type CommandName =
   | 'SET' | 'SETNX' | 'EXPIRE' | 'PEXPIRE' | 'EXPIREAT' | 'PEXPIREAT'
-  | 'DEL' | 'UNLINK' | 'GETDEL' | 'DELEX' | 'GET' | 'INCR' | 'SCRIPT';
+  | 'DEL' | 'UNLINK' | 'GETDEL' | 'DELEX' | 'DELIFEQ' | 'GET' | 'INCR' | 'SCRIPT';
 
-export type ClientStyle = 'ioredis' | 'node-redis';
+export type ClientStyle = 'ioredis' | 'node-redis' | 'glide';
 
 export interface ScriptCall {
   /** The Lua text when it could be found in the file. */
@@ -53,9 +55,9 @@ export interface RecogniserContext {
 
 const METHODS: Record<string, CommandName> = {
   set: 'SET', setnx: 'SETNX', expire: 'EXPIRE', pexpire: 'PEXPIRE', expireat: 'EXPIREAT',
-  pexpireat: 'PEXPIREAT', del: 'DEL', unlink: 'UNLINK', getdel: 'GETDEL', delex: 'DELEX', get: 'GET', incr: 'INCR',
+  pexpireat: 'PEXPIREAT', del: 'DEL', unlink: 'UNLINK', getdel: 'GETDEL', delex: 'DELEX', delifeq: 'DELIFEQ', get: 'GET', incr: 'INCR',
 };
-const GENERIC = new Set(['call', 'callbuffer', 'sendcommand', 'send_command']);
+const GENERIC = new Set(['call', 'callbuffer', 'sendcommand', 'send_command', 'customcommand']);
 const BATCH_METHODS: Record<string, 'multi' | 'pipeline'> = { multi: 'multi', pipeline: 'pipeline', batch: 'pipeline' };
 
 /** Resolves an expression that should hold Lua: a literal, a template, a const or `OBJ.prop`. */
@@ -137,7 +139,9 @@ function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Nod
   const command = METHODS[upper.toLowerCase()];
   if (!command) return undefined;
   const keyCount = command === 'DEL' || command === 'UNLINK' ? args.length : 1;
-  const keys = args.slice(0, keyCount);
+  // GLIDE (and node-redis) take the keys of a DEL as one array: del([key]).
+  const keyList = keyCount > 1 || args.length !== 1 ? undefined : unwrap(args[0]);
+  const keys = keyList && (command === 'DEL' || command === 'UNLINK') && ts.isArrayLiteralExpression(keyList) ? keyList.elements : args.slice(0, keyCount);
   if (keys.length === 0) return undefined;
   const tail = args.slice(keyCount);
   const result: RedisCommand = { call, name: command, keys, args: tail, style };
@@ -145,7 +149,11 @@ function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Nod
     const optionArgs = tail.slice(1);
     const objectArg = optionArgs.length === 1 && ts.isObjectLiteralExpression(unwrap(optionArgs[0]));
     const identifierArg = optionArgs.length === 1 && ts.isIdentifier(unwrap(optionArgs[0]));
-    if (objectArg || (identifierArg && ts.isObjectLiteralExpression(unwrap(ctx.lookup(unwrap(optionArgs[0])) ?? optionArgs[0])))) {
+    const object = objectArg || identifierArg ? unwrap(objectArg ? optionArgs[0] : (ctx.lookup(unwrap(optionArgs[0])) ?? optionArgs[0])) : undefined;
+    if (object && ts.isObjectLiteralExpression(object) && isGlideSetOptions(object)) {
+      result.set = readGlideSetOptions(object);
+      result.style = 'glide';
+    } else if (object && ts.isObjectLiteralExpression(object)) {
       result.set = readObjectOptions(optionArgs[0], ctx.lookup);
       result.style = 'node-redis';
     } else {
@@ -168,6 +176,10 @@ function batchOf(receiver: ts.Node, ctx: RecogniserContext): RedisCommand['batch
       const kind = ctx.batchVars.get(current.text);
       return kind ? { root: current, kind } : undefined;
     }
+    if (ts.isNewExpression(current)) {
+      const kind = glideBatchKind(current);
+      return kind ? { root: current, kind } : undefined;
+    }
     if (!ts.isCallExpression(current)) return undefined;
     const m = methodOf(current);
     if (!m) return undefined;
@@ -188,11 +200,17 @@ export function recogniseCommand(call: ts.CallExpression, ctx: RecogniserContext
 
 /**
  * The command a client method `name` sends with `args`: the call's own arguments, or the arguments a
- * thin wrapper forwards to it (project/wrappers.ts), read at the wrapper's call site.
+ * thin wrapper forwards to it (engine/wrappers.ts), read at the wrapper's call site.
  */
 export function commandFromArgs(call: ts.CallExpression, name: string, args: readonly ts.Node[], ctx: RecogniserContext): RedisCommand | undefined {
   const lower = name.toLowerCase();
   if (GENERIC.has(lower)) return genericCommand(call, lower, args, ctx);
+  if (lower === 'invokescript' && args[0]) {
+    // GLIDE: invokeScript(new Script(lua), { keys, args })
+    const parts = invokeScriptParts(args[1]);
+    const lua = glideScriptLua(args[0], ctx.lookup, (n) => luaText(n, ctx.lookup));
+    return { call, name: 'SCRIPT', keys: parts.keys, args: parts.args, script: scriptCall(lua, parts.keys, parts.args), style: 'glide' };
+  }
   if (ctx.scripts.has(name)) {
     const script = ctx.scripts.get(name) as NamedScript;
     const n = script.numberOfKeys ?? 1;
@@ -207,11 +225,11 @@ export function commandFromArgs(call: ts.CallExpression, name: string, args: rea
 function genericCommand(call: ts.CallExpression, lower: string, args: readonly ts.Node[], ctx: RecogniserContext): RedisCommand | undefined {
   const first = args[0] ? unwrap(args[0]) : undefined;
   if (!first) return undefined;
-  if (lower === 'sendcommand' && ts.isArrayLiteralExpression(first)) {
-    // node-redis: sendCommand(['SET', key, value, 'NX', 'PX', '3000'])
+  if ((lower === 'sendcommand' || lower === 'customcommand') && ts.isArrayLiteralExpression(first)) {
+    // node-redis: sendCommand(['SET', key, value, 'NX', 'PX', '3000']); GLIDE: customCommand([...])
     const [name, ...rest] = first.elements;
     const word = name ? literalString(name) : undefined;
-    return word ? fromTokens(call, word, rest, ctx, 'node-redis') : undefined;
+    return word ? fromTokens(call, word, rest, ctx, lower === 'sendcommand' ? 'node-redis' : 'glide') : undefined;
   }
   const word = literalString(first);
   if (!word) return undefined;

@@ -51,6 +51,7 @@ const NODE_REDIS = /^(redis|@redis\/client|@node-redis\/client)$/;
 
 export function fileStyle(imports: FileImports): ClientStyle | undefined {
   if (imports.modules.has('ioredis')) return 'ioredis';
+  if (imports.modules.has('@valkey/valkey-glide')) return 'glide';
   for (const m of imports.modules) if (NODE_REDIS.test(m)) return 'node-redis';
   return undefined;
 }

@@ -28,12 +28,12 @@ const EVIDENCE = new RegExp(
   [
     'lock|mutex|mtx|semaphore|leader|latch',
     // Commands a lock is taken, released, extended or fenced with, in any client's spelling, and SET's options.
-    String.raw`\b(?:setnx|del|unlink|getdel|delex|p?expire(?:at)?|eval(?:sha)?|incr|sendcommand|send_command|callbuffer|multi|pipeline|nx|xx|ifeq)\b`,
+    String.raw`\b(?:setnx|del|unlink|getdel|delex|delifeq|p?expire(?:at)?|eval(?:sha)?|incr|sendcommand|send_command|customcommand|invokescript|callbuffer|multi|pipeline|nx|xx|ifeq|onlyifdoesnotexist|onlyifequal)\b`,
     // Lua scripts loaded or registered under a name.
     String.raw`\b(?:definecommand|script|scriptload|script_load)\b`,
     String.raw`\b(?:acquire|tryacquire|release|extend|using)\s*(?:<[^()]*>\s*)?(?:\?\.\s*)?\(|['"\x60](?:acquire|tryacquire|release|extend|using)['"\x60]`,
     // Modules that decide the client style and the library a class comes from.
-    String.raw`['"\x60](?:ioredis|redis|@redis\/[\w-]+|redlock|@sesamecare-oss\/redlock|redis-semaphore)['"\x60]|\brequire\s*\(`,
+    String.raw`['"\x60](?:ioredis|redis|@redis\/[\w-]+|@valkey\/valkey-glide|redlock|@sesamecare-oss\/redlock|redis-semaphore)['"\x60]|\brequire\s*\(`,
   ].join('|'),
   'i',
 );

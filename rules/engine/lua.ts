@@ -2,7 +2,7 @@
 // atomic acquire with a TTL, fencing INCR, or unconditional DEL/EXPIRE.
 
 export interface LuaTraits {
-  /** Reads the key and compares it with an argument before acting (GET == ARGV, HEXISTS, IFEQ). */
+  /** Reads the key and compares it with an argument before acting (GET == ARGV, HEXISTS, IFEQ, DELIFEQ). */
   comparesOwner: boolean;
   deletes: boolean;
   expires: boolean;
@@ -53,8 +53,9 @@ function readTraits(script: string): LuaTraits {
   const comparesOwner =
     ifeq ||
     ((has('get') || has('hexists') || has('hget') || has('zscore')) && /(==|~=)\s*argv\[|argv\[\d+\]\s*(==|~=)/i.test(lua)) ||
-    has('hexists');
-  const deletes = has('del') || has('unlink') || has('delex') || has('zrem') || has('hdel');
+    has('hexists') ||
+    has('delifeq');
+  const deletes = has('del') || has('unlink') || has('delex') || has('delifeq') || has('zrem') || has('hdel');
   const expires = has('expire') || has('pexpire') || has('expireat') || has('pexpireat') ||
     commands.some((c) => c.name === 'set' && /['"](px|ex)['"]/.test(c.args) && /['"](xx|ifeq)['"]/.test(c.args));
   const setNx = commands.some((c) => c.name === 'set' && /['"]nx['"]/.test(c.args));

@@ -4,6 +4,7 @@ import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';
+import { glideBatchKind } from './glide';
 import { fileStyle, readImports, type FileImports } from './imports';
 import { KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
@@ -57,7 +58,7 @@ export interface Acquire {
   signalArg?: number;
 }
 
-export type ReleaseKind = 'del' | 'unlink' | 'getdel' | 'delex' | 'script' | 'library' | 'helper';
+export type ReleaseKind = 'del' | 'unlink' | 'getdel' | 'delex' | 'delifeq' | 'script' | 'library' | 'helper';
 
 export interface Release {
   kind: ReleaseKind;
@@ -113,12 +114,12 @@ export interface LockModel {
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
-const DELETES = new Set(['DEL', 'UNLINK', 'GETDEL', 'DELEX']);
+const DELETES = new Set(['DEL', 'UNLINK', 'GETDEL', 'DELEX', 'DELIFEQ']);
 // Calls worth wrapping and recognising (lower-cased): Redis commands in every client's spelling, the
 // lock libraries' methods and withLock. Scripts registered under a name and configured helpers are added per file.
 const LOCK_CALLS = new Set([
-  'set', 'setnx', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'get', 'incr',
-  'eval', 'evalsha', 'call', 'callbuffer', 'sendcommand', 'send_command',
+  'set', 'setnx', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'get', 'incr',
+  'eval', 'evalsha', 'call', 'callbuffer', 'sendcommand', 'send_command', 'customcommand', 'invokescript',
   'acquire', 'tryacquire', 'release', 'unlock', 'lock', 'extend', 'using', 'withlock',
 ]);
 const SCRIPT_SETUP = new Set(['defineCommand', 'script', 'scriptLoad', 'SCRIPT_LOAD']);
@@ -277,6 +278,9 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
       case 'DELEX':
         if (lockKey) releases.push({ ...base, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
         break;
+      case 'DELIFEQ': // Valkey 9: DELIFEQ key token, a compare-and-delete
+        if (lockKey) releases.push({ ...base, kind: 'delifeq', key: lockKey, ownerChecked: true });
+        break;
       case 'SET': // an XX or IFEQ renewal with a TTL (`renews`)
         if (extendKey) extendsList.push({ ...base, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
@@ -382,16 +386,18 @@ function scriptReleaseOrExtend(
   else if (EXTEND_NAME.test(name)) extendsList.push({ ...base, kind: 'script', key, ownerChecked: true });
 }
 
-/** Variables holding a MULTI or pipeline: `const tx = redis.multi()`. */
+/** Variables holding a MULTI or pipeline: `const tx = redis.multi()`, GLIDE `new Batch(true)`. */
 function batchVariables(sourceFile: ts.SourceFile): Map<string, 'multi' | 'pipeline'> {
   const vars = new Map<string, 'multi' | 'pipeline'>();
-  if (!/multi\(|pipeline\(|batch\(/.test(sourceFile.text)) return vars;
+  if (!/multi\(|pipeline\(|batch\(|Batch\(|Transaction\(/.test(sourceFile.text)) return vars;
   for (const decl of descendantsOfKind<ts.VariableDeclaration>(sourceFile, ts.SyntaxKind.VariableDeclaration)) {
     const call = decl.initializer ? unwrap(decl.initializer) : undefined;
     const name = call && ts.isCallExpression(call) ? methodOf(call)?.name.toLowerCase() : undefined;
     const variable = nameOf(decl);
     if (!variable) continue;
-    if (name === 'multi') vars.set(variable, 'multi');
+    const glide = call && ts.isNewExpression(call) ? glideBatchKind(call) : undefined;
+    if (glide) vars.set(variable, glide);
+    else if (name === 'multi') vars.set(variable, 'multi');
     else if (name === 'pipeline' || name === 'batch') vars.set(variable, 'pipeline');
   }
   return vars;

@@ -4,9 +4,9 @@
 // that spells a command or an option only through escapes or by joining fragments is not seen.
 //
 // Every finding starts from one of these in the lock model (engine/model.ts, engine/libraries.ts):
-// - a Redis NX acquire: SET with an NX option, or SETNX, as a call or inside Lua;
+// - a Redis NX acquire: SET with an NX option (GLIDE: onlyIfDoesNotExist), or SETNX, as a call or inside Lua;
 // - a lock library: redlock, redis-semaphore, Lockwise's withLock;
-// - a DEL/UNLINK/GETDEL/DELEX, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
+// - a DEL/UNLINK/GETDEL/DELEX/DELIFEQ, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
 //   like a lock (LOCK_NAME, the engine's own test);
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
@@ -24,8 +24,9 @@ const option = (name: string) => new RegExp(`['"\`]${name}\\b|\\b${name}['"\`]?\
 const SET = command('set');
 const SETNX = command('setnx');
 const NX = option('nx');
+const GLIDE_NX = /['"`]onlyIfDoesNotExist['"`]/;
 const XX = option('xx');
-const DELETE_OR_EXPIRE = command('del|unlink|getdel|delex|p?expire(?:at)?');
+const DELETE_OR_EXPIRE = command('del|unlink|getdel|delex|delifeq|p?expire(?:at)?');
 // Lua also releases by removing the holder from a zset or a hash (redis-semaphore, Redisson).
 const LUA_DELETE = /['"`](?:zrem|hdel)\\?['"`]/i;
 
@@ -41,7 +42,7 @@ const WITH_LOCK = /\bwithLock\b/;
 
 // One pass that turns away most files: every test below needs one of these words.
 const ANY_EVIDENCE = new RegExp(
-  [REDLOCK_WORD, /mutex|semaphore/, WITH_LOCK, SETNX, NX, XX, DELETE_OR_EXPIRE, LUA_DELETE].map((r) => r.source).join('|'),
+  [REDLOCK_WORD, /mutex|semaphore/, WITH_LOCK, SETNX, NX, GLIDE_NX, XX, DELETE_OR_EXPIRE, LUA_DELETE].map((r) => r.source).join('|'),
   'i',
 );
 // Comment blocks that open a line (JSDoc, license headers): library code documents every command and
@@ -55,7 +56,7 @@ function usesLockLibrary(code: string): boolean {
 }
 
 function acquiresWithNx(code: string): boolean {
-  return SETNX.test(code) || (NX.test(code) && SET.test(code));
+  return SETNX.test(code) || ((NX.test(code) || GLIDE_NX.test(code)) && SET.test(code));
 }
 
 function releasesOrExtendsLock(code: string): boolean {

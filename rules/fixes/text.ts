@@ -1,32 +1,38 @@
-// Text builders for fixes, in the client's own syntax (ioredis or node-redis v4/v5).
+// Text builders for fixes, in the client's own syntax (ioredis, node-redis v4/v5 or Valkey GLIDE).
 import { ts } from '../engine/typescript';
+import type { ServerKind } from '../config';
 import type { ClientStyle } from '../engine/commands';
 import { moduleOf } from '../engine/imports';
 import { EXTEND_LUA, RELEASE_LUA } from '../engine/lua';
 import type { Node } from '../engine/nodes';
 import type { TtlUnit } from '../engine/set-options';
 import type { TextEdit } from '../types';
+import { argText, commandCall, nativeExtend, nativeRelease } from './server-commands';
 
 /** `SET key token NX <unit> ttl` as one call. node-redis uses the v4 object form, which v5 accepts. */
 export function atomicSet(style: ClientStyle, receiver: string, key: string, token: string, unit: TtlUnit, ttl: string): string {
   if (style === 'node-redis') return `${receiver}.set(${key}, ${token}, { NX: true, ${unit}: ${ttl} })`;
+  if (style === 'glide') return commandCall(style, receiver, ["'SET'", key, token, "'NX'", `'${unit}'`, argText(style, ttl)]);
   return `${receiver}.set(${key}, ${token}, '${unit}', ${ttl}, 'NX')`;
 }
 
 function evalCall(style: ClientStyle, receiver: string, lua: string, key: string, args: string[]): string {
   const script = `"${lua}"`;
   if (style === 'node-redis') return `${receiver}.eval(${script}, { keys: [${key}], arguments: [${args.join(', ')}] })`;
+  if (style === 'glide') return commandCall(style, receiver, ["'EVAL'", script, "'1'", key, ...args]);
   return `${receiver}.eval(${script}, 1, ${[key, ...args].join(', ')})`;
 }
 
 /** Compare-and-delete: deletes the key only while it still holds this token. */
-export function guardedRelease(style: ClientStyle, receiver: string, key: string, token: string): string {
+export function guardedRelease(style: ClientStyle, receiver: string, key: string, token: string, server: ServerKind = 'redis'): string {
+  if (server !== 'redis') return nativeRelease(style, receiver, key, token, server);
   return evalCall(style, receiver, RELEASE_LUA, key, [token]);
 }
 
 /** Compare-and-pexpire: extends the key only while it still holds this token. */
-export function guardedExtend(style: ClientStyle, receiver: string, key: string, token: string, ttlMs: string): string {
-  return evalCall(style, receiver, EXTEND_LUA, key, [token, style === 'node-redis' ? `String(${ttlMs})` : ttlMs]);
+export function guardedExtend(style: ClientStyle, receiver: string, key: string, token: string, ttlMs: string, server: ServerKind = 'redis'): string {
+  if (server !== 'redis') return nativeExtend(style, receiver, key, token, ttlMs);
+  return evalCall(style, receiver, EXTEND_LUA, key, [token, argText(style, ttlMs)]);
 }
 
 /** Removes a whole statement with its line (and indentation) when it stands alone on it. */

@@ -6,6 +6,7 @@ import type { LockwiseConfig } from '../../rules/config';
 import { lockRegionsIn, type LockRegion } from '../../rules/regions';
 import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
 import type { AnalysisResult, Finding } from '../../rules/types';
+import { Baselines } from './baseline';
 import type { DocumentTree } from './document-tree';
 import type { ProjectConfigs } from './project-config';
 import { wrapsRedis, type ServerProject } from './project-model';
@@ -24,6 +25,8 @@ export interface FileScope {
   config: LockwiseConfig;
   /** Why the file is not analysed at all; undefined when it is. */
   skip?: 'disabled' | 'ignored';
+  /** The folder's baseline file (it may not exist); undefined outside every folder. */
+  baselinePath?: string;
 }
 
 export interface FileAnalysis {
@@ -43,13 +46,17 @@ export interface FileAnalysis {
 export type Log = (message: string) => void;
 
 export class Analyzer {
+  private readonly baselines: Baselines;
+
   constructor(
     private readonly folders: WorkspaceFolders,
     private readonly settings: SettingsStore,
     private readonly configs: ProjectConfigs,
     private readonly log: Log,
     private readonly project?: ServerProject,
-  ) {}
+  ) {
+    this.baselines = new Baselines(log);
+  }
 
   /** The project-wide model for a file on disk; untitled buffers are analysed alone. */
   private projectFor(scope: FileScope, text: string) {
@@ -73,6 +80,7 @@ export class Analyzer {
     const settings = await this.settings.get(folder?.uri);
     const config = this.configs.configFor(settings, path);
     const scope: FileScope = { uri, fileName: analysisFileName(uri, languageId), path, folder, settings, config };
+    if (folder) scope.baselinePath = this.baselines.pathFor(folder.path, settings);
     if (!settings.enable) scope.skip = 'disabled';
     else if (path && this.configs.isIgnored(path)) scope.skip = 'ignored';
     return scope;
@@ -125,7 +133,15 @@ export class Analyzer {
     });
     if (typeof result === 'string') return notParsed(result);
     for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
-    return { findings: result.findings, sites: result.sites, parsed: true };
+    return { findings: this.withBaseline(scope, text, result.findings), sites: result.sites, parsed: true };
+  }
+
+  /** Findings the folder's baseline records, marked (shown as hints) or left out, by the settings. */
+  private withBaseline(scope: FileScope, text: string, findings: Finding[]): Finding[] {
+    if (!scope.baselinePath || !scope.path) return findings;
+    const { baselinePath, settings, path } = scope;
+    const marked = this.guarded(scope, 'applying the baseline', () => this.baselines.apply(baselinePath, settings, path, text, findings));
+    return typeof marked === 'string' ? findings : marked;
   }
 
   /** The kept tree when it is of `text`, else a fresh parse: for what is computed when asked for. */
@@ -147,7 +163,7 @@ export class Analyzer {
     const findings = this.guarded(scope, 'computing fixes', () =>
       analyzeSource(this.treeFor(scope, text, tree), { config: scope.config, project: this.projectFor(scope, text) }).findings,
     );
-    return typeof findings === 'string' ? [] : findings;
+    return typeof findings === 'string' ? [] : this.withBaseline(scope, text, findings);
   }
 
   /** Acquire ... release regions "Convert to withLock" can rewrite. */

@@ -35,11 +35,11 @@ export function toDiagnostics(uri: string, text: string, findings: readonly Find
 export function toDiagnostic(uri: string, positions: PositionMap, f: Finding): Diagnostic {
   const diagnostic: Diagnostic = {
     range: positions.range(f.span),
-    severity: SEVERITY[f.severity],
+    severity: f.baselined ? DiagnosticSeverity.Hint : SEVERITY[f.severity],
     source: SOURCE,
     code: f.rule,
     codeDescription: { href: ruleDocUrl(f.rule) },
-    message: f.message,
+    message: f.baselined ? `${f.message} (In the baseline.)` : f.message,
   };
   if (f.related.length > 0) {
     diagnostic.relatedInformation = f.related.map((r) => ({

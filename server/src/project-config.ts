@@ -87,5 +87,6 @@ export function mergeConfig(settings: ServerSettings, file: LockwiseConfig): Loc
       release: union(settings.releaseHelpers, file.helpers.release),
       extend: union(settings.extendHelpers, file.helpers.extend),
     },
+    ...(file.server ? { server: file.server } : {}),
   };
 }

@@ -1,5 +1,6 @@
 // The Lockwise language server: an LSP adapter over rules/. Started by the VS Code client over node
-// IPC, or by any editor with `node dist/server.js --stdio` (createConnection reads the transport from argv).
+// IPC, or by any editor with `lockwise-language-server` / `lockwise lsp` (stdio unless argv names a
+// transport; createConnection reads it from argv).
 import {
   CodeActionKind,
   DidChangeConfigurationNotification,
@@ -22,12 +23,15 @@ import { lockSites } from './lock-sites';
 import { ProjectConfigs } from './project-config';
 import { ServerProject } from './project-model';
 import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, type LockSitesParams } from './protocol';
+import { registerPullDiagnostics, usesPullDiagnostics } from './pull-diagnostics';
 import { SECTION, SettingsStore } from './settings';
+import { defaultToStdio } from './transport';
 import { pathToUri, uriToPath } from './uris';
 import { registerWatchedFiles, handleWatchedFiles } from './watched-files';
 import { WorkspaceFolders } from './workspace-folders';
 import { WorkspaceScan } from './workspace-scan';
 
+defaultToStdio(process.argv);
 const connection = createConnection(ProposedFeatures.all);
 const log = (message: string) => connection.console.log(message);
 const publish = (uri: string, diagnostics: Diagnostic[], version?: number) =>
@@ -50,7 +54,9 @@ const documents = new TextDocuments(TextDocument);
 // A helper's meaning changed: the files that call it are analysed and published again.
 const project = new ServerProject(documents, (paths) => reanalyse(paths));
 const analyzer = new Analyzer(folders, settings, configs, log, project);
-const live = new LiveDocuments(documents, analyzer, publish, log);
+let pullDiagnostics = false;
+// With pull diagnostics an open document's findings are pulled, never pushed (pull-diagnostics.ts).
+const live = new LiveDocuments(documents, analyzer, (uri, diagnostics, version) => publish(uri, pullDiagnostics ? [] : diagnostics, version), log);
 const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log, project);
 
 function reanalyse(paths: ReadonlySet<string>): void {
@@ -63,6 +69,9 @@ function reanalyse(paths: ReadonlySet<string>): void {
 
 connection.onInitialize((params): InitializeResult => {
   capabilities = params.capabilities;
+  // Editors without workspace/configuration (or answering it with null) send settings here.
+  settings.initialize(params.initializationOptions);
+  pullDiagnostics = usesPullDiagnostics(params);
   const initialFolders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
   folders.set(initialFolders);
   if (capabilities.workspace?.configuration) {
@@ -75,6 +84,7 @@ connection.onInitialize((params): InitializeResult => {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
       codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
       hoverProvider: true,
+      ...(pullDiagnostics ? { diagnosticProvider: { identifier: 'lockwise', interFileDependencies: false, workspaceDiagnostics: false } } : {}),
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'lockwise', version: process.env.LOCKWISE_VERSION },
@@ -101,14 +111,21 @@ connection.onDidChangeConfiguration((params) => {
   const section = (params.settings as Record<string, unknown> | null | undefined)?.[SECTION];
   settings.changed(section);
   live.revalidateAll();
+  refreshPulled();
   void scan.scanAll();
 });
+
+/** Asks a pulling client to pull again after settings or configs changed. */
+function refreshPulled(): void {
+  if (pullDiagnostics && capabilities.workspace?.diagnostics?.refreshSupport) void connection.languages.diagnostics.refresh();
+}
 
 connection.onDidChangeWatchedFiles((params) =>
   handleWatchedFiles(params, {
     configChanged: () => {
       configs.clear();
       live.revalidateAll();
+      refreshPulled();
       void scan.scanAll();
     },
     scan,
@@ -125,6 +142,7 @@ documents.onDidClose((event) => {
 
 connection.onCodeAction((params) => provideCodeActions(params, live, editSupport(capabilities)));
 connection.onHover((params) => provideHover(params, live));
+registerPullDiagnostics(connection, live);
 connection.onRequest(CHECK_WORKSPACE_REQUEST, () => scan.scanAll());
 connection.onRequest(LOCK_SITES_REQUEST, (params: LockSitesParams | null) => lockSites(params, live, scan, folders));
 

@@ -39,6 +39,8 @@ export const SETTING_SPECS = {
   extendHelpers: spec<string[]>('helpers.extend', [], asNames),
   maxFileSizeKb: spec('maxFileSizeKb', 1024, asPositiveNumber),
   withLockHelperPath: spec('withLock.helperPath', 'src/lib/with-lock.ts', asPath),
+  baselineFile: spec('baseline.file', 'lockwise-baseline.json', asPath),
+  baselineFindings: spec<'hint' | 'hidden'>('baseline.findings', 'hint', (raw) => (raw === 'hint' || raw === 'hidden' ? raw : undefined)),
 };
 
 type Specs = typeof SETTING_SPECS;
@@ -86,12 +88,23 @@ export class SettingsStore {
     this.cache.clear();
   }
 
+  /**
+   * initializationOptions, for editors that configure a server that way: the `lockwise` section, either
+   * as `{ "lockwise": {...} }` or as the section itself. They apply until a push replaces them, and
+   * wherever `workspace/configuration` answers null (an editor with no `lockwise` settings).
+   */
+  initialize(options: unknown): void {
+    if (typeof options !== 'object' || options === null) return;
+    const section = (options as Record<string, unknown>)[SECTION] ?? options;
+    this.pushed = parseSettings(section);
+  }
+
   get(scopeUri: string | undefined): Promise<ServerSettings> {
     if (!this.pull) return Promise.resolve(this.pushed);
     const key = scopeUri ?? '';
     let entry = this.cache.get(key);
     if (!entry) {
-      entry = this.pull(scopeUri).then(parseSettings, () => defaultSettings());
+      entry = this.pull(scopeUri).then((raw) => (raw === null || raw === undefined ? this.pushed : parseSettings(raw)), () => defaultSettings());
       this.cache.set(key, entry);
     }
     return entry;

@@ -13,7 +13,8 @@ import { isSourceFile } from './file-walker';
 import { uriToPath } from './uris';
 import type { WorkspaceScan } from './workspace-scan';
 
-const CONFIG_NAMES = new Set([CONFIG_FILE, 'package.json', '.gitignore']);
+// The baseline's default name: a rewritten baseline changes what every file shows.
+const CONFIG_NAMES = new Set([CONFIG_FILE, 'package.json', '.gitignore', 'lockwise-baseline.json']);
 
 export function registerWatchedFiles(connection: Connection): Promise<unknown> {
   return connection.client.register(DidChangeWatchedFilesNotification.type, {

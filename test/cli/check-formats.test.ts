@@ -39,6 +39,8 @@ test('json: the documented shape, 1-based positions, files relative to the curre
   assert.equal(finding.line, SETNX_THEN_EXPIRE.split('\n').findIndex((l) => l.includes('setnx')) + 1);
   assert.match(textAt(SETNX_THEN_EXPIRE, finding), /setnx/);
   assert.ok(finding.message.length > 20);
+  assert.equal(finding.related.length, 1, 'the EXPIRE is the other half');
+  assert.match(textAt(SETNX_THEN_EXPIRE, finding.related[0]), /expire/);
 
   // From inside src/, the same file is just "lock.ts".
   const inner = checkJson(['.'], join(tree.root, 'src'));

@@ -79,6 +79,7 @@ export interface JsonReport {
     fixes: { title: string; edits: { line: number; column: number; endLine: number; endColumn: number; newText: string }[] }[];
   }[];
   errors: { file: string; message: string }[];
+  baseline?: { file: string; suppressed: number; stale: number; written?: number };
 }
 
 export function checkJson(args: string[], cwd: string): { run: CliRun; report: JsonReport } {

@@ -25,6 +25,12 @@ test('the nearest lockwise.config.json applies to nested folders', () => {
   assert.deepEqual(loaded.config.ignore, ['gen/**']);
 });
 
+test('"server" names the server the fixes write for; default redis', () => {
+  const d = dir('server', { 'lockwise.config.json': JSON.stringify({ server: 'valkey-9' }) });
+  assert.equal(loadConfig(d, ruleIds).config.server, 'valkey-9');
+  assert.equal(loadConfig(dir('no-server', { 'lockwise.config.json': '{}' }), ruleIds).config.server, undefined);
+});
+
 test('a "lockwise" key in package.json is a config too', () => {
   const d = dir('pkg', { 'package.json': JSON.stringify({ name: 'x', lockwise: { helpers: { acquire: ['takeLock'] } } }) });
   assert.deepEqual(loadConfig(d, ruleIds).config.helpers.acquire, ['takeLock']);
@@ -38,6 +44,7 @@ test('broken configs are errors that name the file and the problem', () => {
     ['{ "rules": { "no-such-rule": "error" } }', /unknown rule "no-such-rule"/],
     ['{ "rules": { "require-ttl": "fatal" } }', /severity "fatal"/],
     ['{ "ignore": "dist" }', /"ignore" must be an array/],
+    ['{ "server": "valkey-8" }', /"server" is "valkey-8"; use one of redis, redis-8\.4, valkey-9/],
     ['{ "helpers": { "lock": ["x"] } }', /unknown key "helpers.lock"/],
   ];
   cases.forEach(([text, problem], i) => {

@@ -4,11 +4,13 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { BaselineError } from '../../../rules/baseline';
 import { ConfigError } from '../../../rules/config';
 import { mightHoldLockCode } from '../../../rules/engine/prefilter';
 import type { SeveritySetting } from '../../../rules/types';
 import { AnalysisWorker, analyzeWithLargeStack, overflowed, type AnalysisJob, type AnalysisOutcome } from '../analysis-worker';
 import { analyzerManifest } from '../analyzer-manifest';
+import { applyBaseline } from '../baseline';
 import { ConfigResolver } from '../check-config';
 import type { Command } from '../command';
 import { formatJson } from '../format/json';
@@ -20,6 +22,7 @@ import { readSource, walk, type SourceFileEntry } from '../walk';
 const FORMATS = ['pretty', 'json', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];
 const SEVERITY_SETTINGS: readonly string[] = ['off', 'info', 'warning', 'error'];
+const DEFAULT_BASELINE = 'lockwise-baseline.json';
 
 const help = (ruleIds: readonly string[]): string => `Usage: lockwise check [paths...] [options]
 
@@ -36,6 +39,11 @@ Options:
   -c, --config <file>               use this config file for every file
                                     (default: the nearest lockwise.config.json or
                                     package.json "lockwise" key of each folder)
+  --baseline <file>                 leave out the findings recorded in this file
+                                    (see --update-baseline); the report counts
+                                    them and the entries that no longer match
+  --update-baseline                 record every current finding in the baseline
+                                    file (--baseline, default lockwise-baseline.json)
   --show-fixes                      show each finding's fixes (pretty format)
   --no-project                      analyse each file alone: faster, but calls to
                                     the project's own lock helpers in other files
@@ -57,6 +65,8 @@ interface Options {
   overrides: Record<string, SeveritySetting>;
   maxWarnings?: number;
   config?: string;
+  baseline?: string;
+  updateBaseline: boolean;
   showFixes: boolean;
   quiet: boolean;
   project: boolean;
@@ -75,6 +85,8 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
         rule: { type: 'string', multiple: true },
         'max-warnings': { type: 'string' },
         config: { type: 'string', short: 'c' },
+        baseline: { type: 'string' },
+        'update-baseline': { type: 'boolean' },
         'show-fixes': { type: 'boolean' },
         'no-project': { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
@@ -117,6 +129,8 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
     overrides,
     maxWarnings,
     config: values.config,
+    baseline: values.baseline ?? (values['update-baseline'] ? DEFAULT_BASELINE : undefined),
+    updateBaseline: values['update-baseline'] ?? false,
     showFixes: values['show-fixes'] ?? false,
     project: !values['no-project'],
     quiet: values.quiet ?? false,
@@ -194,7 +208,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
     const tooDeep = jobs.filter((_, i) => overflowed(analysed[i]));
     const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep, !options.project) : []).map((o) => [o.id, o]));
 
-    const files: (CheckedFile & { order: number })[] = [];
+    const ordered: (CheckedFile & { order: number })[] = [];
     let filesAnalyzed = 0;
     jobs.forEach((job, i) => {
       const outcome = reanalysed.get(job.id) ?? analysed[i];
@@ -204,13 +218,21 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       }
       if (outcome.result.parsed) filesAnalyzed++;
       for (const failure of outcome.result.ruleFailures) problem(job.id, job.path, `rule ${failure.rule} failed: ${failure.message}`);
-      const findings = options.quiet ? outcome.result.findings.filter((f) => f.severity === 'error') : outcome.result.findings;
-      if (findings.length > 0) files.push({ name: displayName(cwd, job.path), text: job.text, findings, order: job.id });
+      if (outcome.result.findings.length > 0) ordered.push({ name: displayName(cwd, job.path), text: job.text, findings: outcome.result.findings, order: job.id });
     });
+    // Files analysed in the second phase come later: report every file in walk order.
+    let files: CheckedFile[] = ordered.sort((a, b) => a.order - b.order).map(({ order: _order, ...file }) => file);
+    // The baseline records and matches every finding; --quiet only shortens what is shown.
+    const baseline = options.baseline
+      ? applyBaseline(files, cwd, options.baseline, displayName(cwd, resolve(cwd, options.baseline)), options.updateBaseline)
+      : undefined;
+    if (baseline) files = baseline.files;
+    if (options.quiet) files = files.map((f) => ({ ...f, findings: f.findings.filter((x) => x.severity === 'error') })).filter((f) => f.findings.length > 0);
 
     return {
       cwd,
-      files: files.sort((a, b) => a.order - b.order).map(({ order: _order, ...file }) => file),
+      files,
+      ...(baseline ? { baseline: baseline.summary } : {}),
       problems: [
         ...walked.errors.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'error' as const })),
         ...walked.skipped.map((p) => ({ file: displayName(cwd, p.path), message: p.message, kind: 'skipped' as const })),
@@ -281,6 +303,10 @@ export const command: Command = {
       }
       if (err instanceof ConfigError) {
         process.stderr.write(`lockwise check: invalid configuration: ${err.message}\n`);
+        return 2;
+      }
+      if (err instanceof BaselineError) {
+        process.stderr.write(`lockwise check: baseline: ${err.message}\n`);
         return 2;
       }
       throw err;

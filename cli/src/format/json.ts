@@ -24,6 +24,7 @@ export function formatJson(report: CheckReport): string {
     durationMs: Math.round(report.durationMs),
     findings,
     errors: report.problems.map((p) => ({ file: p.file, message: p.message })),
+    ...(report.baseline ? { baseline: report.baseline } : {}),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }

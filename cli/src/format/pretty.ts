@@ -195,5 +195,12 @@ function summary(report: CheckReport, paint: Palette): string[] {
   if (skipped) stats.push(`${skipped} skipped`);
   if (failed) stats.push(paint.severity.error(`${failed} could not be checked`));
   stats.push(`${(report.durationMs / 1000).toFixed(2)} s`);
-  return [head, paint.dim(stats.join(', '))];
+  const lines = [head, paint.dim(stats.join(', '))];
+  const b = report.baseline;
+  if (b?.written !== undefined) lines.push(`Baseline ${b.file}: wrote ${plural(b.written, 'entry').replace(/entrys$/, 'entries')}.`);
+  else if (b) {
+    const stale = b.stale === 0 ? 'every entry still matches' : `${plural(b.stale, 'entry').replace(/entrys$/, 'entries')} no longer ${b.stale === 1 ? 'matches' : 'match'} (run --update-baseline to drop ${b.stale === 1 ? 'it' : 'them'})`;
+    lines.push(`Baseline ${b.file}: ${plural(b.suppressed, 'finding')} suppressed, ${stale}.`);
+  }
+  return lines;
 }

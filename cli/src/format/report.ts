@@ -18,9 +18,19 @@ export interface RunProblem {
   kind: 'skipped' | 'error';
 }
 
+/** What `--baseline` did: findings it suppressed, entries that matched nothing, entries written. */
+export interface BaselineSummary {
+  file: string;
+  suppressed: number;
+  stale: number;
+  /** Set by --update-baseline. */
+  written?: number;
+}
+
 export interface CheckReport {
   cwd: string;
   files: CheckedFile[];
+  baseline?: BaselineSummary;
   problems: RunProblem[];
   filesScanned: number;
   filesAnalyzed: number;

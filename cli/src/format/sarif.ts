@@ -1,12 +1,12 @@
 // `--format sarif`: SARIF 2.1.0 as GitHub code scanning ingests it. Every rule is listed with its help
 // and documentation link; paths are relative to %SRCROOT% (the current folder); columns count UTF-16
 // units, as the analyzer does; fingerprints ignore line numbers so alerts survive edits above them.
-import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { fingerprints } from '../../../rules/baseline';
 import { ruleDocUrl } from '../../../rules/rule';
 import type { RelatedLocation, Severity, Span } from '../../../rules/types';
 import type { RuleInfo } from '../analyzer-manifest';
-import { lineText, rangeOf, relatedPlace, type CheckReport, type CheckedFile } from './report';
+import { rangeOf, relatedPlace, type CheckReport, type CheckedFile } from './report';
 
 const SRCROOT = '%SRCROOT%';
 const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
@@ -14,8 +14,8 @@ const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', 
 export function formatSarif(report: CheckReport, rules: readonly RuleInfo[]): string {
   const ruleIndex = new Map(rules.map((r, i) => [r.id, i]));
   const results = report.files.flatMap((file) => {
-    const occurrences = new Map<string, number>();
-    return file.findings.map((f) => {
+    const prints = fingerprints(file.name, file.text, file.findings);
+    return file.findings.map((f, i) => {
       const primary = location(file, f.span, report.cwd);
       return {
         ruleId: f.rule,
@@ -26,7 +26,7 @@ export function formatSarif(report: CheckReport, rules: readonly RuleInfo[]): st
         ...(f.related.length > 0
           ? { relatedLocations: f.related.map((r, i) => ({ id: i + 1, ...relatedLocation(file, r, report.cwd), message: { text: r.message } })) }
           : {}),
-        partialFingerprints: { 'lockwiseFinding/v1': fingerprint(file, f.rule, f.span, occurrences) },
+        partialFingerprints: { 'lockwiseFinding/v1': prints[i] },
         ...(f.fixes.length > 0
           ? {
               fixes: f.fixes.map((fix) => ({
@@ -63,6 +63,7 @@ export function formatSarif(report: CheckReport, rules: readonly RuleInfo[]): st
         originalUriBaseIds: { [SRCROOT]: { uri: directoryUri(report.cwd) } },
         columnKind: 'utf16CodeUnits',
         results,
+        ...(report.baseline ? { properties: { lockwiseBaseline: report.baseline } } : {}),
         invocations: [
           {
             executionSuccessful: !report.problems.some((p) => p.kind === 'error'),
@@ -117,13 +118,4 @@ function relatedLocation(file: CheckedFile, related: RelatedLocation, cwd: strin
 
 function location(file: CheckedFile, span: Span, cwd: string) {
   return { physicalLocation: { artifactLocation: artifactFor(file.name, cwd), region: region(file, span) } };
-}
-
-/** Rule, file and the flagged line's text (not its number), plus an occurrence count for repeats. */
-function fingerprint(file: CheckedFile, rule: string, span: Span, occurrences: Map<string, number>): string {
-  const line = rangeOf(file, span).line - 1;
-  const key = `${rule}\u0000${file.name}\u0000${lineText(file, line).replace(/\s+/g, '')}`;
-  const n = (occurrences.get(key) ?? 0) + 1;
-  occurrences.set(key, n);
-  return `${createHash('sha256').update(key).digest('hex').slice(0, 32)}:${n}`;
 }

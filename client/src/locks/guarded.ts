@@ -2,12 +2,15 @@
 // matches, so no other holder's lock is ever touched. Replies follow the redsync convention: {1} done,
 // {-1} already gone, {0, type, ...value} token changed (with what holds the key now, read atomically).
 // These scripts are the only writes in the whole lock core; a read-only connection refuses before sending.
-// DELEX IFEQ (Redis 8.4+) is not used: its 0 cannot tell "token changed" from "gone".
+// A plain string lock on a server with DELIFEQ (Valkey 9) or DELEX (Redis 8.4) is released and extended
+// with the native command instead (native-commands.ts); its "no" is followed by a read of who holds the
+// key now, which is only reported, never acted on.
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { LockwiseError } from './errors';
 import { decodeHolder, decodeStringHolder, renderRaw, valueFromSnapshot } from './holders';
+import { nativeExtendCommand, nativeReleaseCommand, nativeSupport } from './native-commands';
 import type { GuardedResult } from './types';
 
 interface Script {
@@ -142,11 +145,23 @@ export function refuseReadOnly(action: 'release' | 'extend', key: string): Lockw
   return new LockwiseError('read-only', `Refused to ${action} ${key}: this connection is read-only.`, 'Nothing was sent. Turn read-only off for this connection to release or extend locks.');
 }
 
+/** After a native command said no: the key is gone, or this is what holds it now. */
+async function refusal(router: Router, key: string): Promise<unknown[]> {
+  const type = await router.type(key);
+  if (type === 'none') return [-1];
+  return [0, type, ...(type === 'string' ? [await router.get(key)] : [])];
+}
+
 export async function guardedRelease(router: Router, key: string, token: string): Promise<GuardedOutcome> {
   const type = await router.type(key);
   if (type === 'none') return { result: { outcome: 'gone' }, type };
   let reply: unknown[];
-  if (type === 'string' && decodeStringHolder(key, token).format === 'python-redis-lock') {
+  const python = type === 'string' && decodeStringHolder(key, token).format === 'python-redis-lock';
+  const native = type === 'string' && !python ? (await nativeSupport(router)).release : undefined;
+  if (native) {
+    const [command, ...args] = nativeReleaseCommand(native, key, token);
+    reply = Number(await router.call(command, ...args)) === 1 ? [1] : await refusal(router, key);
+  } else if (python) {
     reply = await run(router, SCRIPTS.releasePython, [key, pythonSignalKey(key)], [token, PYTHON_SIGNAL_EXPIRE_MS]);
   } else if (type === 'string') {
     reply = await run(router, SCRIPTS.releaseString, [key], [token]);
@@ -166,6 +181,11 @@ export async function guardedExtend(router: Router, key: string, token: string, 
   }
   const type = await router.type(key);
   if (type === 'none') return { result: { outcome: 'gone' }, type };
+  if (type === 'string' && (await nativeSupport(router)).extend) {
+    const [command, ...args] = nativeExtendCommand(key, token, ttlMs);
+    const reply = (await router.call(command, ...args)) === 'OK' ? [1] : await refusal(router, key);
+    return { result: outcome(key, 'extended', reply), type };
+  }
   const s = type === 'string' ? SCRIPTS.extendString : type === 'hash' ? SCRIPTS.extendRedisson : type === 'zset' ? SCRIPTS.extendMember : undefined;
   if (!s) throw new LockwiseError('unsupported', `${key} is a ${type}, not a lock Lockwise knows how to extend.`, 'Extend it with the library that created it.');
   return { result: outcome(key, 'extended', await run(router, s, [key], [token, ttlMs])), type };

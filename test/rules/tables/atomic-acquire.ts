@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, nr } from './preludes';
+import { glide, glideBatch, io, nr } from './preludes';
 
 
 export const atomicAcquireCases: RuleCases = {
@@ -24,6 +24,11 @@ export async function run(key: string, token: string) {
   const ok = await redis.setnx('lock:a', 'x');
   await redis.expire('lock:b', 10);
   return ok;
+}
+` },
+    { name: 'GLIDE set onlyIfDoesNotExist with an expiry', code: `${glide}export async function run(id: string) {
+  const ok = await valkey.set(\`lock:\${id}\`, 'x', { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Seconds, count: 30 } });
+  if (ok) await work();
 }
 ` },
   ],
@@ -158,6 +163,40 @@ export class Locks {
   }
 }
 `,
+    },
+      {
+      name: 'GLIDE set onlyIfDoesNotExist, then pexpire',
+      code: `${glide}export async function run(id: string) {
+  const ok = await valkey.set(\`lock:\${id}\`, 'x', { conditionalSet: 'onlyIfDoesNotExist' });
+  await valkey.pexpire(\`lock:\${id}\`, 30000);
+  if (ok) await work();
+}
+`,
+      output: `${glide}export async function run(id: string) {
+  const ok = await valkey.customCommand(['SET', \`lock:\${id}\`, 'x', 'NX', 'PX', String(30000)]);
+  if (ok) await work();
+}
+`,
+    },
+      {
+      name: 'GLIDE atomic Batch: the pexpire still runs when the acquire failed',
+      message: ['Inside MULTI'],
+      code: `${glideBatch}export async function run(key: string) {
+  const tx = new Batch(true);
+  tx.set(key, 'x', { conditionalSet: 'onlyIfDoesNotExist' }).pexpire(key, 30000);
+  return valkey.exec(tx, true);
+}
+`,
+      output: null,
+    },
+    {
+      name: 'GLIDE non-atomic Batch chained on new',
+      message: ['a pipeline is not even a transaction'],
+      code: `${glideBatch}export async function run(key: string) {
+  return valkey.exec(new Batch(false).set(key, 'x', { conditionalSet: 'onlyIfDoesNotExist' }).pexpire(key, 30000), false);
+}
+`,
+      output: null,
     },
   ],
 };

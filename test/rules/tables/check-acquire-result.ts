@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE } from './preludes';
+import { glide, io, nr, RELEASE } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
@@ -38,6 +38,12 @@ export async function run(redis: Redis) {
   const mutex = new Mutex(redis, 'report', { onLockLost: () => undefined });
   if (!(await mutex.tryAcquire())) return;
   await mutex.release();
+}
+` },
+    { name: 'GLIDE set onlyIfDoesNotExist tested', code: `${glide}export async function run(key: string) {
+  const ok = await valkey.set(\`lock:\${key}\`, 'x', { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } });
+  if (ok !== 'OK') return;
+  await work();
 }
 ` },
   ],
@@ -107,6 +113,15 @@ export async function run(redis: Redis) {
     throw new Error('lock is held by another process');
   }
   await mutex.release();
+}
+`,
+    },
+      {
+      name: 'GLIDE set onlyIfDoesNotExist whose reply is ignored',
+      code: `${glide}export async function run(key: string) {
+  await valkey.set(\`lock:\${key}\`, 'x', { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } });
+  await work();
+  await valkey.invokeScript(new Script(${RELEASE}), { keys: [\`lock:\${key}\`], args: ['x'] });
 }
 `,
     },

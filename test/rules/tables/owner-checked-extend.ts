@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { EXTEND, io, nr } from './preludes';
+import { EXTEND, glide, io, nr } from './preludes';
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
@@ -16,6 +16,21 @@ export const ownerCheckedExtendCases: RuleCases = {
     { name: 'Redis 8.4 SET IFEQ PX', code: `${io}export async function extendLock(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   await redis.call('SET', key, token, 'IFEQ', token, 'PX', '30000');
+}
+` },
+    { name: 'GLIDE set onlyIfEqual with an expiry', code: `${glide}export async function extendLock(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  await valkey.set(key, token, { conditionalSet: 'onlyIfEqual', comparisonValue: token, expiry: { type: TimeUnit.Milliseconds, count: 30000 } });
+}
+` },
+    { name: 'SET IFEQ PX through node-redis sendCommand()', code: `${nr}export async function extendLock(key: string, token: string) {
+  if (!(await client.set(key, token, { NX: true, PX: 1000 }))) return;
+  await client.sendCommand(['SET', key, token, 'IFEQ', token, 'PX', '30000']);
+}
+` },
+    { name: 'SET IFEQ PX in Lua', code: `${io}export async function extendLock(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  await redis.eval("return redis.call('SET', KEYS[1], ARGV[1], 'IFEQ', ARGV[1], 'PX', ARGV[2])", 1, key, token, 30000);
 }
 ` },
   ],
@@ -73,6 +88,33 @@ export async function take(key: string, token: string) {
 }
 export async function take(key: string, token: string) {
   return client.set(key, token, { NX: true, PX: 30000 });
+}
+`,
+    },
+      {
+      name: 'GLIDE pexpire watchdog',
+      code: `${glide}export async function run(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  await valkey.pexpire(key, 30000);
+}
+`,
+      output: `${glide}export async function run(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  await valkey.customCommand(['EVAL', ${EXTEND}, '1', key, token, String(30000)]);
+}
+`,
+    },
+    {
+      name: 'server valkey-9: the fix writes SET IFEQ PX',
+      config: { server: 'valkey-9' },
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'EX', 30, 'NX'))) return;
+  await redis.pexpire(key, 30000);
+}
+`,
+      output: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'EX', 30, 'NX'))) return;
+  await redis.call('SET', key, token, 'IFEQ', token, 'PX', 30000);
 }
 `,
     },

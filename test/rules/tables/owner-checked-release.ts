@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE } from './preludes';
+import { glide, io, nr, RELEASE } from './preludes';
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
@@ -21,6 +21,32 @@ export async function run(key: string, token: string) {
     { name: 'Redis 8.4 DELEX IFEQ', code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try { await work(); } finally { await redis.call('DELEX', key, 'IFEQ', token); }
+}
+` },
+    { name: 'Valkey 9 DELIFEQ through call()', code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.call('DELIFEQ', key, token); }
+}
+` },
+    { name: 'Valkey 9 DELIFEQ through node-redis sendCommand()', code: `${nr}export async function run(key: string, token: string) {
+  if (!(await client.set(key, token, { NX: true, PX: 1000 }))) return;
+  try { await work(); } finally { await client.sendCommand(['DELIFEQ', key, token]); }
+}
+` },
+    { name: 'Valkey 9 DELIFEQ in Lua', code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.eval("return redis.call('DELIFEQ', KEYS[1], ARGV[1])", 1, key, token); }
+}
+` },
+    { name: 'GLIDE invokeScript with a compare-and-delete Script', code: `${glide}const RELEASE_SCRIPT = new Script(${RELEASE});
+export async function run(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  try { await work(); } finally { await valkey.invokeScript(RELEASE_SCRIPT, { keys: [key], args: [token] }); }
+}
+` },
+    { name: 'GLIDE customCommand DELIFEQ on the cluster client', code: `${glide}export async function run(key: string, token: string) {
+  if (!(await cluster.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Seconds, count: 10 } }))) return;
+  try { await work(); } finally { await cluster.customCommand(['DELIFEQ', key, token]); }
 }
 ` },
     { name: 'lock-named key deleted in a test teardown (not release code)', code: `${io}export async function resetFixtures() {
@@ -111,6 +137,78 @@ export class RedisLock {
       code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try { await work(); } finally { await redis.eval("return redis.call('del', KEYS[1])", 1, key); }
+}
+`,
+    },
+    {
+      name: 'GLIDE del([key]) after an onlyIfDoesNotExist acquire',
+      message: ['whoever holds it'],
+      code: `${glide}export async function run(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  try { await work(); } finally { await valkey.del([key]); }
+}
+`,
+      output: `${glide}export async function run(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  try { await work(); } finally { await valkey.customCommand(['EVAL', ${RELEASE}, '1', key, token]); }
+}
+`,
+    },
+    {
+      name: 'GLIDE cluster customCommand DEL',
+      code: `${glide}export async function run(key: string, token: string) {
+  if (!(await cluster.customCommand(['SET', key, token, 'NX', 'PX', '1000']))) return;
+  try { await work(); } finally { await cluster.customCommand(['DEL', key]); }
+}
+`,
+    },
+    {
+      name: 'GLIDE invokeScript with an unconditional DEL',
+      code: `${glide}export async function run(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  try { await work(); } finally { await valkey.invokeScript(new Script("return redis.call('del', KEYS[1])"), { keys: [key] }); }
+}
+`,
+    },
+    {
+      name: 'server valkey-9: the fix writes DELIFEQ',
+      config: { server: 'valkey-9' },
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.del(key); }
+}
+`,
+      output: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await redis.call('DELIFEQ', key, token); }
+}
+`,
+    },
+    {
+      name: 'server redis-8.4: the fix writes DELEX IFEQ (node-redis)',
+      config: { server: 'redis-8.4' },
+      code: `${nr}export async function run(key: string, token: string) {
+  if (!(await client.set(key, token, { NX: true, PX: 1000 }))) return;
+  try { await work(); } finally { await client.del(key); }
+}
+`,
+      output: `${nr}export async function run(key: string, token: string) {
+  if (!(await client.set(key, token, { NX: true, PX: 1000 }))) return;
+  try { await work(); } finally { await client.sendCommand(['DELEX', key, 'IFEQ', token]); }
+}
+`,
+    },
+    {
+      name: 'server valkey-9 with GLIDE: the fix writes customCommand DELIFEQ',
+      config: { server: 'valkey-9' },
+      code: `${glide}export async function run(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  try { await work(); } finally { await valkey.del([key]); }
+}
+`,
+      output: `${glide}export async function run(key: string, token: string) {
+  if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
+  try { await work(); } finally { await valkey.customCommand(['DELIFEQ', key, token]); }
 }
 `,
     },

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE } from './preludes';
+import { glide, io, nr, RELEASE } from './preludes';
 
 export const requireTtlCases: RuleCases = {
   valid: [
@@ -17,6 +17,10 @@ export const requireTtlCases: RuleCases = {
 ` },
     { name: "SETNX followed by EXPIRE is atomic-acquire's finding, not this one", code: `${io}export async function run() {
   if (await redis.setnx('lock:a', 'x')) await redis.expire('lock:a', 10);
+}
+` },
+    { name: 'GLIDE customCommand SET NX PX', code: `${glide}export async function run(id: string) {
+  return valkey.customCommand(['SET', \`lock:\${id}\`, 'x', 'NX', 'PX', '30000']);
 }
 ` },
   ],
@@ -76,6 +80,22 @@ export const requireTtlCases: RuleCases = {
 }
 `,
       output: null,
+    },
+      {
+      name: 'GLIDE cluster set onlyIfDoesNotExist with no expiry',
+      message: ['no expiry'],
+      code: `${glide}export async function run(id: string) {
+  const ok = await cluster.set(\`lock:job:\${id}\`, 'x', { conditionalSet: 'onlyIfDoesNotExist' });
+  if (!ok) return;
+  await work();
+}
+`,
+      output: `${glide}export async function run(id: string) {
+  const ok = await cluster.customCommand(['SET', \`lock:job:\${id}\`, 'x', 'NX', 'PX', String(30000)]);
+  if (!ok) return;
+  await work();
+}
+`,
     },
   ],
 };

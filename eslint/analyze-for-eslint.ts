@@ -1,0 +1,67 @@
+// The one place the ESLint plugin calls the analyzer. ESLint asks each of the eleven rule objects about
+// the same file; the analysis runs once per file (keyed by file name and text) and every rule reads its
+// own findings from it. A single-file analysis today: switching this function to the project-wide
+// (cross-file) analysis changes nothing else in the plugin.
+import { dirname } from 'node:path';
+import { analyzeText, scriptKindOf } from '../rules/analyze';
+import { loadConfig, type LockwiseConfig } from '../rules/config';
+import { ruleIds } from '../rules/index';
+import type { Finding } from '../rules/types';
+
+export interface Analysed {
+  text: string;
+  findings: readonly Finding[];
+  /** Why the file could not be analysed (absurdly deep nesting), or a rule that failed on it. */
+  failure?: string;
+  ruleFailures: readonly { rule: string; message: string }[];
+  /** Set once a rule object has reported `failure`, so it is reported once per file, not per rule. */
+  failureReported?: boolean;
+}
+
+// ESLint lints a file's rules one after the other, so one entry per file suffices; the cap bounds a
+// long-running ESLint (an editor integration) that sees thousands of files.
+const byFile = new Map<string, Analysed>();
+const MAX_FILES = 256;
+const configByDir = new Map<string, LockwiseConfig>();
+
+/**
+ * The project's lock helpers come from its lockwise.config.json (or package.json "lockwise" key), as
+ * for `lockwise check`; severities and on/off come from the ESLint config, so every rule runs here.
+ * A broken config throws its ConfigError, naming the file and the problem.
+ */
+function configFor(fileName: string): LockwiseConfig {
+  const dir = dirname(fileName);
+  let config = configByDir.get(dir);
+  if (!config) {
+    const loaded = loadConfig(dir, ruleIds).config;
+    config = { ...loaded, rules: {} };
+    configByDir.set(dir, config);
+  }
+  return config;
+}
+
+// Declaration files hold no code that runs; `lockwise check` skips them too.
+const DECLARATION = /\.d\.[cm]?ts$/i;
+
+/**
+ * Every Lockwise finding of the file, with fixes; none for files the analyzer does not read (.vue,
+ * .d.ts). An analysis that fails (the analyzer's stack on absurd nesting) is returned as `failure`, so
+ * one file cannot stop the whole ESLint run; a broken lockwise.config.json still throws.
+ */
+export function analyzeForEslint(fileName: string, text: string): Analysed {
+  const hit = byFile.get(fileName);
+  if (hit && hit.text === text) return hit;
+  let entry: Analysed = { text, findings: [], ruleFailures: [] };
+  if (scriptKindOf(fileName) !== undefined && !DECLARATION.test(fileName)) {
+    const config = configFor(fileName);
+    try {
+      const result = analyzeText(fileName, text, { config });
+      entry = { text, findings: result.findings, ruleFailures: result.ruleFailures };
+    } catch (err) {
+      entry.failure = err instanceof Error ? err.message : String(err);
+    }
+  }
+  if (byFile.size >= MAX_FILES) byFile.clear();
+  byFile.set(fileName, entry);
+  return entry;
+}
