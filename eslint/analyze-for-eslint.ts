@@ -1,9 +1,12 @@
-// The one place the ESLint plugin calls the analyzer. ESLint asks each of the eleven rule objects about
-// the same file; the analysis runs once per file (keyed by file name and text) and every rule reads its
-// own findings from it. A single-file analysis today: switching this function to the project-wide
-// (cross-file) analysis changes nothing else in the plugin.
+// The one place the ESLint plugin calls the analyzer. ESLint asks each rule object about the same
+// file; the analysis runs once per file (keyed by file name and text) and every rule reads its own
+// findings from it. Files are analysed with the project-wide lock model: one project index per ESLint
+// process, holding the texts ESLint lints and reading the modules they import from disk, so a call
+// to a lock helper in another file takes its meaning even when ESLint is run on one file.
 import { dirname } from 'node:path';
-import { analyzeText, scriptKindOf } from '../rules/analyze';
+import { mightHoldLockCode, scriptKindOf } from '../rules/analyze';
+import { fileSystemHost, overlayHost } from '../rules/project/host';
+import { ProjectIndex } from '../rules/project/project-index';
 import { loadConfig, type LockwiseConfig } from '../rules/config';
 import { ruleIds } from '../rules/index';
 import type { Finding } from '../rules/types';
@@ -40,6 +43,13 @@ function configFor(fileName: string): LockwiseConfig {
   return config;
 }
 
+const linted = new Map<string, string>();
+const project = new ProjectIndex({ host: overlayHost(linted, fileSystemHost), configFor });
+
+// A module that names a Redis client and calls a command method may wrap one for its callers.
+const WRAPS_REDIS = /redis|valkey/i;
+const COMMAND_CALL = /\.\s*(?:set|setnx|setNX|del|unlink|expire|pexpire|pExpire|eval|evalsha|evalSha|sendCommand)\s*\(/;
+
 // Declaration files hold no code that runs; `lockwise check` skips them too.
 const DECLARATION = /\.d\.[cm]?ts$/i;
 
@@ -55,8 +65,14 @@ export function analyzeForEslint(fileName: string, text: string): Analysed {
   if (scriptKindOf(fileName) !== undefined && !DECLARATION.test(fileName)) {
     const config = configFor(fileName);
     try {
-      const result = analyzeText(fileName, text, { config });
-      entry = { text, findings: result.findings, ruleFailures: result.ruleFailures };
+      // A file that changed since the project last read it: what was built on it is stale.
+      if (linted.get(fileName) !== text) project.invalidate(fileName);
+      linted.set(fileName, text);
+      const lockCode = mightHoldLockCode(text, config.helpers) || (WRAPS_REDIS.test(text) && COMMAND_CALL.test(text));
+      if (lockCode || project.importsLockHelpers(fileName, text)) {
+        const result = project.analyze(fileName, text, { config });
+        entry = { text, findings: result.findings, ruleFailures: result.ruleFailures };
+      }
     } catch (err) {
       entry.failure = err instanceof Error ? err.message : String(err);
     }

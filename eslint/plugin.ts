@@ -31,7 +31,7 @@ function eslintRule(rule: LockwiseRule): Rule.RuleModule {
             if (finding.rule !== rule.id) continue;
             context.report({
               loc: { start: locOf(finding.span.start), end: locOf(finding.span.end) },
-              message: messageWithRelated(finding, locOf),
+              message: messageWithRelated(finding, locOf, context.filename),
               suggest: finding.fixes.map((fix) => ({
                 desc: fix.title,
                 fix: (fixer) => fix.edits.map((edit) => fixer.replaceTextRange([edit.start, edit.end], edit.newText)),

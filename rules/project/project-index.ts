@@ -39,6 +39,8 @@ const REEXPORT = /\bexport\b[^;\n]*\bfrom\b|\bmodule\.exports\b|\bexports\.[\w$]
 /** Local composition is followed this many rounds (a helper calling a helper calling a helper). */
 const LOCAL_ROUNDS = 3;
 const MAX_SPARE_MODELS = 64;
+/** `from './x'`, `import('./x')`, `require('./x')`: specifiers that may name a project file. */
+const SPECIFIER = /\bfrom\s*['"]([^'"\n]+)['"]|\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g;
 
 export function canGiveLockMeaning(text: string): boolean {
   return LOCK_NAME.test(text) || REDIS_METHOD.test(text) || REEXPORT.test(text) || mightHoldLockCode(text, { acquire: [], release: [], extend: [] });
@@ -159,12 +161,22 @@ export class ProjectIndex {
   analyze(path: string, text: string, options: { config?: LockwiseConfig; fixes?: boolean; only?: readonly string[] } = {}): AnalysisResult & { summary: FileSummary } {
     const config = options.config ?? this.configFor(path);
     const rules = activeRules(config, options.only);
+    try {
+      return this.analyzeFile(path, text, config, rules, options.fixes);
+    } catch (err) {
+      // TypeScript's parser recurses per nesting level; absurd nesting exhausts the stack.
+      if (err instanceof RangeError) throw new Error(`cannot analyse ${path}: the code is nested too deeply (${err.message})`, { cause: err });
+      throw err;
+    }
+  }
+
+  private analyzeFile(path: string, text: string, config: LockwiseConfig, rules: ReturnType<typeof activeRules>, fixes?: boolean): AnalysisResult & { summary: FileSummary } {
     const spare = this.spareModels.get(path);
     this.spareModels.delete(path);
     const entry = this.entries.get(path);
     // The model built when another file imported this one, if nothing changed since.
     const { summary, model } = spare && spare.text === text && entry?.text === text && spare.helpers === JSON.stringify(config.helpers) ? { summary: entry.summary, model: spare.model } : this.build(path, text, config);
-    return { ...runRules(model, rules, config, options.fixes), parsed: true, summary };
+    return { ...runRules(model, rules, config, fixes), parsed: true, summary };
   }
 
   /** Forget a file (changed or deleted); returns every file whose meaning may have changed with it. */
@@ -199,6 +211,20 @@ export class ProjectIndex {
     this.entries.clear();
     this.dependents.clear();
     return users;
+  }
+
+  /**
+   * Does a file with no lock code of its own import a project module whose helpers do something to
+   * locks? Reads only its import specifiers (no parse) and the summaries they resolve to.
+   */
+  importsLockHelpers(path: string, text: string): boolean {
+    for (const match of text.matchAll(SPECIFIER)) {
+      const specifier = match[1] ?? match[2];
+      const target = this.modules.resolve(specifier, path);
+      const summary = target ? this.summaryOf(target) : undefined;
+      if (summary && this.resolution.exportedLockNames(summary).size > 0) return true;
+    }
+    return false;
   }
 
   /** Has this file been summarised (its meaning may matter to others)? */

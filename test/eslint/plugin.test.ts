@@ -164,3 +164,30 @@ test('the analysis runs once per file name and text, and again when the text cha
   assert.equal(changed.findings.length, 1);
   assert.equal(relative(ROOT, file), 'test/.tmp/eslint/cache-probe.ts');
 });
+
+test('ESLint run on one file sees the lock helper it imports from another (the project index)', async () => {
+  const tree: Tree = makeTree({
+    'lib/lock.js': `const Redis = require('ioredis');
+const redis = new Redis();
+async function acquireLock(key) {
+  return redis.set(key, require('node:crypto').randomUUID(), 'PX', 5000, 'NX');
+}
+module.exports = { acquireLock };
+`,
+    // No lock word, no Redis command: only the helper's summary makes this lock code.
+    'routes/pay.js': `const { acquireLock: take } = require('../lib/lock');
+async function pay(id) {
+  await take('order:' + id);
+}
+module.exports = { pay };
+`,
+  });
+  try {
+    const plugin = (await import('lockwise/eslint-plugin' as string)).default as { configs: { recommended: Linter.Config } };
+    const results = await lint(tree.root, ['routes/pay.js'], true, [plugin.configs.recommended]);
+    assert.deepEqual(results[0].messages.map((m) => m.ruleId), ['lockwise/check-acquire-result']);
+    assert.match(results[0].messages[0].message, /lib\/lock\.js:4/);
+  } finally {
+    tree.remove();
+  }
+});
