@@ -10,7 +10,7 @@ import { analyzeText } from '../../rules/analyze';
 import { allRules, ruleIds } from '../../rules/index';
 import { typecheck } from './harness';
 
-const REQUIRED_SECTIONS = ['Why it matters', 'Incorrect', 'Correct', 'Fix', 'What it does not flag', 'Options', 'When not to use it'];
+const REQUIRED_SECTIONS = ['Why it matters', 'Incorrect', 'Correct', 'Fix', 'What it does not flag', 'Across files', 'Options', 'When not to use it'];
 
 interface CodeBlock {
   section: string;
