@@ -10,7 +10,11 @@ const EXIT = { done: 0, error: 2, tokenChanged: 3, gone: 4 } as const;
 
 const TOKEN_HELP = `The token is the value you saw (lockwise locks shows it): the whole string
 value for string locks, the holder field <client-uuid>:<thread-id> for a
-Redisson hash, the member for a redis-semaphore zset.`;
+Redisson hash (<client-uuid>:<thread-id>:write for a read-write lock's
+writer), the member for a redis-semaphore zset. For a Redisson read-write
+lock only that holder is freed, as Redisson's own unlock does it (its
+timeout keys, the lock's expiry, the unlock message when it was the last);
+"mode" or any other field that is not a holder is refused (exit 2).`;
 
 const RELEASE_HELP = `Usage: lockwise release <key> --token <token> [options]
 
@@ -43,11 +47,12 @@ interface GuardedSpec {
 }
 
 function describe(key: string, record: AuditRecord, result: GuardedResult): string {
+  const others = 'remainingHolders' in result && result.remainingHolders ? `; ${result.remainingHolders} other holder${result.remainingHolders === 1 ? '' : 's'} still hold${result.remainingHolders === 1 ? 's' : ''} it` : '';
   switch (result.outcome) {
     case 'released':
-      return `released ${key} (was held by ${record.oldHolder.label})`;
+      return `released ${key} (was held by ${record.oldHolder.label}${others})`;
     case 'extended':
-      return `extended ${key} to ${record.ttlMs} ms (held by ${record.oldHolder.label})`;
+      return `extended ${key} to ${record.ttlMs} ms (held by ${record.oldHolder.label}${others})`;
     case 'gone':
       return `${key} is already gone; nothing to do`;
     case 'token-changed':
