@@ -41,7 +41,7 @@ type Values = Record<string, string | boolean | string[] | undefined>;
 interface GuardedSpec {
   name: 'release' | 'extend';
   help: string;
-  extraOptions: Record<string, { type: 'string' }>;
+  extraOptions: Record<string, { type: 'string' | 'boolean' }>;
   /** Checks the command's own options before connecting (throws UsageError) and returns the operation. */
   prepare(values: Values): (conn: LockConnection, key: string, token: string) => Promise<GuardedResult>;
 }

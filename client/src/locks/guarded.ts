@@ -156,7 +156,8 @@ export async function guardedRelease(router: Router, key: string, token: string)
 }
 
 export async function guardedExtend(router: Router, key: string, token: string, ttlMs: number): Promise<GuardedOutcome> {
-  if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
+  // Beyond 2^53 a number is no longer the whole number typed (and far beyond any expiry Redis keeps).
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
     throw new LockwiseError('config', `The new TTL must be a positive whole number of milliseconds, not ${ttlMs}.`, 'For example --ttl 30000.');
   }
   const type = await router.type(key);
