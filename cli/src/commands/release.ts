@@ -2,7 +2,7 @@
 // it still holds <t>. Exit codes: 0 released, 3 token changed (prints who holds it now; nothing deleted),
 // 4 already gone, 2 usage or connection error. `extend` shares this module's runner.
 import { parseArgs } from 'node:util';
-import { formatAuditLine, openLockConnection, type AuditRecord, type GuardedResult, type LockConnection } from '../../../client/src/locks/index';
+import { escapeControlChars as shown, formatAuditLine, openLockConnection, type AuditRecord, type GuardedResult, type LockConnection } from '../../../client/src/locks/index';
 import type { Command } from '../command';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionFromArgs, UsageError } from '../connection-args';
 
@@ -74,7 +74,7 @@ export async function runGuarded(spec: GuardedSpec, argv: string[]): Promise<num
     if (!parsed.values.token) throw new UsageError('--token is required: the token the lock must still hold');
     act = spec.prepare(parsed.values as Values);
   } catch (err) {
-    console.error(`lockwise ${spec.name}: ${(err as Error).message}\nRun \`lockwise ${spec.name} --help\` for the options.`);
+    console.error(`lockwise ${spec.name}: ${shown((err as Error).message)}\nRun \`lockwise ${spec.name} --help\` for the options.`);
     return EXIT.error;
   }
   const key = parsed.positionals[0]!;
@@ -83,7 +83,7 @@ export async function runGuarded(spec: GuardedSpec, argv: string[]): Promise<num
   try {
     conn = await openLockConnection(connectionFromArgs(parsed.values));
   } catch (err) {
-    console.error(`lockwise ${spec.name}: ${(err as Error).message}`);
+    console.error(`lockwise ${spec.name}: ${shown((err as Error).message)}`);
     return EXIT.error;
   }
   let record: AuditRecord | undefined;
@@ -91,13 +91,14 @@ export async function runGuarded(spec: GuardedSpec, argv: string[]): Promise<num
   try {
     const result = await act(conn, key, parsed.values.token);
     if (parsed.values.json) console.log(JSON.stringify(record, null, 2));
-    else console.log(describe(key, record!, result));
+    // One line built from the key, holder labels and values Redis holds: escaped as a whole.
+    else console.log(shown(describe(key, record!, result)));
     if (result.outcome === 'token-changed') return EXIT.tokenChanged;
     if (result.outcome === 'gone') return EXIT.gone;
     return EXIT.done;
   } catch (err) {
     if (parsed.values.json && record) console.log(JSON.stringify(record, null, 2));
-    console.error(`lockwise ${spec.name}: ${record ? formatAuditLine(record) : (err as Error).message}`);
+    console.error(`lockwise ${spec.name}: ${shown(record ? formatAuditLine(record) : (err as Error).message)}`);
     return EXIT.error;
   } finally {
     await conn.close();

@@ -134,7 +134,7 @@ export function decodeHolder(key: string, value: LockValue): Holder {
     case 'string': {
       const holder = decodeStringHolder(key, value.value);
       // Only the start of a long value was read: it cannot be presented as the token.
-      if (value.length === undefined || value.length <= value.value.length) return holder;
+      if (value.length === undefined || value.length <= bytes(value.value)) return holder;
       return { format: holder.format, label: `${clip(value.value, 40)} (${value.length} bytes, cut)` };
     }
     case 'hash':
@@ -146,13 +146,16 @@ export function decodeHolder(key: string, value: LockValue): Holder {
   }
 }
 
+/** A string value's length as Redis counts it (STRLEN: bytes), to tell whether all of it was read. */
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
 const more = (total: number | undefined, shown: number, what: string) => (total !== undefined && total > shown ? ` … ${total - shown} more ${what} not read` : '');
 
 /** The raw value as one string: the string itself, or JSON for a hash or zset; a cut value says how much is missing. */
 export function renderRaw(value: LockValue): string {
   switch (value.kind) {
     case 'string':
-      return value.value + more(value.length, value.value.length, 'bytes');
+      return value.value + more(value.length, bytes(value.value), 'bytes');
     case 'hash':
       return JSON.stringify(value.fields) + more(value.total, Object.keys(value.fields).length, 'fields');
     case 'zset':
