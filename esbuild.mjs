@@ -22,7 +22,7 @@ const cliBundles = [
 ];
 const bundles = [
   { in: 'client/src/extension.ts', out: 'client', external: ['vscode'] },
-  { in: 'server/src/server.ts', out: 'server' },
+  { in: 'server/src/entry.ts', out: 'server' },
   ...cliBundles,
 ];
 

@@ -7,6 +7,7 @@ import { lockRegionsIn, type LockRegion } from '../../rules/regions';
 import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
 import type { AnalysisResult, Finding } from '../../rules/types';
 import type { DocumentTree } from './document-tree';
+import { isStackOverflow, LargeStackAnalyzer, LARGE_STACK_MB } from './large-stack';
 import type { ProjectConfigs } from './project-config';
 import type { ServerSettings, SettingsStore } from './settings';
 import { analysisFileName, uriToPath } from './uris';
@@ -36,11 +37,17 @@ export interface FileAnalysis {
   parsed: boolean;
   /** Set when nothing was analysed: too large, or the analyzer failed on this text. */
   notAnalysed?: string;
+  /** The analyzer failed (as opposed to a file skipped by a setting): the user is told on the file itself. */
+  failed?: boolean;
+  /** The failure was a stack overflow: analyzeWithLargeStack may still get the findings. */
+  stackOverflow?: boolean;
 }
 
 export type Log = (message: string) => void;
 
 export class Analyzer {
+  private readonly largeStack = new LargeStackAnalyzer();
+
   constructor(
     private readonly folders: WorkspaceFolders,
     private readonly settings: SettingsStore,
@@ -64,12 +71,13 @@ export class Analyzer {
   }
 
   /** Pathological input (deep nesting overflowing the stack...) must not take the server down. */
-  private guarded<T>(scope: FileScope, what: string, run: () => T): T | string {
+  private guarded<T>(scope: FileScope, what: string, run: () => T, overflowed?: () => void): T | string {
     try {
       return run();
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       this.log(`${what} failed on ${scope.uri}: ${reason}`);
+      if (isStackOverflow(err)) overflowed?.();
       return `the analyzer failed: ${reason}`;
     }
   }
@@ -88,14 +96,30 @@ export class Analyzer {
     if (this.tooLarge(scope, text)) return notParsed(`larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)`);
     if (!mightHoldLockCode(text, scope.config.helpers)) return notParsed();
     const helpers = scope.config.helpers;
-    const result = this.guarded(scope, 'analysis', (): Omit<FileAnalysis, 'parsed'> & Pick<AnalysisResult, 'ruleFailures'> =>
-      tree
-        ? analyzeSource(tree.parse(scope.fileName, text, helpers), { config: scope.config, fixes: false })
-        : analyzeWithSites(parseSource(scope.fileName, text, helpers), scope.config, { fixes: false }),
+    let stackOverflow = false;
+    const result = this.guarded(
+      scope,
+      'analysis',
+      (): Omit<FileAnalysis, 'parsed'> & Pick<AnalysisResult, 'ruleFailures'> =>
+        tree
+          ? analyzeSource(tree.parse(scope.fileName, text, helpers), { config: scope.config, fixes: false })
+          : analyzeWithSites(parseSource(scope.fileName, text, helpers), scope.config, { fixes: false }),
+      () => (stackOverflow = true),
     );
-    if (typeof result === 'string') return notParsed(result);
+    if (typeof result === 'string') return { ...notParsed(result), failed: true, ...(stackOverflow ? { stackOverflow } : {}) };
     for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
     return { findings: result.findings, sites: result.sites, parsed: true };
+  }
+
+  /** After a stack overflow: the same analysis in a worker with a large stack (the CLI does the same). */
+  async analyzeWithLargeStack(scope: FileScope, text: string): Promise<FileAnalysis> {
+    const outcome = await this.largeStack.analyze({ fileName: scope.fileName, text, config: scope.config });
+    if ('error' in outcome) {
+      this.log(`analysis with a ${LARGE_STACK_MB} MB stack failed on ${scope.uri}: ${outcome.error}`);
+      return { findings: [], sites: [], parsed: false, failed: true, notAnalysed: `the analyzer failed even with a ${LARGE_STACK_MB} MB stack: ${outcome.error}` };
+    }
+    for (const failure of outcome.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
+    return { findings: outcome.findings, sites: outcome.sites, parsed: true };
   }
 
   /** The kept tree when it is of `text`, else a fresh parse: for what is computed when asked for. */

@@ -10,7 +10,7 @@ import type { LockRegion } from '../../rules/regions';
 import type { LockSiteInfo } from '../../rules/sites';
 import type { Finding } from '../../rules/types';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
-import { toDiagnostics } from './diagnostics';
+import { analysisDiagnostics } from './diagnostics';
 import { DocumentTree } from './document-tree';
 import { uriToPath } from './uris';
 
@@ -103,16 +103,20 @@ export class LiveDocuments {
     const done = this.upToDate(state, document);
     if (done) return done;
     const text = document.getText();
-    const analysis = this.analyzer.analyze(scope, text, state.tree);
+    const version = document.version;
+    let analysis = this.analyzer.analyze(scope, text, state.tree);
+    // Too deep for this thread's stack: a worker with a large stack gets the same findings as the CLI.
+    if (analysis.stackOverflow) analysis = await this.analyzer.analyzeWithLargeStack(scope, text);
     if (analysis.notAnalysed && !state.notedSkip) {
       state.notedSkip = true;
       this.log(`${uri} not analysed: ${analysis.notAnalysed}`);
     }
-    const result: DocumentResult = { document, version: document.version, text, scope, analysis, epoch };
-    state.result = result;
+    const result: DocumentResult = { document, version, text, scope, analysis, epoch };
+    if (this.open.get(uri) !== state) return result; // closed while the worker analysed it
+    if (!state.result || version >= state.result.version) state.result = result;
     if (result.version >= state.published) {
       state.published = result.version;
-      this.publish(uri, toDiagnostics(uri, text, analysis.findings), result.version);
+      this.publish(uri, analysisDiagnostics(uri, text, analysis), result.version);
     }
     return result;
   }
