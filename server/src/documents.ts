@@ -12,6 +12,7 @@ import type { Finding } from '../../rules/types';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
 import { analysisDiagnostics } from './diagnostics';
 import { DocumentTree } from './document-tree';
+import { collectIfGrown, GROWTH_BYTES } from './memory';
 import { uriToPath } from './uris';
 
 export interface DocumentResult {
@@ -48,6 +49,7 @@ export class LiveDocuments {
   private readonly open = new Map<string, OpenDocument>();
   /** Bumped when settings or configs change. */
   private epoch = 0;
+  private collecting?: NodeJS.Immediate;
 
   constructor(
     readonly documents: TextDocuments<TextDocument>,
@@ -118,7 +120,22 @@ export class LiveDocuments {
       state.published = result.version;
       this.publish(uri, analysisDiagnostics(uri, text, analysis), result.version);
     }
+    this.collectSoon();
     return result;
+  }
+
+  /**
+   * Bounds the server's memory while editing (memory.ts): once the diagnostics are on their way, and
+   * only if the heap grew past the allowance since the last collection; twice that while another
+   * change is already waiting to be analysed, so that its diagnostics are not held up.
+   */
+  private collectSoon(): void {
+    if (this.collecting) return;
+    this.collecting = setImmediate(() => {
+      this.collecting = undefined;
+      const busy = [...this.open.values()].some((state) => state.due !== undefined);
+      collectIfGrown(busy ? 2 * GROWTH_BYTES : GROWTH_BYTES);
+    });
   }
 
   /** The analysis of the document as it is now (running it now if a change is still pending). */
