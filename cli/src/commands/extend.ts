@@ -24,7 +24,8 @@ Options:
 ${CONNECTION_HELP}
 
 Exit codes: 0 extended, 3 token changed (nothing changed), 4 already gone,
-2 usage or connection error.
+2 usage or connection error, a --ttl over the bound, or a token that is not
+a holder (nothing changed).
 `;
 
 export const command: Command = {

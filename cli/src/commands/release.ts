@@ -33,7 +33,7 @@ Options:
 ${CONNECTION_HELP}
 
 Exit codes: 0 released, 3 token changed (nothing deleted), 4 already gone,
-2 usage or connection error.
+2 usage or connection error, or a token that is not a holder (nothing changed).
 `;
 
 type Values = Record<string, string | boolean | string[] | undefined>;
