@@ -1,14 +1,16 @@
 // Files whose syntax trees nest deeper than the server's stack allows (3,000 nested blocks, a
 // 20,000-deep array literal) overflow it during analysis. Like `lockwise check` (cli/src/analysis-worker.ts),
 // the server then analyses them again in a worker thread with a large stack, so both report the same
-// findings. The worker runs this same bundle (entry.ts), starts on first need and is ended as soon as it
-// has nothing to do, so it holds no memory while every file fits the normal stack.
+// findings. The worker runs this same bundle (entry.ts), starts on first need and is ended once it has
+// had nothing to do for IDLE_MS (so that typing in a deep file does not start one per keystroke), so
+// it holds no memory while every file fits the normal stack.
 import { Worker } from 'node:worker_threads';
 import type { LockwiseConfig } from '../../rules/config';
 import type { LockSiteInfo } from '../../rules/sites';
 import type { AnalysisResult, Finding } from '../../rules/types';
 
 export const LARGE_STACK_MB = 256;
+const IDLE_MS = 15_000;
 
 export interface LargeStackJob {
   id: number;
@@ -31,11 +33,13 @@ export function isStackOverflow(err: unknown): boolean {
 
 export class LargeStackAnalyzer {
   private worker?: Worker;
+  private idle?: NodeJS.Timeout;
   private nextId = 1;
   private readonly pending = new Map<number, (outcome: LargeStackOutcome) => void>();
 
   analyze(job: Omit<LargeStackJob, 'id'>): Promise<LargeStackOutcome> {
     const id = this.nextId++;
+    clearTimeout(this.idle);
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       this.started().postMessage({ ...job, id });
@@ -49,7 +53,7 @@ export class LargeStackAnalyzer {
     worker.on('message', (outcome: LargeStackOutcome) => {
       this.pending.get(outcome.id)?.(outcome);
       this.pending.delete(outcome.id);
-      if (this.pending.size === 0) this.stop(worker);
+      if (this.pending.size === 0) this.idle = setTimeout(() => this.stop(worker), IDLE_MS).unref();
     });
     const fail = (message: string) => {
       if (this.worker !== worker) return; // ended on purpose once idle; the jobs pending now are another worker's
