@@ -80,7 +80,7 @@ const isCount = (v: string | undefined) => v !== undefined && /^[1-9]\d*$/.test(
  * The holder fields of a Redisson hash. A read-write lock (a "mode" field) has one field per holder, each
  * a re-entry count; "mode" is never a holder. A plain RLock has `<client-uuid>:<thread-id>` fields.
  */
-export function redissonHolders(fields: Record<string, string>): string[] {
+function redissonHolders(fields: Record<string, string>): string[] {
   const mode = fields.mode;
   if (mode === 'read' || mode === 'write') return Object.keys(fields).filter((f) => f !== 'mode' && isCount(fields[f]));
   return Object.keys(fields).filter((f) => REDISSON_FIELD.test(f));
@@ -89,9 +89,12 @@ export function redissonHolders(fields: Record<string, string>): string[] {
 /** One holder field as a label: "redisson client 9f0c… thread 42" (or the field itself when it is not uuid:thread). */
 function redissonHolderLabel(field: string): { label: string; details: Record<string, string> } {
   const m = REDISSON_FIELD.exec(field);
-  if (!m) return { label: `redisson holder ${clip(field, 40)}${field.endsWith(':write') ? ' (write lock)' : ''}`, details: {} };
-  return { label: `redisson client ${short(m[1]!)} thread ${m[2]}${m[3] ? ' (write lock)' : ''}`, details: { client: m[1]!, thread: m[2]! } };
+  if (!m) return { label: `redisson holder ${clip(field, 40)}`, details: {} };
+  return { label: `redisson client ${short(m[1]!)} thread ${m[2]}`, details: { client: m[1]!, thread: m[2]! } };
 }
+
+/** A writer's field ends in ":write" (RedissonWriteLock). */
+const writeText = (field: string) => (field.endsWith(':write') ? ' (write lock)' : '');
 
 function decodeRedisson(fields: Record<string, string>, total?: number): Holder {
   const holders = redissonHolders(fields);
@@ -113,8 +116,7 @@ function decodeRedisson(fields: Record<string, string>, total?: number): Holder 
   const count = Number(fields[first]);
   const reentry = count > 1 ? `, entered ${count}×` : '';
   const one = redissonHolderLabel(first);
-  const label = `${one.label.replace(' (write lock)', '')}${reentry}${modeText || (first.endsWith(':write') ? ' (write lock)' : '')}`;
-  return { format: 'redisson', label, token: first, details: { ...details, ...one.details } };
+  return { format: 'redisson', label: `${one.label}${reentry}${modeText || writeText(first)}`, token: first, details: { ...details, ...one.details } };
 }
 
 function decodeSemaphore(key: string, members: { member: string; score: number }[], total = members.length): Holder {
@@ -167,7 +169,10 @@ export function renderRaw(value: LockValue): string {
 
 /** The holder a presented token stands for, for the audit record ("old holder"). */
 export function holderFromToken(key: string, type: string, token: string): Holder {
-  if (type === 'hash') return { format: 'redisson', label: redissonHolderLabel(token).label, token, details: redissonHolderLabel(token).details };
+  if (type === 'hash') {
+    const one = redissonHolderLabel(token);
+    return { format: 'redisson', label: one.label + writeText(token), token, details: one.details };
+  }
   if (type === 'zset') return decodeSemaphore(key, [{ member: token, score: Number.NaN }]);
   return decodeStringHolder(key, token);
 }
