@@ -133,10 +133,10 @@ export class Analyzer {
     return typeof sites === 'string' ? [] : sites;
   }
 
-  /** The findings of `text` with their fixes. */
-  findingsWithFixes(scope: FileScope, text: string, tree?: DocumentTree): Finding[] {
+  /** The findings of `text` with their fixes; undefined when they cannot be computed (too deep for this stack). */
+  findingsWithFixes(scope: FileScope, text: string, tree?: DocumentTree): Finding[] | undefined {
     const findings = this.guarded(scope, 'computing fixes', () => analyzeSource(this.treeFor(scope, text, tree), { config: scope.config }).findings);
-    return typeof findings === 'string' ? [] : findings;
+    return typeof findings === 'string' ? undefined : findings;
   }
 
   /** Acquire ... release regions "Convert to withLock" can rewrite. */

@@ -160,7 +160,9 @@ export class LiveDocuments {
   /** The analysed version's findings with their fixes. */
   findingsWithFixes(result: DocumentResult): Finding[] {
     if (!result.analysis.parsed || result.analysis.findings.length === 0) return result.analysis.findings;
-    result.fixed ??= this.analyzer.findingsWithFixes(result.scope, result.text, this.open.get(result.document.uri)?.tree);
+    // Where fixes cannot be computed (a file analysed with the large stack), the findings still get
+    // the actions that need none ("Disable <rule> for this line").
+    result.fixed ??= this.analyzer.findingsWithFixes(result.scope, result.text, this.open.get(result.document.uri)?.tree) ?? result.analysis.findings;
     return result.fixed;
   }
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { after, test } from 'node:test';
-import type { Diagnostic, Hover } from 'vscode-languageserver-protocol';
+import type { CodeAction, Diagnostic, Hover } from 'vscode-languageserver-protocol';
 import { runCli, type JsonReport } from '../cli/cli-process';
 import { startServer, type LspClient } from './helpers/lsp-client';
 import { IOREDIS_ORDERS } from './helpers/samples';
@@ -50,6 +50,9 @@ test('too deep for the server\'s stack: open and scanned files get the same find
   client.open(uri, nestedIfs(3000));
   assert.deepEqual(where(await client.waitForDiagnostics(uri, (d) => d.length > 0, 30_000)), ['atomic-acquire@3004:18']);
   assert.ok(client.logs.some((l) => l.includes('open-ifs.ts') && /Maximum call stack size exceeded/.test(l)), 'the first attempt did overflow');
+  const [diagnostic] = client.diagnostics.get(uri)!.diagnostics;
+  const actions = await client.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: diagnostic!.range, context: { diagnostics: [diagnostic] } });
+  assert.ok(actions.some((a) => a.title === 'Disable atomic-acquire for this line'), JSON.stringify(actions.map((a) => a.title)));
 });
 
 test('a file no stack can take gets a diagnostic at its top saying it was not analysed', async () => {
