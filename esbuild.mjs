@@ -22,7 +22,7 @@ const cliBundles = [
 ];
 const bundles = [
   { in: 'client/src/extension.ts', out: 'client', external: ['vscode'] },
-  { in: 'server/src/server.ts', out: 'server', banner: '#!/usr/bin/env node', executable: true },
+  { in: 'server/src/entry.ts', out: 'server', banner: '#!/usr/bin/env node', executable: true },
   // The ESLint plugin (package.json "exports": lockwise/eslint-plugin): the analyzer with TypeScript only.
   { in: 'eslint/plugin.ts', out: 'eslint-plugin', typescriptOnly: true },
   ...cliBundles,

@@ -114,7 +114,14 @@ export function parseConfig(raw: unknown, file: string, knownRules: readonly str
 }
 
 function readJson(file: string): unknown {
-  const text = readFileSync(file, 'utf8');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    // A folder of that name, no permission...: a config that cannot be read is still a config error.
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(file, `cannot read the file (${code === 'EISDIR' ? 'EISDIR: it is a folder' : (code ?? (err as Error).message)})`);
+  }
   try {
     return JSON.parse(text);
   } catch (err) {

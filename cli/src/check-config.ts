@@ -1,9 +1,10 @@
 // Which configuration applies to a folder during `lockwise check`: the nearest config of that folder
 // (a monorepo may hold several), or the one file given with `--config`, with `--rule` overrides on top.
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { ConfigError, loadConfig, parseConfig, type LockwiseConfig } from '../../rules/config';
+import { compileIgnores } from '../../rules/ignore-globs';
 import type { SeveritySetting } from '../../rules/types';
 
 export interface ConfigScope {
@@ -26,7 +27,7 @@ export class ConfigResolver {
   ) {
     if (configFile) {
       const file = resolve(configFile);
-      this.fixed = this.scope(readExplicitConfig(file, knownRules), dirname(file));
+      this.fixed = this.scope(readExplicitConfig(file, knownRules), dirname(file), file);
     }
   }
 
@@ -37,17 +38,17 @@ export class ConfigResolver {
     const key = loaded.file ?? '';
     let scope = this.byFile.get(key);
     if (!scope) {
-      scope = this.scope(loaded.config, loaded.file ? dirname(loaded.file) : dir);
+      scope = this.scope(loaded.config, loaded.file ? dirname(loaded.file) : dir, loaded.file ?? dir);
       this.byFile.set(key, scope);
     }
     return scope;
   }
 
-  private scope(config: LockwiseConfig, base: string): ConfigScope {
+  private scope(config: LockwiseConfig, base: string, file: string): ConfigScope {
     return {
       config: { ...config, rules: { ...config.rules, ...this.overrides } },
       base,
-      ignores: config.ignore.length > 0 ? ignore().add(config.ignore) : undefined,
+      ignores: config.ignore.length > 0 ? compileIgnores(config.ignore, file) : undefined,
     };
   }
 }

@@ -2,7 +2,7 @@
 // .gitignore files at every level (and above the start folder, up to the repository root), each
 // config's `ignore` globs, and folders that never hold project source (node_modules, dist, build, .git).
 import ignore, { type Ignore } from 'ignore';
-import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { CONFIG_FILE } from '../../rules/config';
 import { analyzerManifest } from './analyzer-manifest';
@@ -28,7 +28,7 @@ export interface WalkResult {
   files: SourceFileEntry[];
   /** Named on the command line but not JavaScript/TypeScript. */
   skipped: PathProblem[];
-  /** Folders that could not be read. */
+  /** Folders and .gitignore files that could not be read. */
   errors: PathProblem[];
 }
 
@@ -57,8 +57,12 @@ export function walk(paths: readonly string[], configs: ConfigResolver, onFile: 
     onFile(file, result.files.push(file) - 1);
   };
   for (const path of paths) {
-    if (statSync(path).isDirectory()) {
-      walkDir(path, ancestorGitignores(path), configs.forDir(path), configs, add, result);
+    const stat = statSync(path);
+    if (stat.isDirectory()) {
+      walkDir(path, ancestorGitignores(path, result), configs.forDir(path), configs, add, result);
+    } else if (!stat.isFile()) {
+      // Reading a FIFO would wait for a writer forever; a device or socket is no source either.
+      result.skipped.push({ path, message: `skipped: not a regular file (${specialKind(stat)})` });
     } else if (isAnalyzable(path)) {
       add(path, configs.forDir(dirname(path)));
     } else {
@@ -88,7 +92,8 @@ function walkDir(
   let scope = inheritedScope;
   for (const entry of entries) {
     if (entry.name === '.gitignore' && entry.isFile()) {
-      levels = [...inherited, gitignoreLevel(dir)];
+      const level = gitignoreLevel(dir, result);
+      if (level) levels = [...inherited, level];
     } else if (entry.name === CONFIG_FILE || entry.name === 'package.json') {
       // Only folders that may hold a config can change it; the rest inherit their parent's.
       scope = configs.forDir(dir);
@@ -115,12 +120,26 @@ function walkDir(
   }
 }
 
-function gitignoreLevel(dir: string): GitignoreLevel {
-  return { base: dir, rules: ignore().add(readFileSync(join(dir, '.gitignore'), 'utf8')) };
+/** The folder's .gitignore rules; an unreadable file is reported like an unreadable source file, and the walk goes on. */
+function gitignoreLevel(dir: string, result: WalkResult): GitignoreLevel | undefined {
+  const file = join(dir, '.gitignore');
+  try {
+    return { base: dir, rules: ignore().add(readFileSync(file, 'utf8')) };
+  } catch (err) {
+    result.errors.push({ path: file, message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)}); its rules were not applied` });
+    return undefined;
+  }
+}
+
+function specialKind(stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'not a file';
 }
 
 /** .gitignore files above `start`, up to the repository root (git reads none above it); none outside a repository. */
-function ancestorGitignores(start: string): GitignoreLevel[] {
+function ancestorGitignores(start: string, result: WalkResult): GitignoreLevel[] {
   if (existsSync(join(start, '.git'))) return [];
   const chain: string[] = [];
   for (let dir = dirname(start); ; dir = dirname(dir)) {
@@ -128,7 +147,7 @@ function ancestorGitignores(start: string): GitignoreLevel[] {
     if (existsSync(join(dir, '.git'))) break;
     if (dirname(dir) === dir) return [];
   }
-  return chain.filter((dir) => existsSync(join(dir, '.gitignore'))).map(gitignoreLevel);
+  return chain.filter((dir) => existsSync(join(dir, '.gitignore'))).flatMap((dir) => gitignoreLevel(dir, result) ?? []);
 }
 
 function posixRelative(from: string, to: string): string {
@@ -155,7 +174,9 @@ export type SourceText = { text: string } | { skipped: string };
 
 /** Reads one file for analysis, or says why it is skipped (too large, binary). Throws on I/O errors. */
 export function readSource(path: string): SourceText {
-  const size = statSync(path).size;
+  const stat = statSync(path);
+  if (!stat.isFile()) return { skipped: `skipped: not a regular file (${specialKind(stat)})` };
+  const size = stat.size;
   if (size > MAX_FILE_BYTES) {
     return { skipped: `skipped: ${(size / (1024 * 1024)).toFixed(1)} MB is over the 2 MB limit` };
   }

@@ -8,6 +8,7 @@ import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
 import type { AnalysisResult, Finding } from '../../rules/types';
 import { Baselines } from './baseline';
 import type { DocumentTree } from './document-tree';
+import { isStackOverflow, LargeStackAnalyzer, LARGE_STACK_MB } from './large-stack';
 import type { ProjectConfigs } from './project-config';
 import { wrapsRedis, type ServerProject } from './project-model';
 import type { HelperNames } from '../../rules/config';
@@ -41,12 +42,17 @@ export interface FileAnalysis {
   parsed: boolean;
   /** Set when nothing was analysed: too large, or the analyzer failed on this text. */
   notAnalysed?: string;
+  /** The analyzer failed (as opposed to a file skipped by a setting): the user is told on the file itself. */
+  failed?: boolean;
+  /** The failure was a stack overflow: analyzeWithLargeStack may still get the findings. */
+  stackOverflow?: boolean;
 }
 
 export type Log = (message: string) => void;
 
 export class Analyzer {
   private readonly baselines: Baselines;
+  private readonly largeStack = new LargeStackAnalyzer();
 
   constructor(
     private readonly folders: WorkspaceFolders,
@@ -91,12 +97,13 @@ export class Analyzer {
   }
 
   /** Pathological input (deep nesting overflowing the stack...) must not take the server down. */
-  private guarded<T>(scope: FileScope, what: string, run: () => T): T | string {
+  private guarded<T>(scope: FileScope, what: string, run: () => T, overflowed?: () => void): T | string {
     try {
       return run();
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       this.log(`${what} failed on ${scope.uri}: ${reason}`);
+      if (isStackOverflow(err)) overflowed?.();
       return `the analyzer failed: ${reason}`;
     }
   }
@@ -125,13 +132,19 @@ export class Analyzer {
         ? analyzeSource(tree.parse(scope.fileName, text, helpers), { config: scope.config, fixes: false, project })
         : analyzeWithSites(parseSource(scope.fileName, text, helpers), scope.config, { fixes: false, project });
     };
-    const result = this.guarded(scope, 'analysis', () => {
-      const before = this.helpersFor(scope, text).acquire.length;
-      const first = run();
-      // The first analysis of a file finds which project helpers it calls: a lean parse must keep their callers.
-      return this.helpersFor(scope, text).acquire.length > before ? run() : first;
-    });
-    if (typeof result === 'string') return notParsed(result);
+    let stackOverflow = false;
+    const result = this.guarded(
+      scope,
+      'analysis',
+      () => {
+        const before = this.helpersFor(scope, text).acquire.length;
+        const first = run();
+        // The first analysis of a file finds which project helpers it calls: a lean parse must keep their callers.
+        return this.helpersFor(scope, text).acquire.length > before ? run() : first;
+      },
+      () => (stackOverflow = true),
+    );
+    if (typeof result === 'string') return { ...notParsed(result), failed: true, ...(stackOverflow ? { stackOverflow } : {}) };
     for (const failure of result.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
     return { findings: this.withBaseline(scope, text, result.findings), sites: result.sites, parsed: true };
   }
@@ -142,6 +155,17 @@ export class Analyzer {
     const { baselinePath, settings, path } = scope;
     const marked = this.guarded(scope, 'applying the baseline', () => this.baselines.apply(baselinePath, settings, path, text, findings));
     return typeof marked === 'string' ? findings : marked;
+  }
+
+  /** After a stack overflow: the same analysis in a worker with a large stack (the CLI does the same). */
+  async analyzeWithLargeStack(scope: FileScope, text: string): Promise<FileAnalysis> {
+    const outcome = await this.largeStack.analyze({ fileName: scope.fileName, text, config: scope.config });
+    if ('error' in outcome) {
+      this.log(`analysis with a ${LARGE_STACK_MB} MB stack failed on ${scope.uri}: ${outcome.error}`);
+      return { findings: [], sites: [], parsed: false, failed: true, notAnalysed: `the analyzer failed even with a ${LARGE_STACK_MB} MB stack: ${outcome.error}` };
+    }
+    for (const failure of outcome.ruleFailures) this.log(`rule ${failure.rule} failed on ${scope.uri}: ${failure.message}`);
+    return { findings: outcome.findings, sites: outcome.sites, parsed: true };
   }
 
   /** The kept tree when it is of `text`, else a fresh parse: for what is computed when asked for. */
@@ -158,12 +182,12 @@ export class Analyzer {
     return typeof sites === 'string' ? [] : sites;
   }
 
-  /** The findings of `text` with their fixes. */
-  findingsWithFixes(scope: FileScope, text: string, tree?: DocumentTree): Finding[] {
+  /** The findings of `text` with their fixes; undefined when they cannot be computed (too deep for this stack). */
+  findingsWithFixes(scope: FileScope, text: string, tree?: DocumentTree): Finding[] | undefined {
     const findings = this.guarded(scope, 'computing fixes', () =>
       analyzeSource(this.treeFor(scope, text, tree), { config: scope.config, project: this.projectFor(scope, text) }).findings,
     );
-    return typeof findings === 'string' ? [] : this.withBaseline(scope, text, findings);
+    return typeof findings === 'string' ? undefined : this.withBaseline(scope, text, findings);
   }
 
   /** Acquire ... release regions "Convert to withLock" can rewrite. */

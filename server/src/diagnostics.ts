@@ -53,6 +53,24 @@ export function toDiagnostic(uri: string, positions: PositionMap, f: Finding): D
   return diagnostic;
 }
 
+/**
+ * The file's diagnostics, plus, when the analyzer failed on it, one at the top of the file saying so:
+ * a file Lockwise could not analyse must not look like a file with nothing wrong.
+ */
+export function analysisDiagnostics(uri: string, text: string, analysis: { findings: readonly Finding[]; failed?: boolean; notAnalysed?: string }): Diagnostic[] {
+  const diagnostics = toDiagnostics(uri, text, analysis.findings);
+  if (!analysis.failed) return diagnostics;
+  return [
+    {
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      severity: DiagnosticSeverity.Warning,
+      source: SOURCE,
+      message: `Lockwise could not analyse this file (${analysis.notAnalysed ?? 'the analyzer failed'}), so it shows no lock findings for it. Its nesting may be too deep; \`lockwise check\` reports the same file under "errors".`,
+    },
+    ...diagnostics,
+  ];
+}
+
 /** A problem with a config file: shown on the file's first line, since parsing already failed. */
 export function configProblemDiagnostic(message: string): Diagnostic {
   return {

@@ -10,8 +10,9 @@ import type { LockRegion } from '../../rules/regions';
 import type { LockSiteInfo } from '../../rules/sites';
 import type { Finding } from '../../rules/types';
 import type { Analyzer, FileAnalysis, FileScope, Log } from './analysis';
-import { toDiagnostics } from './diagnostics';
+import { analysisDiagnostics } from './diagnostics';
 import { DocumentTree } from './document-tree';
+import { collectIfGrown, GROWTH_BYTES } from './memory';
 import { uriToPath } from './uris';
 
 export interface DocumentResult {
@@ -48,6 +49,7 @@ export class LiveDocuments {
   private readonly open = new Map<string, OpenDocument>();
   /** Bumped when settings or configs change. */
   private epoch = 0;
+  private collecting?: NodeJS.Immediate;
 
   constructor(
     readonly documents: TextDocuments<TextDocument>,
@@ -104,18 +106,37 @@ export class LiveDocuments {
     const done = this.upToDate(state, document);
     if (done) return done;
     const text = document.getText();
-    const analysis = this.analyzer.analyze(scope, text, state.tree);
+    const version = document.version;
+    let analysis = this.analyzer.analyze(scope, text, state.tree);
+    // Too deep for this thread's stack: a worker with a large stack gets the same findings as the CLI.
+    if (analysis.stackOverflow) analysis = await this.analyzer.analyzeWithLargeStack(scope, text);
     if (analysis.notAnalysed && !state.notedSkip) {
       state.notedSkip = true;
       this.log(`${uri} not analysed: ${analysis.notAnalysed}`);
     }
-    const result: DocumentResult = { document, version: document.version, text, scope, analysis, epoch };
-    state.result = result;
+    const result: DocumentResult = { document, version, text, scope, analysis, epoch };
+    if (this.open.get(uri) !== state) return result; // closed while the worker analysed it
+    if (!state.result || version >= state.result.version) state.result = result;
     if (result.version >= state.published) {
       state.published = result.version;
-      this.publish(uri, toDiagnostics(uri, text, analysis.findings), result.version);
+      this.publish(uri, analysisDiagnostics(uri, text, analysis), result.version);
     }
+    this.collectSoon();
     return result;
+  }
+
+  /**
+   * Bounds the server's memory while editing (memory.ts): once the diagnostics are on their way, and
+   * only if the heap grew past the allowance since the last collection; twice that while another
+   * change is already waiting to be analysed, so that its diagnostics are not held up.
+   */
+  private collectSoon(): void {
+    if (this.collecting) return;
+    this.collecting = setImmediate(() => {
+      this.collecting = undefined;
+      const busy = [...this.open.values()].some((state) => state.due !== undefined);
+      collectIfGrown(busy ? 2 * GROWTH_BYTES : GROWTH_BYTES);
+    });
   }
 
   /** The analysis of the document as it is now (running it now if a change is still pending). */
@@ -140,7 +161,9 @@ export class LiveDocuments {
   /** The analysed version's findings with their fixes. */
   findingsWithFixes(result: DocumentResult): Finding[] {
     if (!result.analysis.parsed || result.analysis.findings.length === 0) return result.analysis.findings;
-    result.fixed ??= this.analyzer.findingsWithFixes(result.scope, result.text, this.open.get(result.document.uri)?.tree);
+    // Where fixes cannot be computed (a file analysed with the large stack), the findings still get
+    // the actions that need none ("Disable <rule> for this line").
+    result.fixed ??= this.analyzer.findingsWithFixes(result.scope, result.text, this.open.get(result.document.uri)?.tree) ?? result.analysis.findings;
     return result.fixed;
   }
 

@@ -3,8 +3,9 @@
 // directory until a config file changes; a broken config is reported on that file and the settings
 // alone apply meanwhile.
 import { dirname, relative, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import type { Ignore } from 'ignore';
 import { ConfigError, emptyConfig, loadConfig, type LockwiseConfig } from '../../rules/config';
+import { compileIgnores } from '../../rules/ignore-globs';
 import { ruleIds } from '../../rules/index';
 import type { ServerSettings } from './settings';
 
@@ -37,7 +38,7 @@ export class ProjectConfigs {
     try {
       const loaded = loadConfig(dir, ruleIds);
       const base = loaded.file ? dirname(loaded.file) : undefined;
-      const ignores = loaded.config.ignore.length > 0 ? ignore().add(loaded.config.ignore) : undefined;
+      const ignores = loaded.config.ignore.length > 0 ? compileIgnores(loaded.config.ignore, loaded.file ?? dir) : undefined;
       entry = { config: loaded.config, base, ignores };
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;

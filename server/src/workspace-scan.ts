@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
 import type { Analyzer, Log } from './analysis';
-import { toDiagnostics } from './diagnostics';
+import { analysisDiagnostics } from './diagnostics';
 import type { LiveDocuments, Publish } from './documents';
 import { isGitIgnored, walkSourceFiles } from './file-walker';
 import { toLockSites } from './lock-sites';
@@ -118,14 +118,17 @@ export class WorkspaceScan {
       }
       const text = await readFile(path, 'utf8');
       if (only && !only(text)) return undefined;
-      const analysis = this.analyzer.analyze(scope, text);
+      let analysis = this.analyzer.analyze(scope, text);
+      if (analysis.stackOverflow) analysis = await this.analyzer.analyzeWithLargeStack(scope, text);
       if (!analysis.parsed && !analysis.notAnalysed) unparsed?.push(path);
       const sites = toLockSites(uri, text, analysis.sites ?? []);
       const before = this.files.get(path);
-      this.files.set(path, { findings: analysis.findings.length, sites });
-      const showing = analysis.findings.length > 0 || (before?.findings ?? 0) > 0;
+      const diagnostics = analysisDiagnostics(uri, text, analysis);
+      // Counts what is shown (a failure notice too), so that it is cleared when it goes.
+      this.files.set(path, { findings: diagnostics.length, sites });
+      const showing = diagnostics.length > 0 || (before?.findings ?? 0) > 0;
       if (!this.live.openUri(path) && (showing || forcePublish)) {
-        this.publish(uri, toDiagnostics(uri, text, analysis.findings));
+        this.publish(uri, diagnostics);
       }
       collectIfGrown();
       return analysis.notAnalysed ? undefined : analysis.findings.length;

@@ -144,6 +144,25 @@ test('extend: 0 extended with the new TTL, 3 token changed, 4 gone, 2 without --
   assert.match(usage.stderr, /--ttl <ms> is required/);
 });
 
+test('extend refuses a --ttl over 24 h unless --allow-long-ttl, and never one past 2^53', async () => {
+  await admin.set('lock:long', 'tok-l', 'PX', 60_000);
+  const [huge, day, hugeAllowed] = await Promise.all([
+    cli(['extend', 'lock:long', '--url', server.url, '--token', 'tok-l', '--ttl', '99999999999999999']),
+    cli(['extend', 'lock:long', '--url', server.url, '--token', 'tok-l', '--ttl', '86400001']),
+    cli(['extend', 'lock:long', '--url', server.url, '--token', 'tok-l', '--ttl', '99999999999999999', '--allow-long-ttl']),
+  ]);
+  for (const r of [huge, day]) {
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /is over 24 hours \(86400000 ms\).*--allow-long-ttl/);
+  }
+  assert.equal(hugeAllowed.code, 2);
+  assert.match(hugeAllowed.stderr, /positive whole number of milliseconds/);
+  assert.ok((await admin.pttl('lock:long')) <= 60_000, 'the TTL is untouched');
+  const allowed = await cli(['extend', 'lock:long', '--url', server.url, '--token', 'tok-l', '--ttl', '172800000', '--allow-long-ttl']);
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.ok((await admin.pttl('lock:long')) > 86_400_000);
+});
+
 test('locks --watch keeps refreshing until Ctrl-C (SIGINT), then exits 0', async () => {
   const child = spawn(process.execPath, ['dist/cli.js', 'locks', '--url', server.url, '--watch', '--interval', '1', '--pattern', 'lock:orders'], {
     env: { PATH: process.env.PATH, REDIS_PASSWORD: password },

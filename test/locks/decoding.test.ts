@@ -53,9 +53,12 @@ test('semaphore zsets list their holders with acquire times; other types are nam
   assert.equal(h.format, 'redis-semaphore');
   assert.equal(h.token, UUID);
   assert.equal(h.details?.[UUID], '2023-11-14T22:13:20.000Z');
-  assert.equal(decodeHolder('lock:l', { kind: 'other', type: 'list' }).label, 'list (value not read)');
-  assert.deepEqual(valueFromSnapshot(['hash', 'f', '1']), { kind: 'hash', fields: { f: '1' } });
-  assert.deepEqual(valueFromSnapshot(['zset', 'm', '12']), { kind: 'zset', members: [{ member: 'm', score: 12 }] });
+  assert.equal(decodeHolder('lock:l', { kind: 'other', type: 'list' }).label, 'list: not a type any lock library uses (value not read)');
+  // The guarded scripts' snapshot: type, size (HLEN / ZCARD / STRLEN), then the bounded payload.
+  assert.deepEqual(valueFromSnapshot(['hash', '1', 'f', '1']), { kind: 'hash', fields: { f: '1' }, total: 1 });
+  assert.deepEqual(valueFromSnapshot(['zset', '3', 'm', '12']), { kind: 'zset', members: [{ member: 'm', score: 12 }], total: 3 });
+  const cut = decodeHolder('semaphore:pool', { kind: 'zset', members: [{ member: UUID, score: 1 }], total: 250 });
+  assert.match(cut.label, /^250 holders: /);
 });
 
 test('states: no-expiry, renewed (same holder, TTL up), expiring (20% of the longest TTL seen, or < 2 s), held', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LockSite } from '../../server/src/protocol';
-import { scanGlobsFromSites, sitesForKey } from '../../client/src/panel/lock-sites-match';
+import { MAX_CODE_GLOBS, scanGlobsFromSites, sitesForKey } from '../../client/src/panel/lock-sites-match';
 import { redisGlobToRegExp } from '../../client/src/panel/redis-glob';
 
 const site = (keyGlob: string, line = 0, uri = 'file:///w/src/a.ts'): LockSite => ({
@@ -44,4 +44,19 @@ test('scanGlobsFromSites adds only globs no pattern covers, and never one withou
   assert.deepEqual(scanGlobsFromSites(sites, ['lock:*', 'mutex:*']), ['job-lock:*:run', 'job-lock:eu:*']);
   assert.deepEqual(scanGlobsFromSites([site('orders:*'), site('orders:eu:*')], []), ['orders:*']);
   assert.deepEqual(scanGlobsFromSites([site('lock:*')], ['lock:*']), []);
+});
+
+test('code globs are capped: more than MAX_CODE_GLOBS merge by first key segment, then the most used are kept', () => {
+  assert.equal(MAX_CODE_GLOBS, 4);
+  const few = ['a:x:*', 'b:y:*', 'c:z:*', 'd:w:*'].map((g) => site(g));
+  assert.deepEqual(scanGlobsFromSites(few, []), ['a:x:*', 'b:y:*', 'c:z:*', 'd:w:*'], 'up to the cap nothing changes');
+  // Ten tenants' locks share the first segment "tenant-": one glob covers them all.
+  const tenants = Array.from({ length: 10 }, (_, i) => site(`tenant-${i}:lock:*`));
+  assert.deepEqual(scanGlobsFromSites(tenants, ['lock:*']), ['tenant-*']);
+  // 500 prefixes that share no leading text: only the four covering the most sites are scanned.
+  const spread = Array.from({ length: 500 }, (_, i) => site(`k${i}q:job:*`));
+  spread.push(site('k7q:job:*', 1), site('k7q:job:*', 2), site('k300q:job:*', 1));
+  const chosen = scanGlobsFromSites(spread, ['lock:*']);
+  assert.equal(chosen.length, MAX_CODE_GLOBS);
+  assert.deepEqual(chosen, ['k0q:*', 'k100q:*', 'k300q:*', 'k7q:*'], 'k7q and k300q cover more sites; then by name');
 });

@@ -62,6 +62,7 @@ test('untrusted workspace: workspace values are ignored (only global ones count)
   assert.equal(s.targets[0]!.options.readOnly, true);
   assert.deepEqual(s.list.patterns, ['lock:*', 'mutex:*', 'semaphore:*', 'redlock:*']);
   assert.deepEqual(s.writes, { allowed: false, reason: 'the workspace is not trusted' });
+  assert.equal(s.useLockSiteGlobs, false, 'no SCAN globs from an untrusted workspace\'s code, even when the user setting is on');
   assert.deepEqual(s.ignoredWorkspaceKeys, ['patterns', 'production', 'tls.rejectUnauthorized', 'urls']);
   assert.match(settingsNotices(s).join('\n'), /^This workspace is not trusted: its values for lockwise\.redis\.patterns, lockwise\.redis\.production, lockwise\.redis\.tls\.rejectUnauthorized, lockwise\.redis\.urls are ignored\.$/);
 });

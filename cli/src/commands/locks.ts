@@ -2,7 +2,7 @@
 // redraws it in place until Ctrl-C) or JSON rows. Exit codes: 0 listed, 1 listed but partial because a
 // Cluster master failed, 2 usage or connection error.
 import { parseArgs } from 'node:util';
-import { formatTtl, openLockConnection, type ListOptions, type ListResult, type LockConnection, type LockRow } from '../../../client/src/locks/index';
+import { escapeControlChars as shown, formatTtl, openLockConnection, type ListOptions, type ListResult, type LockConnection, type LockRow } from '../../../client/src/locks/index';
 import type { Command } from '../command';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionFromArgs, positiveInt } from '../connection-args';
 
@@ -49,7 +49,8 @@ const OPTIONS = {
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function table(rows: LockRow[]): string[] {
-  const cells = rows.map((r) => [r.key, r.type, formatTtl(r.pttl), r.state === 'no-expiry' ? 'NO EXPIRY' : r.state, clip(r.holder.label, 48), r.fence ? r.fence.value : '']);
+  // Keys, types, labels and fences come from Redis: escaped, so a value cannot drive the terminal.
+  const cells = rows.map((r) => [shown(r.key), shown(r.type), formatTtl(r.pttl), r.state === 'no-expiry' ? 'NO EXPIRY' : r.state, clip(shown(r.holder.label), 48), r.fence ? shown(r.fence.value) : '']);
   const header = ['KEY', 'TYPE', 'TTL', 'STATE', 'HOLDER', 'FENCE'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
@@ -59,9 +60,9 @@ function table(rows: LockRow[]): string[] {
 function render(result: ListResult, target: string): string {
   const live = result.rows.filter((r) => r.state !== 'gone');
   const lines = result.rows.length ? table(result.rows) : ['No locks matched.'];
-  lines.push('', `${live.length} lock${live.length === 1 ? '' : 's'} on ${target}`);
+  lines.push('', `${live.length} lock${live.length === 1 ? '' : 's'} on ${shown(target)}`);
   if (result.partial) lines.push(`partial: ${result.scanned} keys scanned${result.errors.length ? '' : ' (row limit reached; narrow --pattern or raise --limit)'}`);
-  for (const e of result.errors) lines.push(`error on ${e.node}: ${e.message}`);
+  for (const e of result.errors) lines.push(shown(`error on ${e.node}: ${e.message}`));
   const stuck = live.filter((r) => r.state === 'no-expiry').length;
   if (stuck) lines.push(`${stuck} lock${stuck === 1 ? ' has' : 's have'} no expiry and will never free ${stuck === 1 ? 'itself' : 'themselves'} (rule require-ttl).`);
   return lines.join('\n');
@@ -72,7 +73,7 @@ const jsonRows = (rows: LockRow[]) => rows.map(({ key, type, pttl, holder, raw, 
 function warnPartial(result: ListResult): void {
   if (!result.partial) return;
   console.error(`lockwise locks: partial: ${result.scanned} keys scanned`);
-  for (const e of result.errors) console.error(`lockwise locks: error on ${e.node}: ${e.message}`);
+  for (const e of result.errors) console.error(`lockwise locks: ${shown(`error on ${e.node}: ${e.message}`)}`);
 }
 
 async function watch(conn: LockConnection, list: ListOptions, json: boolean, intervalMs: number): Promise<number> {
@@ -93,7 +94,7 @@ async function watch(conn: LockConnection, list: ListOptions, json: boolean, int
       frame = json ? JSON.stringify(jsonRows(result.rows)) : `${render(result, conn.target)}\nrefreshed ${new Date().toLocaleTimeString()}; Ctrl-C to stop`;
     } catch (err) {
       // Keep watching: the core reconnects with backoff and the next refresh tries again.
-      frame = json ? JSON.stringify({ error: (err as Error).message }) : `lockwise locks: ${(err as Error).message}`;
+      frame = json ? JSON.stringify({ error: (err as Error).message }) : `lockwise locks: ${shown((err as Error).message)}`;
     }
     if (tty && !json) process.stdout.write(`\x1b[H\x1b[2J${frame}\n`);
     else process.stdout.write(`${frame}\n`);
@@ -123,7 +124,7 @@ async function run(argv: string[]): Promise<number> {
   try {
     conn = await openLockConnection(connectionFromArgs(values));
   } catch (err) {
-    console.error(`lockwise locks: ${(err as Error).message}`);
+    console.error(`lockwise locks: ${shown((err as Error).message)}`);
     return 2;
   }
   try {
@@ -137,7 +138,7 @@ async function run(argv: string[]): Promise<number> {
     }
     return result.errors.length ? 1 : 0;
   } catch (err) {
-    console.error(`lockwise locks: ${(err as Error).message}`);
+    console.error(`lockwise locks: ${shown((err as Error).message)}`);
     return 2;
   } finally {
     await conn.close();

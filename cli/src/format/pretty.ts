@@ -1,5 +1,6 @@
 // `--format pretty` (the default): findings grouped by file, each with a code frame that underlines
 // the span, the related locations, optionally the fixes as a small diff, then a summary line.
+import { escapeControlChars } from '../../../client/src/locks/display-text';
 import { offsetToPosition } from '../../../rules/positions';
 import type { Finding, Fix, Severity, Span } from '../../../rules/types';
 import { lineStartsOf, lineText, rangeOf, relatedPlace, severityCounts, type CheckReport, type CheckedFile } from './report';
@@ -47,14 +48,15 @@ export function formatPretty(report: CheckReport, options: PrettyOptions): strin
   const paint = options.color ? COLORS : NO_COLORS;
   const out: string[] = [];
   for (const file of report.files) {
-    out.push(paint.bold(file.name));
+    out.push(paint.bold(escapeControlChars(file.name)));
     for (const finding of file.findings) out.push(...findingLines(file, finding, paint, options.showFixes, report.cwd), '');
   }
   for (const kind of ['error', 'skipped'] as const) {
     const problems = report.problems.filter((p) => p.kind === kind);
     if (problems.length === 0) continue;
     out.push(paint.bold(kind === 'error' ? 'Could not check:' : 'Skipped:'));
-    for (const p of problems) out.push(`  ${p.file}: ${p.message}`);
+    // File names are data: a name holding an escape sequence must not drive the terminal.
+    for (const p of problems) out.push(`  ${escapeControlChars(p.file)}: ${escapeControlChars(p.message)}`);
     out.push('');
   }
   out.push(...summary(report, paint));

@@ -11,10 +11,10 @@
 
 export const BROWSE_ACL_RULES =
   'resetkeys %R~lock:* %R~mutex:* %R~semaphore:* %R~redlock:* %R~fence:* %R~*:fence %R~redisson_lock_token:* ' +
-  'resetchannels -@all +ping +info +scan +type +pttl +get +hgetall +zrange +cluster|slots';
+  'resetchannels -@all +ping +info +scan +type +pttl +get +strlen +getrange +hlen +hrandfield +hget +zcard +zrange +cluster|slots';
 
 /** What the guarded release/extend scripts need on top: EVAL(SHA), the writes inside them, the unlock channels. */
 export const RELEASE_ACL_RULES =
-  '%RW~lock:* %RW~mutex:* %RW~semaphore:* %RW~redlock:* %RW~lock-signal:* ' +
+  '%RW~lock:* %RW~mutex:* %RW~semaphore:* %RW~redlock:* %RW~lock-signal:* %RW~*:rwlock_timeout:* ' +
   '&redisson_lock__channel:* &redisson_rwlock:* ' +
-  '+evalsha +eval +del +pexpire +hexists +zscore +zrem +zadd +lpush +publish +time';
+  '+evalsha +eval +del +pexpire +hgetall +hdel +hset +zscore +zrem +zadd +lpush +publish +time';

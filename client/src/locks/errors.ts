@@ -16,6 +16,8 @@ export type LockErrorKind =
   | 'loading'
   | 'read-only'
   | 'unsupported'
+  /** A guarded release/extend was given something that is not a holder of that lock. */
+  | 'not-holder'
   | 'server';
 
 export class LockwiseError extends Error {

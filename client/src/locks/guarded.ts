@@ -1,6 +1,8 @@
 // Guarded release and extend: each is ONE Lua script that checks the token and acts only if it still
-// matches, so no other holder's lock is ever touched. Replies follow the redsync convention: {1} done,
-// {-1} already gone, {0, type, ...value} token changed (with what holds the key now, read atomically).
+// matches, so no other holder's lock is ever touched. Replies follow the redsync convention: {1} done
+// ({1, n} for a Redisson read-write lock: n other holders keep it), {-1} already gone, {0, type, size,
+// ...value} token changed (what holds the key now, read atomically and bounded: bounded-read.ts), and
+// {-3, reason} a token that is not a holder at all (a Redisson hash's "mode" field...), refused.
 // These scripts are the only writes in the whole lock core; a read-only connection refuses before sending.
 // A plain string lock on a server with DELIFEQ (Valkey 9) or DELEX (Redis 8.4) is released and extended
 // with the native command instead (native-commands.ts); its "no" is followed by a read of who holds the
@@ -9,8 +11,10 @@ import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { LockwiseError } from './errors';
+import { SNAPSHOT_LUA } from './bounded-read';
 import { decodeHolder, decodeStringHolder, renderRaw, valueFromSnapshot } from './holders';
 import { nativeExtendCommand, nativeReleaseCommand, nativeSupport } from './native-commands';
+import { REDISSON_LUA } from './redisson-lua';
 import type { GuardedResult } from './types';
 
 interface Script {
@@ -18,28 +22,23 @@ interface Script {
   sha: string;
 }
 
-/** Shared tail: the key is gone ({-1}) or held by something else ({0, type, ...value}). */
-const REFUSE = `
+/** Shared tail: the key is gone ({-1}) or held by something else ({0, type, size, ...bounded value}). */
+const REFUSE = `${SNAPSHOT_LUA}
 local function refuse(key)
-  local t = redis.call('TYPE', key)['ok']
-  if t == 'none' then return {-1} end
-  local payload = {}
-  if t == 'string' then payload = {redis.call('GET', key)}
-  elseif t == 'hash' then payload = redis.call('HGETALL', key)
-  elseif t == 'zset' then payload = redis.call('ZRANGE', key, 0, 99, 'WITHSCORES') end
-  local out = {0, t}
-  for i = 1, #payload do out[#out + 1] = payload[i] end
-  return out
+  local s = snapshot(key)
+  if s[1] == 'none' then return {-1} end
+  table.insert(s, 1, 0)
+  return s
 end
 `;
 
-const script = (body: string): Script => {
-  const lua = `${REFUSE}\n${body.trim()}\n`;
+const script = (body: string, prelude = ''): Script => {
+  const lua = `${REFUSE}${prelude}\n${body.trim()}\n`;
   return { lua, sha: createHash('sha1').update(lua).digest('hex') };
 };
 
-const STRING_MATCHES = `redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1]`;
-const FIELD_EXISTS = `redis.call('TYPE', KEYS[1])['ok'] == 'hash' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1`;
+// Lengths first: a huge value is never copied into the script just to be compared.
+const STRING_MATCHES = `redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('STRLEN', KEYS[1]) == #ARGV[1] and redis.call('GET', KEYS[1]) == ARGV[1]`;
 const MEMBER_EXISTS = `redis.call('TYPE', KEYS[1])['ok'] == 'zset' and redis.call('ZSCORE', KEYS[1], ARGV[1])`;
 
 export const SCRIPTS = {
@@ -61,17 +60,8 @@ if ${STRING_MATCHES} then
   return {1}
 end
 return refuse(KEYS[1])`),
-  // Redisson hash: the token is the holder field; waiters listen on the lock's channel (read-write locks
-  // have a "mode" field and their own channel). ARGV[1] field, ARGV[2] lock channel, ARGV[3] rwlock channel.
-  releaseRedisson: script(`
-if ${FIELD_EXISTS} then
-  local channel = ARGV[2]
-  if redis.call('HEXISTS', KEYS[1], 'mode') == 1 then channel = ARGV[3] end
-  redis.call('DEL', KEYS[1])
-  redis.call('PUBLISH', channel, 0)
-  return {1}
-end
-return refuse(KEYS[1])`),
+  // Redisson hash: the token is the holder field (see redisson-lua.ts for the arguments).
+  releaseRedisson: script('return releaseRedisson()', REDISSON_LUA),
   // redis-semaphore zset: remove only that holder's member. ARGV[1] member.
   releaseMember: script(`
 if ${MEMBER_EXISTS} then
@@ -86,12 +76,7 @@ if ${STRING_MATCHES} then
   return {1}
 end
 return refuse(KEYS[1])`),
-  extendRedisson: script(`
-if ${FIELD_EXISTS} then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {1}
-end
-return refuse(KEYS[1])`),
+  extendRedisson: script('return extendRedisson()', REDISSON_LUA),
   // Like redis-semaphore's own refresh: the member's score (acquire time) becomes now, and the key gets the TTL.
   extendMember: script(`
 if ${MEMBER_EXISTS} then
@@ -111,12 +96,19 @@ export function redissonChannel(prefix: string, name: string): string {
   return name.includes('{') ? `${prefix}:${name}` : `${prefix}:{${name}}`;
 }
 
+/** Redisson's key naming for an object's companions: {name}:suffix, or name:suffix when the name has braces. */
+export function redissonTimeoutBase(name: string): string {
+  return name.includes('{') ? name : `{${name}}`;
+}
+
 /** python-redis-lock keeps lock `lock:<name>` and its signal list `lock-signal:<name>`. */
 export function pythonSignalKey(key: string): string {
   return `lock-signal:${key.slice('lock:'.length)}`;
 }
 
 type Router = Redis | Cluster;
+
+const redissonArgs = (key: string, field: string) => [field, redissonChannel('redisson_lock__channel', key), redissonChannel('redisson_rwlock', key), redissonTimeoutBase(key)];
 
 async function run(router: Router, s: Script, keys: string[], args: (string | number)[]): Promise<unknown[]> {
   try {
@@ -129,8 +121,11 @@ async function run(router: Router, s: Script, keys: string[], args: (string | nu
 
 function outcome(key: string, done: 'released' | 'extended', reply: unknown[]): GuardedResult {
   const code = Number(reply[0]);
-  if (code === 1) return { outcome: done };
+  if (code === 1) return Number(reply[1] ?? 0) > 0 ? { outcome: done, remainingHolders: Number(reply[1]) } : { outcome: done };
   if (code === -1) return { outcome: 'gone' };
+  if (code === -3) {
+    throw new LockwiseError('not-holder', `Refused to ${done === 'released' ? 'release' : 'extend'} ${key}: ${String(reply[1])}.`, 'Nothing was changed. Present a holder field as lockwise locks shows it (<client-uuid>:<thread-id>, with :write for a writer).');
+  }
   const value = valueFromSnapshot(reply.slice(1).map(String));
   return { outcome: 'token-changed', currentHolder: decodeHolder(key, value), currentRaw: renderRaw(value) };
 }
@@ -166,7 +161,7 @@ export async function guardedRelease(router: Router, key: string, token: string)
   } else if (type === 'string') {
     reply = await run(router, SCRIPTS.releaseString, [key], [token]);
   } else if (type === 'hash') {
-    reply = await run(router, SCRIPTS.releaseRedisson, [key], [token, redissonChannel('redisson_lock__channel', key), redissonChannel('redisson_rwlock', key)]);
+    reply = await run(router, SCRIPTS.releaseRedisson, [key], redissonArgs(key, token));
   } else if (type === 'zset') {
     reply = await run(router, SCRIPTS.releaseMember, [key], [token]);
   } else {
@@ -176,7 +171,8 @@ export async function guardedRelease(router: Router, key: string, token: string)
 }
 
 export async function guardedExtend(router: Router, key: string, token: string, ttlMs: number): Promise<GuardedOutcome> {
-  if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
+  // Beyond 2^53 a number is no longer the whole number typed (and far beyond any expiry Redis keeps).
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) {
     throw new LockwiseError('config', `The new TTL must be a positive whole number of milliseconds, not ${ttlMs}.`, 'For example --ttl 30000.');
   }
   const type = await router.type(key);
@@ -188,5 +184,6 @@ export async function guardedExtend(router: Router, key: string, token: string, 
   }
   const s = type === 'string' ? SCRIPTS.extendString : type === 'hash' ? SCRIPTS.extendRedisson : type === 'zset' ? SCRIPTS.extendMember : undefined;
   if (!s) throw new LockwiseError('unsupported', `${key} is a ${type}, not a lock Lockwise knows how to extend.`, 'Extend it with the library that created it.');
-  return { result: outcome(key, 'extended', await run(router, s, [key], [token, ttlMs])), type };
+  const args = type === 'hash' ? [...redissonArgs(key, token), ttlMs] : [token, ttlMs];
+  return { result: outcome(key, 'extended', await run(router, s, [key], args)), type };
 }

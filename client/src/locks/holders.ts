@@ -2,11 +2,14 @@
 // guesses by shape (and key prefix where the shape is shared); the raw value is always shown as well.
 import type { Holder } from './types';
 
-/** A lock's value as read: string, hash fields, or zset members with scores. */
+/**
+ * A lock's value as read: string, hash fields, or zset members with scores. Reads are bounded (see
+ * bounded-read.ts): `length` / `total` say how big the value really is when only part of it was read.
+ */
 export type LockValue =
-  | { kind: 'string'; value: string }
-  | { kind: 'hash'; fields: Record<string, string> }
-  | { kind: 'zset'; members: { member: string; score: number }[] }
+  | { kind: 'string'; value: string; length?: number }
+  | { kind: 'hash'; fields: Record<string, string>; total?: number }
+  | { kind: 'zset'; members: { member: string; score: number }[]; total?: number }
   /** Any other Redis type (list, set, stream...): its value is not read. */
   | { kind: 'other'; type: string };
 
@@ -70,29 +73,53 @@ export function decodeStringHolder(key: string, value: string): Holder {
   return decodeJson(value) ?? { format: 'plain', label: clip(value) || '(empty string)', token: value };
 }
 
-function decodeRedisson(fields: Record<string, string>): Holder {
-  const holders = Object.keys(fields)
-    .map((field) => ({ field, m: REDISSON_FIELD.exec(field) }))
-    .filter((h): h is { field: string; m: RegExpExecArray } => h.m !== null);
+/** A re-entry count: what Redisson stores as a holder field's value. */
+const isCount = (v: string | undefined) => v !== undefined && /^[1-9]\d*$/.test(v);
+
+/**
+ * The holder fields of a Redisson hash. A read-write lock (a "mode" field) has one field per holder, each
+ * a re-entry count; "mode" is never a holder. A plain RLock has `<client-uuid>:<thread-id>` fields.
+ */
+function redissonHolders(fields: Record<string, string>): string[] {
   const mode = fields.mode;
-  const first = holders[0];
-  if (!first) {
-    return { format: 'hash', label: `hash with ${Object.keys(fields).length} fields`, details: {} };
-  }
-  const modeText = mode ? ` (${mode} lock)` : first.m[3] ? ' (write lock)' : '';
-  const details: Record<string, string> = { holders: holders.map((h) => `${h.field}=${fields[h.field]}`).join(', ') };
-  if (mode) details.mode = mode;
-  if (holders.length > 1) {
-    return { format: 'redisson', label: `${holders.length} redisson holders${modeText}`, token: first.field, details };
-  }
-  const count = Number(fields[first.field]);
-  const reentry = count > 1 ? `, entered ${count}×` : '';
-  details.client = first.m[1]!;
-  details.thread = first.m[2]!;
-  return { format: 'redisson', label: `redisson client ${short(first.m[1]!)} thread ${first.m[2]}${reentry}${modeText}`, token: first.field, details };
+  if (mode === 'read' || mode === 'write') return Object.keys(fields).filter((f) => f !== 'mode' && isCount(fields[f]));
+  return Object.keys(fields).filter((f) => REDISSON_FIELD.test(f));
 }
 
-function decodeSemaphore(key: string, members: { member: string; score: number }[]): Holder {
+/** One holder field as a label: "redisson client 9f0c… thread 42" (or the field itself when it is not uuid:thread). */
+function redissonHolderLabel(field: string): { label: string; details: Record<string, string> } {
+  const m = REDISSON_FIELD.exec(field);
+  if (!m) return { label: `redisson holder ${clip(field, 40)}`, details: {} };
+  return { label: `redisson client ${short(m[1]!)} thread ${m[2]}`, details: { client: m[1]!, thread: m[2]! } };
+}
+
+/** A writer's field ends in ":write" (RedissonWriteLock). */
+const writeText = (field: string) => (field.endsWith(':write') ? ' (write lock)' : '');
+
+function decodeRedisson(fields: Record<string, string>, total?: number): Holder {
+  const holders = redissonHolders(fields);
+  const mode = fields.mode;
+  const first = holders[0];
+  const fieldCount = total ?? Object.keys(fields).length;
+  if (!first) {
+    return { format: 'hash', label: `hash with ${fieldCount} field${fieldCount === 1 ? '' : 's'}`, details: {} };
+  }
+  // When only part of a big hash was read, every field but "mode" is counted as a holder.
+  const holderCount = total !== undefined && total > Object.keys(fields).length ? total - (mode ? 1 : 0) : holders.length;
+  const modeText = mode === 'read' || mode === 'write' ? ` (${mode} lock)` : '';
+  const details: Record<string, string> = { holders: holders.map((h) => `${h}=${fields[h]}`).join(', ') };
+  if (holderCount > holders.length) details.holders += `, … ${holderCount - holders.length} more not read`;
+  if (mode) details.mode = mode;
+  if (holderCount > 1) {
+    return { format: 'redisson', label: `${holderCount} redisson holders${modeText}`, token: first, details };
+  }
+  const count = Number(fields[first]);
+  const reentry = count > 1 ? `, entered ${count}×` : '';
+  const one = redissonHolderLabel(first);
+  return { format: 'redisson', label: `${one.label}${reentry}${modeText || writeText(first)}`, token: first, details: { ...details, ...one.details } };
+}
+
+function decodeSemaphore(key: string, members: { member: string; score: number }[], total = members.length): Holder {
   const acquired = (score: number) => (Number.isFinite(score) && score > 1e12 ? new Date(score).toISOString() : String(score));
   const details: Record<string, string> = {};
   for (const { member, score } of members) details[member] = acquired(score);
@@ -100,32 +127,41 @@ function decodeSemaphore(key: string, members: { member: string; score: number }
   const format = looksLikeSemaphore ? 'redis-semaphore' : 'zset';
   const first = members[0];
   if (!first) return { format, label: 'no holders', details };
-  const label = members.length === 1 ? `${format} ${short(first.member)}` : `${members.length} holders: ${members.slice(0, 2).map((m) => short(m.member)).join(', ')}${members.length > 2 ? ', …' : ''}`;
+  const label = total === 1 ? `${format} ${short(first.member)}` : `${total} holders: ${members.slice(0, 2).map((m) => short(m.member)).join(', ')}${total > 2 ? ', …' : ''}`;
   return { format, label, token: first.member, details };
 }
 
 export function decodeHolder(key: string, value: LockValue): Holder {
   switch (value.kind) {
-    case 'string':
-      return decodeStringHolder(key, value.value);
+    case 'string': {
+      const holder = decodeStringHolder(key, value.value);
+      // Only the start of a long value was read: it cannot be presented as the token.
+      if (value.length === undefined || value.length <= bytes(value.value)) return holder;
+      return { format: holder.format, label: `${clip(value.value, 40)} (${value.length} bytes, cut)` };
+    }
     case 'hash':
-      return decodeRedisson(value.fields);
+      return decodeRedisson(value.fields, value.total);
     case 'zset':
-      return decodeSemaphore(key, value.members);
+      return decodeSemaphore(key, value.members, value.total);
     case 'other':
-      return { format: 'unknown', label: `${value.type} (value not read)` };
+      return { format: 'unknown', label: `${value.type}: not a type any lock library uses (value not read)` };
   }
 }
 
-/** The raw value as one string: the string itself, or JSON for a hash or zset. */
+/** A string value's length as Redis counts it (STRLEN: bytes), to tell whether all of it was read. */
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+const more = (total: number | undefined, shown: number, what: string) => (total !== undefined && total > shown ? ` … ${total - shown} more ${what} not read` : '');
+
+/** The raw value as one string: the string itself, or JSON for a hash or zset; a cut value says how much is missing. */
 export function renderRaw(value: LockValue): string {
   switch (value.kind) {
     case 'string':
-      return value.value;
+      return value.value + more(value.length, bytes(value.value), 'bytes');
     case 'hash':
-      return JSON.stringify(value.fields);
+      return JSON.stringify(value.fields) + more(value.total, Object.keys(value.fields).length, 'fields');
     case 'zset':
-      return JSON.stringify(Object.fromEntries(value.members.map((m) => [m.member, m.score])));
+      return JSON.stringify(Object.fromEntries(value.members.map((m) => [m.member, m.score]))) + more(value.total, value.members.length, 'members');
     case 'other':
       return `(${value.type})`;
   }
@@ -133,7 +169,10 @@ export function renderRaw(value: LockValue): string {
 
 /** The holder a presented token stands for, for the audit record ("old holder"). */
 export function holderFromToken(key: string, type: string, token: string): Holder {
-  if (type === 'hash') return decodeRedisson({ [token]: '1' });
+  if (type === 'hash') {
+    const one = redissonHolderLabel(token);
+    return { format: 'redisson', label: one.label + writeText(token), token, details: one.details };
+  }
   if (type === 'zset') return decodeSemaphore(key, [{ member: token, score: Number.NaN }]);
   return decodeStringHolder(key, token);
 }
@@ -145,11 +184,15 @@ export function pairs(flat: readonly string[]): [string, string][] {
   return out;
 }
 
-/** Rebuilds a LockValue from a flat reply `[type, ...payload]` (the guarded scripts' snapshot). */
+/**
+ * Rebuilds a LockValue from a flat reply `[type, size, ...payload]` (the guarded scripts' bounded
+ * snapshot: size is STRLEN, HLEN or ZCARD; the payload is at most what bounded-read.ts allows).
+ */
 export function valueFromSnapshot(snapshot: readonly string[]): LockValue {
-  const [type = 'none', ...rest] = snapshot;
-  if (type === 'string') return { kind: 'string', value: rest[0] ?? '' };
-  if (type === 'hash') return { kind: 'hash', fields: Object.fromEntries(pairs(rest)) };
-  if (type === 'zset') return { kind: 'zset', members: pairs(rest).map(([member, score]) => ({ member, score: Number(score) })) };
+  const [type = 'none', size = '0', ...rest] = snapshot;
+  const total = Number(size);
+  if (type === 'string') return { kind: 'string', value: rest[0] ?? '', length: total };
+  if (type === 'hash') return { kind: 'hash', fields: Object.fromEntries(pairs(rest)), total };
+  if (type === 'zset') return { kind: 'zset', members: pairs(rest).map(([member, score]) => ({ member, score: Number(score) })), total };
   return { kind: 'other', type };
 }

@@ -29,6 +29,7 @@ export { parseLockwiseToken } from './holders';
 export { DEFAULT_COUNT, DEFAULT_PATTERNS, DEFAULT_ROW_CAP } from './scan';
 export { EXPIRING_FLOOR_MS, EXPIRING_FRACTION } from './states';
 export { formatTtl } from './format';
+export { escapeControlChars } from './display-text';
 export { BROWSE_ACL_RULES, RELEASE_ACL_RULES } from './acl';
 
 /** connect() only says "Connection is closed"; the 'error' event before it has the cause. */

@@ -1,9 +1,11 @@
 // The listing: SCAN MATCH per pattern on every master (never replicas, never KEYS), duplicates removed,
-// a row cap, an optional pause between batches, and per SCAN batch one pipeline of TYPE + PTTL + GET (+ the
-// fence candidates) and, only for hash/zset keys, a second one with HGETALL / ZRANGE WITHSCORES.
+// a row cap, an optional pause between batches, and per SCAN batch one pipeline of TYPE + PTTL + STRLEN +
+// GETRANGE (+ the fence candidates) and, only for hash/zset keys, a second one with HLEN + HRANDFIELD +
+// HGET mode / ZCARD + ZRANGE: every value read is bounded (bounded-read.ts).
 import type Redis from 'ioredis';
 import { LockwiseError } from './errors';
 import { fenceCandidates, isFenceValue, redissonFenceKey } from './fences';
+import { HASH_FIELDS_READ, STRING_BYTES_READ, ZSET_MEMBERS_READ } from './bounded-read';
 import { decodeHolder, pairs, renderRaw, type LockValue } from './holders';
 import { applyStates, goneRows } from './states';
 import type { ListOptions, ListResult, LockRow } from './types';
@@ -11,8 +13,6 @@ import type { ListOptions, ListResult, LockRow } from './types';
 export const DEFAULT_PATTERNS = ['lock:*', 'mutex:*', 'semaphore:*', 'redlock:*'];
 export const DEFAULT_COUNT = 1000;
 export const DEFAULT_ROW_CAP = 5000;
-/** Members read from a zset lock (a semaphore); bounded so a huge zset cannot make a slow command. */
-export const ZSET_MEMBERS_READ = 100;
 
 /** One master to scan; `client` is absent when it could not be reached (then `error` says why). */
 export interface MasterNode {
@@ -71,13 +71,20 @@ function noteError(c: Collector, node: string, error: LockwiseError): void {
   if (!c.errors.has(id)) c.errors.set(id, { node, error });
 }
 
-function readValue(type: string, reply: [Error | null, unknown] | undefined, getReply: [Error | null, unknown]): LockValue | undefined {
-  if (type === 'string') return typeof getReply[1] === 'string' ? { kind: 'string', value: getReply[1] } : undefined;
-  if (!reply || reply[0]) return undefined;
-  // ioredis turns HGETALL's flat reply into an object already.
-  if (type === 'hash') return { kind: 'hash', fields: Array.isArray(reply[1]) ? Object.fromEntries(pairs(reply[1])) : (reply[1] as Record<string, string>) };
-  if (type === 'zset') return { kind: 'zset', members: pairs(reply[1] as string[]).map(([member, score]) => ({ member, score: Number(score) })) };
-  return { kind: 'other', type };
+type Replies = [Error | null, unknown][];
+
+/** The value from its bounded replies: [STRLEN, GETRANGE] for a string, [HLEN, HRANDFIELD, HGET mode] or [ZCARD, ZRANGE]. */
+function readValue(type: string, replies: Replies): LockValue | undefined {
+  if (type !== 'string' && type !== 'hash' && type !== 'zset') return { kind: 'other', type }; // a list, set, stream...: not read
+  if (replies.some(([err]) => err)) return undefined;
+  const [size, payload, mode] = replies.map(([, v]) => v);
+  if (type === 'string') return typeof payload === 'string' ? { kind: 'string', value: payload, length: Number(size) } : undefined;
+  if (type === 'hash') {
+    const fields = Object.fromEntries(pairs(payload as string[]));
+    if (typeof mode === 'string') fields.mode = mode;
+    return { kind: 'hash', fields, total: Number(size) };
+  }
+  return { kind: 'zset', members: pairs(payload as string[]).map(([member, score]) => ({ member, score: Number(score) })), total: Number(size) };
 }
 
 /** Reads TYPE, PTTL, value and fence of a batch of keys that all live on `node`. */
@@ -86,44 +93,47 @@ async function readBatch(ctx: ScanContext, c: Collector, node: MasterNode & { cl
   const candidates = keys.map((k) => fenceCandidates(k, 'string'));
   const first = node.client.pipeline();
   keys.forEach((key, i) => {
-    first.type(key).pttl(key).get(key);
+    first.type(key).pttl(key).strlen(key).getrange(key, 0, STRING_BYTES_READ - 1);
     for (const f of candidates[i]!.filter(local)) first.get(f);
   });
   const r1 = await exec(first);
 
   let at = 0;
-  const readable: { key: string; type: string; pttl: number; get: [Error | null, unknown]; fences: [string, [Error | null, unknown]][]; remote: string[] }[] = [];
+  const readable: { key: string; type: string; pttl: number; string: Replies; fences: [string, [Error | null, unknown]][]; remote: string[] }[] = [];
   keys.forEach((key, i) => {
-    const [typeReply, pttlReply, getReply] = [r1[at]!, r1[at + 1]!, r1[at + 2]!];
+    const [typeReply, pttlReply] = [r1[at]!, r1[at + 1]!];
+    const string = [r1[at + 2]!, r1[at + 3]!];
     const here = candidates[i]!.filter(local);
-    const fences = here.map((f, j): [string, [Error | null, unknown]] => [f, r1[at + 3 + j]!]);
-    at += 3 + here.length;
+    const fences = here.map((f, j): [string, [Error | null, unknown]] => [f, r1[at + 4 + j]!]);
+    at += 4 + here.length;
     const err = typeReply[0] ?? pttlReply[0];
     if (err) return noteError(c, node.name, ctx.explain(err, node.name)); // e.g. an ACL that denies this key
     if (typeReply[1] === 'none') return; // expired between SCAN and now
-    readable.push({ key, type: String(typeReply[1]), pttl: Number(pttlReply[1]), get: getReply, fences, remote: candidates[i]!.filter((f) => !local(f)) });
+    readable.push({ key, type: String(typeReply[1]), pttl: Number(pttlReply[1]), string, fences, remote: candidates[i]!.filter((f) => !local(f)) });
   });
 
   // Second round trip only for the (rare) hash and zset locks.
   const complex = readable.filter((p) => p.type === 'hash' || p.type === 'zset');
-  const r2 = new Map<string, [Error | null, unknown]>();
+  const r2 = new Map<string, Replies>();
   if (complex.length) {
     const second = node.client.pipeline();
     for (const p of complex) {
       // The Redisson counter shares the lock's slot by construction (same hash tag).
-      if (p.type === 'hash') second.hgetall(p.key).get(redissonFenceKey(p.key));
-      else second.zrange(p.key, 0, String(ZSET_MEMBERS_READ - 1), 'WITHSCORES');
+      if (p.type === 'hash') second.hlen(p.key).hrandfield(p.key, HASH_FIELDS_READ, 'WITHVALUES').hget(p.key, 'mode').get(redissonFenceKey(p.key));
+      else second.zcard(p.key).zrange(p.key, 0, String(ZSET_MEMBERS_READ - 1), 'WITHSCORES');
     }
     const r = await exec(second);
     let j = 0;
     for (const p of complex) {
-      r2.set(p.key, r[j++]!);
+      const n = p.type === 'hash' ? 3 : 2;
+      r2.set(p.key, r.slice(j, j + n));
+      j += n;
       if (p.type === 'hash') p.fences.push([redissonFenceKey(p.key), r[j++]!]);
     }
   }
 
   for (const p of readable) {
-    const value = readValue(p.type, r2.get(p.key), p.get);
+    const value = readValue(p.type, p.type === 'string' ? p.string : (r2.get(p.key) ?? []));
     if (!value) {
       noteError(c, node.name, new LockwiseError('server', `Could not read the value of ${p.key} on ${node.name}.`, 'It may have changed type or been moved; refresh.'));
       continue;

@@ -84,7 +84,8 @@ export interface ListResult {
 
 /** Guarded release result, redsync convention: 1 released, 0 token changed, -1 already gone. */
 export type GuardedResult =
-  | { outcome: 'released' | 'extended' }
+  /** remainingHolders: a Redisson read-write lock's other holders, who keep it. */
+  | { outcome: 'released' | 'extended'; remainingHolders?: number }
   | { outcome: 'token-changed'; currentHolder: Holder; currentRaw: string }
   | { outcome: 'gone' };
 

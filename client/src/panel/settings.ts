@@ -67,7 +67,7 @@ export interface PanelSettings {
   /** One tree connection node per target. Passwords are never part of settings. */
   targets: ConnectionTarget[];
   list: Required<Pick<ListOptions, 'patterns' | 'count' | 'rowCap'>>;
-  /** Add the key globs the language server found in the workspace to the SCAN patterns. */
+  /** Add the key globs the language server found in the workspace to the SCAN patterns (never when untrusted). */
   useLockSiteGlobs: boolean;
   refreshMs: number;
   /** Whether release/extend may run at all, and if not, why (shown to the user). */
@@ -145,7 +145,8 @@ export function readPanelSettings(source: ConfigurationSource, trusted: boolean)
   return {
     targets,
     list: { patterns: read('patterns'), count: read('scanCount'), rowCap: read('rowCap') },
-    useLockSiteGlobs: read('useLockSiteGlobs'),
+    // The code of an untrusted workspace must not decide what is scanned on a Redis.
+    useLockSiteGlobs: trusted && read('useLockSiteGlobs'),
     refreshMs: read('refreshSeconds') * 1000,
     writes,
     problems,
