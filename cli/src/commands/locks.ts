@@ -9,8 +9,8 @@ import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionFromArgs, positiveInt } 
 const HELP = `Usage: lockwise locks [options]
 
 Lists the Redis locks held right now: key, type, time to live, state, holder
-(decoded: Lockwise, redlock, redis-semaphore, Redisson, python-redis-lock,
-pottery, redsync, Spring, JSON, plain) and fencing counter. Uses SCAN on every
+(decoded where the value shows it: Lockwise, redis-semaphore, Redisson,
+python-redis-lock, pottery, JSON; else "token" or plain) and fencing counter. Uses SCAN on every
 master (never KEYS) and only reads.
 
 Options:
