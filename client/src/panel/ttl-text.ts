@@ -27,3 +27,18 @@ export function ttlText(pttl: number, readAt: number, now: number): string {
   if (left === undefined) return 'gone';
   return left === 0 ? 'expired' : formatTtl(left);
 }
+
+/** Local time of day, "12:03:41": when rows were read, history entries. */
+export function clockTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** How long a holder has been seen, in whole minutes ("<1m", "12m", "2h 13m", "3d 04h"), so it changes at most once a minute. */
+export function formatHeld(ms: number): string {
+  const m = Math.floor(ms / 60_000);
+  if (m < 1) return '<1m';
+  if (m < 60) return `${m}m`;
+  if (m < 1440) return `${Math.floor(m / 60)}h ${pad(m % 60)}m`;
+  return `${Math.floor(m / 1440)}d ${pad(Math.floor((m % 1440) / 60))}h`;
+}
