@@ -42,6 +42,8 @@ test('status bar: hidden when not browsing; lock count and locks without expiry;
   assert.equal(down.text, '$(debug-disconnect) Redis: 1 of 2 disconnected');
   assert.match(down.tooltip, /b: reconnecting \(Connection refused\.\)/);
   assert.equal(statusText([conn('a', { phase: 'connecting' }, false)], true)!.text, '$(loading~spin) Redis: connecting');
+  const refused = statusText([conn('a', { phase: 'auth-failed', error: 'Authentication failed for user "default".' }, false)], true)!;
+  assert.deepEqual([refused.text, refused.severity], ['$(debug-disconnect) Redis: disconnected', 'warning']);
 });
 
 test('backoff grows from 1 s, is capped at 30 s, and is jittered downwards by at most a quarter', () => {

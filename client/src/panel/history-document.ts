@@ -40,7 +40,7 @@ export async function showLockHistory(connections: ConnectionView[], lock?: { ke
   }
   if (!pick) return;
   // One document per connection and key; its text is replaced each time it is shown.
-  const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${encodeURIComponent(pick.track.key)}.history`, query: encodeURIComponent(pick.connection.target.id) });
+  const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${escapeControlChars(pick.track.key).replace(/\//g, '∕')}.history`, query: encodeURIComponent(pick.connection.target.id) });
   texts.set(uri.toString(), historyText(pick.track, pick.connection.target.label, Date.now()));
   changed.fire(uri);
   await vscode.window.showTextDocument(uri, { preview: true });

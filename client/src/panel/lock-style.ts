@@ -19,7 +19,7 @@ export const STATE_ICONS: Record<LockState, IconData> = {
 };
 
 /** Same holder for longer than lockwise.redis.heldLongMinutes: possibly a watchdog alive while its work hangs. */
-export const HELD_LONG_ICON: IconData = { id: 'history', color: 'problemsWarningIcon.foreground' };
+const HELD_LONG_ICON: IconData = { id: 'history', color: 'problemsWarningIcon.foreground' };
 /** Stale rows keep their state's symbol, dimmed: what was true when read, not now. */
 const STALE_COLOR = 'disabledForeground';
 

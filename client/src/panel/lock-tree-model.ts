@@ -10,7 +10,7 @@ import { rowFilter } from './lock-filter';
 import { lockIcon, type IconData } from './lock-style';
 import { lockTooltip, connectionTooltip, messageTooltip } from './tooltips';
 import { isStale, type ConnectionView, type PanelView } from './panel-state';
-import { clockTime, formatDuration, formatHeld, ttlText } from './ttl-text';
+import { clockTime, formatDuration, formatHeld, rowTtlText } from './ttl-text';
 
 export type Severity = 'info' | 'warning' | 'error';
 
@@ -151,7 +151,7 @@ const MESSAGE_ICONS: Record<Severity, IconData> = {
 function lockDescription(node: Extract<PanelNode, { kind: 'lock' }>, now: number): string {
   const { row, readAt, stale, track } = node;
   // A stale row keeps the TTL it had when read: counting down would pretend to know it is still held.
-  const ttl = ttlText(row.pttl, readAt, stale ? readAt : now);
+  const ttl = rowTtlText(row.pttl, readAt, stale ? readAt : now);
   const parts = [row.state === 'renewed' ? `${ttl} ↻` : ttl];
   if (track?.heldLong) parts.push(`held ${formatHeld(now - track.since)}`);
   parts.push(shown(row.holder.label));

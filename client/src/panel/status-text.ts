@@ -11,7 +11,7 @@ export interface StatusData {
 /** Undefined when nothing is being browsed: the item is hidden then. */
 export function statusText(connections: readonly ConnectionView[], active: boolean): StatusData | undefined {
   if (!active || connections.length === 0) return undefined;
-  const down = connections.filter((c) => c.status.phase === 'reconnecting');
+  const down = connections.filter((c) => c.status.phase === 'reconnecting' || c.status.phase === 'auth-failed');
   const connecting = connections.some((c) => c.status.phase === 'connecting');
   const rows = connections.flatMap((c) => c.listing?.result.rows ?? []);
   const noExpiry = rows.filter((r) => r.state === 'no-expiry').length;

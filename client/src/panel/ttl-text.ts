@@ -20,6 +20,20 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(s / 86_400)}d ${pad(Math.floor((s % 86_400) / 3600))}h`;
 }
 
+/**
+ * The TTL as a row shows it, in steps: tenths of a second in the last 10 s, 5 s steps up to a minute,
+ * 10 s steps up to an hour, minutes beyond. Each change re-renders the row, and VS Code closes a row's
+ * tooltip whenever it re-renders, so a row that changed every second could never show its tooltip. The
+ * exact PTTL is in the tooltip.
+ */
+export function rowTtlText(pttl: number, readAt: number, now: number): string {
+  const left = remainingMs(pttl, readAt, now);
+  if (left === undefined || left === 0 || left < 10_000 || left >= 3_600_000) return ttlText(pttl, readAt, now);
+  if (left < 60_000) return `${Math.floor(left / 5_000) * 5} s`;
+  const s = Math.floor(left / 10_000) * 10;
+  return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+}
+
 /** The TTL part of a lock's description: "12.0 s", "NO EXPIRY", "expired" (counted to zero, not re-read yet), "gone". */
 export function ttlText(pttl: number, readAt: number, now: number): string {
   if (pttl === -1) return 'NO EXPIRY';

@@ -81,6 +81,42 @@ export class Workbench {
     return row;
   }
 
+  /** True when the element's text is wider than its box (shown cut off with an ellipsis). */
+  isCutOff(locator: Locator): Promise<boolean> {
+    return locator.evaluate((el) => el.scrollWidth > el.clientWidth);
+  }
+
+  /** The element's computed text colour and the theme colour `variable`, both as "r, g, b" (alpha dropped). */
+  colours(locator: Locator, variable: string): Promise<{ element: string; theme: string }> {
+    return locator.evaluate((el, name) => {
+      const win = el.ownerDocument.defaultView;
+      const rgb = (colour: string): string => {
+        const probe = el.ownerDocument.createElement('div');
+        probe.style.color = colour;
+        el.ownerDocument.body.appendChild(probe);
+        const value = (win.getComputedStyle(probe).color.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).join(', ');
+        probe.remove();
+        return value;
+      };
+      const theme = win.getComputedStyle(el.ownerDocument.querySelector('.monaco-workbench')).getPropertyValue(name).trim();
+      return { element: rgb(win.getComputedStyle(el).color), theme: theme ? rgb(theme) : '' };
+    }, variable);
+  }
+
+  /**
+   * Hovers a row of the Redis Locks view until its tooltip shows and matches `match`; returns its text.
+   * The pointer leaves and comes back between attempts, as a person would do.
+   */
+  async hoverTooltip(label: string, match: RegExp): Promise<string> {
+    const hover = this.page.locator('.monaco-hover, .workbench-hover').filter({ hasText: match }).first();
+    return waitFor(async () => {
+      await this.page.mouse.move(0, 0);
+      await (await this.lockRow(label)).locator('.label-name').first().hover();
+      if (!(await hover.waitFor({ state: 'visible', timeout: 4_000 }).then(() => true, () => false))) return undefined;
+      return hover.innerText();
+    }, `the tooltip of ${label} matching ${match}`, { timeoutMs: 30_000, intervalMs: 100 });
+  }
+
   /**
    * Picks an entry of the code action menu (lightbulb, Refactor...) with the arrow keys and Enter, as the
    * menu expects: a pointer block over the editor swallows synthetic clicks on its rows.
