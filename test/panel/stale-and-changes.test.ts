@@ -134,6 +134,12 @@ test('re-rendering: a refresh with the same rows re-renders nothing; a tick only
   const pay1 = again.rows.find((r) => r.key === 'lock:pay:1')!;
   for (const row of again.rows) row.pttl = result.rows.find((r) => r.key === row.key)!.pttl;
   assert.deepEqual(items.replace(buildTree(view(again, readAt)), readAt), []);
+  // Tooltips are resolved on hover: a tooltip that changed (here: history rows added) re-renders nothing either.
+  const history = new LockHistory();
+  history.observe(again, readAt);
+  const withHistory = buildTree(view(again, readAt, { history }));
+  assert.match(renderNode(lockNode(withHistory, 'lock:pay:1'), readAt).tooltip!, /History \(while the view is open\)/);
+  assert.deepEqual(items.replace(withHistory, readAt), []);
 
   // A step (5 s) later every finite TTL under a minute shows a new figure; the lock without expiry does not.
   const ticked = items.tick(readAt + 5_001);

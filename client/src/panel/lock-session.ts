@@ -214,7 +214,7 @@ export class LockSession {
       const attempt = (slot.status.attempt ?? 0) + 1;
       const error = err instanceof Error ? err.message : String(err);
       const text = { error, summary: firstSentence(error) };
-      slot.status = AUTH_FAILURES.has((err as { kind?: string }).kind ?? '')
+      slot.status = AUTH_FAILURES.has((err as { kind?: string } | undefined)?.kind ?? '')
         ? { phase: 'auth-failed', ...text, attempt }
         : { phase: 'reconnecting', ...text, attempt, retryAt: Date.now() + backoffDelay(attempt) };
     }

@@ -42,7 +42,7 @@ export interface TreeItemData {
   id: string;
   label: string;
   description?: string;
-  /** Markdown. */
+  /** Markdown. Resolved when the item is hovered, so it is not part of what decides a re-render. */
   tooltip?: string;
   icon: IconData;
   contextValue: ContextValue;

@@ -2,7 +2,7 @@
 // (strings), so identities stay stable across rebuilds, and only items whose text changed are
 // re-rendered (on a refresh and on the countdown tick), so tooltips stay open.
 import * as vscode from 'vscode';
-import { buildTree, childrenOf, type PanelNode } from './lock-tree-model';
+import { buildTree, childrenOf, renderNode, type PanelNode } from './lock-tree-model';
 import type { PanelView } from './panel-state';
 import { RenderedItems, type TreeChange } from './tree-changes';
 
@@ -47,10 +47,15 @@ export class LockTreeProvider implements vscode.TreeDataProvider<string>, vscode
     item.description = data.description;
     item.contextValue = data.contextValue;
     item.iconPath = new vscode.ThemeIcon(data.icon.id, data.icon.color ? new vscode.ThemeColor(data.icon.color) : undefined);
-    if (data.tooltip) {
-      // Not trusted: text from Redis must not be able to run commands through links.
-      item.tooltip = new vscode.MarkdownString(data.tooltip);
-    }
+    return item;
+  }
+
+  /** The tooltip, computed when the row is hovered: current, and never the reason for a re-render. */
+  resolveTreeItem(item: vscode.TreeItem, id: string): vscode.TreeItem {
+    const node = this.items.current.nodes.get(id);
+    const tooltip = node ? renderNode(node, Date.now()).tooltip : undefined;
+    // Not trusted: text from Redis must not be able to run commands through links.
+    if (tooltip) item.tooltip = new vscode.MarkdownString(tooltip);
     return item;
   }
 

@@ -1,4 +1,5 @@
 // The status bar item's content as plain data: connection state at a glance, problems first.
+import { escapeControlChars } from '../locks/display-text';
 import type { ConnectionView } from './panel-state';
 
 export interface StatusData {
@@ -15,7 +16,8 @@ export function statusText(connections: readonly ConnectionView[], active: boole
   const connecting = connections.some((c) => c.status.phase === 'connecting');
   const rows = connections.flatMap((c) => c.listing?.result.rows ?? []);
   const noExpiry = rows.filter((r) => r.state === 'no-expiry').length;
-  const lines = connections.map((c) => `${c.target.label}: ${c.status.phase}${c.status.error ? ` (${c.status.error})` : ''}`);
+  // An error can quote a Redis reply: its control characters are escaped like every text from Redis.
+  const lines = connections.map((c) => `${c.target.label}: ${c.status.phase}${c.status.error ? ` (${escapeControlChars(c.status.error)})` : ''}`);
   const tooltip = ['Lockwise Redis Locks', ...lines].join('\n');
 
   if (down.length > 0) {

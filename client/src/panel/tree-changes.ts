@@ -1,12 +1,14 @@
-// Which tree items the view must re-fetch: only those whose rendering changed since VS Code last got
-// them. Re-rendering an item closes its tooltip, so re-rendering every row on every refresh and every
-// second (as the countdown used to) meant tooltips never appeared. vscode-free, so it can be tested.
+// Which tree items the view must re-fetch: only those whose label, description, icon or menus changed
+// since VS Code last got them. Re-rendering an item closes its tooltip, so re-rendering every row on
+// every refresh and every second (as the countdown used to) meant tooltips never appeared. Tooltips
+// are resolved when hovered, so a changed PTTL or history does not re-render a row. vscode-free.
 import { renderNode, type PanelTree, type TreeItemData } from './lock-tree-model';
 
 /** 'all': the shape of the tree changed (rows came or went); otherwise the ids to re-render. */
 export type TreeChange = 'all' | string[];
 
-const signature = (data: TreeItemData) => JSON.stringify(data);
+/** What the row shows without hovering. The tooltip is resolved on hover (and again after each re-render). */
+const signature = ({ tooltip: _tooltip, ...shown }: TreeItemData) => JSON.stringify(shown);
 
 function sameShape(a: PanelTree, b: PanelTree): boolean {
   const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((id, i) => id === y[i]);

@@ -88,18 +88,20 @@ export class Workbench {
 
   /** The element's computed text colour and the theme colour `variable`, both as "r, g, b" (alpha dropped). */
   colours(locator: Locator, variable: string): Promise<{ element: string; theme: string }> {
+    // No named functions inside: the test runner's transpiler would wrap them in a helper the page lacks.
     return locator.evaluate((el, name) => {
-      const win = el.ownerDocument.defaultView;
-      const rgb = (colour: string): string => {
-        const probe = el.ownerDocument.createElement('div');
+      const doc = el.ownerDocument;
+      const win = doc.defaultView;
+      const theme = win.getComputedStyle(doc.querySelector('.monaco-workbench')).getPropertyValue(name).trim();
+      const out: string[] = [];
+      for (const colour of [win.getComputedStyle(el).color, theme]) {
+        const probe = doc.createElement('div');
         probe.style.color = colour;
-        el.ownerDocument.body.appendChild(probe);
-        const value = (win.getComputedStyle(probe).color.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).join(', ');
+        doc.body.appendChild(probe);
+        out.push(colour ? (win.getComputedStyle(probe).color.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).join(', ') : '');
         probe.remove();
-        return value;
-      };
-      const theme = win.getComputedStyle(el.ownerDocument.querySelector('.monaco-workbench')).getPropertyValue(name).trim();
-      return { element: rgb(win.getComputedStyle(el).color), theme: theme ? rgb(theme) : '' };
+      }
+      return { element: out[0]!, theme: out[1]! };
     }, variable);
   }
 
@@ -109,12 +111,25 @@ export class Workbench {
    */
   async hoverTooltip(label: string, match: RegExp): Promise<string> {
     const hover = this.page.locator('.monaco-hover, .workbench-hover').filter({ hasText: match }).first();
-    return waitFor(async () => {
+    const text = await waitFor(async () => {
       await this.page.mouse.move(0, 0);
       await (await this.lockRow(label)).locator('.label-name').first().hover();
       if (!(await hover.waitFor({ state: 'visible', timeout: 4_000 }).then(() => true, () => false))) return undefined;
       return hover.innerText();
     }, `the tooltip of ${label} matching ${match}`, { timeoutMs: 30_000, intervalMs: 100 });
+    await this.dismissHovers();
+    return text;
+  }
+
+  /** Moves the pointer off the views and waits until no hover is open (a tree tooltip opens over the side bar's sash). */
+  async dismissHovers(): Promise<void> {
+    await this.page.mouse.move(0, 0);
+    const open = this.page.locator('.monaco-hover:visible, .workbench-hover:visible');
+    await waitFor(async () => {
+      if ((await open.count()) === 0) return true;
+      await this.page.keyboard.press('Escape');
+      return false;
+    }, 'every hover to close', { intervalMs: 200 });
   }
 
   /**
@@ -155,6 +170,7 @@ export class Workbench {
 
   /** Drags the sash on the side bar's right edge so it is `width` pixels wide (long descriptions fit). */
   async resizeSideBar(width: number): Promise<void> {
+    await this.dismissHovers();
     const bar = await this.page.locator('.part.sidebar').boundingBox();
     if (!bar) throw new Error('the side bar is not shown');
     const y = bar.y + bar.height / 2;
