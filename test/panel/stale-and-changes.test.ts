@@ -134,12 +134,23 @@ test('re-rendering: a refresh with the same rows re-renders nothing; a tick only
   const pay1 = again.rows.find((r) => r.key === 'lock:pay:1')!;
   for (const row of again.rows) row.pttl = result.rows.find((r) => r.key === row.key)!.pttl;
   assert.deepEqual(items.replace(buildTree(view(again, readAt)), readAt), []);
-  // Tooltips are resolved on hover: a tooltip that changed (here: history rows added) re-renders nothing either.
+  // Tooltips are resolved on hover: what they say about PTTL, read time and counts re-renders nothing;
+  // a new history entry does (the tooltip VS Code resolved once would miss it).
   const history = new LockHistory();
-  history.observe(again, readAt);
+  history.observe(result, readAt);
+  items.replace(buildTree(view(again, readAt, { history })), readAt);
+  for (const id of [...items.current.nodes.keys()]) items.render(id, readAt);
+  history.observe(again, readAt + 500);
   const withHistory = buildTree(view(again, readAt, { history }));
   assert.match(renderNode(lockNode(withHistory, 'lock:pay:1'), readAt).tooltip!, /History \(while the view is open\)/);
-  assert.deepEqual(items.replace(withHistory, readAt), []);
+  assert.deepEqual(items.replace(withHistory, readAt), [], 'counts and PTTL do not re-render');
+  await client.set('lock:pay:1', 'pay-worker#9', 'PX', 60_000);
+  const changedHands = await core.list({ previous: again.rows });
+  history.observe(changedHands, readAt + 1_000);
+  for (const row of changedHands.rows) row.pttl = again.rows.find((r) => r.key === row.key)?.pttl ?? row.pttl;
+  changedHands.rows.find((r) => r.key === 'lock:pay:1')!.holder = pay1.holder;
+  assert.deepEqual(items.replace(buildTree(view(changedHands, readAt, { history })), readAt), [lockNode(items.current, 'lock:pay:1').id]);
+  for (const id of [...items.current.nodes.keys()]) items.render(id, readAt);
 
   // A step (5 s) later every finite TTL under a minute shows a new figure; the lock without expiry does not.
   const ticked = items.tick(readAt + 5_001);

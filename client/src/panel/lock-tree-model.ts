@@ -44,6 +44,11 @@ export interface TreeItemData {
   description?: string;
   /** Markdown. Resolved when the item is hovered, so it is not part of what decides a re-render. */
   tooltip?: string;
+  /**
+   * Changes when the tooltip gains something worth re-rendering for (a new history entry), so the
+   * tooltip VS Code resolved once per rendering does not stay behind; PTTL and counts do not.
+   */
+  tooltipVersion?: number;
   icon: IconData;
   contextValue: ContextValue;
   collapsible: 'none' | 'collapsed' | 'expanded';
@@ -219,6 +224,7 @@ export function renderNode(node: PanelNode, now: number): TreeItemData {
         label: shown(node.row.key),
         description: lockDescription(node, now),
         tooltip: lockTooltip(node, now),
+        tooltipVersion: node.track?.entries.length,
         icon: lockIcon(node.row.state, { stale: node.stale, heldLong: node.track?.heldLong === true }),
         contextValue: lockContext(node),
         collapsible: 'none',
