@@ -86,7 +86,7 @@ export function lockTooltip(node: Extract<PanelNode, { kind: 'lock' }>, now: num
   if (track?.heldLong) {
     parts.push(
       `**Held long:** the same holder has kept this lock for ${formatHeld(now - track.since)} ` +
-        `(over ${Math.round(node.heldLongMs / 60_000)} minutes, \`lockwise.redis.heldLongMinutes\`). A watchdog that ` +
+        `(over ${formatHeld(node.heldLongMs)}, \`lockwise.redis.heldLongMinutes\`). A watchdog that ` +
         'keeps renewing while its work hangs makes a lock that never frees: check the holder.',
     );
   }
