@@ -40,6 +40,7 @@ before(async () => {
   mkdirSync(README_IMAGES, { recursive: true });
   redis = await startRedis({ args: ['--requirepass', PASSWORD] });
   seed = new Redis(redis.port, '127.0.0.1', { password: PASSWORD, lazyConnect: true });
+  seed.on('error', () => undefined); // the stale-rows step takes this server down on purpose
   await seed.connect();
   workspace = mkdtempSync(join(tmpdir(), 'lockwise-e2e-ws-'));
   cpSync(FIXTURE_WORKSPACE, workspace, { recursive: true });
@@ -155,7 +156,7 @@ function shownTtlMs(rowText: string): number {
   return (Number(minutes[1]) * 60 + Number(minutes[2])) * 1000;
 }
 
-test('4. the Redis Locks view lists seeded locks with holder and TTL, flags a lock without expiry, counts down', async () => {
+test('4. the Redis Locks view lists seeded locks with TTL and holder, flags a lock without expiry, counts down, shows tooltips', async () => {
   await step(page, server, '4-redis-locks-view', async () => {
     await seed.set('lock:orders:42', 'checkout-api#4242', 'PX', 50_000);
     await seed.set('lock:reports:daily', 'report-worker#7');
@@ -163,61 +164,138 @@ test('4. the Redis Locks view lists seeded locks with holder and TTL, flags a lo
     await seed.set('lock:payouts:3', 'payout-runner#3', 'PX', 120_000);
 
     await page.locator('.activitybar .action-item a[aria-label^="Lockwise"]').click();
-    // The connection is configured, but without the password Redis answers nothing but NOAUTH.
-    await wb.lockRow('127.0.0.1');
+    // The connection is configured, but without the password Redis answers nothing but NOAUTH, and
+    // the view stops retrying until the password is set.
+    const connection = await wb.lockRow('127.0.0.1');
+    await waitFor(async () => /authentication failed|requires a password/.test(await connection.innerText()), 'the refused connection');
     assert.equal(await wb.lockRows().filter({ hasText: 'lock:' }).count(), 0, 'no lock is listed before the password is set');
+    await wb.lockRow('Not retrying: set the password');
     await wb.runCommand('Lockwise: Set Redis Password');
     await page.locator('.quick-input-widget input[type="password"]').waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press('Enter');
 
     const orders = await wb.lockRow('lock:orders:42');
+    // Whenever rows are listed, the connection row says how many: never "connecting".
+    assert.doesNotMatch(await (await wb.lockRow('127.0.0.1')).innerText(), /connecting/);
     const first = await orders.innerText();
-    assert.match(first, /checkout-api#4242/, 'the holder is shown');
+    assert.match(await orders.locator('.label-description').first().innerText(), /^\d+(\.\d)? s · checkout-api#4242$/, 'TTL first, then the holder');
     const forever = await wb.lockRow('lock:reports:daily');
-    assert.match(await forever.innerText(), /report-worker#7[\s\S]*NO EXPIRY/);
+    assert.equal(await forever.locator('.label-description').first().innerText(), 'NO EXPIRY · report-worker#7');
     assert.equal(await forever.locator('.codicon-warning').count(), 1, 'the lock without expiry carries the warning icon');
     await waitFor(
       async () => shownTtlMs(await (await wb.lockRow('lock:orders:42')).innerText()) <= shownTtlMs(first) - 1000,
-      'the TTL of lock:orders:42 to count down by a second',
+      'the TTL of lock:orders:42 to count down (in 5 s steps above 10 s)',
     );
+    // Tooltips appear, on a row without countdown and on one that counts down.
+    await wb.hoverTooltip('lock:reports:daily', /This lock has no TTL/);
+    await wb.hoverTooltip('lock:orders:42', /Raw value:[\s\S]*checkout-api#4242/);
     await wb.resizeSideBar(560);
     await wb.screenshotOf('.part.sidebar', join(README_IMAGES, 'redis-locks-view.png'), { height: 260 });
   });
 });
 
-/**
- * Right-click the lock and choose "Release Lock..." until the confirmation shows. In CI runs the
- * per-second countdown re-render sometimes lost the menu activation (menu closed, no dialog); opening
- * the menu again is safe because nothing is released before the dialog is confirmed.
- */
-async function openReleaseConfirmation(key: string, dialog: ReturnType<Page['locator']>): Promise<void> {
+/** Right-click the lock and choose "Release Lock..." until its confirmation (a quick pick) shows. */
+async function openReleaseConfirmation(key: string): Promise<ReturnType<Page['locator']>> {
+  const confirmation = page.locator('.quick-input-widget').filter({ hasText: `Release lock ${key}?` });
   await waitFor(async () => {
-    if (await dialog.isVisible()) return true;
+    if (await confirmation.isVisible()) return true;
     await (await wb.lockRow(key)).click({ button: 'right' });
     await wb.contextMenu('Release Lock...');
-    return dialog.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false);
+    return confirmation.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false);
   }, `the release confirmation for ${key}`, { timeoutMs: 30_000, intervalMs: 200 });
+  return confirmation;
 }
 
-test('5. guarded release from the context menu asks first and removes the lock; a changed token removes nothing', async () => {
+/** Picks an entry of the open quick pick by moving the focus to it (ArrowDown) and pressing Enter. */
+async function pickQuickEntry(label: string): Promise<void> {
+  const focused = () => page.locator('.quick-input-widget .monaco-list-row.focused').first().innerText();
+  await waitFor(async () => {
+    if ((await focused()).startsWith(label)) return true;
+    await page.keyboard.press('ArrowDown');
+    return false;
+  }, `"${label}" to be focused in the quick pick`, { intervalMs: 100 });
+  await page.keyboard.press('Enter');
+}
+
+test('5. guarded release asks first with Cancel as the default, removes the lock; a changed token removes nothing', async () => {
   await step(page, server, '5-guarded-release', async () => {
     await wb.clearNotifications();
-    const dialog = page.locator('.monaco-dialog-box');
-    await openReleaseConfirmation('lock:invoices:9', dialog);
-    assert.match(await dialog.innerText(), /Release lock lock:invoices:9\?[\s\S]*billing#9/);
-    await dialog.locator('.monaco-button').filter({ hasText: /^Release$/ }).click();
+    let confirmation = await openReleaseConfirmation('lock:invoices:9');
+    assert.match(await confirmation.innerText(), /billing#9/);
+    // Enter right away keeps the lock.
+    await page.keyboard.press('Enter');
+    await confirmation.waitFor({ state: 'hidden', timeout: 10_000 });
+    assert.equal(await seed.get('lock:invoices:9'), 'billing#9', 'Enter did not delete');
+
+    confirmation = await openReleaseConfirmation('lock:invoices:9');
+    await pickQuickEntry('Release');
     await wb.waitForNotification(/released lock:invoices:9 \(was held by billing#9\)/, 'the release notification');
     assert.equal(await seed.exists('lock:invoices:9'), 0, 'the key is gone from Redis');
     await waitFor(async () => (await wb.lockRows().filter({ hasText: 'lock:invoices:9' }).count()) === 0, 'the row to go');
 
     await wb.clearNotifications();
-    await openReleaseConfirmation('lock:payouts:3', dialog);
-    assert.match(await dialog.innerText(), /payout-runner#3/);
+    confirmation = await openReleaseConfirmation('lock:payouts:3');
+    assert.match(await confirmation.innerText(), /payout-runner#3/);
     // Another process takes the lock over while the confirmation is open.
     await seed.set('lock:payouts:3', 'payout-runner#8', 'PX', 120_000);
-    await dialog.locator('.monaco-button').filter({ hasText: /^Release$/ }).click();
+    await pickQuickEntry('Release');
     await wb.waitForNotification(/lock:payouts:3 is now held by payout-runner#8[\s\S]*Nothing was removed/, 'the token-changed warning');
     assert.equal(await seed.get('lock:payouts:3'), 'payout-runner#8', 'the new holder keeps the lock');
+  });
+});
+
+test('6. Show Lock History lists what the view saw of a lock', async () => {
+  await step(page, server, '6-lock-history', async () => {
+    await waitFor(async () => /payout-runner#8/.test(await (await wb.lockRow('lock:payouts:3')).innerText()), 'the new holder on screen');
+    await (await wb.lockRow('lock:payouts:3')).click({ button: 'right' });
+    await wb.contextMenu('Show Lock History');
+    await page.locator('.tabs-container .tab.active').filter({ hasText: 'lock:payouts:3.history' }).first().waitFor({ timeout: 15_000 });
+    const text = await waitFor(async () => {
+      const t = await wb.editorText();
+      return /taken over by payout-runner#8 \(was payout-runner#3\)/.test(t) ? t : undefined;
+    }, 'the holder change in the history');
+    assert.match(text, /Lock history: lock:payouts:3/);
+    assert.match(text, /seen, held by payout-runner#3/);
+  });
+});
+
+test('7. when Redis goes down the rows stay, dimmed and frozen, "last read" is shown, and Release is disabled', async () => {
+  await step(page, server, '7-stale-rows', async () => {
+    await wb.resizeSideBar(300);
+    await redis.kill();
+    const note = await wb.lockRow('Rows below as read at');
+    const noteLabel = note.locator('.label-name').first();
+    assert.equal(await wb.isCutOff(noteLabel), false, `the note "${await note.innerText()}" is not cut off in a 300 px sidebar`);
+    const connection = await wb.lockRow('127.0.0.1');
+    await waitFor(async () => /last read \d\d:\d\d:\d\d/.test(await connection.innerText()), '"last read" on the connection row');
+    const row = await wb.lockRow('lock:payouts:3');
+    const frozen = await row.innerText();
+    // Dimmed: the icon carries the theme's disabled colour instead of the state's.
+    const { element, theme } = await wb.colours(row.locator('.custom-view-tree-node-item-icon').first(), '--vscode-disabledForeground');
+    assert.ok(theme !== '', 'the theme defines disabledForeground');
+    assert.equal(element, theme, 'the stale icon is dimmed');
+    // The countdown stopped: after the reconnect countdown on the connection row has ticked 12 times
+    // (a live row in 10 s steps would have moved on), the row still reads the same.
+    let last = await connection.innerText();
+    let ticks = 0;
+    await waitFor(async () => {
+      const now = await connection.innerText();
+      if (now !== last) [last, ticks] = [now, ticks + 1];
+      return ticks >= 12;
+    }, 'twelve ticks of the connection row', { timeoutMs: 40_000, intervalMs: 100 });
+    assert.equal(await row.innerText(), frozen, 'the TTL of a stale row does not count down');
+    await wb.hoverTooltip('lock:payouts:3', /Not live:/);
+    await wb.screenshotOf('.part.sidebar', join(README_IMAGES, 'redis-locks-stale.png'), { height: 260 });
+
+    await row.click({ button: 'right' });
+    const release = page.locator('.context-view .action-item').filter({ hasText: 'Release Lock...' }).first();
+    await release.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.ok(
+      await release.evaluate((el) => el.classList.contains('disabled') || el.querySelector('[aria-disabled="true"]') !== null),
+      'Release Lock... is disabled on a stale row',
+    );
+    await page.keyboard.press('Escape');
+    await redis.restart();
   });
 });

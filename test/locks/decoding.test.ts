@@ -15,14 +15,15 @@ const UUID = '9f0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b';
 test('string holders are told apart by shape and, where shapes are shared, by key prefix', () => {
   const cases: [string, string, string][] = [
     ['lock:a', 'lw1:web-1.prod:4242:0123456789abcdef0123456789abcdef', 'lockwise'],
-    ['lock:a', '0123456789abcdef0123456789abcdef', 'redlock'],
+    ['lock:a', '0123456789abcdef0123456789abcdef', 'token'],
     ['mutex:a', UUID, 'redis-semaphore'],
     ['mutex:a', `${UUID}-worker7`, 'redis-semaphore'],
     ['redlock:a', UUID, 'pottery'],
-    ['orders:lock', UUID, 'uuid'],
-    ['lock:a', 'q83vEjRWeJq83vEjRWeJqw==', 'redsync'],
+    ['orders:lock', UUID, 'token'],
+    ['lock:a', UUID, 'token'],
+    ['lock:a', 'q83vEjRWeJq83vEjRWeJqw==', 'token'],
     ['lock:a', 'q83vEjRWeJq83vEjRWeJq83v', 'python-redis-lock'],
-    ['other:a', 'q83vEjRWeJq83vEjRWeJq83v', 'plain'],
+    ['other:a', 'q83vEjRWeJq83vEjRWeJq83v', 'token'],
     ['lock:a', '{"owner":"svc","pid":3}', 'json'],
     ['lock:a', '{not json', 'plain'],
     ['lock:a', 'WEB-SERVER-01', 'plain'],
@@ -32,6 +33,12 @@ test('string holders are told apart by shape and, where shapes are shared, by ke
     assert.equal(h.format, format, `${key} ${value}`);
     assert.equal(h.token, value, 'a string lock is released with its whole value');
   }
+  // No library is named without evidence; the shape is only a hint.
+  const uuid = decodeStringHolder('lock:job', UUID);
+  assert.equal(uuid.label, 'token 9f0c1a2b…');
+  assert.match(uuid.details!.shape!, /^UUID /);
+  assert.doesNotMatch(uuid.label, /Spring|UUID/);
+  assert.equal(decodeHolder('jobs:pool', { kind: 'zset', members: [{ member: UUID, score: 1 }] }).format, 'zset');
   assert.deepEqual(parseLockwiseToken('lw1:web-1.prod:4242:0123456789abcdef0123456789abcdef'), { host: 'web-1.prod', pid: 4242, nonce: '0123456789abcdef0123456789abcdef' });
   assert.equal(parseLockwiseToken('lw1:web:42:XYZ'), undefined);
   assert.equal(decodeStringHolder('lock:a', '').label, '(empty string)');

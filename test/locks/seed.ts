@@ -1,4 +1,5 @@
-// Seeds one lock in every holder format Lockwise decodes. Where the library is installed (redlock,
+// Seeds one lock in every holder format Lockwise decodes (a bare random token, whoever wrote it, is a
+// "token": redlock, redsync and Spring write shapes that custom code writes too). Where the library is installed (redlock,
 // redis-semaphore) the real library takes the lock; the others (Java, Python, Go, .NET) are written in
 // exactly the shape those libraries write, from their documented formats.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -35,7 +36,7 @@ export async function seedAllFormats(client: Redis): Promise<Seeded> {
 
   const redlock = new Redlock([client], { retryCount: 0 });
   const rl = await redlock.acquire(['lock:redlock-resource'], 30_000);
-  locks.push({ key: 'lock:redlock-resource', format: 'redlock', token: rl.value, state: 'held' });
+  locks.push({ key: 'lock:redlock-resource', format: 'token', token: rl.value, state: 'held' });
 
   const mutex = new Mutex(client, 'jobs', { lockTimeout: 30_000, onLockLost: () => undefined });
   await mutex.acquire();
@@ -70,11 +71,11 @@ export async function seedAllFormats(client: Redis): Promise<Seeded> {
 
   // go redsync: 16 random bytes base64 (with "==").
   const redsync = randomBytes(16).toString('base64');
-  await put({ key: 'lock:redsync', format: 'redsync', token: redsync, state: 'held' }, redsync, 30_000);
+  await put({ key: 'lock:redsync', format: 'token', token: redsync, state: 'held' }, redsync, 30_000);
 
   // Spring RedisLockRegistry with registry key "lock": "<registryKey>:<path>" holding the registry's UUID.
   const spring = randomUUID();
-  await put({ key: 'lock:spring-order-1', format: 'uuid', token: spring, state: 'held' }, spring, 60_000);
+  await put({ key: 'lock:spring-order-1', format: 'token', token: spring, state: 'held' }, spring, 60_000);
 
   // StackExchange.Redis LockTake: the caller's value, usually the machine name.
   await put({ key: 'lock:nightly-batch', format: 'plain', token: 'WEB-SERVER-01', state: 'held' }, 'WEB-SERVER-01', 30_000);

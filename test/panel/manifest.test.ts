@@ -54,7 +54,7 @@ test('the view container, view and welcome content match the code', () => {
   }
 });
 
-test('menus: when clauses name real contextValues and context keys; writes only on writable locks', () => {
+test('menus: when clauses name real contextValues and context keys; writes only on writable locks, disabled on stale ones', () => {
   const entries = [...panelMenus('view/title'), ...panelMenus('view/item/context'), ...(contributes.menus.commandPalette as MenuEntry[])];
   for (const { command, when = '' } of entries) {
     for (const [, value] of when.matchAll(/viewItem == ([\w.]+)/g)) assert.ok(contextValues.includes(value!), `${command}: ${value}`);
@@ -71,9 +71,16 @@ test('menus: when clauses name real contextValues and context keys; writes only 
   }
   const item = panelMenus('view/item/context');
   for (const write of [Command.Release, Command.Extend]) {
-    const whens = item.filter((e) => e.command === write).map((e) => e.when);
-    assert.deepEqual(whens, [`view == ${VIEW_ID} && viewItem == ${ContextValue.LockWritable}`]);
+    const whens = item.filter((e) => e.command === write).map((e) => e.when!);
+    assert.equal(whens.length, 1);
+    const re = new RegExp(/viewItem =~ \/(.+?)\/$/.exec(whens[0]!)![1]!);
+    assert.deepEqual(contextValues.filter((v) => re.test(v)).sort(), [ContextValue.LockStale, ContextValue.LockWritable].sort());
+    // Shown on stale rows, but greyed out: the row's tooltip says why.
+    const entry = contributes.commands.find((c: { command: string }) => c.command === write);
+    assert.equal(entry.enablement, `viewItem != ${ContextValue.LockStale}`);
   }
+  const history = item.filter((e) => e.command === Command.ShowHistory).map((e) => new RegExp(/viewItem =~ \/(.+?)\/$/.exec(e.when!)![1]!));
+  assert.deepEqual(contextValues.filter((v) => history[0]!.test(v)).sort(), [ContextValue.Lock, ContextValue.LockStale, ContextValue.LockWritable].sort());
   const hidden = (contributes.menus.commandPalette as MenuEntry[])
     .filter((e) => e.when === 'false' && commands.includes(e.command as Command))
     .map((e) => e.command);

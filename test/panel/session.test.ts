@@ -35,27 +35,31 @@ function settingsFor(url: string, global: Record<string, unknown> = {}): PanelSe
   );
 }
 
-function newSession(settings: PanelSettings, extra: { password?: string; patterns?: () => Promise<string[]> } = {}) {
+function newSession(settings: PanelSettings, extra: { password?: () => string | undefined; patterns?: () => Promise<string[]> } = {}) {
   const audits: AuditRecord[] = [];
+  const opened: string[] = [];
   const session = new LockSession(settings, {
-    open: openLockConnection,
-    password: async () => extra.password,
+    open: (options) => {
+      opened.push(options.password ?? '');
+      return openLockConnection(options);
+    },
+    password: async () => extra.password?.(),
     extraPatterns: extra.patterns,
     audit: (record) => audits.push(record),
     onChange: () => undefined,
   });
   sessions.push(session);
-  return { session, audits, target: settings.targets[0]! };
+  return { session, audits, opened, target: settings.targets[0]! };
 }
 
 const reasons = (...r: RefreshReason[]) => new Set(r);
 
 /** A user who answers the dialogs as scripted and whose messages are recorded. */
 function scriptedUi(answers: { confirm?: boolean | (() => Promise<boolean>); ttlMs?: number } = {}) {
-  const said: { info: string[]; warn: string[]; asked: { message: string; detail: string }[] } = { info: [], warn: [], asked: [] };
+  const said: { info: string[]; warn: string[]; asked: { message: string; detail: string; destructive: boolean }[] } = { info: [], warn: [], asked: [] };
   const ui: WriteUi = {
-    async confirm(message, detail) {
-      said.asked.push({ message, detail });
+    async confirm(message, detail, _action, destructive) {
+      said.asked.push({ message, detail, destructive });
       const a = answers.confirm ?? true;
       return typeof a === 'function' ? a() : a;
     },
@@ -127,16 +131,49 @@ test('server killed during browsing: the error shows, the last rows stay, and it
   assert.equal(session.views()[0]!.status.error, undefined);
 });
 
-test('a wrong password is reported in the view without the password', async () => {
+test('a wrong or missing password is reported without the password, and not retried until the password or settings change', async () => {
   const secured = await startRedis({ args: ['--requirepass', 'right-horse-battery'] });
   try {
-    const { session } = newSession(settingsFor(secured.url), { password: 'wrong-staple-9' });
+    let password: string | undefined = 'wrong-staple-9';
+    const { session, opened, target } = newSession(settingsFor(secured.url), { password: () => password });
     session.connect();
     await session.refresh(reasons('connect'));
     const { status } = session.views()[0]!;
-    assert.equal(status.phase, 'reconnecting');
+    assert.equal(status.phase, 'auth-failed');
     assert.match(status.error!, /password|auth/i);
     assert.ok(!status.error!.includes('wrong-staple-9'));
+    assert.equal(status.retryAt, undefined, 'no retry is scheduled');
+
+    // Polls, due-retry checks and showing the view again do not try again.
+    assert.equal(session.retryDue(Date.now() + 3_600_000), false);
+    for (const r of ['poll', 'reconnect', 'visible'] as const) await session.refresh(reasons(r));
+    assert.equal(opened.length, 1, 'one attempt only');
+
+    // No password at all (NOAUTH) stops the same way.
+    password = undefined;
+    await session.refresh(reasons('manual'));
+    assert.equal(opened.length, 2, 'a manual refresh is the user asking: it tries once');
+    assert.equal(session.views()[0]!.status.phase, 'auth-failed');
+    await session.refresh(reasons('poll'));
+    assert.equal(opened.length, 2);
+
+    // A new password (the secret-storage change resets the connection) connects.
+    password = 'right-horse-battery';
+    await session.reset(target.id);
+    await session.refresh(reasons('manual'));
+    assert.equal(session.views()[0]!.status.phase, 'connected');
+
+    // Settings changes try again too.
+    password = 'wrong-again';
+    await session.reset(target.id);
+    await session.refresh(reasons('manual'));
+    assert.equal(session.views()[0]!.status.phase, 'auth-failed');
+    const before = opened.length;
+    password = 'right-horse-battery';
+    await session.configure(settingsFor(secured.url));
+    await session.refresh(reasons('settings'));
+    assert.equal(opened.length, before + 1);
+    assert.equal(session.views()[0]!.status.phase, 'connected');
   } finally {
     await secured.stop();
   }
@@ -154,7 +191,9 @@ test('release: re-read, confirmation with key/holder/TTL/token, guarded delete, 
   assert.equal(await client.exists('lock:rel'), 0);
   const { message, detail } = said.asked[0]!;
   assert.equal(message, 'Release lock lock:rel?');
-  for (const part of ['Key: lock:rel', 'Holder: api-2 pid 77 (lockwise)', `Token: ${token}`, 'TTL: ']) assert.ok(detail.includes(part), part);
+  for (const part of ['Key: lock:rel', 'Holder: api-2 pid 77 (lockwise)', `Token: ${token}`]) assert.ok(detail.includes(part), part);
+  assert.match(detail, /TTL now: \d+(\.\d)?s \(\d+ ms\), read just now/);
+  assert.equal(said.asked[0]!.destructive, true, 'a release is confirmed with Cancel as the default');
   assert.deepEqual(said.info, ['Lockwise: released lock:rel (was held by api-2 pid 77).']);
   assert.equal(audits.length, 1);
   assert.match(formatAuditLine(audits[0]!), /release lock:rel .*holder api-2 pid 77.*: released$/);
@@ -222,7 +261,10 @@ test('extend: asks the TTL, confirms, sets it only for the same token', async ()
   const { ui, said } = scriptedUi({ ttlMs: 120_000 });
   assert.equal(await guardedWrite({ kind: 'extend', target, key: 'lock:ext' }, { session, writes: { allowed: true }, ui }), 'extended');
   assert.ok((await client.pttl('lock:ext')) > 60_000);
-  assert.ok(said.asked[0]!.detail.includes('New TTL: 120000 ms'));
+  assert.ok(said.asked[0]!.detail.includes('New TTL: 2m (120000 ms)'), said.asked[0]!.detail);
+  assert.match(said.asked[0]!.detail, /TTL now: [1-5](\.\d)?s \(\d+ ms\)/);
+  assert.equal(said.asked[0]!.destructive, false);
+  assert.deepEqual(said.info, ['Lockwise: extended lock:ext to 2m (120000 ms).']);
 
   const cancelled = scriptedUi({ ttlMs: undefined });
   assert.equal(await guardedWrite({ kind: 'extend', target, key: 'lock:ext' }, { session, writes: { allowed: true }, ui: cancelled.ui }), 'cancelled');

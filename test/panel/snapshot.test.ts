@@ -36,6 +36,7 @@ test('one table with every row, the TTL left at copy time, and an explicit line 
   const view: PanelView = {
     filter: 'lock:order:*',
     notices: [],
+    heldLongMs: 600_000,
     connections: [
       { target: { id: 'a', label: 'prod-eu', kind: 'url' }, status: { phase: 'connected' }, listing: { result, readAt }, writable: false },
       { target: { id: 'b', label: 'prod-us', kind: 'url' }, status: { phase: 'reconnecting', error: 'Connection refused.' }, writable: false },

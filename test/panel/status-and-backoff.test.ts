@@ -42,6 +42,10 @@ test('status bar: hidden when not browsing; lock count and locks without expiry;
   assert.equal(down.text, '$(debug-disconnect) Redis: 1 of 2 disconnected');
   assert.match(down.tooltip, /b: reconnecting \(Connection refused\.\)/);
   assert.equal(statusText([conn('a', { phase: 'connecting' }, false)], true)!.text, '$(loading~spin) Redis: connecting');
+  const refused = statusText([conn('a', { phase: 'auth-failed', error: 'Authentication failed for user "default".' }, false)], true)!;
+  assert.deepEqual([refused.text, refused.severity], ['$(debug-disconnect) Redis: disconnected', 'warning']);
+  const odd = statusText([conn('a', { phase: 'reconnecting', error: 'ERR \x1b[2Jbad' }, false)], true)!;
+  assert.match(odd.tooltip, /a: reconnecting \(ERR \\x1b\[2Jbad\)/);
 });
 
 test('backoff grows from 1 s, is capped at 30 s, and is jittered downwards by at most a quarter', () => {

@@ -8,6 +8,7 @@ import { openLockConnection, type ListResult, type LockConnection } from '../../
 import { ContextValue } from '../../client/src/panel/ids';
 import { buildTree, childrenOf, renderNode, type PanelTree } from '../../client/src/panel/lock-tree-model';
 import { NO_EXPIRY_DOC } from '../../client/src/panel/lock-style';
+import { rowTtlText } from '../../client/src/panel/ttl-text';
 import { escapeMarkdown } from '../../client/src/panel/markdown';
 import type { ConnectionView, PanelView } from '../../client/src/panel/panel-state';
 import { startRedis, type RedisProcess } from '../helpers/redis-server';
@@ -44,6 +45,7 @@ function view(result: ListResult, readAt: number, extra: Partial<PanelView> = {}
     connections: [{ target: target(), status: { phase: 'connected' }, listing: { result, readAt }, writable: true, ...connection }],
     filter: '',
     notices: [],
+    heldLongMs: 600_000,
     ...extra,
   };
 }
@@ -73,26 +75,29 @@ test('connection -> key-prefix groups -> locks, labelled by key, sorted, non-loc
   assert.ok(![...tree.nodes.values()].some((n) => n.kind === 'lock' && n.row.key.startsWith('cache:')));
 });
 
-test('description = holder + TTL counting down locally from the read time', async () => {
+test('description = TTL first, counting down locally from the read time in steps, then the holder', async () => {
   const result = await core.list();
   const readAt = Date.now();
   const tree = buildTree(view(result, readAt));
   const row = result.rows.find((r) => r.key === 'lock:order:1')!;
-  const atRead = lockItem(tree, 'lock:order:1', readAt).description!;
-  const later = lockItem(tree, 'lock:order:1', readAt + 7_000).description!;
-  assert.match(atRead, /^web-1 pid 4242 · /);
-  const seconds = (text: string) => Number(/· ([\d.]+) s$/.exec(text)?.[1]);
-  assert.equal(seconds(atRead), Number((row.pttl / 1000).toFixed(1)));
-  assert.equal(seconds(later), Number(((row.pttl - 7_000) / 1000).toFixed(1)));
-  assert.match(lockItem(tree, 'lock:order:1', readAt + row.pttl + 1).description!, /· expired$/);
+  const at = (ms: number) => lockItem(tree, 'lock:order:1', readAt + ms).description!;
+  assert.match(at(0), / · web-1 pid 4242$/);
+  const ttl = (text: string) => /^(.+?) · /.exec(text)?.[1];
+  // 5 s steps under a minute, tenths in the last 10 s, so a row re-renders (closing its tooltip) rarely.
+  const step5 = (left: number) => `${Math.floor(left / 5000) * 5} s`;
+  assert.equal(ttl(at(7_000)), step5(row.pttl - 7_000));
+  assert.equal(ttl(at(7_900)), ttl(at(7_000)), 'the same step: nothing to re-render');
+  assert.equal(ttl(at(row.pttl - 4_250)), '4.3 s');
+  assert.match(at(row.pttl + 1), /^expired · /);
   assert.ok(tree.ticking.includes([...tree.nodes.values()].find((n) => n.kind === 'lock' && n.row.key === 'lock:order:1')!.id));
+  assert.deepEqual([125_000, 3_599_000, 7_380_000].map((p) => rowTtlText(p, 0, 0)), ['2m 00s', '59m 50s', '2h 03m']);
 });
 
 test('a lock without TTL is shown as a problem linked to the require-ttl rule', async () => {
   const result = await core.list();
   const tree = buildTree(view(result, Date.now()));
   const item = lockItem(tree, 'lock:nightly', Date.now());
-  assert.equal(item.description, 'cron-host-3 · NO EXPIRY');
+  assert.equal(item.description, 'NO EXPIRY · cron-host-3');
   assert.deepEqual(item.icon, { id: 'warning', color: 'problemsErrorIcon.foreground' });
   assert.ok(item.tooltip!.includes(`(${NO_EXPIRY_DOC})`));
   assert.match(NO_EXPIRY_DOC, /require-ttl\.md$/);
@@ -115,10 +120,10 @@ test('state icons: held, expiring, renewed, gone, from consecutive real listings
   const icon = (key: string) => lockItem(tree, key, Date.now()).icon.id;
   assert.equal(icon('lock:state:held'), 'lock');
   assert.equal(icon('lock:state:renew'), 'sync');
-  assert.match(lockItem(tree, 'lock:state:renew', Date.now()).description!, /↻$/);
+  assert.match(lockItem(tree, 'lock:state:renew', Date.now()).description!, / ↻ · r$/);
   assert.equal(icon('lock:state:soon'), 'watch');
   assert.equal(icon('lock:state:gone'), 'circle-slash');
-  assert.match(lockItem(tree, 'lock:state:gone', Date.now()).description!, /· gone$/);
+  assert.match(lockItem(tree, 'lock:state:gone', Date.now()).description!, /^gone · g$/);
   await client.del('lock:state:held', 'lock:state:renew', 'lock:state:soon');
 });
 
@@ -165,15 +170,17 @@ test('partial listings, errors and notices become message nodes; writable decide
   );
   assert.equal(renderNode(tree.nodes.get(tree.roots[0]!)!, Date.now()).label, 'lockwise.redis.db must be an integer >= 0; using the default.');
   const conn = renderNode(tree.nodes.get(tree.roots[1]!)!, Date.now());
-  assert.match(conn.description!, /^reconnecting in [34]s · read-only$/);
+  assert.match(conn.description!, /^last read \d\d:\d\d:\d\d · reconnecting in [34]s · read-only$/);
   assert.equal(conn.contextValue, ContextValue.ConnectionDown);
   assert.match(conn.tooltip!, /off: lockwise\.redis\.readOnly is on/);
-  const messages = labels(tree, tree.roots[1]).slice(0, 2);
-  assert.equal(messages[0], 'Connection refused at 127.0.0.1:1. (showing the last rows read)');
-  assert.match(messages[1]!, /^Partial: \d+ keys scanned, 2 rows shown$/);
+  const messages = labels(tree, tree.roots[1]).slice(0, 3);
+  assert.match(messages[0]!, /^Rows below as read at \d\d:\d\d:\d\d$/);
+  assert.equal(messages[1], 'Connection refused at 127.0.0.1:1.');
+  assert.match(messages[2]!, /^Partial: \d+ keys scanned, 2 rows shown$/);
   const lock = [...tree.nodes.values()].find((n) => n.kind === 'lock')!;
   assert.equal(renderNode(lock, Date.now()).contextValue, ContextValue.Lock);
   assert.ok(tree.ticking.includes(tree.roots[1]!), 'the reconnect countdown ticks');
+  assert.ok(!tree.ticking.includes(lock.id), 'a stale row does not count down');
 });
 
 test('every holder format the core decodes renders with a label, a state icon and its raw value', async () => {
@@ -184,7 +191,7 @@ test('every holder format the core decodes renders with a label, a state icon an
   for (const lock of seeded.locks) {
     const item = lockItem(tree, lock.key, readAt);
     const row = result.rows.find((r) => r.key === lock.key)!;
-    assert.ok(item.description!.startsWith(`${row.holder.label} · `), lock.key);
+    assert.ok(item.description!.endsWith(` · ${row.holder.label}`), lock.key);
     assert.equal(item.contextValue, ContextValue.LockWritable);
     assert.ok(['lock', 'warning', 'watch'].includes(item.icon.id), `${lock.key}: ${item.icon.id}`);
     assert.ok(item.tooltip!.includes(`(${escapeMarkdown(row.holder.format)})`), lock.key);

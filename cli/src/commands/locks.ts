@@ -3,14 +3,15 @@
 // Cluster master failed, 2 usage or connection error.
 import { parseArgs } from 'node:util';
 import { escapeControlChars as shown, formatTtl, openLockConnection, type ListOptions, type ListResult, type LockConnection, type LockRow } from '../../../client/src/locks/index';
+import { DEFAULT_HELD_LONG_MS, LockHistory, type LockEvent } from '../../../client/src/locks/history';
 import type { Command } from '../command';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionFromArgs, positiveInt } from '../connection-args';
 
 const HELP = `Usage: lockwise locks [options]
 
 Lists the Redis locks held right now: key, type, time to live, state, holder
-(decoded: Lockwise, redlock, redis-semaphore, Redisson, python-redis-lock,
-pottery, redsync, Spring, JSON, plain) and fencing counter. Uses SCAN on every
+(decoded where the value shows it: Lockwise, redis-semaphore, Redisson,
+python-redis-lock, pottery, JSON; else "token" or plain) and fencing counter. Uses SCAN on every
 master (never KEYS) and only reads.
 
 Options:
@@ -20,8 +21,12 @@ Options:
   --limit <n>          stop after n locks and flag the result partial (default 5000)
   --pause <ms>         pause between SCAN batches, for very large keyspaces
   --json               print JSON rows {key, type, pttl, holder, raw, state, fence?}
-  --watch              refresh in place until Ctrl-C (with --json: one array per line)
+  --watch              refresh in place until Ctrl-C; with --json, print one event
+                       per line (NDJSON): seen, acquired, holder-changed, renewed,
+                       held-long, expired, released, error
   --interval <s>       seconds between refreshes with --watch (default 2)
+  --held-long <min>    with --watch --json: minutes the same holder may keep a lock
+                       before a held-long event (default 10)
   -h, --help           show this help
 
 ${CONNECTION_HELP}
@@ -43,6 +48,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   watch: { type: 'boolean' },
   interval: { type: 'string' },
+  'held-long': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -76,7 +82,21 @@ function warnPartial(result: ListResult): void {
   for (const e of result.errors) console.error(`lockwise locks: ${shown(`error on ${e.node}: ${e.message}`)}`);
 }
 
-async function watch(conn: LockConnection, list: ListOptions, json: boolean, intervalMs: number): Promise<number> {
+/** --held-long in minutes; fractions are allowed (0.5 = 30 s). */
+function heldLongOption(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_HELD_LONG_MS;
+  const minutes = Number(text);
+  if (!Number.isFinite(minutes) || minutes <= 0) throw new Error(`--held-long must be a number of minutes above 0, not "${text}"`);
+  return minutes * 60_000;
+}
+
+/** One NDJSON line per event; the JSON keeps every value exact (no escaping beyond JSON's own). */
+function eventLine(event: LockEvent, target: string): string {
+  const { time, kind, ...rest } = event;
+  return JSON.stringify({ time: new Date(time).toISOString(), event: kind, target, ...rest });
+}
+
+async function watch(conn: LockConnection, list: ListOptions, json: boolean, intervalMs: number, heldLongMs: number): Promise<number> {
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (stop = r));
   let running = true;
@@ -86,18 +106,24 @@ async function watch(conn: LockConnection, list: ListOptions, json: boolean, int
   });
   const tty = process.stdout.isTTY === true;
   let previous: LockRow[] | undefined;
+  const history = new LockHistory(heldLongMs);
   while (running) {
     let frame: string;
     try {
       const result = await conn.list({ ...list, previous });
       previous = result.rows;
-      frame = json ? JSON.stringify(jsonRows(result.rows)) : `${render(result, conn.target)}\nrefreshed ${new Date().toLocaleTimeString()}; Ctrl-C to stop`;
+      frame = json
+        ? history.observe(result, Date.now()).map((e) => `${eventLine(e, conn.target)}\n`).join('')
+        : `${render(result, conn.target)}\nrefreshed ${new Date().toLocaleTimeString()}; Ctrl-C to stop\n`;
     } catch (err) {
       // Keep watching: the core reconnects with backoff and the next refresh tries again.
-      frame = json ? JSON.stringify({ error: (err as Error).message }) : `lockwise locks: ${shown((err as Error).message)}`;
+      const message = (err as Error).message;
+      frame = json
+        ? `${JSON.stringify({ time: new Date().toISOString(), event: 'error', target: conn.target, message })}\n`
+        : `lockwise locks: ${shown(message)}\n`;
     }
-    if (tty && !json) process.stdout.write(`\x1b[H\x1b[2J${frame}\n`);
-    else process.stdout.write(`${frame}\n`);
+    if (tty && !json) process.stdout.write(`\x1b[H\x1b[2J${frame}`);
+    else process.stdout.write(frame);
     await Promise.race([stopped, new Promise((r) => setTimeout(r, intervalMs).unref())]);
   }
   return 0;
@@ -107,6 +133,7 @@ async function run(argv: string[]): Promise<number> {
   let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
   let list: ListOptions;
   let intervalMs: number;
+  let heldLongMs: number;
   try {
     values = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false }).values;
     if (values.help) {
@@ -115,6 +142,7 @@ async function run(argv: string[]): Promise<number> {
     }
     list = { patterns: values.pattern, count: positiveInt('count', values.count), rowCap: positiveInt('limit', values.limit), pauseMs: positiveInt('pause', values.pause, true) };
     intervalMs = (positiveInt('interval', values.interval) ?? 2) * 1000;
+    heldLongMs = heldLongOption(values['held-long']);
   } catch (err) {
     console.error(`lockwise locks: ${(err as Error).message}\nRun \`lockwise locks --help\` for the options.`);
     return 2;
@@ -128,7 +156,7 @@ async function run(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    if (values.watch) return await watch(conn, list, values.json === true, intervalMs);
+    if (values.watch) return await watch(conn, list, values.json === true, intervalMs, heldLongMs);
     const result = await conn.list(list);
     if (values.json) {
       console.log(JSON.stringify(jsonRows(result.rows), null, 2));

@@ -1,5 +1,7 @@
-// Decodes who holds a lock from its raw value. Every library accepts custom ids, so these are best
-// guesses by shape (and key prefix where the shape is shared); the raw value is always shown as well.
+// Decodes who holds a lock from its raw value. A library is named only on evidence: a format of its own
+// (Lockwise's lw1: token, a Redisson hash field) or its default key prefix together with its token shape.
+// A bare random token (UUID, 32 hex, base64) says nothing about who wrote it: it is a "token", and the
+// libraries known to write that shape are a hint in its details. The raw value is always shown as well.
 import type { Holder } from './types';
 
 /**
@@ -53,23 +55,29 @@ function decodeJson(value: string): Holder | undefined {
   return { format: 'json', label: named.length ? named.join(' ') : clip(value), token: value, details };
 }
 
+/** Token shapes some libraries write; the shape alone is a hint, not evidence (custom code writes them too). */
+const SHAPES: { re: RegExp; shape: string }[] = [
+  { re: HEX32, shape: '32 hex characters (node-redlock writes this shape)' },
+  { re: UUID, shape: 'UUID (redis-semaphore, pottery and Spring RedisLockRegistry write this shape)' },
+  { re: BASE64_16, shape: '16 bytes in base64 (go redsync writes this shape)' },
+  { re: BASE64_18, shape: '18 bytes in base64 (python-redis-lock writes this shape)' },
+];
+
 export function decodeStringHolder(key: string, value: string): Holder {
   const lw = parseLockwiseToken(value);
   if (lw) {
     return { format: 'lockwise', label: `${lw.host} pid ${lw.pid}`, token: value, details: { host: lw.host, pid: String(lw.pid), nonce: lw.nonce } };
   }
-  if (HEX32.test(value)) return { format: 'redlock', label: `redlock ${short(value)}`, token: value };
-  const uuid = UUID.exec(value);
-  if (uuid) {
-    const details: Record<string, string> = uuid[2] ? { uuid: uuid[1]!, suffix: uuid[2] } : { uuid: uuid[1]! };
-    if (key.startsWith('mutex:')) return { format: 'redis-semaphore', label: `redis-semaphore ${short(value)}`, token: value, details };
-    if (key.startsWith('redlock:')) return { format: 'pottery', label: `pottery ${short(value)}`, token: value, details };
-    return { format: 'uuid', label: `UUID ${short(value)} (Spring RedisLockRegistry or custom)`, token: value, details };
+  // Evidence: the library's default key prefix and the token shape it writes.
+  if (UUID.test(value) && (key.startsWith('mutex:') || key.startsWith('semaphore:'))) {
+    return { format: 'redis-semaphore', label: `redis-semaphore ${short(value)}`, token: value };
   }
-  if (BASE64_16.test(value)) return { format: 'redsync', label: `redsync ${short(value)}`, token: value };
+  if (UUID.test(value) && key.startsWith('redlock:')) return { format: 'pottery', label: `pottery ${short(value)}`, token: value };
   if (BASE64_18.test(value) && key.startsWith('lock:')) {
     return { format: 'python-redis-lock', label: `python-redis-lock ${short(value)}`, token: value };
   }
+  const shape = SHAPES.find((s) => s.re.test(value));
+  if (shape) return { format: 'token', label: `token ${short(value)}`, token: value, details: { shape: shape.shape } };
   return decodeJson(value) ?? { format: 'plain', label: clip(value) || '(empty string)', token: value };
 }
 
@@ -123,8 +131,8 @@ function decodeSemaphore(key: string, members: { member: string; score: number }
   const acquired = (score: number) => (Number.isFinite(score) && score > 1e12 ? new Date(score).toISOString() : String(score));
   const details: Record<string, string> = {};
   for (const { member, score } of members) details[member] = acquired(score);
-  const looksLikeSemaphore = key.startsWith('semaphore:') || (members.length > 0 && members.every((m) => UUID.test(m.member)));
-  const format = looksLikeSemaphore ? 'redis-semaphore' : 'zset';
+  // redis-semaphore's own key prefix is the evidence; UUID members alone are not.
+  const format = key.startsWith('semaphore:') ? 'redis-semaphore' : 'zset';
   const first = members[0];
   if (!first) return { format, label: 'no holders', details };
   const label = total === 1 ? `${format} ${short(first.member)}` : `${total} holders: ${members.slice(0, 2).map((m) => short(m.member)).join(', ')}${total > 2 ? ', …' : ''}`;

@@ -32,7 +32,7 @@ export type LockState = 'held' | 'expiring' | 'no-expiry' | 'renewed' | 'gone';
 
 /** Who holds a lock, decoded from the raw value; `raw` is always kept alongside. */
 export interface Holder {
-  /** Which library's format the value matched ('lockwise', 'redlock', 'redis-semaphore', 'redisson', ...; 'unknown'). */
+  /** Which library's format the value shows evidence of ('lockwise', 'redis-semaphore', 'redisson', ...), 'token' for a bare random token, 'plain', 'json', 'unknown'. */
   format: string;
   /** A short human label: "web-1 pid 4242", "redisson client 9f0c… thread 42", the raw string... */
   label: string;

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { formatAuditLine, openLockConnection } from '../locks';
 import type { LockSitesProvider } from './go-to-code';
+import { registerHistoryDocuments } from './history-document';
 import { ContextKey, OUTPUT_CHANNEL_NAME, VIEW_ID, type PanelState } from './ids';
 import { scanGlobsFromSites } from './lock-sites-match';
 import { LockSession } from './lock-session';
@@ -41,7 +42,7 @@ export function activateLockPanel(context: vscode.ExtensionContext, options: Loc
   status.name = 'Lockwise Redis';
   status.command = `${VIEW_ID}.focus`;
 
-  const view = (): PanelView => ({ connections: session.views(), filter, notices: settingsNotices(settings) });
+  const view = (): PanelView => ({ connections: session.views(), filter, notices: settingsNotices(settings), heldLongMs: settings.heldLongMs });
 
   const render = () => {
     const state: PanelState = !session.isConfigured ? 'unconfigured' : session.isActive ? 'active' : 'idle';
@@ -98,6 +99,7 @@ export function activateLockPanel(context: vscode.ExtensionContext, options: Loc
 
   context.subscriptions.push(
     output,
+    registerHistoryDocuments(),
     provider,
     treeView,
     status,

@@ -18,6 +18,7 @@ export enum Command {
   Release = 'lockwise.releaseLock',
   Extend = 'lockwise.extendLock',
   SetPassword = 'lockwise.setRedisPassword',
+  ShowHistory = 'lockwise.showLockHistory',
 }
 
 /**
@@ -30,6 +31,8 @@ export enum ContextValue {
   Group = 'lockwise.group',
   Lock = 'lockwise.lock',
   LockWritable = 'lockwise.lockWritable',
+  /** A lock row from a listing that could not be refreshed: Release/Extend are shown disabled. */
+  LockStale = 'lockwise.lockStale',
   Message = 'lockwise.message',
 }
 

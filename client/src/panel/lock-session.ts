@@ -2,6 +2,7 @@
 // connection, status and last listing. It owns the reconnect policy (backoff; the next attempt only
 // runs when the scheduler asks, i.e. while the view is visible) and keeps the last rows on screen,
 // flagged, when a refresh fails. All Redis I/O goes through the lock core.
+import { LockHistory } from '../locks/history';
 import type { AuditRecord, ConnectionOptions, ConnectionStateEvent, LockConnection } from '../locks/types';
 import { backoffDelay } from './backoff';
 import type { ConnectionTarget } from './connection-targets';
@@ -33,6 +34,15 @@ interface Slot {
   unsubscribe?: () => void;
   status: ConnectionStatus;
   listing?: Listing;
+  history: LockHistory;
+}
+
+/** Error kinds after which retrying with the same password and settings cannot succeed. */
+const AUTH_FAILURES = new Set(['auth', 'noauth']);
+
+/** The first sentence of an explained error ("Connection refused by 10.0.0.5:6379."): what failed. */
+function firstSentence(text: string): string {
+  return /^(.+?[.!?])(?:\s|$)/.exec(text)?.[1] ?? text;
 }
 
 export class LockSession {
@@ -58,6 +68,7 @@ export class LockSession {
   /** Applies new settings: changed or removed targets are closed, new ones start like the others. */
   async configure(settings: PanelSettings): Promise<void> {
     this.settings = settings;
+    for (const slot of this.slots) slot.history.setHeldLongMs(settings.heldLongMs);
     const old = new Map(this.slots.map((s) => [s.target.id, s]));
     this.slots = settings.targets.map((target) => {
       const slot = old.get(target.id);
@@ -84,6 +95,7 @@ export class LockSession {
     for (const slot of this.slots) {
       slot.status = { phase: 'disconnected' };
       slot.listing = undefined;
+      slot.history.clear();
     }
     this.deps.onChange();
   }
@@ -116,6 +128,7 @@ export class LockSession {
       target: slot.target,
       status: slot.status,
       listing: slot.listing,
+      history: slot.history,
       writable: writes.allowed,
       readOnlyReason: writes.allowed ? undefined : writes.reason,
     }));
@@ -164,10 +177,13 @@ export class LockSession {
       target,
       signature: JSON.stringify(target.options),
       status: { phase: this.active ? 'connecting' : 'disconnected' },
+      history: new LockHistory(this.settings.heldLongMs),
     };
   }
 
   private async refreshSlot(slot: Slot, forced: boolean): Promise<void> {
+    // After a refused password only a user's action tries again: a manual refresh, Connect, a new password or new settings.
+    if (slot.status.phase === 'auth-failed' && !forced) return;
     try {
       let connection = slot.connection;
       if (!connection) {
@@ -187,19 +203,20 @@ export class LockSession {
         previous: slot.listing?.result.rows,
       });
       if (!this.wanted(slot)) return;
-      slot.listing = { result, readAt: Date.now() };
+      const readAt = Date.now();
+      slot.listing = { result, readAt };
+      slot.history.observe(result, readAt);
       slot.status = { phase: 'connected' };
     } catch (err) {
       // Start over with a fresh connection after a backoff: a failed list usually means the link is gone.
       await this.drop(slot);
       if (!this.wanted(slot)) return;
       const attempt = (slot.status.attempt ?? 0) + 1;
-      slot.status = {
-        phase: 'reconnecting',
-        error: err instanceof Error ? err.message : String(err),
-        attempt,
-        retryAt: Date.now() + backoffDelay(attempt),
-      };
+      const error = err instanceof Error ? err.message : String(err);
+      const text = { error, summary: firstSentence(error) };
+      slot.status = AUTH_FAILURES.has((err as { kind?: string } | undefined)?.kind ?? '')
+        ? { phase: 'auth-failed', ...text, attempt }
+        : { phase: 'reconnecting', ...text, attempt, retryAt: Date.now() + backoffDelay(attempt) };
     }
   }
 
@@ -220,7 +237,8 @@ export class LockSession {
       if (slot.status.phase === 'connected' && !slot.status.error) return;
       slot.status = { phase: 'connected' };
     } else if (event.status === 'reconnecting' || event.status === 'disconnected' || event.status === 'closed') {
-      slot.status = { ...slot.status, phase: 'reconnecting', error: event.error?.message ?? slot.status.error };
+      const error = event.error?.message ?? slot.status.error;
+      slot.status = { ...slot.status, phase: 'reconnecting', error, summary: error && firstSentence(error) };
     } else return;
     this.deps.onChange();
   }

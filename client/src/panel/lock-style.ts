@@ -18,6 +18,16 @@ export const STATE_ICONS: Record<LockState, IconData> = {
   gone: { id: 'circle-slash', color: 'disabledForeground' },
 };
 
+/** Same holder for longer than lockwise.redis.heldLongMinutes: possibly a watchdog alive while its work hangs. */
+const HELD_LONG_ICON: IconData = { id: 'history', color: 'problemsWarningIcon.foreground' };
+/** Stale rows keep their state's symbol, dimmed: what was true when read, not now. */
+const STALE_COLOR = 'disabledForeground';
+
+export function lockIcon(state: LockState, flags: { stale: boolean; heldLong: boolean }): IconData {
+  const icon = flags.heldLong && state !== 'no-expiry' && state !== 'gone' ? HELD_LONG_ICON : STATE_ICONS[state];
+  return flags.stale ? { id: icon.id, color: STALE_COLOR } : icon;
+}
+
 export const STATE_WORDS: Record<LockState, string> = {
   held: 'held',
   expiring: 'expiring soon',

@@ -1,27 +1,40 @@
 // The Redis Locks tree as plain data: connection -> key-prefix group -> lock, plus message nodes for
 // errors, partial listings and notices. No vscode import: the TreeDataProvider only converts
 // `TreeItemData` into TreeItems, so everything shown can be tested under Node.
+import { escapeControlChars as shown } from '../locks/display-text';
+import type { LockTrack } from '../locks/history';
 import type { LockRow } from '../locks/types';
 import { ContextValue } from './ids';
 import { groupPrefix } from './key-groups';
 import { rowFilter } from './lock-filter';
-import { STATE_ICONS, type IconData } from './lock-style';
-import { lockTooltip, connectionTooltip } from './tooltips';
-import type { ConnectionView, PanelView } from './panel-state';
-import { formatDuration, ttlText } from './ttl-text';
+import { lockIcon, type IconData } from './lock-style';
+import { lockTooltip, connectionTooltip, messageTooltip } from './tooltips';
+import { isStale, type ConnectionView, type PanelView } from './panel-state';
+import { clockTime, formatDuration, formatHeld, rowTtlText } from './ttl-text';
 
 export type Severity = 'info' | 'warning' | 'error';
 
 export type PanelNode =
   | { kind: 'connection'; id: string; connection: ConnectionView; shown: number; children: string[] }
   | { kind: 'group'; id: string; prefix: string; rows: LockRow[]; children: string[] }
-  | { kind: 'lock'; id: string; connectionId: string; row: LockRow; readAt: number; writable: boolean }
-  | { kind: 'message'; id: string; severity: Severity; text: string };
+  | {
+      kind: 'lock';
+      id: string;
+      connectionId: string;
+      row: LockRow;
+      readAt: number;
+      writable: boolean;
+      /** The connection's last refresh failed: the row is what was read at readAt, not live. */
+      stale: boolean;
+      track?: LockTrack;
+      heldLongMs: number;
+    }
+  | { kind: 'message'; id: string; severity: Severity; text: string; detail?: string };
 
 export interface PanelTree {
   roots: string[];
   nodes: Map<string, PanelNode>;
-  /** Node ids whose description counts down (finite TTL, reconnect delay): the only ones re-rendered each second. */
+  /** Node ids whose text depends on the time (countdown, reconnect delay, held for): looked at each second, re-rendered when changed. */
   ticking: string[];
 }
 
@@ -29,8 +42,13 @@ export interface TreeItemData {
   id: string;
   label: string;
   description?: string;
-  /** Markdown. */
+  /** Markdown. Resolved when the item is hovered, so it is not part of what decides a re-render. */
   tooltip?: string;
+  /**
+   * Changes when the tooltip gains something worth re-rendering for (a new history entry), so the
+   * tooltip VS Code resolved once per rendering does not stay behind; PTTL and counts do not.
+   */
+  tooltipVersion?: number;
   icon: IconData;
   contextValue: ContextValue;
   collapsible: 'none' | 'collapsed' | 'expanded';
@@ -46,8 +64,8 @@ export function buildTree(view: PanelView): PanelTree {
   const ticking: string[] = [];
   const keep = rowFilter(view.filter);
 
-  const message = (id: string, severity: Severity, text: string) => {
-    nodes.set(id, { kind: 'message', id, severity, text });
+  const message = (id: string, severity: Severity, text: string, detail?: string) => {
+    nodes.set(id, { kind: 'message', id, severity, text, detail });
     return id;
   };
 
@@ -58,9 +76,17 @@ export function buildTree(view: PanelView): PanelTree {
     const children: string[] = [];
     const { status, listing } = connection;
 
-    if (status.error) {
-      const stale = listing ? ' (showing the last rows read)' : '';
-      children.push(message(`msg:${cid}:error`, 'error', `${status.error}${stale}`));
+    const stale = isStale(connection);
+    // Short labels (a tree row is one line); the whole error and what it means are in the tooltip.
+    if (stale) {
+      const note = `Rows below as read at ${clockTime(listing!.readAt)}`;
+      children.push(message(`msg:${cid}:stale`, 'warning', note, `${note}: not live, not counting down. Release and Extend are off until Redis answers again.`));
+    }
+    if (status.error) children.push(message(`msg:${cid}:error`, 'error', status.summary ?? status.error, status.error));
+    if (status.phase === 'auth-failed') {
+      children.push(
+        message(`msg:${cid}:auth`, 'info', 'Not retrying: set the password', 'Lockwise does not retry a refused password on its own. Run "Lockwise: Set Redis Password", change the settings, or refresh to try again.'),
+      );
     }
     if (listing?.result.partial) {
       const r = listing.result;
@@ -83,8 +109,19 @@ export function buildTree(view: PanelView): PanelTree {
       const gid = `group:${cid}\u0000${prefix}`;
       const lockIds = groupRows.map((row) => {
         const id = `lock:${cid}\u0000${row.key}`;
-        nodes.set(id, { kind: 'lock', id, connectionId: cid, row, readAt: listing!.readAt, writable: connection.writable });
-        if (row.pttl >= 0) ticking.push(id);
+        const track = connection.history?.track(row.key);
+        nodes.set(id, {
+          kind: 'lock',
+          id,
+          connectionId: cid,
+          row,
+          readAt: listing!.readAt,
+          writable: connection.writable,
+          stale,
+          track: track && !track.ended ? track : undefined,
+          heldLongMs: view.heldLongMs,
+        });
+        if (!stale && (row.pttl >= 0 || track?.heldLong)) ticking.push(id);
         return id;
       });
       nodes.set(gid, { kind: 'group', id: gid, prefix, rows: groupRows, children: lockIds });
@@ -115,9 +152,20 @@ const MESSAGE_ICONS: Record<Severity, IconData> = {
   error: { id: 'error', color: 'problemsErrorIcon.foreground' },
 };
 
-function lockDescription(row: LockRow, readAt: number, now: number): string {
-  const ttl = ttlText(row.pttl, readAt, now);
-  return `${row.holder.label} · ${row.state === 'renewed' ? `${ttl} ↻` : ttl}`;
+/** TTL first (the narrow sidebar cuts the end off), then how long it has been held if that is long, then the holder. */
+function lockDescription(node: Extract<PanelNode, { kind: 'lock' }>, now: number): string {
+  const { row, readAt, stale, track } = node;
+  // A stale row keeps the TTL it had when read: counting down would pretend to know it is still held.
+  const ttl = rowTtlText(row.pttl, readAt, stale ? readAt : now);
+  const parts = [row.state === 'renewed' ? `${ttl} ↻` : ttl];
+  if (track?.heldLong) parts.push(`held ${formatHeld(now - track.since)}`);
+  parts.push(shown(row.holder.label));
+  return parts.join(' · ');
+}
+
+function lockContext(node: Extract<PanelNode, { kind: 'lock' }>): ContextValue {
+  if (!node.writable) return ContextValue.Lock;
+  return node.stale ? ContextValue.LockStale : ContextValue.LockWritable;
 }
 
 function connectionDescription(node: Extract<PanelNode, { kind: 'connection' }>, now: number): string {
@@ -127,9 +175,12 @@ function connectionDescription(node: Extract<PanelNode, { kind: 'connection' }>,
     const total = listing?.result.rows.length;
     if (total !== undefined) parts.push(node.shown === total ? `${total} locks` : `${node.shown} of ${total} locks`);
     else parts.push('connected');
-  } else if (status.phase === 'reconnecting') {
-    parts.push(status.retryAt ? `reconnecting in ${formatDuration(Math.max(0, status.retryAt - now))}` : 'reconnecting');
-  } else parts.push(status.phase);
+  } else {
+    if (listing) parts.push(`last read ${clockTime(listing.readAt)}`);
+    if (status.phase === 'reconnecting') {
+      parts.push(status.retryAt ? `reconnecting in ${formatDuration(Math.max(0, status.retryAt - now))}` : 'reconnecting');
+    } else parts.push(status.phase === 'auth-failed' ? 'authentication failed' : status.phase);
+  }
   if (!writable) parts.push('read-only');
   return parts.join(' · ');
 }
@@ -138,6 +189,7 @@ const CONNECTION_ICONS: Record<ConnectionView['status']['phase'], IconData> = {
   connected: { id: 'database' },
   connecting: { id: 'loading~spin' },
   reconnecting: { id: 'debug-disconnect', color: 'problemsErrorIcon.foreground' },
+  'auth-failed': { id: 'key', color: 'problemsErrorIcon.foreground' },
   disconnected: { id: 'debug-disconnect' },
 };
 
@@ -149,7 +201,7 @@ export function renderNode(node: PanelNode, now: number): TreeItemData {
         id: node.id,
         label: target.label,
         description: connectionDescription(node, now),
-        tooltip: connectionTooltip(node.connection, now),
+        tooltip: connectionTooltip(node.connection),
         icon: CONNECTION_ICONS[status.phase],
         contextValue: status.phase === 'connected' ? ContextValue.Connection : ContextValue.ConnectionDown,
         collapsible: 'expanded',
@@ -159,9 +211,9 @@ export function renderNode(node: PanelNode, now: number): TreeItemData {
       const noExpiry = node.rows.filter((r) => r.state === 'no-expiry').length;
       return {
         id: node.id,
-        label: node.prefix,
+        label: shown(node.prefix),
         description: `${node.rows.length}${noExpiry ? ` · ${noExpiry} without expiry` : ''}`,
-        icon: noExpiry ? STATE_ICONS['no-expiry'] : { id: 'symbol-namespace' },
+        icon: noExpiry ? lockIcon('no-expiry', { stale: false, heldLong: false }) : { id: 'symbol-namespace' },
         contextValue: ContextValue.Group,
         collapsible: node.rows.length > EXPAND_LIMIT ? 'collapsed' : 'expanded',
       };
@@ -169,18 +221,19 @@ export function renderNode(node: PanelNode, now: number): TreeItemData {
     case 'lock':
       return {
         id: node.id,
-        label: node.row.key,
-        description: lockDescription(node.row, node.readAt, now),
-        tooltip: lockTooltip(node.row, node.readAt, now),
-        icon: STATE_ICONS[node.row.state],
-        contextValue: node.writable ? ContextValue.LockWritable : ContextValue.Lock,
+        label: shown(node.row.key),
+        description: lockDescription(node, now),
+        tooltip: lockTooltip(node, now),
+        tooltipVersion: node.track?.entries.length,
+        icon: lockIcon(node.row.state, { stale: node.stale, heldLong: node.track?.heldLong === true }),
+        contextValue: lockContext(node),
         collapsible: 'none',
       };
     case 'message':
       return {
         id: node.id,
-        label: node.text,
-        tooltip: node.text,
+        label: shown(node.text),
+        tooltip: messageTooltip(node.detail ?? node.text),
         icon: MESSAGE_ICONS[node.severity],
         contextValue: ContextValue.Message,
         collapsible: 'none',

@@ -1,9 +1,10 @@
 // The TreeDataProvider: a thin adapter from the plain-data model to TreeItems. Elements are node ids
-// (strings), so identities stay stable across rebuilds and the countdown can re-render just the
-// ticking items each second instead of the whole tree.
+// (strings), so identities stay stable across rebuilds, and only items whose text changed are
+// re-rendered (on a refresh and on the countdown tick), so tooltips stay open.
 import * as vscode from 'vscode';
-import { buildTree, childrenOf, renderNode, type PanelNode, type PanelTree } from './lock-tree-model';
+import { buildTree, childrenOf, renderNode, type PanelNode } from './lock-tree-model';
 import type { PanelView } from './panel-state';
+import { RenderedItems, type TreeChange } from './tree-changes';
 
 const COLLAPSIBLE = {
   none: vscode.TreeItemCollapsibleState.None,
@@ -12,48 +13,55 @@ const COLLAPSIBLE = {
 } as const;
 
 export class LockTreeProvider implements vscode.TreeDataProvider<string>, vscode.Disposable {
-  private tree: PanelTree = { roots: [], nodes: new Map(), ticking: [] };
+  private readonly items = new RenderedItems();
   private readonly changed = new vscode.EventEmitter<string | string[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
   update(view: PanelView): void {
-    this.tree = buildTree(view);
-    this.changed.fire(undefined);
+    this.fire(this.items.replace(buildTree(view), Date.now()));
   }
 
   /** Shows nothing, so the view's welcome content appears. */
   clear(): void {
-    this.tree = { roots: [], nodes: new Map(), ticking: [] };
-    this.changed.fire(undefined);
+    this.fire(this.items.replace({ roots: [], nodes: new Map(), ticking: [] }, Date.now()));
   }
 
-  /** Re-renders the items whose text counts down. */
+  /** Re-renders the time-dependent items whose text changed. */
   tick(): void {
-    if (this.tree.ticking.length > 0) this.changed.fire(this.tree.ticking);
+    this.fire(this.items.tick(Date.now()));
   }
 
   node(id: string): PanelNode | undefined {
-    return this.tree.nodes.get(id);
+    return this.items.current.nodes.get(id);
   }
 
   getChildren(id?: string): string[] {
-    return childrenOf(this.tree, id);
+    return childrenOf(this.items.current, id);
   }
 
   getTreeItem(id: string): vscode.TreeItem {
-    const node = this.tree.nodes.get(id);
-    if (!node) return new vscode.TreeItem('', vscode.TreeItemCollapsibleState.None);
-    const data = renderNode(node, Date.now());
+    const data = this.items.render(id, Date.now());
+    if (!data) return new vscode.TreeItem('', vscode.TreeItemCollapsibleState.None);
     const item = new vscode.TreeItem(data.label, COLLAPSIBLE[data.collapsible]);
     item.id = data.id;
     item.description = data.description;
     item.contextValue = data.contextValue;
     item.iconPath = new vscode.ThemeIcon(data.icon.id, data.icon.color ? new vscode.ThemeColor(data.icon.color) : undefined);
-    if (data.tooltip) {
-      // Not trusted: text from Redis must not be able to run commands through links.
-      item.tooltip = new vscode.MarkdownString(data.tooltip);
-    }
     return item;
+  }
+
+  /** The tooltip, computed when the row is hovered: current, and never the reason for a re-render. */
+  resolveTreeItem(item: vscode.TreeItem, id: string): vscode.TreeItem {
+    const node = this.items.current.nodes.get(id);
+    const tooltip = node ? renderNode(node, Date.now()).tooltip : undefined;
+    // Not trusted: text from Redis must not be able to run commands through links.
+    if (tooltip) item.tooltip = new vscode.MarkdownString(tooltip);
+    return item;
+  }
+
+  private fire(change: TreeChange): void {
+    if (change === 'all') this.changed.fire(undefined);
+    else if (change.length > 0) this.changed.fire(change);
   }
 
   dispose(): void {

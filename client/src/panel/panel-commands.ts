@@ -12,7 +12,9 @@ import type { RefreshScheduler } from './refresh-scheduler';
 import type { PanelSettings } from './settings';
 import { snapshotMarkdown } from './snapshot-markdown';
 import type { PanelView } from './panel-state';
+import { clockTime } from './ttl-text';
 import { vscodeWriteUi } from './write-ui';
+import { showLockHistory } from './history-document';
 
 export interface PanelControls {
   session: LockSession;
@@ -31,11 +33,14 @@ export interface PanelControls {
 interface LockTarget {
   row: LockRow;
   connectionId: string;
+  /** The row is not live: when it was read. */
+  staleSince?: number;
 }
 
 function lockOf(c: PanelControls, id: string | undefined): LockTarget | undefined {
   const node = c.provider.node(id ?? c.treeView.selection[0] ?? '');
-  return node?.kind === 'lock' ? { row: node.row, connectionId: node.connectionId } : undefined;
+  if (node?.kind !== 'lock') return undefined;
+  return { row: node.row, connectionId: node.connectionId, staleSince: node.stale ? node.readAt : undefined };
 }
 
 function connect(c: PanelControls): void {
@@ -49,8 +54,12 @@ async function write(c: PanelControls, kind: WriteKind, id: string | undefined):
   if (!lock) return;
   const target = c.session.targets().find((t) => t.id === lock.connectionId);
   if (!target) return;
+  const staleReason =
+    lock.staleSince !== undefined
+      ? `the row was read at ${clockTime(lock.staleSince)} and ${target.label} has not answered since; refresh once it is back`
+      : undefined;
   await guardedWrite(
-    { kind, target, key: lock.row.key, shown: lock.row },
+    { kind, target, key: lock.row.key, shown: lock.row, staleReason },
     { session: c.session, writes: c.settings().writes, ui: vscodeWriteUi },
   );
   c.scheduler.request('after-write');
@@ -117,6 +126,10 @@ export function registerPanelCommands(c: PanelControls): vscode.Disposable[] {
     register(Command.Release, (id) => write(c, 'release', id)),
     register(Command.Extend, (id) => write(c, 'extend', id)),
     register(Command.SetPassword, (id) => setPassword(c, id)),
+    register(Command.ShowHistory, async (id) => {
+      const lock = lockOf(c, id);
+      await showLockHistory(c.session.views(), lock && { key: lock.row.key, connectionId: lock.connectionId });
+    }),
   ];
 }
 

@@ -48,6 +48,7 @@ export const REDIS_SETTINGS = {
   patterns: spec(DEFAULT_PATTERNS, isStringArray, 'an array of SCAN MATCH globs'),
   useLockSiteGlobs: spec(true, isBoolean, 'true or false'),
   refreshSeconds: spec(5, numberAtLeast(1), 'a number >= 1'),
+  heldLongMinutes: spec(10, numberAtLeast(1), 'a number >= 1'),
   scanCount: spec(DEFAULT_COUNT, intAtLeast(1), 'an integer >= 1'),
   rowCap: spec(DEFAULT_ROW_CAP, intAtLeast(1), 'an integer >= 1'),
   'tls.enabled': spec(false, isBoolean, 'true or false'),
@@ -70,6 +71,8 @@ export interface PanelSettings {
   /** Add the key globs the language server found in the workspace to the SCAN patterns (never when untrusted). */
   useLockSiteGlobs: boolean;
   refreshMs: number;
+  /** A holder seen on a key for this long is flagged "held long". */
+  heldLongMs: number;
   /** Whether release/extend may run at all, and if not, why (shown to the user). */
   writes: { allowed: true } | { allowed: false; reason: string };
   /** Invalid values (replaced by defaults) and refused values (a password in a URL). */
@@ -148,6 +151,7 @@ export function readPanelSettings(source: ConfigurationSource, trusted: boolean)
     // The code of an untrusted workspace must not decide what is scanned on a Redis.
     useLockSiteGlobs: trusted && read('useLockSiteGlobs'),
     refreshMs: read('refreshSeconds') * 1000,
+    heldLongMs: read('heldLongMinutes') * 60_000,
     writes,
     problems,
     ignoredWorkspaceKeys: ignoredWorkspaceKeys.sort(),

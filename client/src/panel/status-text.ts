@@ -1,4 +1,5 @@
 // The status bar item's content as plain data: connection state at a glance, problems first.
+import { escapeControlChars } from '../locks/display-text';
 import type { ConnectionView } from './panel-state';
 
 export interface StatusData {
@@ -11,11 +12,12 @@ export interface StatusData {
 /** Undefined when nothing is being browsed: the item is hidden then. */
 export function statusText(connections: readonly ConnectionView[], active: boolean): StatusData | undefined {
   if (!active || connections.length === 0) return undefined;
-  const down = connections.filter((c) => c.status.phase === 'reconnecting');
+  const down = connections.filter((c) => c.status.phase === 'reconnecting' || c.status.phase === 'auth-failed');
   const connecting = connections.some((c) => c.status.phase === 'connecting');
   const rows = connections.flatMap((c) => c.listing?.result.rows ?? []);
   const noExpiry = rows.filter((r) => r.state === 'no-expiry').length;
-  const lines = connections.map((c) => `${c.target.label}: ${c.status.phase}${c.status.error ? ` (${c.status.error})` : ''}`);
+  // An error can quote a Redis reply: its control characters are escaped like every text from Redis.
+  const lines = connections.map((c) => `${c.target.label}: ${c.status.phase}${c.status.error ? ` (${escapeControlChars(c.status.error)})` : ''}`);
   const tooltip = ['Lockwise Redis Locks', ...lines].join('\n');
 
   if (down.length > 0) {

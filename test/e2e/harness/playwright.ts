@@ -17,6 +17,8 @@ export interface Locator {
   waitFor(options?: { state?: 'attached' | 'detached' | 'visible' | 'hidden'; timeout?: number }): Promise<void>;
   screenshot(options: { path: string }): Promise<Buffer>;
   boundingBox(): Promise<{ x: number; y: number; width: number; height: number } | null>;
+  /** Runs `fn(element, arg)` in the browser; the harness has no DOM types, so the element is `any`. */
+  evaluate<R, A = undefined>(fn: (element: any, arg: A) => R, arg?: A): Promise<R>;
 }
 
 export interface Page {

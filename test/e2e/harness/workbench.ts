@@ -81,6 +81,57 @@ export class Workbench {
     return row;
   }
 
+  /** True when the element's text is wider than its box (shown cut off with an ellipsis). */
+  isCutOff(locator: Locator): Promise<boolean> {
+    return locator.evaluate((el) => el.scrollWidth > el.clientWidth);
+  }
+
+  /** The element's computed text colour and the theme colour `variable`, both as "r, g, b" (alpha dropped). */
+  colours(locator: Locator, variable: string): Promise<{ element: string; theme: string }> {
+    // No named functions inside: the test runner's transpiler would wrap them in a helper the page lacks.
+    return locator.evaluate((el, name) => {
+      const doc = el.ownerDocument;
+      const win = doc.defaultView;
+      const theme = win.getComputedStyle(doc.querySelector('.monaco-workbench')).getPropertyValue(name).trim();
+      const out: string[] = [];
+      for (const colour of [win.getComputedStyle(el).color, theme]) {
+        const probe = doc.createElement('div');
+        probe.style.color = colour;
+        doc.body.appendChild(probe);
+        out.push(colour ? (win.getComputedStyle(probe).color.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).join(', ') : '');
+        probe.remove();
+      }
+      return { element: out[0]!, theme: out[1]! };
+    }, variable);
+  }
+
+  /**
+   * Hovers a row of the Redis Locks view until its tooltip shows and matches `match`; returns its text.
+   * The pointer leaves and comes back between attempts, as a person would do.
+   */
+  async hoverTooltip(label: string, match: RegExp): Promise<string> {
+    const hover = this.page.locator('.monaco-hover, .workbench-hover').filter({ hasText: match }).first();
+    const text = await waitFor(async () => {
+      await this.page.mouse.move(0, 0);
+      await (await this.lockRow(label)).locator('.label-name').first().hover();
+      if (!(await hover.waitFor({ state: 'visible', timeout: 4_000 }).then(() => true, () => false))) return undefined;
+      return hover.innerText();
+    }, `the tooltip of ${label} matching ${match}`, { timeoutMs: 30_000, intervalMs: 100 });
+    await this.dismissHovers();
+    return text;
+  }
+
+  /** Moves the pointer off the views and waits until no hover is open (a tree tooltip opens over the side bar's sash). */
+  async dismissHovers(): Promise<void> {
+    await this.page.mouse.move(0, 0);
+    const open = this.page.locator('.monaco-hover:visible, .workbench-hover:visible');
+    await waitFor(async () => {
+      if ((await open.count()) === 0) return true;
+      await this.page.keyboard.press('Escape');
+      return false;
+    }, 'every hover to close', { intervalMs: 200 });
+  }
+
   /**
    * Picks an entry of the code action menu (lightbulb, Refactor...) with the arrow keys and Enter, as the
    * menu expects: a pointer block over the editor swallows synthetic clicks on its rows.
@@ -119,6 +170,7 @@ export class Workbench {
 
   /** Drags the sash on the side bar's right edge so it is `width` pixels wide (long descriptions fit). */
   async resizeSideBar(width: number): Promise<void> {
+    await this.dismissHovers();
     const bar = await this.page.locator('.part.sidebar').boundingBox();
     if (!bar) throw new Error('the side bar is not shown');
     const y = bar.y + bar.height / 2;
