@@ -100,8 +100,10 @@ test('a partial listing says nothing about absent keys; the history per lock is 
 
 test('escapeControlChars: C0, DEL, C1, bidi and line separators become escapes; printable text stays', () => {
   assert.equal(escapeControlChars('\x1b]0;PWNED\x07\x1b[2J'), '\\x1b]0;PWNED\\x07\\x1b[2J');
-  assert.equal(escapeControlChars('lock:\r\nFAKE: row\t\x00\x7f\x85\x9f'), 'lock:\\x0d\\x0aFAKE: row\\x09\\x00\\x7f\\x85\\x9f');
-  assert.equal(escapeControlChars('a\u202eb\u2066c\u2069d\u200fe\u061cf\u2028g\u2029h'), 'a\\u202eb\\u2066c\\u2069d\\u200fe\\u061cf\\u2028g\\u2029h');
-  const printable = 'lock:order:42 · Grüße 日本 🙂 \\x1b ~!@#';
+  assert.equal(escapeControlChars('lock:\r\nFAKE: row\t\x00\x7f\x85\x9f'), 'lock:\\r\\nFAKE: row\\t\\x00\\x7f\\x85\\x9f');
+  assert.equal(escapeControlChars('a\u202eb\u2066c\u2069d\u200fe\u061cf\u2028g\u2029h'), 'a\\u{202e}b\\u{2066}c\\u{2069}d\\u{200f}e\\u{61c}f\\u{2028}g\\u{2029}h');
+  const printable = 'lock:order:42 · Grüße 日本 🙂 ~!@#';
   assert.equal(escapeControlChars(printable), printable);
+  // A backslash in the value is doubled, so a typed `\x1b` cannot pass for an escaped ESC.
+  assert.equal(escapeControlChars('a\\x1b'), 'a\\\\x1b');
 });

@@ -115,8 +115,8 @@ test('control characters from Redis are escaped in labels, descriptions and tool
   const tree = buildTree(view(result, readAt));
   const evil = [...tree.nodes.values()].find((n) => n.kind === 'lock' && n.row.key.startsWith('lock:evil'))!;
   const item = renderNode(evil, readAt);
-  assert.equal(item.label, 'lock:evil\\x1b]0;PWNED\\x07\\x0d\\x0aFAKE');
-  assert.match(item.description!, / · \\x1b\[2Jholder\\u202eevil$/);
+  assert.equal(item.label, 'lock:evil\\x1b]0;PWNED\\x07\\r\\nFAKE');
+  assert.match(item.description!, / · \\x1b\[2Jholder\\u\{202e\}evil$/);
   const visible = [item.label, item.description!, item.tooltip!].join('');
   assert.doesNotMatch(visible, /[\x00-\x09\x0b-\x1f\x7f\u202e]/, 'no raw control character is rendered');
   assert.equal(evil.kind === 'lock' && evil.row.raw, '\x1b[2Jholder\u202eevil', 'the row itself keeps the exact value (for the token)');

@@ -74,7 +74,7 @@ test('key, holder and token from Redis are shown with control characters escaped
   assert.equal(await client.exists(key), 0);
   const { message, detail } = said.asked[0]!;
   assert.equal(message, 'Release lock lock:tty\\x1b]0;PWNED\\x07?');
-  assert.ok(detail.includes('Token: w-1\\x0d\\x0aFAKE: row\\u202e'), detail);
+  assert.ok(detail.includes('Token: w-1\\r\\nFAKE: row\\u{202e}'), detail);
   const shown = [message, detail, ...said.info].join('\n');
   assert.doesNotMatch(shown, /[\x00-\x09\x0b-\x1f\u202e]/);
 });
