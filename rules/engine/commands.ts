@@ -9,7 +9,7 @@ import { readObjectOptions, readTokenOptions, type SetOptions } from './set-opti
 
 export type CommandName =
   | 'SET' | 'SETNX' | 'EXPIRE' | 'PEXPIRE' | 'EXPIREAT' | 'PEXPIREAT'
-  | 'DEL' | 'UNLINK' | 'GETDEL' | 'DELEX' | 'GET' | 'INCR' | 'SCRIPT';
+  | 'DEL' | 'UNLINK' | 'GETDEL' | 'DELEX' | 'GET' | 'EXISTS' | 'INCR' | 'SCRIPT';
 
 export type ClientStyle = 'ioredis' | 'node-redis';
 
@@ -53,7 +53,7 @@ export interface RecogniserContext {
 
 const METHODS: Record<string, CommandName> = {
   set: 'SET', setnx: 'SETNX', expire: 'EXPIRE', pexpire: 'PEXPIRE', expireat: 'EXPIREAT',
-  pexpireat: 'PEXPIREAT', del: 'DEL', unlink: 'UNLINK', getdel: 'GETDEL', delex: 'DELEX', get: 'GET', incr: 'INCR',
+  pexpireat: 'PEXPIREAT', del: 'DEL', unlink: 'UNLINK', getdel: 'GETDEL', delex: 'DELEX', get: 'GET', exists: 'EXISTS', incr: 'INCR',
 };
 const GENERIC = new Set(['call', 'callbuffer', 'sendcommand', 'send_command']);
 const BATCH_METHODS: Record<string, 'multi' | 'pipeline'> = { multi: 'multi', pipeline: 'pipeline', batch: 'pipeline' };
