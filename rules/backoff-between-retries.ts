@@ -39,7 +39,8 @@ function delayOf(wait: ts.AwaitExpression): Node | undefined {
     const timeout = descendantsWhere<ts.CallExpression>(expr, (d) => ts.isCallExpression(d) && unwrap(d.expression).getText() === 'setTimeout')[0];
     return timeout?.arguments[1];
   }
-  return ts.isCallExpression(expr) ? expr.arguments[expr.arguments.length - 1] : undefined;
+  // `sleep(ms)`, `delay(ms, signal)`, timers/promises `setTimeout(ms, value)`: the delay comes first.
+  return ts.isCallExpression(expr) ? expr.arguments[0] : undefined;
 }
 
 /** Is this delay fixed: no random part in it (following consts), and no call that could add one? */
