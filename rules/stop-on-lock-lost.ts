@@ -4,7 +4,6 @@
 import { ts } from './engine/typescript';
 import { bodyStatements, enclosingTries, onlyObserves, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
-import { storedName } from './engine/libraries';
 import type { Extend, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionLike, isFunctionOrArrow, propertyValue, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { inConditionPosition, resultUse } from './engine/result-use';
@@ -79,11 +78,14 @@ function unusedControllers(model: LockModel): ts.NewExpression[] {
   const lockFns = new Set<Node>([...model.acquires.map((a) => a.fn), ...model.extends.map((e) => e.fn)]);
   return descendantsOfKind<ts.NewExpression>(model.sourceFile, ts.SyntaxKind.NewExpression).filter((n) => {
     if (unwrap(n.expression).getText() !== 'AbortController') return false;
-    const name = storedName(n);
+    // Only a function's own variable: its every use is in the function (a field may be read by code the lean parse skips).
+    const decl = valueCarrier(n).parent;
     const fn = enclosingFunction(n);
+    if (!ts.isVariableDeclaration(decl) || !ts.isIdentifier(decl.name) || !isFunctionLike(fn)) return false;
+    const name = decl.name.text;
     const nearLock = [...lockFns].some((f) => f === fn || contains(fn, f));
-    if (!name || !nearLock) return false;
-    const uses = identifiersNamed(model.sourceFile, name).filter((id) => id.pos > n.end);
+    if (!nearLock) return false;
+    const uses = identifiersNamed(fn, name).filter((id) => id.pos > n.end);
     return !uses.some((id) => {
       const parent = id.parent;
       if (ts.isPropertyAccessExpression(parent) && parent.expression === id) return parent.name.text === 'signal';

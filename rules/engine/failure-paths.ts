@@ -3,7 +3,7 @@
 // release, does it say out loud that failing open is intended? Shared by the rules of issue 12.
 import { ts } from './typescript';
 import type { LockModel } from './model';
-import { ancestorWhere, calleeName, callsNamed, contains, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
 /** The marker that makes failing open a decision: `// lockwise: fail-open`, `failOpen`, `FAIL_OPEN`. */
 export const FAIL_OPEN = /fail[-_ ]?open/i;
@@ -28,13 +28,25 @@ export function bodyStatements(body: Node | undefined): Node[] {
   return [body];
 }
 
-/** The name an assignment writes: `x` in `x = true`, `lost` in `this.lost = true`. */
-function assignedName(node: Node): string | undefined {
+/** The flag an assignment writes: `x` in `x = true`, `this.lost` in `this.lost = true`. */
+function assignedFlag(node: Node): ts.Identifier | undefined {
   const expr = unwrap(node);
   if (!isAssignment(expr)) return undefined;
   const left = unwrap(expr.left);
-  if (ts.isIdentifier(left)) return left.text;
-  return ts.isPropertyAccessExpression(left) ? left.name.text : undefined;
+  if (ts.isIdentifier(left)) return left;
+  return ts.isPropertyAccessExpression(left) && ts.isIdentifier(left.name) ? left.name : undefined;
+}
+
+// The lean parse blanks top-level declarations and class members without these words (lock-text.ts),
+// so a flag can only be judged unread where no blanked code could read it: a function's own local, or
+// a flag whose name holds one of them (its readers do too, and are never blanked).
+const LEAN_EVIDENCE = /lock|mutex|mtx|semaphore|leader|latch/i;
+
+function judgeable(flag: ts.Identifier): boolean {
+  if (LEAN_EVIDENCE.test(flag.text)) return true;
+  if (!ts.isIdentifier(flag) || ts.isPropertyAccessExpression(flag.parent)) return false;
+  const decl = declarationOf(flag);
+  return !!decl && !!ancestorWhere(decl, isFunctionLike);
 }
 
 /** Is the flag `name` read anywhere in the file (not only written)? */
@@ -62,8 +74,8 @@ export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceF
     const inner = ts.isAwaitExpression(expr) || ts.isVoidExpression(expr) ? unwrap(expr.expression) : expr;
     if (isLoggingCall(inner)) return true;
     if (ts.isCallExpression(inner) && TIMER_CLEAR.test(calleeName(inner) ?? '')) return true;
-    const flag = assignedName(inner);
-    return flag !== undefined && !flagIsRead(sourceFile, flag);
+    const flag = assignedFlag(inner);
+    return flag !== undefined && judgeable(flag) && !flagIsRead(sourceFile, flag.text);
   });
 }
 

@@ -79,6 +79,23 @@ export function renewLock(lockKey: string, token: string) {
 `,
     },
     {
+      name: 'a local flag written by the timer and never read',
+      code: `${io}export async function runLocked(lockKey: string, token: string) {
+  let stopped = false;
+  const timer = setInterval(() => {
+    redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch(() => {
+      stopped = true;
+    });
+  }, 10000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+`,
+    },
+    {
       name: 'the extend error is rethrown inside the timer',
       message: ['unhandled rejection'],
       code: `${io}export function keepLock(lockKey: string, token: string) {
