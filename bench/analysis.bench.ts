@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { lockHeavyFile } from './fixtures/lock-heavy-file';
 import { mixedFile } from './fixtures/mixed-file';
 
-type Analyzer = typeof import('../rules/analyze') & { indexTree: typeof import('../rules/engine/file-index').indexTree };
+type Analyzer = typeof import('../rules/analyze') & { indexTree: typeof import('../rules/engine/file-index').indexTree; ruleIds: readonly string[] };
 type Ts = typeof import('../rules/engine/typescript').ts;
 
 const CORPUS_SRC = resolve('bench/.corpus/src');
@@ -25,7 +25,7 @@ const SAMPLES = 100;
 async function bundledAnalyzer(dir: string): Promise<{ analyzer: Analyzer; ts: Ts }> {
   const outfile = join(dir, 'analyzer.cjs');
   await build({
-    stdin: { contents: "export * from './rules/analyze'; export { ts } from './rules/engine/typescript'; export { indexTree } from './rules/engine/file-index';", resolveDir: resolve('.'), loader: 'ts' },
+    stdin: { contents: "export * from './rules/analyze'; export { ts } from './rules/engine/typescript'; export { indexTree } from './rules/engine/file-index'; export { ruleIds } from './rules/index';", resolveDir: resolve('.'), loader: 'ts' },
     bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile, logLevel: 'warning',
   });
   const loaded = require(outfile) as Analyzer & { ts: Ts };
@@ -46,6 +46,32 @@ function sample(run: () => void): { p50: number; p95: number } {
   }
   times.sort((a, b) => a - b);
   return { p50: percentile(times, 50), p95: percentile(times, 95) };
+}
+
+/** The rules issue 12 added: their cost is shown against the analysis without them. */
+const ISSUE_12_RULES = new Set([
+  'atomic-takeover', 'backoff-between-retries', 'decide-redis-failure', 'exclusive-acquire',
+  'release-only-acquired', 'rollback-partial-acquire', 'stop-on-lock-lost',
+]);
+
+/** Two variants run alternately in one loop, so load on a shared machine hits both alike. */
+function sampleInterleaved(a: () => void, b: () => void): [{ p50: number; p95: number }, { p50: number; p95: number }] {
+  for (let i = 0; i < WARMUP; i++) {
+    a();
+    b();
+  }
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < SAMPLES; i++) {
+    [a, b].forEach((run, k) => {
+      const started = performance.now();
+      run();
+      times[k].push(performance.now() - started);
+    });
+  }
+  return times.map((t) => {
+    t.sort((x, y) => x - y);
+    return { p50: percentile(t, 50), p95: percentile(t, 95) };
+  }) as [{ p50: number; p95: number }, { p50: number; p95: number }];
 }
 
 const fmt = (s: { p50: number; p95: number }) => `p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms`;
@@ -100,6 +126,12 @@ function measureFile(label: string, fileName: string, text: string, analyzer: An
   console.log(`  baseline createSourceFile alone        ${fmt(parse)}  (analyzeText / baseline at p95: ${(full.p95 / parse.p95).toFixed(2)}x)`);
   console.log(`  after a one-character edit: incremental re-parse + analysis ${fmt(edit)} (target p95 <= 30 ms)`);
   console.log(`  incremental and fresh analysis agree: ${incrementalFindings === freshFindings ? 'yes' : `NO (${incrementalFindings} vs ${freshFindings})`}`);
+  const without = analyzer.ruleIds.filter((id) => !ISSUE_12_RULES.has(id));
+  const [before, after] = sampleInterleaved(
+    () => analyzer.analyzeText(fileName, text, { only: without }),
+    () => analyzer.analyzeText(fileName, text),
+  );
+  console.log(`  cost of the ${ISSUE_12_RULES.size} rules of issue 12 (interleaved): without ${fmt(before)}; with ${fmt(after)} (p50 ${(((after.p50 - before.p50) / before.p50) * 100).toFixed(1)}%)`);
 }
 
 /** Every corpus file parsed lean and whole: how many were blanked, and whether any analyses differently. */
