@@ -95,7 +95,7 @@ export const backoffBetweenRetries: Rule = {
       const delay = fixed.delay;
       report({
         span: spanOf(delay),
-        message: `This retry of ${key} waits a fixed ${delay.getText()} between attempts, with no random part: the workers that lost the race all wake at the same moment and collide again, so the contention repeats in lockstep. Add jitter: wait a random share of the delay (for example delay / 2 + Math.random() * delay).`,
+        message: `This retry of ${key} waits \`${delay.getText()}\` between attempts, with no random part: the workers that lost the race all wake at the same moment and collide again, so the contention repeats in lockstep. Add jitter: wait a random share of the delay (for example delay / 2 + Math.random() * delay).`,
         related: [{ span: spanOf(acquire.call), message: 'the acquire it retries' }],
         fix: () => jitterFix(delay),
       });

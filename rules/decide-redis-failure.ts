@@ -11,13 +11,16 @@ import type { Rule } from './rule';
 
 const NOT_ACQUIRED = /^(?:false|null|undefined|0|''|""|void 0)$/;
 const NOT_ACQUIRED_FIELD = /^(?:acquired|ok|locked|success|granted|held)$/;
+const GRANTING_WORD = /^(?:ok|acquired|locked|granted|held|true|yes)$/i;
 
 /** A value that says "you have the lock": true, 'OK', 1, a lock-like object, a (no-op) release function. */
 function grantingValue(node: Node): boolean {
   const v = unwrap(node);
   const text = v.getText();
   if (NOT_ACQUIRED.test(text)) return false;
-  if (v.kind === ts.SyntaxKind.TrueKeyword || ts.isStringLiteral(v) || ts.isNumericLiteral(v) || ts.isNoSubstitutionTemplateLiteral(v)) return true;
+  if (v.kind === ts.SyntaxKind.TrueKeyword || ts.isNumericLiteral(v)) return true;
+  // 'OK' is SET's own reply; 'busy' or 'unavailable' are answers, not grants.
+  if (ts.isStringLiteral(v) || ts.isNoSubstitutionTemplateLiteral(v)) return GRANTING_WORD.test(v.text);
   if (isFunctionOrArrow(v)) return true;
   if (ts.isObjectLiteralExpression(v)) {
     return !v.properties.some((p) => ts.isPropertyAssignment(p) && NOT_ACQUIRED_FIELD.test(p.name.getText()) && NOT_ACQUIRED.test(unwrap(p.initializer).getText()));

@@ -71,7 +71,7 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
     },
     {
       name: 'fixed wait, no jitter',
-      message: ['fixed 100', 'lockstep'],
+      message: ['waits `100`', 'lockstep'],
       code: `${io}${sleep}export async function take(key: string, token: string) {
   for (let attempt = 0; attempt < 10; attempt++) {
     if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;

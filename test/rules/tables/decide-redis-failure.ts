@@ -48,6 +48,14 @@ export class Locker {
   }
 }
 ` },
+    { name: 'the catch returns an answer that is not a grant', code: `${io}export async function lockState(name: string, token: string): Promise<'acquired' | 'busy' | 'unavailable'> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) ? 'acquired' : 'busy';
+  } catch {
+    return 'unavailable';
+  }
+}
+` },
     { name: 'a cache read that falls back to the database is not a lock', code: `${io}export async function price(id: string, load: (id: string) => Promise<string>) {
   try {
     const hit = await redis.get(\`cache:price:\${id}\`);
