@@ -27,9 +27,22 @@ function retryLoop(acquire: Acquire): Loop | undefined {
   return stops.length > 0 ? loop : undefined;
 }
 
-/** The awaited waits in the loop body (not in nested functions). */
-function waitsIn(loop: Loop, acquire: Acquire): ts.AwaitExpression[] {
-  return descendantsWhere<ts.AwaitExpression>(loop, (d) => ts.isAwaitExpression(d) && ancestorWhere(d, isFunctionLike) === acquire.fn && !d.getText().includes(acquire.call.getText()) && WAIT.test(d.expression.getText()));
+/** `function take() { ... acquire ... return take(); }`: the function retries by calling itself after the acquire. */
+function selfRetry(acquire: Acquire): ts.CallExpression | undefined {
+  const fn = acquire.fn;
+  if (!ts.isFunctionDeclaration(fn) && !ts.isMethodDeclaration(fn)) return undefined;
+  const name = fn.name && ts.isIdentifier(fn.name) ? fn.name.text : undefined;
+  if (!name) return undefined;
+  return descendantsWhere<ts.CallExpression>(fn, (d) => {
+    if (!ts.isCallExpression(d) || d.getStart() < acquire.call.end || ancestorWhere(d, isFunctionLike) !== fn) return false;
+    const callee = unwrap(d.expression).getText();
+    return callee === name || callee === `this.${name}`;
+  })[0];
+}
+
+/** The awaited waits in the loop body or function (not in nested functions). */
+function waitsIn(scope: Node, acquire: Acquire): ts.AwaitExpression[] {
+  return descendantsWhere<ts.AwaitExpression>(scope, (d) => ts.isAwaitExpression(d) && ancestorWhere(d, isFunctionLike) === acquire.fn && !d.getText().includes(acquire.call.getText()) && WAIT.test(d.expression.getText()));
 }
 
 /** The delay expression of a wait: `sleep(ms)`, `setTimeout(r, ms)` inside `new Promise(...)`. */
@@ -78,14 +91,16 @@ export const backoffBetweenRetries: Rule = {
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
       const loop = retryLoop(acquire);
-      if (!loop || reported.has(loop)) continue;
-      reported.add(loop);
+      const recursion = loop ? undefined : selfRetry(acquire);
+      const retry = loop ?? recursion;
+      if (!retry || reported.has(retry)) continue;
+      reported.add(retry);
       const key = describeKey(acquire.key);
-      const waits = waitsIn(loop, acquire);
+      const waits = waitsIn(loop ?? acquire.fn, acquire);
       if (waits.length === 0) {
         report({
-          span: loopHead(loop),
-          message: `This loop retries the acquire of ${key} with no wait between attempts: a busy spin that sends Redis a command per round trip for as long as the lock is held, from every waiting worker, and starves the holder's own commands. Wait a random delay between attempts (for example 50-150 ms, growing with each try).`,
+          span: loop ? loopHead(loop) : spanOf(retry),
+          message: `This ${loop ? 'loop' : 'recursion'} retries the acquire of ${key} with no wait between attempts: a busy spin that sends Redis a command per round trip for as long as the lock is held, from every waiting worker, and starves the holder's own commands. Wait a random delay between attempts (for example 50-150 ms, growing with each try).`,
           related: [{ span: spanOf(acquire.call), message: 'the acquire it retries' }],
         });
         continue;

@@ -40,6 +40,13 @@ export async function take(key: string, token: string) {
   }
 }
 ` },
+    { name: 'recursion with a jittered wait', code: `${io}${sleep}export async function take(key: string, token: string, attempts = 10): Promise<boolean> {
+  if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+  if (attempts === 0) return false;
+  await sleep(100 + Math.random() * 100);
+  return take(key, token, attempts - 1);
+}
+` },
     { name: 'redlock with jitter', code: `import Redis from 'ioredis';
 import Redlock from 'redlock';
 export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
@@ -109,6 +116,32 @@ export async function take(key: string, token: string) {
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS / 2 + Math.random() * RETRY_MS));
   }
   return false;
+}
+`,
+    },
+    {
+      name: 'recursion with no wait',
+      message: ['This recursion retries'],
+      code: `${io}export async function take(key: string, token: string, attempts = 10): Promise<boolean> {
+  if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+  return attempts > 0 ? take(key, token, attempts - 1) : false;
+}
+`,
+    },
+    {
+      name: 'recursion with a fixed wait',
+      code: `${nr}${sleep}export async function take(key: string, token: string, attempts = 10): Promise<boolean> {
+  if (await client.set(key, token, { NX: true, PX: 1000 })) return true;
+  if (attempts === 0) return false;
+  await sleep(250);
+  return take(key, token, attempts - 1);
+}
+`,
+      output: `${nr}${sleep}export async function take(key: string, token: string, attempts = 10): Promise<boolean> {
+  if (await client.set(key, token, { NX: true, PX: 1000 })) return true;
+  if (attempts === 0) return false;
+  await sleep(125 + Math.random() * 250);
+  return take(key, token, attempts - 1);
 }
 `,
     },
