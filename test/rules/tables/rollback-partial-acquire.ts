@@ -92,6 +92,29 @@ export async function lockAll(ids: string[]) {
 `,
     },
     {
+      name: 'redis-semaphore: one Mutex per seat acquired in a loop (acquire throws on timeout)',
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export async function lockSeats(redis: Redis, seats: string[]) {
+  const held: Mutex[] = [];
+  for (const seat of seats) {
+    const mutex = new Mutex(redis, \`seat:\${seat}\`, { acquireTimeout: 2000, onLockLost: () => process.exit(1) });
+    await mutex.acquire();
+    held.push(mutex);
+  }
+  return held;
+}
+`,
+    },
+    {
+      name: 'node-redis: Promise.allSettled, a failed answer throws without releasing',
+      code: `${nr}export async function lockPair(a: string, b: string, token: string) {
+  const settled = await Promise.allSettled([a, b].map((id) => client.set(\`lock:account:\${id}\`, token, { NX: true, PX: 10000 })));
+  if (settled.some((r) => r.status !== 'fulfilled' || r.value !== 'OK')) throw new Error('account busy');
+}
+`,
+    },
+    {
       name: 'through a helper acquire in a loop (throws when busy)',
       config: { helpers: { acquire: ['acquireLock'], release: ['releaseLock'], extend: [] } },
       code: `declare function acquireLock(key: string): Promise<string>;
