@@ -8,6 +8,7 @@ import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, spanOf, unwrap, type Node } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
+import type { Fix } from './types';
 
 const NOT_ACQUIRED = /^(?:false|null|undefined|0|''|""|void 0)$/;
 const NOT_ACQUIRED_FIELD = /^(?:acquired|ok|locked|success|granted|held)$/;
@@ -107,6 +108,19 @@ function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefin
   return undefined;
 }
 
+/** Fail closed: rethrow in a catch clause, or answer "not acquired" (null) from a `.catch` callback. */
+function fix(found: Found): Fix | undefined {
+  if (found.how === 'catch' && ts.isReturnStatement(found.grant)) {
+    const binding = ts.isCatchClause(found.path.parent) ? found.path.parent.variableDeclaration?.name : undefined;
+    if (!binding || !ts.isIdentifier(binding)) return undefined;
+    return { title: `Rethrow the Redis error (fail closed)`, isPreferred: true, edits: [{ ...spanOf(found.grant), newText: `throw ${binding.text};` }] };
+  }
+  if (found.how === '.catch' && ts.isArrowFunction(found.path) && found.grant === found.path.body) {
+    return { title: 'Answer "not acquired" (null) when Redis fails', isPreferred: true, edits: [{ ...spanOf(found.grant), newText: 'null' }] };
+  }
+  return undefined;
+}
+
 export const decideRedisFailure: Rule = {
   id: 'decide-redis-failure',
   defaultSeverity: 'warning',
@@ -124,6 +138,7 @@ export const decideRedisFailure: Rule = {
         span: spanOf(found.how === 'branch' ? (ancestorWhere(found.path, ts.isIfStatement) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
         message: `${when}, this ${found.how === 'branch' ? 'branch' : found.how} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,
         related: [{ span: spanOf(acquire.call), message: 'the acquire whose failure grants the lock' }],
+        fix: () => fix(found),
       });
     }
   },
