@@ -5,7 +5,7 @@ import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, callsNamed, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { lockNames } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -33,11 +33,10 @@ function selfRetry(acquire: Acquire): ts.CallExpression | undefined {
   if (!ts.isFunctionDeclaration(fn) && !ts.isMethodDeclaration(fn)) return undefined;
   const name = fn.name && ts.isIdentifier(fn.name) ? fn.name.text : undefined;
   if (!name) return undefined;
-  return descendantsWhere<ts.CallExpression>(fn, (d) => {
-    if (!ts.isCallExpression(d) || d.getStart() < acquire.call.end || ancestorWhere(d, isFunctionLike) !== fn) return false;
-    const callee = unwrap(d.expression).getText();
-    return callee === name || callee === `this.${name}`;
-  })[0];
+  return callsNamed(fn, (n) => n === name).find((c) => {
+    const callee = unwrap(c.expression).getText();
+    return (callee === name || callee === `this.${name}`) && c.pos >= acquire.call.end && ancestorWhere(c, isFunctionLike) === fn;
+  });
 }
 
 /** The awaited waits in the loop body or function (not in nested functions). */
