@@ -105,7 +105,8 @@ export const backoffBetweenRetries: Rule = {
         continue;
       }
       const fixed = waits.map((w) => ({ wait: w, delay: delayOf(w) })).find((w) => w.delay && fixedDelay(model, w.delay));
-      if (!fixed?.delay || waits.some((w) => RANDOM.test(w.getText()))) continue;
+      // A random part computed anywhere in the retry (`delay = base * (0.5 + Math.random())`) counts.
+      if (!fixed?.delay || RANDOM.test((loop ?? acquire.fn).getText())) continue;
       const delay = fixed.delay;
       report({
         span: spanOf(delay),

@@ -23,6 +23,16 @@ export const backoffBetweenRetriesCases: RuleCases = {
   return false;
 }
 ` },
+    { name: 'jitter added to a let before the wait', code: `${io}${sleep}export async function take(key: string, token: string) {
+  let delay = 25;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+    delay = Math.min(1000, delay * 2) * (0.5 + Math.random());
+    await sleep(delay);
+  }
+  return false;
+}
+` },
     { name: 'a delay computed by a function we cannot see', code: `${io}${sleep}declare function backoffFor(attempt: number): number;
 export async function take(key: string, token: string) {
   for (let attempt = 0; attempt < 10; attempt++) {
