@@ -14,7 +14,11 @@ import { join, resolve } from 'node:path';
 import { lockHeavyFile } from './fixtures/lock-heavy-file';
 import { mixedFile } from './fixtures/mixed-file';
 
-type Analyzer = typeof import('../rules/analyze') & { indexTree: typeof import('../rules/engine/file-index').indexTree };
+type Analyzer = typeof import('../rules/analyze') & {
+  indexTree: typeof import('../rules/engine/file-index').indexTree;
+  buildModel: typeof import('../rules/engine/model').buildModel;
+  allRules: typeof import('../rules/index').allRules;
+};
 type Ts = typeof import('../rules/engine/typescript').ts;
 
 const CORPUS_SRC = resolve('bench/.corpus/src');
@@ -25,7 +29,7 @@ const SAMPLES = 100;
 async function bundledAnalyzer(dir: string): Promise<{ analyzer: Analyzer; ts: Ts }> {
   const outfile = join(dir, 'analyzer.cjs');
   await build({
-    stdin: { contents: "export * from './rules/analyze'; export { ts } from './rules/engine/typescript'; export { indexTree } from './rules/engine/file-index';", resolveDir: resolve('.'), loader: 'ts' },
+    stdin: { contents: "export * from './rules/analyze'; export { ts } from './rules/engine/typescript'; export { indexTree } from './rules/engine/file-index'; export { allRules } from './rules/index'; export { buildModel } from './rules/engine/model';", resolveDir: resolve('.'), loader: 'ts' },
     bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile, logLevel: 'warning',
   });
   const loaded = require(outfile) as Analyzer & { ts: Ts };
@@ -46,6 +50,39 @@ function sample(run: () => void): { p50: number; p95: number } {
   }
   times.sort((a, b) => a - b);
   return { p50: percentile(times, 50), p95: percentile(times, 95) };
+}
+
+/** The rules issue 12 added: their cost is shown against the analysis without them. */
+const ISSUE_12_RULES = new Set([
+  'atomic-takeover', 'backoff-between-retries', 'decide-redis-failure', 'exclusive-acquire',
+  'release-only-acquired', 'rollback-partial-acquire', 'stop-on-lock-lost',
+]);
+
+/**
+ * What the rules of issue 12 add to one analysis: per run, parse and model, then every rule's check
+ * timed on its own (fixes computed, as analyzeText does). The ratio is taken within each run, so the
+ * load of a shared machine, which moves whole runs, cancels out; the median run is printed.
+ */
+function newRulesShare(analyzer: Analyzer, fileName: string, text: string): { added: number; rest: number; share: number } {
+  const helpers = { acquire: [], release: [], extend: [] };
+  const runs: Array<{ added: number; rest: number }> = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const started = performance.now();
+    const model = analyzer.buildModel(analyzer.parseSource(fileName, text, helpers), helpers);
+    let rest = performance.now() - started;
+    let added = 0;
+    for (const rule of analyzer.allRules) {
+      const ruleStarted = performance.now();
+      rule.check({ model, server: 'redis', report: (r) => void r.fix?.() });
+      const took = performance.now() - ruleStarted;
+      if (ISSUE_12_RULES.has(rule.id)) added += took;
+      else rest += took;
+    }
+    if (i >= WARMUP) runs.push({ added, rest });
+  }
+  runs.sort((a, b) => a.added / a.rest - b.added / b.rest);
+  const median = runs[Math.floor(runs.length / 2)];
+  return { ...median, share: median.added / median.rest };
 }
 
 const fmt = (s: { p50: number; p95: number }) => `p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms`;
@@ -100,6 +137,8 @@ function measureFile(label: string, fileName: string, text: string, analyzer: An
   console.log(`  baseline createSourceFile alone        ${fmt(parse)}  (analyzeText / baseline at p95: ${(full.p95 / parse.p95).toFixed(2)}x)`);
   console.log(`  after a one-character edit: incremental re-parse + analysis ${fmt(edit)} (target p95 <= 30 ms)`);
   console.log(`  incremental and fresh analysis agree: ${incrementalFindings === freshFindings ? 'yes' : `NO (${incrementalFindings} vs ${freshFindings})`}`);
+  const cost = newRulesShare(analyzer, fileName, text);
+  console.log(`  the ${ISSUE_12_RULES.size} rules of issue 12: ${cost.added.toFixed(1)} ms on top of ${cost.rest.toFixed(1)} ms for parse, model and the other rules (+${(cost.share * 100).toFixed(1)}%, median run)`);
 }
 
 /** Every corpus file parsed lean and whole: how many were blanked, and whether any analyses differently. */

@@ -18,6 +18,14 @@ import { StockBusyError, reserveStockSafely } from '../examples/src/safe/invento
 import { SafeChargeService } from '../examples/src/safe/order-lock';
 import { buildNightlyReportSafely, createBoundedRedlock } from '../examples/src/safe/report-job';
 import { sendQueuedEmailsSafely } from '../examples/src/safe/email-worker';
+import { reserveLinesSafely } from '../examples/src/safe/bulk-reserve';
+import { checkOutSafely } from '../examples/src/safe/checkout-lock';
+import { lockImportSafely } from '../examples/src/safe/stale-lock-takeover';
+import { printLabelSafely } from '../examples/src/safe/label-printer';
+import { renderThumbnailsSafely } from '../examples/src/safe/thumbnail-worker';
+import { checkOut } from '../examples/src/cart/checkout-lock';
+import { printLabel } from '../examples/src/shipping/label-printer';
+import { reserveLines } from '../examples/src/inventory/bulk-reserve';
 import { analyzeText } from '../rules/analyze';
 import { ruleIds } from '../rules/index';
 import { startRedis, type RedisProcess } from './helpers/redis-server';
@@ -26,11 +34,16 @@ const SRC = 'examples/src';
 
 /** What each mistaken file must trigger, as examples/README.md describes it. */
 const EXPECTED: Record<string, string[]> = {
-  'billing/renewal-watchdog.ts': ['owner-checked-extend', 'unique-token'],
+  'billing/renewal-watchdog.ts': ['owner-checked-extend', 'stop-on-lock-lost', 'unique-token'],
+  'cart/checkout-lock.ts': ['decide-redis-failure', 'owner-checked-release', 'release-only-acquired'],
+  'inventory/bulk-reserve.ts': ['rollback-partial-acquire'],
   'inventory/reserve.ts': ['check-acquire-result', 'owner-checked-release', 'require-ttl', 'unique-token'],
   'jobs/nightly-report.ts': ['bounded-acquire-retry', 'respect-abort-signal', 'use-extended-lock'],
+  'jobs/stale-lock-sweeper.ts': ['atomic-takeover', 'owner-checked-release'],
   'orders/charge-service.ts': ['atomic-acquire', 'owner-checked-release', 'release-on-all-paths', 'unique-token'],
+  'shipping/label-printer.ts': ['exclusive-acquire'],
   'workers/email-worker.ts': ['check-acquire-result', 'handle-lock-lost'],
+  'workers/thumbnail-worker.ts': ['backoff-between-retries'],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -187,5 +200,55 @@ describe('the safe counterparts against a real Redis', () => {
     assert.equal(await sendQueuedEmailsSafely(redis, mailer, outbox, 'c-2'), 0);
     assert.deepEqual(sent, ['a@example.com']);
     assert.equal(await redis.get('mutex:email:c-2'), 'other-worker');
+  });
+  test('checkout-lock: a checkout that finds the cart busy leaves the running checkout its lock', async () => {
+    await redis.set('lock:cart:c-1', 'running-checkout', 'PX', 60_000);
+    const checkout = { place: async (cartId: string) => `order-${cartId}` };
+    assert.equal(await checkOutSafely(redis, checkout, 'c-1'), 'busy');
+    assert.equal(await redis.get('lock:cart:c-1'), 'running-checkout', 'the safe finally never ran');
+    // The mistaken one deletes the running checkout's lock from its finally.
+    assert.equal(await checkOut(redis, checkout, 'c-1'), 'busy');
+    assert.equal(await redis.exists('lock:cart:c-1'), 0);
+    assert.equal(await checkOutSafely(redis, checkout, 'c-2'), 'order-c-2');
+    assert.equal(await redis.exists('lock:cart:c-2'), 0, 'released after the checkout');
+  });
+
+  test('label-printer: SET NX refuses a held printer where SET without NX takes it over', async () => {
+    await redis.set('lock:printer:w1', 'other-worker', 'PX', 60_000);
+    const printed: string[] = [];
+    const printer = { print: async (_w: string, label: string) => void printed.push(label) };
+    assert.equal(await printLabelSafely(redis, printer, 'w1', 'safe'), false);
+    assert.equal(await redis.get('lock:printer:w1'), 'other-worker');
+    assert.equal(await printLabel(redis, printer, 'w1', 'mistaken'), true, 'the plain SET "acquires" a held lock');
+    assert.deepEqual(printed, ['mistaken']);
+  });
+
+  test('bulk-reserve: a busy SKU makes the safe reservation release the SKUs it had locked', async () => {
+    await nodeRedis.set('lock:stock:b-2', 'other-order', { PX: 60_000 });
+    const reserved: string[] = [];
+    const reserve = async (sku: string) => void reserved.push(sku);
+    assert.equal(await reserveLinesSafely(nodeRedis, ['b-1', 'b-2'], reserve), false);
+    assert.equal(await nodeRedis.exists('lock:stock:b-1'), 0, 'rolled back');
+    assert.equal(await nodeRedis.get('lock:stock:b-2'), 'other-order');
+    assert.equal(await reserveLines(nodeRedis, ['b-3', 'b-2'], reserve), false);
+    assert.equal(await nodeRedis.exists('lock:stock:b-3'), 1, 'the mistaken one leaves b-3 locked');
+    assert.deepEqual(reserved, []);
+  });
+
+  test('stale-lock-takeover: one Lua script replaces an expired lock and leaves a live one', async () => {
+    await redis.set('lock:jobs:import', `${Date.now() + 60_000}:live`, 'PX', 60_000);
+    assert.equal(await lockImportSafely(redis), undefined);
+    await redis.set('lock:jobs:import', `${Date.now() - 1_000}:stale`, 'PX', 60_000);
+    const token = await lockImportSafely(redis);
+    assert.ok(token);
+    assert.match((await redis.get('lock:jobs:import')) ?? '', new RegExp(`:${token}$`));
+    await redis.del('lock:jobs:import');
+  });
+
+  test('thumbnail-worker: renders once and releases when the lock is free', async () => {
+    const rendered: string[] = [];
+    assert.equal(await renderThumbnailsSafely(redis, 'p-1', async (id) => void rendered.push(id)), true);
+    assert.equal(await redis.exists('lock:thumbnails:p-1'), 0);
+    assert.deepEqual(rendered, ['p-1']);
   });
 });

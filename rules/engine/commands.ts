@@ -11,7 +11,7 @@ import { readObjectOptions, readTokenOptions, type SetOptions } from './set-opti
 
 export type CommandName =
   | 'SET' | 'SETNX' | 'EXPIRE' | 'PEXPIRE' | 'EXPIREAT' | 'PEXPIREAT'
-  | 'DEL' | 'UNLINK' | 'GETDEL' | 'DELEX' | 'DELIFEQ' | 'GET' | 'INCR' | 'SCRIPT';
+  | 'DEL' | 'UNLINK' | 'GETDEL' | 'DELEX' | 'DELIFEQ' | 'GET' | 'EXISTS' | 'INCR' | 'SCRIPT';
 
 export type ClientStyle = 'ioredis' | 'node-redis' | 'glide';
 
@@ -55,7 +55,7 @@ export interface RecogniserContext {
 
 const METHODS: Record<string, CommandName> = {
   set: 'SET', setnx: 'SETNX', expire: 'EXPIRE', pexpire: 'PEXPIRE', expireat: 'EXPIREAT',
-  pexpireat: 'PEXPIREAT', del: 'DEL', unlink: 'UNLINK', getdel: 'GETDEL', delex: 'DELEX', delifeq: 'DELIFEQ', get: 'GET', incr: 'INCR',
+  pexpireat: 'PEXPIREAT', del: 'DEL', unlink: 'UNLINK', getdel: 'GETDEL', delex: 'DELEX', delifeq: 'DELIFEQ', get: 'GET', exists: 'EXISTS', incr: 'INCR',
 };
 const GENERIC = new Set(['call', 'callbuffer', 'sendcommand', 'send_command', 'customcommand']);
 const BATCH_METHODS: Record<string, 'multi' | 'pipeline'> = { multi: 'multi', pipeline: 'pipeline', batch: 'pipeline' };

@@ -118,7 +118,7 @@ const DELETES = new Set(['DEL', 'UNLINK', 'GETDEL', 'DELEX', 'DELIFEQ']);
 // Calls worth wrapping and recognising (lower-cased): Redis commands in every client's spelling, the
 // lock libraries' methods and withLock. Scripts registered under a name and configured helpers are added per file.
 const LOCK_CALLS = new Set([
-  'set', 'setnx', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'get', 'incr',
+  'set', 'setnx', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'get', 'exists', 'incr',
   'eval', 'evalsha', 'call', 'callbuffer', 'sendcommand', 'send_command', 'customcommand', 'invokescript',
   'acquire', 'tryacquire', 'release', 'unlock', 'lock', 'extend', 'using', 'withlock',
 ]);

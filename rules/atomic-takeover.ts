@@ -1,0 +1,86 @@
+// Breaking a stale lock in several round trips: GET the holder (or its timestamp), decide in the client
+// that it is stale, then DEL or SET it. Two breakers, or the holder coming back, race in between.
+import { ts } from './engine/typescript';
+import type { RedisCommand } from './engine/commands';
+import { mentions } from './engine/failure-paths';
+import { describeKey, sameKey } from './engine/keys';
+import type { LockModel } from './engine/model';
+import { contains, descendantsOfKind, enclosingFunction, identifiersNamed, spanOf, type Node } from './engine/nodes';
+import { resultUse } from './engine/result-use';
+import type { Rule } from './rule';
+
+const CLOCK = /Date\.now\(\)|new Date\(|performance\.now\(\)|process\.hrtime/;
+// Whole words or camelCase parts: `age`, `lockAge`, `isStale`; not `holder` or `message`.
+const STALE_WORDS = /[sS]tale|[eE]xpire|[eE]lapsed|[dD]eadline|[tT]imeout|(?<![a-zA-Z])(?:age|old|ttl|since|dead)(?![a-z])|(?<=[a-z])(?:Age|Old|Ttl|TTL|Since|Dead)(?![a-z])/;
+const RELATIONAL = new Set([ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken]);
+
+/** The GET's variable and the consts computed from it (`const age = Date.now() - Number(v)`). */
+function valueNames(fn: Node, get: RedisCommand): string[] {
+  const use = resultUse(get.call);
+  if (use.kind !== 'assigned') return [];
+  const names = [use.name];
+  for (const decl of descendantsOfKind<ts.VariableDeclaration>(fn, ts.SyntaxKind.VariableDeclaration)) {
+    if (decl.pos > get.call.end && decl.initializer && ts.isIdentifier(decl.name) && identifiersNamed(decl.initializer, use.name).length > 0) names.push(decl.name.text);
+  }
+  return names;
+}
+
+/** Does the condition judge staleness: a clock, a relational comparison, or a word like stale/expired? */
+function judgesStaleness(condition: Node): boolean {
+  const text = condition.getText();
+  if (CLOCK.test(text) || STALE_WORDS.test(text)) return true;
+  let relational = false;
+  const visit = (n: Node): void => {
+    if (ts.isBinaryExpression(n) && RELATIONAL.has(n.operatorToken.kind)) relational = true;
+    ts.forEachChild(n, visit);
+  };
+  visit(condition);
+  return relational;
+}
+
+/** A DEL/UNLINK, or a SET without NX/IFEQ, of the key inside `scope`: the breaking write. */
+function breakingWrite(model: LockModel, get: RedisCommand, scope: Node): RedisCommand | undefined {
+  const key = model.keyOf(get.keys[0]);
+  return model.commands.find((c) => {
+    if (!contains(scope, c.call) || !c.keys[0] || !sameKey(model.keyOf(c.keys[0]), key)) return false;
+    if (c.name === 'DEL' || c.name === 'UNLINK') return true;
+    return c.name === 'SET' && !!c.set && !c.set.nx && !c.set.ifeq && !c.set.dynamic;
+  });
+}
+
+function takeover(model: LockModel, get: RedisCommand): { write: RedisCommand; test: ts.IfStatement } | undefined {
+  const fn = enclosingFunction(get.call);
+  const names = valueNames(fn, get);
+  for (const test of descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement)) {
+    if (test.getStart() < get.call.end || enclosingFunction(test) !== fn) continue;
+    const condition = test.expression;
+    const refers = contains(condition, get.call) || mentions(condition, names);
+    if (!refers || !judgesStaleness(condition)) continue;
+    const write = breakingWrite(model, get, test.thenStatement);
+    if (write) return { write, test };
+  }
+  return undefined;
+}
+
+export const atomicTakeover: Rule = {
+  id: 'atomic-takeover',
+  defaultSeverity: 'error',
+  summary: 'A stale lock broken in several round trips (GET, decide it is stale, then DEL or SET), so two breakers race.',
+  check({ model, report }) {
+    for (const get of model.commands) {
+      if (get.name !== 'GET' || !get.keys[0] || !model.isLockKey(model.keyOf(get.keys[0]))) continue;
+      const found = takeover(model, get);
+      if (!found) continue;
+      const name = describeKey(model.keyOf(get.keys[0]));
+      const write = found.write.name === 'SET' ? 'SET' : found.write.name;
+      report({
+        span: spanOf(found.write.call),
+        message: `This ${write} breaks a stale lock on ${name} after a separate GET and a decision in the client: between them another breaker can take the lock (and this ${write} ${write === 'SET' ? 'overwrites' : 'deletes'} its fresh lock), or the holder can come back and renew it. Both then believe they hold it. Make the takeover one atomic step: a Lua script that re-reads the value and replaces it only if it is still the stale one, or SET key token IFEQ staleValue PX ttl (Redis 8.4+); better, give every lock a TTL so it never needs breaking.`,
+        related: [
+          { span: spanOf(get.call), message: 'the separate GET of the holder' },
+          { span: spanOf(found.test.expression), message: 'the staleness decision made in the client' },
+        ],
+      });
+    }
+  },
+};

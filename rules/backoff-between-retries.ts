@@ -1,0 +1,135 @@
+// A retried acquire must wait between attempts, and the wait must be random: with no wait the loop
+// spins against Redis as fast as round trips allow; with a fixed wait every worker that lost the race
+// wakes up at the same moment and collides again. bounded-acquire-retry is about the number of tries.
+import { ts } from './engine/typescript';
+import { mentions } from './engine/failure-paths';
+import { describeKey } from './engine/keys';
+import type { Acquire, LockModel } from './engine/model';
+import { ancestorWhere, callsNamed, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { lockNames } from './engine/paths';
+import type { Rule } from './rule';
+import type { Fix } from './types';
+
+type Loop = ts.WhileStatement | ts.DoStatement | ts.ForStatement;
+
+const WAIT = /sleep|delay|wait|pause|setTimeout|backoff|timeout|scheduler\.wait|blpop|brpop|xread|subscribe|once\(/i;
+const RANDOM = /random|jitter|randomInt/i;
+// Calls a fixed delay may be computed with; any other call might add jitter we cannot see.
+const ARITHMETIC = /^(?:Math\.(?:min|max|pow|floor|round|ceil|trunc)|Number|parseInt)$/;
+
+/** The loop that retries this acquire: it ends (condition, break or return) once the lock is taken. */
+function retryLoop(acquire: Acquire): Loop | undefined {
+  const loop = ancestorWhere(acquire.call, (a) => isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || isFunctionLike(a));
+  if (!loop || !isLoop(loop)) return undefined;
+  const condition = ts.isForStatement(loop) ? loop.condition : loop.expression;
+  if (condition && (contains(condition, acquire.call) || mentions(condition, lockNames(acquire)))) return loop;
+  const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && d.getStart() > acquire.call.end && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);
+  return stops.length > 0 ? loop : undefined;
+}
+
+/** `function take() { ... acquire ... return take(); }`: the function retries by calling itself after the acquire. */
+function selfRetry(acquire: Acquire): ts.CallExpression | undefined {
+  const fn = acquire.fn;
+  if (!ts.isFunctionDeclaration(fn) && !ts.isMethodDeclaration(fn)) return undefined;
+  const name = fn.name && ts.isIdentifier(fn.name) ? fn.name.text : undefined;
+  if (!name) return undefined;
+  return callsNamed(fn, (n) => n === name).find((c) => {
+    const callee = unwrap(c.expression).getText();
+    return (callee === name || callee === `this.${name}`) && c.pos >= acquire.call.end && ancestorWhere(c, isFunctionLike) === fn;
+  });
+}
+
+/** The awaited waits in the loop body or function (not in nested functions). */
+function waitsIn(scope: Node, acquire: Acquire): ts.AwaitExpression[] {
+  return descendantsWhere<ts.AwaitExpression>(scope, (d) => ts.isAwaitExpression(d) && ancestorWhere(d, isFunctionLike) === acquire.fn && !d.getText().includes(acquire.call.getText()) && WAIT.test(d.expression.getText()));
+}
+
+/** The delay expression of a wait: `sleep(ms)`, `setTimeout(r, ms)` inside `new Promise(...)`. */
+function delayOf(wait: ts.AwaitExpression): Node | undefined {
+  const expr = unwrap(wait.expression);
+  if (ts.isNewExpression(expr)) {
+    const timeout = descendantsWhere<ts.CallExpression>(expr, (d) => ts.isCallExpression(d) && unwrap(d.expression).getText() === 'setTimeout')[0];
+    return timeout?.arguments[1];
+  }
+  // `sleep(ms)`, `delay(ms, signal)`, timers/promises `setTimeout(ms, value)`: the delay comes first.
+  return ts.isCallExpression(expr) ? expr.arguments[0] : undefined;
+}
+
+/** Is this delay fixed: no random part in it (following consts), and no call that could add one? */
+function fixedDelay(model: LockModel, delay: Node, depth = 0): boolean {
+  const text = delay.getText();
+  if (RANDOM.test(text)) return false;
+  const calls = descendantsWhere<ts.CallExpression>(delay, ts.isCallExpression);
+  if (ts.isCallExpression(delay)) calls.push(delay);
+  if (calls.some((c) => !ARITHMETIC.test(unwrap(c.expression).getText()))) return false;
+  const ids = ts.isIdentifier(delay) ? [delay] : descendantsWhere<ts.Identifier>(delay, ts.isIdentifier);
+  return ids.every((id) => {
+    const init = depth < 3 ? model.lookup(id) : undefined;
+    return !init || fixedDelay(model, init, depth + 1);
+  });
+}
+
+function jitterFix(delay: Node): Fix {
+  const n = literalNumber(delay);
+  const text = delay.getText();
+  const operand = n !== undefined || ts.isIdentifier(unwrap(delay)) || ts.isPropertyAccessExpression(unwrap(delay)) ? text : `(${text})`;
+  const newText = n !== undefined ? `${n / 2} + Math.random() * ${n}` : `${operand} / 2 + Math.random() * ${operand}`;
+  return { title: 'Randomise the wait (same mean, full jitter around it)', isPreferred: true, edits: [{ ...spanOf(delay), newText }] };
+}
+
+function loopHead(loop: Loop): { start: number; end: number } {
+  return { start: loop.getStart(), end: loop.statement.getStart() };
+}
+
+export const backoffBetweenRetries: Rule = {
+  id: 'backoff-between-retries',
+  defaultSeverity: 'warning',
+  summary: 'An acquire retried with no wait between attempts (a busy spin), or with a fixed wait and no jitter.',
+  check({ model, report }) {
+    const reported = new Set<Node>();
+    for (const acquire of model.acquires) {
+      if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
+      const loop = retryLoop(acquire);
+      const recursion = loop ? undefined : selfRetry(acquire);
+      const retry = loop ?? recursion;
+      if (!retry || reported.has(retry)) continue;
+      reported.add(retry);
+      const key = describeKey(acquire.key);
+      const waits = waitsIn(loop ?? acquire.fn, acquire);
+      if (waits.length === 0) {
+        report({
+          span: loop ? loopHead(loop) : spanOf(retry),
+          message: `This ${loop ? 'loop' : 'recursion'} retries the acquire of ${key} with no wait between attempts: a busy spin that sends Redis a command per round trip for as long as the lock is held, from every waiting worker, and starves the holder's own commands. Wait a random delay between attempts (for example 50-150 ms, growing with each try).`,
+          related: [{ span: spanOf(acquire.call), message: 'the acquire it retries' }],
+        });
+        continue;
+      }
+      const fixed = waits.map((w) => ({ wait: w, delay: delayOf(w) })).find((w) => w.delay && fixedDelay(model, w.delay));
+      // A random part computed anywhere in the retry (`delay = base * (0.5 + Math.random())`) counts.
+      if (!fixed?.delay || RANDOM.test((loop ?? acquire.fn).getText())) continue;
+      const delay = fixed.delay;
+      report({
+        span: spanOf(delay),
+        message: `This retry of ${key} waits \`${delay.getText()}\` between attempts, with no random part: the workers that lost the race all wake at the same moment and collide again, so the contention repeats in lockstep. Add jitter: wait a random share of the delay (for example delay / 2 + Math.random() * delay).`,
+        related: [{ span: spanOf(acquire.call), message: 'the acquire it retries' }],
+        fix: () => jitterFix(delay),
+      });
+    }
+    for (const object of model.libraryObjects) {
+      const options = object.library === 'redlock' ? object.options : undefined;
+      const jitter = options && propertyAssignment(options, 'retryJitter');
+      const count = options && propertyAssignment(options, 'retryCount');
+      if (!jitter || literalNumber(jitter.initializer) !== 0 || (count && literalNumber(count.initializer) === 0)) continue;
+      const delay = options && propertyAssignment(options, 'retryDelay');
+      const spin = !!delay && literalNumber(delay.initializer) === 0;
+      const fix = (): Fix => ({ title: 'Add a random part to redlock\'s retry delay (retryJitter: 100)', isPreferred: true, edits: [{ ...spanOf(jitter.initializer), newText: '100' }] });
+      report({
+        span: spanOf(jitter),
+        message: spin
+          ? 'retryDelay: 0 with retryJitter: 0 makes redlock retry the acquire with no wait at all: a busy spin against every Redis instance while the lock is held. Give it a retryDelay and a retryJitter.'
+          : 'retryJitter: 0 makes every redlock client retry after exactly retryDelay: the clients that lost the race wake at the same moment and collide again. Give retryJitter a share of retryDelay (redlock adds a random wait up to it).',
+        fix,
+      });
+    }
+  },
+};

@@ -1,0 +1,115 @@
+// What code does on a path where something about the lock went wrong (a catch clause, a `.catch`
+// callback, the failed branch of a test): does it only observe (log, set a flag no one reads), does it
+// release, does it say out loud that failing open is intended? Shared by the rules of issue 12.
+import { ts } from './typescript';
+import type { LockModel } from './model';
+import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
+
+/** The marker that makes failing open a decision: `// lockwise: fail-open`, `failOpen`, `FAIL_OPEN`. */
+export const FAIL_OPEN = /fail[-_ ]?open/i;
+
+const LOGGER = /^(?:console|log|logger|logging|this\.(?:log|logger)|[\w$.]*\.(?:log|logger))$/i;
+const LOG_METHOD = /^(?:log|info|warn|warning|error|debug|trace|fatal|verbose|notice|captureException|captureMessage)$/;
+const TIMER_CLEAR = /^(?:clearInterval|clearTimeout)$/;
+
+/** `console.warn(...)`, `this.logger.error(...)`, `log(...)`, `Sentry.captureException(...)`. */
+export function isLoggingCall(node: Node): boolean {
+  const call = unwrap(node);
+  if (!ts.isCallExpression(call)) return false;
+  const m = methodOf(call);
+  if (m) return LOG_METHOD.test(m.name) || LOGGER.test(unwrap(m.receiver).getText());
+  return /^(?:log|logError|warn|report)$/i.test(calleeName(call) ?? '');
+}
+
+/** Statements of a block, or the expression of an arrow body, as a list. */
+export function bodyStatements(body: Node | undefined): Node[] {
+  if (!body) return [];
+  if (ts.isBlock(body)) return [...body.statements];
+  return [body];
+}
+
+/** The flag an assignment writes: `x` in `x = true`, `this.lost` in `this.lost = true`. */
+function assignedFlag(node: Node): ts.Identifier | undefined {
+  const expr = unwrap(node);
+  if (!isAssignment(expr)) return undefined;
+  const left = unwrap(expr.left);
+  if (ts.isIdentifier(left)) return left;
+  return ts.isPropertyAccessExpression(left) && ts.isIdentifier(left.name) ? left.name : undefined;
+}
+
+// The lean parse blanks top-level declarations and class members without these words (lock-text.ts),
+// so a flag can only be judged unread where no blanked code could read it: a function's own local, or
+// a flag whose name holds one of them (its readers do too, and are never blanked).
+const LEAN_EVIDENCE = /lock|mutex|mtx|semaphore|leader|latch/i;
+
+function judgeable(flag: ts.Identifier): boolean {
+  if (LEAN_EVIDENCE.test(flag.text)) return true;
+  if (!ts.isIdentifier(flag) || ts.isPropertyAccessExpression(flag.parent)) return false;
+  const decl = declarationOf(flag);
+  return !!decl && !!ancestorWhere(decl, isFunctionLike);
+}
+
+/** Is the flag `name` read anywhere in the file (not only written)? */
+function flagIsRead(sourceFile: ts.SourceFile, name: string): boolean {
+  return identifiersNamed(sourceFile, name).some((id) => {
+    let target: Node = id;
+    if (ts.isPropertyAccessExpression(id.parent) && id.parent.name === id) target = id.parent;
+    const parent = target.parent;
+    if (isAssignment(parent) && parent.left === target) return false;
+    if ((ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isParameter(parent)) && parent.name === id) return false;
+    return true;
+  });
+}
+
+/**
+ * A path that only observes the failure: logs it, clears its own timer, writes a flag no code reads,
+ * or returns nothing. Anything else (a call, a throw, a read flag, abort()) may stop the work.
+ */
+export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceFile): boolean {
+  return statements.every((s) => {
+    if (ts.isEmptyStatement(s)) return true;
+    if (ts.isReturnStatement(s)) return !s.expression;
+    const expr = ts.isExpressionStatement(s) ? unwrap(s.expression) : ts.isStatement(s) ? undefined : unwrap(s);
+    if (!expr) return false;
+    const inner = ts.isAwaitExpression(expr) || ts.isVoidExpression(expr) ? unwrap(expr.expression) : expr;
+    if (isLoggingCall(inner)) return true;
+    if (ts.isCallExpression(inner) && TIMER_CLEAR.test(calleeName(inner) ?? '')) return true;
+    const flag = assignedFlag(inner);
+    return flag !== undefined && judgeable(flag) && !flagIsRead(sourceFile, flag.text);
+  });
+}
+
+/** A `throw` that leaves `scope` (not one inside a nested function). */
+export function throwsIn(scope: Node): ts.ThrowStatement | undefined {
+  return descendantsWhere<ts.ThrowStatement>(scope, (d) => ts.isThrowStatement(d) && ancestorWhere(d, isFunctionLike) === ancestorWhere(scope, isFunctionLike))[0];
+}
+
+const RELEASE_NAME = /release|unlock|rollback|undo|free|cleanup|clean_up|drop|del$/i;
+
+/** Does `scope` release something: a release in the model, a DEL/UNLINK/script, or a call named like one? */
+export function releasesSomething(model: LockModel, scope: Node): boolean {
+  if (model.releases.some((r) => contains(scope, r.call))) return true;
+  if (model.commands.some((c) => (c.name === 'DEL' || c.name === 'UNLINK' || c.name === 'SCRIPT') && contains(scope, c.call))) return true;
+  return callsNamed(scope, (n) => RELEASE_NAME.test(n)).length > 0;
+}
+
+/** The try statements around `node` inside `fn`, innermost first, whose try block holds `node`. */
+export function enclosingTries(node: Node, fn: Node): ts.TryStatement[] {
+  const tries: ts.TryStatement[] = [];
+  for (let a = node.parent; a && a !== fn; a = a.parent) {
+    if (ts.isTryStatement(a) && contains(a.tryBlock, node)) tries.push(a);
+  }
+  return tries;
+}
+
+/** Is a release on every way out of `node` by exception: a catch or finally around it that releases? */
+export function releasedOnThrow(model: LockModel, node: Node, fn: Node): boolean {
+  return enclosingTries(node, fn).some((t) => (t.catchClause && releasesSomething(model, t.catchClause.block)) || (t.finallyBlock && releasesSomething(model, t.finallyBlock)));
+}
+
+/** Does `node` (itself, or any identifier in it) name one of `names`? identifiersNamed skips the node itself. */
+export function mentions(node: Node, names: readonly string[]): boolean {
+  const n = unwrap(node);
+  if (ts.isIdentifier(n) && names.includes(n.text)) return true;
+  return names.length > 0 && identifiersNamed(node, names).length > 0;
+}

@@ -1,0 +1,142 @@
+// An "acquire" that does not exclude anyone: a SET without NX whose reply is treated as the lock (it is
+// always OK), 'NX' written where the value goes, or a GET/EXISTS test followed by a separate SET.
+import { ts } from './engine/typescript';
+import type { RedisCommand } from './engine/commands';
+import { mentions } from './engine/failure-paths';
+import { describeKey, sameKey } from './engine/keys';
+import { LOCK_NAME } from './engine/lock-name';
+import type { LockModel } from './engine/model';
+import { contains, enclosingFunction, literalString, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { resultUse } from './engine/result-use';
+import type { Rule } from './rule';
+import type { Fix } from './types';
+
+const ACQUIRE_FN = /acquire|lock|take|grab|claim|obtain|reserve/i;
+const OPTION_WORD = /^(?:NX|XX|PX|EX|PXAT|EXAT)$/i;
+
+/** Is the SET's reply used as "I have the lock": tested, or returned from an acquire-like function? */
+function replyTreatedAsLock(command: RedisCommand): boolean {
+  const use = resultUse(command.call);
+  if (use.kind === 'tested' || (use.kind === 'assigned' && use.tested)) return true;
+  const carrier = valueCarrier(command.call);
+  const returned = ts.isReturnStatement(carrier.parent) || ts.isArrowFunction(carrier.parent);
+  if (!returned) return false;
+  return ACQUIRE_FN.test(functionName(enclosingFunction(command.call)));
+}
+
+function functionName(fn: Node): string {
+  if (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) return fn.name?.getText() ?? '';
+  return fn.parent && ts.isVariableDeclaration(fn.parent) ? fn.parent.name.getText() : '';
+}
+
+/** In `acquireLock(key, ...)` any key it SETs is the lock, whatever it is called. */
+function inLockAcquireFunction(command: RedisCommand): boolean {
+  const name = functionName(enclosingFunction(command.call));
+  return LOCK_NAME.test(name) && ACQUIRE_FN.test(name.replace(LOCK_NAME, ''));
+}
+
+function plainSet(command: RedisCommand): boolean {
+  const set = command.set;
+  return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !command.batch;
+}
+
+/** Adds NX in the call's own option style. */
+function addNx(command: RedisCommand): Fix | undefined {
+  const set = command.set;
+  if (!set?.ttl || set.ttl.unit === 'KEEPTTL') return undefined;
+  const options = set.node ? unwrap(set.node) : undefined;
+  const title = 'Acquire with NX (only if the key does not exist)';
+  if (options && ts.isObjectLiteralExpression(options)) {
+    const v5 = options.properties.some((p) => p.name?.getText() === 'expiration');
+    const open = options.getStart() + 1;
+    return { title, isPreferred: true, edits: [{ start: open, end: open, newText: v5 ? " condition: 'NX'," : ' NX: true,' }] };
+  }
+  const last = command.args[command.args.length - 1];
+  return last ? { title, isPreferred: true, edits: [{ start: last.end, end: last.end, newText: ", 'NX'" }] } : undefined;
+}
+
+/** A GET/EXISTS on the key, before the SET in the same function, whose answer decides whether to SET. */
+function checkBefore(model: LockModel, set: RedisCommand): RedisCommand | undefined {
+  const key = model.keyOf(set.keys[0]);
+  const fn = enclosingFunction(set.call);
+  return model.commands.find((c) => {
+    if ((c.name !== 'GET' && c.name !== 'EXISTS') || !c.keys[0] || c.call.end > set.call.getStart()) return false;
+    if (enclosingFunction(c.call) !== fn || !sameKey(model.keyOf(c.keys[0]), key)) return false;
+    const use = resultUse(c.call);
+    const names = use.kind === 'assigned' ? [use.name] : [];
+    return decidesSet(fn, c, names, set);
+  });
+}
+
+/** An `if` on the check's answer that holds the SET or leaves before it; not an owner comparison. */
+function decidesSet(fn: Node, check: RedisCommand, names: string[], set: RedisCommand): boolean {
+  const ifs: ts.IfStatement[] = [];
+  const visit = (n: Node): void => {
+    if (ts.isIfStatement(n) && (contains(n.expression, check.call) || n.getStart() > check.call.end) && n.getStart() < set.call.getStart()) ifs.push(n);
+    if (n === fn || !ts.isFunctionLike(n)) ts.forEachChild(n, visit);
+  };
+  visit(fn);
+  return ifs.some((s) => {
+    const condition = s.expression;
+    const refers = contains(condition, check.call) || mentions(condition, names);
+    if (!refers || comparesWithValue(condition)) return false;
+    const holds = contains(s.thenStatement, set.call) || (!!s.elseStatement && contains(s.elseStatement, set.call));
+    const leaves = !contains(s, set.call) && /\b(?:return|throw)\b/.test(s.thenStatement.getText());
+    return holds || leaves;
+  });
+}
+
+/** `holder === token` compares with a value: that is an owner check, not a "free?" test. */
+function comparesWithValue(condition: Node): boolean {
+  let found = false;
+  const visit = (n: Node): void => {
+    if (ts.isBinaryExpression(n) && /^[!=]==?$/.test(n.operatorToken.getText())) {
+      const sides = [unwrap(n.left), unwrap(n.right)];
+      const emptyish = sides.some((x) => /^(?:null|undefined|0|1|false|true|''|""|'OK'|"OK")$/.test(x.getText()));
+      if (!emptyish) found = true;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(condition);
+  return found;
+}
+
+export const exclusiveAcquire: Rule = {
+  id: 'exclusive-acquire',
+  defaultSeverity: 'error',
+  summary: 'An acquire that excludes no one: SET without NX used as the lock, NX in the value position, or GET/EXISTS then SET.',
+  check({ model, report }) {
+    for (const command of model.commands) {
+      if (command.name !== 'SET' || !command.set || command.set.nx || command.batch || !command.keys[0]) continue;
+      const key = model.keyOf(command.keys[0]);
+      if (!model.isLockKey(key) && !inLockAcquireFunction(command)) continue;
+      const name = describeKey(key);
+      const value = command.args[0];
+      const shifted = value && OPTION_WORD.test(literalString(value) ?? '');
+      if (shifted) {
+        report({
+          span: spanOf(value),
+          message: `'${literalString(value)}' is passed as the value of ${name}, not as an option, so this SET stores the string "${literalString(value)}" and overwrites whoever holds the lock. Every caller "gets" the lock. Pass the token as the value and NX as an option: SET key token NX PX ttl.`,
+        });
+        continue;
+      }
+      if (!plainSet(command)) continue;
+      if (replyTreatedAsLock(command)) {
+        report({
+          span: spanOf(command.call),
+          message: `This SET of ${name} has no NX, so it always replies OK and overwrites the current holder: every caller believes it holds the lock at the same time. Acquire with SET key token NX PX ttl, which replies null while another process holds the key.`,
+          fix: () => addNx(command),
+        });
+        continue;
+      }
+      const check = checkBefore(model, command);
+      if (check) {
+        report({
+          span: spanOf(command.call),
+          message: `${check.name} then SET on ${name} is check-then-act in two round trips: two workers can both see the key free and both SET it, and each believes it holds the lock. Let Redis decide in one command: SET key token NX PX ttl, and test its reply.`,
+          related: [{ span: spanOf(check.call), message: `the separate ${check.name}` }],
+        });
+      }
+    }
+  },
+};

@@ -1,0 +1,127 @@
+// A release that also runs when the acquire failed: a `finally` the not-acquired path goes through, or
+// a release registered (res.on('finish'), defer) before the acquire's answer is tested. With a DEL
+// that does not compare the token, it deletes the lock of the process that does hold it.
+import { ts } from './engine/typescript';
+import { mentions } from './engine/failure-paths';
+import { describeKey, type KeyRef } from './engine/keys';
+import type { Acquire, LockModel } from './engine/model';
+import { ancestorWhere, contains, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, type Node } from './engine/nodes';
+import { isGuard, lockNames } from './engine/paths';
+import { visibleAt } from './engine/queries';
+import type { Rule } from './rule';
+import type { Fix } from './types';
+
+/** Acquires whose answer can be "not acquired" (a reply, not an exception). */
+const TRY_KINDS = new Set(['set-nx', 'setnx', 'lua', 'semaphore-try', 'helper']);
+const REGISTER_METHODS = /^(?:on|once|addListener|prependListener|defer|onFinished|onClose|teardown)$/;
+
+function tested(acquire: Acquire): boolean {
+  const use = acquire.result;
+  return use.kind === 'tested' || (use.kind === 'assigned' && use.tested);
+}
+
+/** An unchecked delete of a lock key: a release in the model, or a DEL/UNLINK of a key acquired here. */
+interface Delete {
+  call: ts.CallExpression;
+  key: KeyRef;
+  fn: Node;
+}
+
+function uncheckedDeletes(model: LockModel): Delete[] {
+  const deletes: Delete[] = model.releases.filter((r) => !r.ownerChecked && r.key).map((r) => ({ call: r.call, key: r.key as KeyRef, fn: r.fn }));
+  const seen = new Set(deletes.map((d) => d.call));
+  for (const c of model.commands) {
+    if ((c.name !== 'DEL' && c.name !== 'UNLINK') || seen.has(c.call) || c.keys.length !== 1) continue;
+    const key = model.keyOf(c.keys[0]);
+    if (model.acquiresOn(key).some((a) => TRY_KINDS.has(a.kind))) deletes.push({ call: c.call, key, fn: enclosingFunction(c.call) });
+  }
+  return deletes;
+}
+
+/** The acquire of the deleted key in `fn` whose answer is tested (before the delete, unless `anywhere`). */
+function acquireOf(model: LockModel, release: Delete, fn: Node, anywhere: boolean): Acquire | undefined {
+  return model.acquiresOn(release.key).filter((a) => TRY_KINDS.has(a.kind) && a.fn === fn && (anywhere || a.call.end <= release.call.getStart()) && tested(a)).pop();
+}
+
+/** The finally block holding the release, unless the release there is conditional. */
+function finallyOf(release: Delete): { block: ts.Block; tryStatement: ts.TryStatement } | undefined {
+  for (let a: Node = release.call; a.parent && a !== release.fn; a = a.parent) {
+    const parent = a.parent;
+    if (ts.isIfStatement(a) || ts.isConditionalExpression(a) || (ts.isBinaryExpression(a) && a.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken)) return undefined;
+    if (ts.isTryStatement(parent) && parent.finallyBlock === a) return { block: a as ts.Block, tryStatement: parent };
+  }
+  return undefined;
+}
+
+/** Is the try statement reached only after the acquire was found successful? */
+function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean {
+  if (contains(tryStatement.tryBlock, acquire.call)) return false;
+  const names = lockNames(acquire);
+  for (let a = tryStatement.parent; a && a !== acquire.fn; a = a.parent) {
+    if (ts.isIfStatement(a) && (contains(a.expression, acquire.call) || mentions(a.expression, names))) return true;
+  }
+  const block = tryStatement.parent;
+  if (!ts.isBlock(block) && !ts.isSourceFile(block)) return false;
+  return block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && /\b(?:return|throw)\b/.test(s.thenStatement.getText()));
+}
+
+/** `res.on('finish', () => del(key))` written before the acquire's answer is tested. */
+function registeredEarly(acquire: Acquire, release: Delete): ts.CallExpression | undefined {
+  const callback = release.fn;
+  const register = callback.parent;
+  if (!isFunctionOrArrow(callback) || !register || !ts.isCallExpression(register)) return undefined;
+  const name = methodOf(register)?.name ?? calleeName(register) ?? '';
+  if (!REGISTER_METHODS.test(name)) return undefined;
+  const names = lockNames(acquire);
+  const firstTest = [acquire.call, ...identifiersNamed(acquire.fn, names).filter((id) => id.pos > acquire.call.end)]
+    .map((n) => ancestorWhere<ts.IfStatement>(n, ts.isIfStatement))
+    .find((s): s is ts.IfStatement => !!s && (contains(s.expression, acquire.call) || mentions(s.expression, names)));
+  return !firstTest || register.getStart() < firstTest.getStart() ? register : undefined;
+}
+
+/** `if (acquired) <release>;` when the answer's variable can be read in the finally. */
+function fix(acquire: Acquire, release: Delete): Fix | undefined {
+  const use = acquire.result;
+  if (use.kind !== 'assigned') return undefined;
+  const declared = use.declaration;
+  const name = ts.isVariableDeclaration(declared) ? declared.name : ts.isBinaryExpression(declared) ? declared.left : undefined;
+  const statement = ancestorWhere(release.call, ts.isExpressionStatement);
+  if (!name || !statement || !ts.isBlock(statement.parent) || !visibleAt(name, release.call)) return undefined;
+  return {
+    title: `Release only if acquired (if (${use.name}))`,
+    isPreferred: true,
+    edits: [{ ...spanOf(statement), newText: `if (${use.name}) ${statement.getText()}` }],
+  };
+}
+
+export const releaseOnlyAcquired: Rule = {
+  id: 'release-only-acquired',
+  defaultSeverity: 'error',
+  summary: 'A release that runs even when the acquire failed (a finally or a finish handler), deleting the holder\'s lock.',
+  check({ model, report }) {
+    for (const release of uncheckedDeletes(model)) {
+      const callbackOwner = isFunctionOrArrow(release.fn) ? ancestorWhere(release.fn, ts.isFunctionLike) : undefined;
+      const acquire = acquireOf(model, release, release.fn, false) ?? (callbackOwner ? acquireOf(model, release, callbackOwner, true) : undefined);
+      if (!acquire) continue;
+      const key = describeKey(release.key);
+      const where = finallyOf(release);
+      if (where && ancestorWhere(where.tryStatement, ts.isFunctionLike) === acquire.fn && !guardedBefore(acquire, where.tryStatement)) {
+        report({
+          span: spanOf(release.call),
+          message: `This finally deletes ${key} also when the acquire failed: the not-acquired path goes through it, and the DEL does not compare the token, so it deletes the lock of the process that holds it, and a third one gets in. Release only if the acquire succeeded (test its answer in the finally, or acquire and test before the try), and release with a compare-and-delete.`,
+          related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }],
+          fix: () => fix(acquire, release),
+        });
+        continue;
+      }
+      const register = release.fn !== acquire.fn ? registeredEarly(acquire, release) : undefined;
+      if (register) {
+        report({
+          span: spanOf(release.call),
+          message: `This release of ${key} is registered before the acquire's answer is tested, so it runs when the acquire failed too; the DEL does not compare the token and deletes the lock of the process that holds it. Register the release only after the acquire succeeded, and release with a compare-and-delete.`,
+          related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }, { span: spanOf(register), message: 'registered here' }],
+        });
+      }
+    }
+  },
+};

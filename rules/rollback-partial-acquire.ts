@@ -1,0 +1,125 @@
+// Taking several locks one by one (a loop over keys) or at once (Promise.all over keys): when one of
+// them fails, the ones already taken must be released, or they stay locked until their TTL (or forever).
+import { ts } from './engine/typescript';
+import { releasedOnThrow, releasesSomething, mentions } from './engine/failure-paths';
+import { describeKey, sameKey } from './engine/keys';
+import type { Acquire, LockModel } from './engine/model';
+import { ancestorWhere, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import type { Rule } from './rule';
+
+type KeyLoop = ts.ForOfStatement | ts.ForInStatement | ts.ForStatement;
+/** Acquires that throw when the lock is not available (or whose failure we cannot see otherwise). */
+const THROWING = new Set(['redlock', 'semaphore']);
+
+function loopVariables(loop: KeyLoop): string[] {
+  const init = loop.initializer;
+  if (!init) return [];
+  return ts.isVariableDeclarationList(init) ? init.declarations.flatMap((d) => bindingNames(d.name)) : [];
+}
+
+function bindingNames(name: ts.BindingName): string[] {
+  if (ts.isIdentifier(name)) return [name.text];
+  return name.elements.flatMap((e) => (ts.isBindingElement(e) ? bindingNames(e.name) : []));
+}
+
+/** The loop over keys the acquire sits in: its key is built from the loop's variable. */
+function keyLoop(acquire: Acquire): KeyLoop | undefined {
+  const loop = ancestorWhere(acquire.call, (a) => isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || isFunctionLike(a));
+  if (!loop || !(ts.isForOfStatement(loop) || ts.isForInStatement(loop) || ts.isForStatement(loop)) || !acquire.key) return undefined;
+  const names = loopVariables(loop);
+  const key = acquire.key.canonical;
+  return names.some((n) => new RegExp(`(?<![\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(key)) ? loop : undefined;
+}
+
+/** Released in the same iteration or callback: each key is its own lock, not part of a set. */
+function selfContained(model: LockModel, acquire: Acquire, scope: Node): boolean {
+  const key = acquire.key;
+  return !!key && model.releases.some((r) => contains(scope, r.call) && ((r.key && sameKey(r.key, key)) || (!!acquire.owner && r.handle === acquire.owner)));
+}
+
+function isAcquireTest(acquire: Acquire, exit: Node): boolean {
+  const test = ancestorWhere<ts.IfStatement>(exit, ts.isIfStatement);
+  return !!test && (contains(test.expression, acquire.call) || mentions(test.expression, acquire.result.kind === 'assigned' ? [acquire.result.name] : []));
+}
+
+/** A way out of the loop: throw/return inside it, or a break of this loop. */
+function exitsOf(loop: KeyLoop, fn: Node): Node[] {
+  return descendantsWhere(loop.statement, (d) => {
+    if (ancestorWhere(d, isFunctionLike) !== fn) return false;
+    if (ts.isThrowStatement(d) || ts.isReturnStatement(d)) return true;
+    return ts.isBreakStatement(d) && !d.label && ancestorWhere(d, (a) => a === loop || isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || ts.isSwitchStatement(a)) === loop;
+  });
+}
+
+/** Does the exit's own branch release before leaving, or a catch/finally around it? */
+function covered(model: LockModel, exit: Node, fn: Node): boolean {
+  const block = exit.parent;
+  if (ts.isBlock(block) && block.statements.some((s) => s.end <= exit.getStart() && releasesSomething(model, s))) return true;
+  return releasedOnThrow(model, exit, fn);
+}
+
+function loopProblem(model: LockModel, acquire: Acquire): { at: Node; exit: Node } | undefined {
+  const loop = keyLoop(acquire);
+  if (!loop || selfContained(model, acquire, loop.statement)) return undefined;
+  const exits = exitsOf(loop, acquire.fn);
+  const throwing = THROWING.has(acquire.kind) || (acquire.kind === 'helper' && acquire.result.kind !== 'assigned' && acquire.result.kind !== 'tested');
+  const candidates = throwing ? [acquire.call, ...exits] : exits.filter((e) => isAcquireTest(acquire, e) || e.getStart() > acquire.call.end);
+  const exit = candidates.find((e) => !covered(model, e, acquire.fn));
+  return exit ? { at: loop, exit } : undefined;
+}
+
+/** `Promise.all(keys.map((k) => acquire(k)))`: the acquire's function is the mapped callback. */
+function promiseAllOf(acquire: Acquire): ts.CallExpression | undefined {
+  const callback = acquire.fn;
+  const map = callback.parent;
+  if (!map || !ts.isCallExpression(map) || methodOf(map)?.name !== 'map' || !map.arguments.includes(callback as ts.Expression)) return undefined;
+  const all = ancestorWhere<ts.CallExpression>(map, (a) => ts.isCallExpression(a) || isFunctionLike(a) || ts.isStatement(a));
+  if (!all || !ts.isCallExpression(all)) return undefined;
+  const callee = unwrap(all.expression).getText();
+  return callee === 'Promise.all' || callee === 'Promise.allSettled' ? all : undefined;
+}
+
+function promiseAllProblem(model: LockModel, acquire: Acquire): { at: Node; exit: Node } | undefined {
+  const all = promiseAllOf(acquire);
+  if (!all || selfContained(model, acquire, acquire.fn)) return undefined;
+  const fn = ancestorWhere(all, isFunctionLike) ?? all.getSourceFile();
+  const failsInside = THROWING.has(acquire.kind) || descendantsWhere(acquire.fn, ts.isThrowStatement).length > 0;
+  const rejects = failsInside && unwrap(all.expression).getText() === 'Promise.all';
+  if (rejects && !releasedOnThrow(model, all, fn)) return { at: all, exit: all };
+  // The answers tested after the Promise.all: `if (results.some((r) => !r)) throw ...`.
+  const carrier = valueCarrier(all).parent;
+  const name = carrier && ts.isVariableDeclaration(carrier) && ts.isIdentifier(carrier.name) ? carrier.name.text : undefined;
+  if (!name) return undefined;
+  for (const id of identifiersNamed(fn, name)) {
+    if (id.pos < all.end) continue;
+    const test = ancestorWhere<ts.IfStatement>(id, ts.isIfStatement);
+    if (!test || !contains(test.expression, id)) continue;
+    const isExit = (d: Node) => (ts.isThrowStatement(d) || ts.isReturnStatement(d)) && ancestorWhere(d, isFunctionLike) === fn;
+    const exit = isExit(test.thenStatement) ? test.thenStatement : descendantsWhere(test.thenStatement, isExit)[0];
+    if (exit && !covered(model, exit, fn)) return { at: all, exit };
+  }
+  return undefined;
+}
+
+export const rollbackPartialAcquire: Rule = {
+  id: 'rollback-partial-acquire',
+  defaultSeverity: 'warning',
+  summary: 'A multi-key acquire (loop or Promise.all over keys) whose failure path leaves the keys already taken locked.',
+  check({ model, report }) {
+    const reported = new Set<Node>();
+    for (const acquire of model.acquires) {
+      if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
+      const problem = loopProblem(model, acquire) ?? promiseAllProblem(model, acquire);
+      if (!problem || reported.has(problem.at)) continue;
+      reported.add(problem.at);
+      const key = describeKey(acquire.key);
+      const exitText = problem.exit === problem.at ? 'a rejected acquire' : `\`${problem.exit.getText().split('\n')[0].slice(0, 50)}\``;
+      const held = acquire.hasTtl ? 'until their TTL runs out' : 'forever, since they have no TTL';
+      report({
+        span: ts.isCallExpression(problem.at) ? spanOf(problem.at) : { start: problem.at.getStart(), end: problem.at.getStart() + 3 },
+        message: `This takes the locks ${key} one key at a time, and when one fails, ${exitText} leaves without releasing the ones already taken: they stay locked ${held}, and every other worker that needs any of them is blocked (two workers can each hold half the set). Release the keys taken so far on the failure path (catch or finally), or take all keys in one atomic step (a Lua script, or redlock.acquire with all resources).`,
+        related: [{ span: spanOf(acquire.call), message: 'the acquire of each key' }, ...(problem.exit !== problem.at ? [{ span: spanOf(problem.exit), message: 'leaves without releasing' }] : [])],
+      });
+    }
+  },
+};

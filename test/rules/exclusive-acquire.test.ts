@@ -1,0 +1,4 @@
+import { ruleTable } from './harness';
+import { exclusiveAcquireCases } from './tables/exclusive-acquire';
+
+ruleTable('exclusive-acquire', exclusiveAcquireCases);

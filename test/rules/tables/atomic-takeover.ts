@@ -1,0 +1,93 @@
+import type { RuleCases } from '../harness';
+import { io, nr } from './preludes';
+
+const TAKEOVER = `"local v = redis.call('get', KEYS[1]) if v == false or tonumber(v) < tonumber(ARGV[2]) then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[3]) end return false"`;
+
+export const atomicTakeoverCases: RuleCases = {
+  valid: [
+    { name: 'takeover in one Lua script', code: `${io}export async function lockOrTakeOver(name: string, token: string) {
+  return redis.eval(${TAKEOVER}, 1, \`lock:\${name}\`, token, String(Date.now()), '30000');
+}
+` },
+    { name: 'SET IFEQ replaces only the stale value (Redis 8.4)', code: `${io}export async function takeOver(name: string, token: string) {
+  const stale = await redis.get(\`lock:\${name}\`);
+  if (stale !== null && Number(stale.split(':')[0]) < Date.now()) {
+    return redis.call('SET', \`lock:\${name}\`, token, 'IFEQ', stale, 'PX', 30000);
+  }
+  return null;
+}
+` },
+    { name: 'a stale cache entry deleted is not a lock', code: `${io}export async function refresh(id: string) {
+  const cachedAt = await redis.get(\`cache:prices:\${id}:at\`);
+  if (cachedAt && Date.now() - Number(cachedAt) > 60000) await redis.del(\`cache:prices:\${id}\`);
+}
+` },
+    { name: 'GET-compare-DEL with the own token is owner-checked-release, not a takeover', code: `${nr}export async function releaseLock(name: string, token: string) {
+  const holder = await client.get(\`lock:\${name}\`);
+  if (holder === token) await client.del(\`lock:\${name}\`);
+}
+` },
+    { name: 'a leader lease renewed with SET XX after reading the holder', code: `${io}export async function renewLeadership(me: string) {
+  const holder = await redis.get('leader:scheduler');
+  if (holder === me) await redis.set('leader:scheduler', me, 'EX', 30, 'XX');
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'ioredis: GET the expiry timestamp, DEL when past, SET NX again',
+      message: ['separate GET', 'IFEQ'],
+      code: `${io}export async function lockWithTakeover(name: string, token: string) {
+  const key = \`lock:\${name}\`;
+  if (await redis.set(key, \`\${Date.now() + 30000}:\${token}\`, 'NX')) return true;
+  const current = await redis.get(key);
+  if (current && Number(current.split(':')[0]) < Date.now()) {
+    await redis.del(key);
+    return (await redis.set(key, \`\${Date.now() + 30000}:\${token}\`, 'NX')) === 'OK';
+  }
+  return false;
+}
+`,
+    },
+    {
+      name: 'node-redis: age computed from the value, then SET over it',
+      code: `${nr}export async function lockOrBreak(name: string, token: string) {
+  if (await client.set(\`lock:\${name}\`, String(Date.now()), { NX: true, PX: 60000 })) return token;
+  const since = await client.get(\`lock:\${name}\`);
+  const age = Date.now() - Number(since);
+  if (since && age > 60000) {
+    await client.set(\`lock:\${name}\`, String(Date.now()), { PX: 60000 });
+    return token;
+  }
+  return null;
+}
+`,
+    },
+    {
+      name: 'node-redis v5: an isStale() decision, then UNLINK',
+      code: `${nr}function isStale(value: string | null) {
+  return value !== null && JSON.parse(value).expiresAt < Date.now();
+}
+export async function breakLock(name: string) {
+  const holder = await client.get(\`mutex:\${name}\`);
+  if (isStale(holder)) await client.unlink(\`mutex:\${name}\`);
+}
+`,
+    },
+    {
+      name: 'in a class: this.redis, a const key alias',
+      code: `import Redis from 'ioredis';
+export class JobLock {
+  constructor(private readonly redis: Redis) {}
+  async takeOverIfExpired(job: string) {
+    const lockKey = \`lock:job:\${job}\`;
+    const startedAt = await this.redis.get(lockKey);
+    if (startedAt !== null && Date.now() - Number(startedAt) > 300000) {
+      await this.redis.del(lockKey);
+    }
+  }
+}
+`,
+    },
+  ],
+};

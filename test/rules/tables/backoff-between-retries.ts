@@ -1,0 +1,182 @@
+import type { RuleCases } from '../harness';
+import { io, nr } from './preludes';
+
+const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+`;
+
+export const backoffBetweenRetriesCases: RuleCases = {
+  valid: [
+    { name: 'jittered wait', code: `${io}${sleep}export async function take(key: string, token: string) {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+    await sleep(50 + Math.random() * 100);
+  }
+  return false;
+}
+` },
+    { name: 'exponential backoff with jitter through a const', code: `${nr}${sleep}export async function take(key: string, token: string) {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    if (await client.set(key, token, { NX: true, PX: 1000 })) return true;
+    const wait = Math.min(2000, 25 * 2 ** attempt) * (0.5 + Math.random());
+    await sleep(wait);
+  }
+  return false;
+}
+` },
+    { name: 'jitter added to a let before the wait', code: `${io}${sleep}export async function take(key: string, token: string) {
+  let delay = 25;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+    delay = Math.min(1000, delay * 2) * (0.5 + Math.random());
+    await sleep(delay);
+  }
+  return false;
+}
+` },
+    { name: 'a delay computed by a function we cannot see', code: `${io}${sleep}declare function backoffFor(attempt: number): number;
+export async function take(key: string, token: string) {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+    await sleep(backoffFor(attempt));
+  }
+  return false;
+}
+` },
+    { name: 'a worker loop that waits a fixed interval is a poll, not a retry', code: `${io}${sleep}export async function worker(token: string) {
+  for (;;) {
+    const ok = await redis.set('lock:poll', token, 'PX', 1000, 'NX');
+    if (ok) await work();
+    await sleep(1000);
+  }
+}
+` },
+    { name: 'recursion with a jittered wait', code: `${io}${sleep}export async function take(key: string, token: string, attempts = 10): Promise<boolean> {
+  if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+  if (attempts === 0) return false;
+  await sleep(100 + Math.random() * 100);
+  return take(key, token, attempts - 1);
+}
+` },
+    { name: 'redlock with jitter', code: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
+` },
+  ],
+  invalid: [
+    {
+      name: 'ioredis busy spin',
+      message: ['no wait between attempts', 'busy spin'],
+      output: null,
+      code: `${io}export async function take(key: string, token: string) {
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+  }
+  return false;
+}
+`,
+    },
+    {
+      name: 'node-redis while (!ok) spin',
+      code: `${nr}export async function take(key: string, token: string, deadline: number) {
+  let ok = null;
+  while (!ok && Date.now() < deadline) {
+    ok = await client.set(key, token, { NX: true, PX: 1000 });
+  }
+  return ok === 'OK';
+}
+`,
+    },
+    {
+      name: 'fixed wait, no jitter',
+      message: ['waits `100`', 'lockstep'],
+      code: `${io}${sleep}export async function take(key: string, token: string) {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+    await sleep(100);
+  }
+  return false;
+}
+`,
+      output: `${io}${sleep}export async function take(key: string, token: string) {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+    await sleep(50 + Math.random() * 100);
+  }
+  return false;
+}
+`,
+    },
+    {
+      name: 'node-redis v5: fixed setTimeout through a const',
+      code: `${nr}const RETRY_MS = 200;
+export async function take(key: string, token: string) {
+  for (let i = 0; i < 5; i++) {
+    const ok = await client.set(key, token, { condition: 'NX', expiration: { type: 'PX', value: 1000 } });
+    if (ok) return true;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+  return false;
+}
+`,
+      output: `${nr}const RETRY_MS = 200;
+export async function take(key: string, token: string) {
+  for (let i = 0; i < 5; i++) {
+    const ok = await client.set(key, token, { condition: 'NX', expiration: { type: 'PX', value: 1000 } });
+    if (ok) return true;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS / 2 + Math.random() * RETRY_MS));
+  }
+  return false;
+}
+`,
+    },
+    {
+      name: 'recursion with no wait',
+      message: ['This recursion retries'],
+      code: `${io}export async function take(key: string, token: string, attempts = 10): Promise<boolean> {
+  if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+  return attempts > 0 ? take(key, token, attempts - 1) : false;
+}
+`,
+    },
+    {
+      name: 'recursion with a fixed wait',
+      code: `${nr}${sleep}export async function take(key: string, token: string, attempts = 10): Promise<boolean> {
+  if (await client.set(key, token, { NX: true, PX: 1000 })) return true;
+  if (attempts === 0) return false;
+  await sleep(250);
+  return take(key, token, attempts - 1);
+}
+`,
+      output: `${nr}${sleep}export async function take(key: string, token: string, attempts = 10): Promise<boolean> {
+  if (await client.set(key, token, { NX: true, PX: 1000 })) return true;
+  if (attempts === 0) return false;
+  await sleep(125 + Math.random() * 250);
+  return take(key, token, attempts - 1);
+}
+`,
+    },
+    {
+      name: 'redlock retryJitter: 0',
+      message: ['retryJitter: 0'],
+      code: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200, retryJitter: 0 });
+`,
+      output: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
+`,
+    },
+    {
+      name: 'through a helper acquire: a spin',
+      config: { helpers: { acquire: ['tryLock'], release: [], extend: [] } },
+      code: `declare function tryLock(key: string): Promise<boolean>;
+export async function take(key: string) {
+  while (!(await tryLock(key))) {
+    // try again
+  }
+}
+`,
+    },
+  ],
+};

@@ -1,0 +1,183 @@
+import type { RuleCases } from '../harness';
+import { io, nr, RELEASE } from './preludes';
+
+export const decideRedisFailureCases: RuleCases = {
+  valid: [
+    { name: 'the catch rethrows', code: `${io}export async function acquireLock(name: string, token: string) {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    throw new Error(\`cannot reach Redis to lock \${name}\`, { cause: err });
+  }
+}
+` },
+    { name: 'the catch returns not acquired', code: `${nr}export async function acquireLock(name: string, token: string) {
+  try {
+    return (await client.set(\`lock:\${name}\`, token, { NX: true, PX: 10000 })) === 'OK';
+  } catch {
+    return false;
+  }
+}
+` },
+    { name: 'fail-open said out loud', code: `${io}export async function withOptionalLock<T>(name: string, token: string, fn: () => Promise<T>): Promise<T | undefined> {
+  let ok: string | null;
+  try {
+    ok = await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX');
+  } catch {
+    // lockwise: fail-open. A duplicate thumbnail is cheaper than no thumbnails while Redis is down.
+    return fn();
+  }
+  if (!ok) return undefined;
+  try {
+    return await fn();
+  } finally {
+    await redis.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
+  }
+}
+` },
+    { name: 'fail-open chosen by configuration', code: `import Redis from 'ioredis';
+export class Locker {
+  constructor(private readonly redis: Redis, private readonly options: { failOpen: boolean }) {}
+  async acquireLock(name: string, token: string) {
+    try {
+      return (await this.redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+    } catch (err) {
+      if (this.options.failOpen) return true;
+      throw err;
+    }
+  }
+}
+` },
+    { name: 'the catch returns an answer that is not a grant', code: `${io}export async function lockState(name: string, token: string): Promise<'acquired' | 'busy' | 'unavailable'> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) ? 'acquired' : 'busy';
+  } catch {
+    return 'unavailable';
+  }
+}
+` },
+    { name: 'a cache read that falls back to the database is not a lock', code: `${io}export async function price(id: string, load: (id: string) => Promise<string>) {
+  try {
+    const hit = await redis.get(\`cache:price:\${id}\`);
+    if (hit) return hit;
+  } catch {
+    return load(id);
+  }
+  return load(id);
+}
+` },
+    { name: 'a rate limiter that allows the request when Redis is down', code: `${io}export async function allow(ip: string) {
+  try {
+    const n = await redis.incr(\`rate:\${ip}\`);
+    if (n === 1) await redis.expire(\`rate:\${ip}\`, 60);
+    return n <= 100;
+  } catch {
+    return true;
+  }
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'ioredis: catch returns true',
+      message: ['fails with an error', 'returns `true`', 'fail-open'],
+      code: `${io}export async function acquireLock(name: string, token: string) {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    console.warn('redis unavailable, continuing', err);
+    return true;
+  }
+}
+`,
+      output: `${io}export async function acquireLock(name: string, token: string) {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    console.warn('redis unavailable, continuing', err);
+    throw err;
+  }
+}
+`,
+    },
+    {
+      name: 'node-redis: catch runs the critical section',
+      message: ['runs `fn`'],
+      output: null,
+      code: `${nr}export async function withLock<T>(name: string, token: string, fn: () => Promise<T>): Promise<T | undefined> {
+  let ok: string | null;
+  try {
+    ok = await client.set(\`lock:\${name}\`, token, { NX: true, PX: 10000 });
+  } catch {
+    return fn();
+  }
+  if (!ok) return undefined;
+  try {
+    return await fn();
+  } finally {
+    await client.eval(${RELEASE}, { keys: [\`lock:\${name}\`], arguments: [token] });
+  }
+}
+`,
+    },
+    {
+      name: '.catch on the acquire says OK',
+      code: `${io}export async function lockCart(id: string, token: string) {
+  const ok = await redis.set(\`lock:cart:\${id}\`, token, 'PX', 5000, 'NX').catch(() => 'OK');
+  return ok === 'OK';
+}
+`,
+      output: `${io}export async function lockCart(id: string, token: string) {
+  const ok = await redis.set(\`lock:cart:\${id}\`, token, 'PX', 5000, 'NX').catch(() => null);
+  return ok === 'OK';
+}
+`,
+    },
+    {
+      name: 'redlock: catch hands back a no-op release',
+      code: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()], { retryCount: 3 });
+export async function lockAccount(id: string) {
+  try {
+    const lock = await redlock.acquire([\`lock:account:\${id}\`], 10000);
+    return { release: () => lock.release() };
+  } catch {
+    return { release: async () => {} };
+  }
+}
+`,
+    },
+    {
+      name: 'no Redis configured: run the work without a lock',
+      message: ['not configured'],
+      code: `import Redis from 'ioredis';
+export class Locker {
+  constructor(private readonly redis?: Redis) {}
+  async run(name: string, token: string, job: () => Promise<void>) {
+    if (!this.redis) return job();
+    if (!(await this.redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX'))) return;
+    try {
+      await job();
+    } finally {
+      await this.redis.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
+    }
+  }
+}
+`,
+    },
+    {
+      name: 'through a helper acquire: catch returns true',
+      config: { helpers: { acquire: ['acquireLock'], release: ['releaseLock'], extend: [] } },
+      code: `declare function acquireLock(key: string): Promise<boolean>;
+export async function tryLock(key: string) {
+  try {
+    return await acquireLock(key);
+  } catch {
+    return true;
+  }
+}
+`,
+    },
+  ],
+};

@@ -1,0 +1,151 @@
+import type { RuleCases } from '../harness';
+import { io, nr, RELEASE } from './preludes';
+
+export const exclusiveAcquireCases: RuleCases = {
+  valid: [
+    { name: 'SET NX PX is exclusive', code: `${io}export async function lockOrder(id: string, token: string) {
+  if (!(await redis.set(\`lock:order:\${id}\`, token, 'PX', 30000, 'NX'))) return false;
+  await work();
+  await redis.eval(${RELEASE}, 1, \`lock:order:\${id}\`, token);
+  return true;
+}
+` },
+    { name: 'a cache filled after a GET miss is not a lock', code: `${io}export async function cached(id: string, load: () => Promise<string>) {
+  const hit = await redis.get(\`cache:user:\${id}\`);
+  if (hit) return hit;
+  const value = await load();
+  await redis.set(\`cache:user:\${id}\`, value, 'EX', 60);
+  await redis.del(\`cache:user:\${id}:stale\`);
+  return value;
+}
+` },
+    { name: 'a leader lease renewed with SET XX', code: `${io}export async function renewLeadership(me: string) {
+  const holder = await redis.get('leader:scheduler');
+  if (holder !== me) return false;
+  return (await redis.set('leader:scheduler', me, 'EX', 30, 'XX')) === 'OK';
+}
+` },
+    { name: 'an operator tool overwriting a lock without testing the reply', code: `${io}export async function forceLock(name: string, token: string) {
+  await redis.set(\`lock:\${name}\`, token, 'PX', 10000);
+}
+` },
+    { name: 'GET before SET NX is only a shortcut', code: `${nr}export async function lockReport(day: string, token: string) {
+  if (await client.get(\`lock:report:\${day}\`)) return false;
+  const ok = await client.set(\`lock:report:\${day}\`, token, { NX: true, PX: 60000 });
+  return ok === 'OK';
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'ioredis SET PX without NX, reply tested',
+      message: ['has no NX', 'always replies OK'],
+      code: `${io}export async function lockOrder(id: string, token: string) {
+  const ok = await redis.set(\`lock:order:\${id}\`, token, 'PX', 30000);
+  if (!ok) return false;
+  await work();
+  await redis.eval(${RELEASE}, 1, \`lock:order:\${id}\`, token);
+  return true;
+}
+`,
+      output: `${io}export async function lockOrder(id: string, token: string) {
+  const ok = await redis.set(\`lock:order:\${id}\`, token, 'PX', 30000, 'NX');
+  if (!ok) return false;
+  await work();
+  await redis.eval(${RELEASE}, 1, \`lock:order:\${id}\`, token);
+  return true;
+}
+`,
+    },
+    {
+      name: 'node-redis v4 options without NX',
+      code: `${nr}export async function acquireLock(name: string, token: string) {
+  return (await client.set(\`lock:\${name}\`, token, { PX: 10000 })) === 'OK';
+}
+export async function releaseLock(name: string) {
+  await client.del(\`lock:\${name}\`);
+}
+`,
+      output: `${nr}export async function acquireLock(name: string, token: string) {
+  return (await client.set(\`lock:\${name}\`, token, { NX: true, PX: 10000 })) === 'OK';
+}
+export async function releaseLock(name: string) {
+  await client.del(\`lock:\${name}\`);
+}
+`,
+    },
+    {
+      name: 'node-redis v5 options without a condition',
+      code: `${nr}export async function acquireLock(name: string, token: string) {
+  if (await client.set(\`lock:\${name}\`, token, { expiration: { type: 'PX', value: 10000 } })) return true;
+  return false;
+}
+export async function releaseLock(name: string) {
+  await client.del(\`lock:\${name}\`);
+}
+`,
+      output: `${nr}export async function acquireLock(name: string, token: string) {
+  if (await client.set(\`lock:\${name}\`, token, { condition: 'NX', expiration: { type: 'PX', value: 10000 } })) return true;
+  return false;
+}
+export async function releaseLock(name: string) {
+  await client.del(\`lock:\${name}\`);
+}
+`,
+    },
+    {
+      name: "'NX' in the value position",
+      message: ["'NX' is passed as the value"],
+      output: null,
+      code: `${io}export async function lockJob(id: string) {
+  const ok = await redis.set(\`lock:job:\${id}\`, 'NX', 'PX', 5000);
+  if (!ok) return false;
+  await work();
+  await redis.del(\`lock:job:\${id}\`);
+  return true;
+}
+`,
+    },
+    {
+      name: 'GET then SET (check-then-act)',
+      message: ['check-then-act'],
+      output: null,
+      code: `${io}export async function lockInvoice(id: string, token: string) {
+  const holder = await redis.get(\`lock:invoice:\${id}\`);
+  if (holder) return false;
+  await redis.set(\`lock:invoice:\${id}\`, token, 'EX', 30);
+  await work();
+  await redis.del(\`lock:invoice:\${id}\`);
+  return true;
+}
+`,
+    },
+    {
+      name: 'node-redis EXISTS then SET',
+      message: ['EXISTS then SET'],
+      code: `${nr}export async function lockExport(id: string, token: string) {
+  if (!(await client.exists(\`lock:export:\${id}\`))) {
+    await client.set(\`lock:export:\${id}\`, token, { EX: 30 });
+    await work();
+    await client.del(\`lock:export:\${id}\`);
+  }
+}
+`,
+    },
+    {
+      name: 'through a helper: SET without NX inside the acquire helper',
+      config: { helpers: { acquire: ['acquireLock'], release: ['releaseLock'], extend: [] } },
+      code: `${io}export async function acquireLock(key: string, token: string) {
+  return (await redis.set(key, token, 'EX', 30)) === 'OK';
+}
+export async function releaseLock(key: string) {
+  await redis.del(key);
+}
+export async function run() {
+  if (!(await acquireLock('lock:sync', 't'))) return;
+  try { await work(); } finally { await releaseLock('lock:sync'); }
+}
+`,
+    },
+  ],
+};

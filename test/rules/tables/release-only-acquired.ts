@@ -1,0 +1,163 @@
+import type { RuleCases } from '../harness';
+import { io, nr, RELEASE } from './preludes';
+
+export const releaseOnlyAcquiredCases: RuleCases = {
+  valid: [
+    { name: 'acquire and test before the try', code: `${io}export async function run(id: string, token: string) {
+  const key = \`lock:job:\${id}\`;
+  if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return false;
+  try {
+    await work();
+  } finally {
+    await redis.del(key);
+  }
+  return true;
+}
+` },
+    { name: 'the finally tests the flag', code: `${io}export async function run(id: string, token: string) {
+  let acquired = false;
+  try {
+    acquired = (await redis.set(\`lock:job:\${id}\`, token, 'PX', 30000, 'NX')) === 'OK';
+    if (!acquired) return;
+    await work();
+  } finally {
+    if (acquired) await redis.del(\`lock:job:\${id}\`);
+  }
+}
+` },
+    { name: 'a compare-and-delete release deletes nothing it does not own', code: `${nr}export async function run(id: string, token: string) {
+  try {
+    const ok = await client.set(\`lock:job:\${id}\`, token, { NX: true, PX: 30000 });
+    if (!ok) return;
+    await work();
+  } finally {
+    await client.eval(${RELEASE}, { keys: [\`lock:job:\${id}\`], arguments: [token] });
+  }
+}
+` },
+    { name: 'finish handler registered after the test', code: `import Redis from 'ioredis';
+import type { ServerResponse } from 'node:http';
+const redis = new Redis();
+export async function handle(res: ServerResponse, id: string, token: string) {
+  const ok = await redis.set(\`lock:cart:\${id}\`, token, 'PX', 5000, 'NX');
+  if (!ok) {
+    res.statusCode = 409;
+    return res.end();
+  }
+  res.on('finish', () => void redis.del(\`lock:cart:\${id}\`));
+  res.end('ok');
+}
+` },
+    { name: 'redis-semaphore tryAcquire with release in finally (owner-checked)', code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export async function run(redis: Redis, id: string) {
+  const mutex = new Mutex(redis, \`job:\${id}\`, { onLockLost: () => process.exit(1) });
+  try {
+    if (!(await mutex.tryAcquire())) return;
+  } finally {
+    await mutex.release();
+  }
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'ioredis: not-acquired return goes through the finally',
+      message: ['also when the acquire failed'],
+      code: `${io}export async function run(id: string, token: string) {
+  let ok: string | null = null;
+  try {
+    ok = await redis.set(\`lock:job:\${id}\`, token, 'PX', 30000, 'NX');
+    if (!ok) return;
+    await work();
+  } finally {
+    await redis.del(\`lock:job:\${id}\`);
+  }
+}
+`,
+      output: `${io}export async function run(id: string, token: string) {
+  let ok: string | null = null;
+  try {
+    ok = await redis.set(\`lock:job:\${id}\`, token, 'PX', 30000, 'NX');
+    if (!ok) return;
+    await work();
+  } finally {
+    if (ok) await redis.del(\`lock:job:\${id}\`);
+  }
+}
+`,
+    },
+    {
+      name: 'node-redis v5: throw on not acquired inside the try',
+      output: null,
+      code: `${nr}export async function run(id: string, token: string) {
+  try {
+    const ok = await client.set(\`lock:job:\${id}\`, token, { condition: 'NX', expiration: { type: 'PX', value: 30000 } });
+    if (ok !== 'OK') throw new Error('busy');
+    await work();
+  } finally {
+    await client.del(\`lock:job:\${id}\`);
+  }
+}
+`,
+    },
+    {
+      name: 'acquired before the try, tested inside it',
+      code: `${io}export async function run(id: string, token: string) {
+  const got = await redis.setnx(\`lock:sync:\${id}\`, token);
+  await redis.pexpire(\`lock:sync:\${id}\`, 30000);
+  try {
+    if (!got) return;
+    await work();
+  } finally {
+    await redis.del(\`lock:sync:\${id}\`);
+  }
+}
+`,
+      output: `${io}export async function run(id: string, token: string) {
+  const got = await redis.setnx(\`lock:sync:\${id}\`, token);
+  await redis.pexpire(\`lock:sync:\${id}\`, 30000);
+  try {
+    if (!got) return;
+    await work();
+  } finally {
+    if (got) await redis.del(\`lock:sync:\${id}\`);
+  }
+}
+`,
+    },
+    {
+      name: "res.on('finish') registered before the test",
+      message: ['registered before'],
+      code: `import Redis from 'ioredis';
+import type { ServerResponse } from 'node:http';
+const redis = new Redis();
+export async function handle(res: ServerResponse, id: string, token: string) {
+  res.on('finish', () => void redis.del(\`lock:cart:\${id}\`));
+  const ok = await redis.set(\`lock:cart:\${id}\`, token, 'PX', 5000, 'NX');
+  if (!ok) {
+    res.statusCode = 409;
+    return res.end();
+  }
+  res.end('ok');
+}
+`,
+    },
+    {
+      name: 'through a helper acquire, with a bare DEL in finally',
+      config: { helpers: { acquire: ['tryLock'], release: [], extend: [] } },
+      code: `${io}declare function tryLock(key: string, ttlMs: number): Promise<boolean>;
+export async function run(id: string) {
+  const key = \`lock:import:\${id}\`;
+  try {
+    const locked = await tryLock(key, 30000);
+    if (!locked) return;
+    await work();
+  } finally {
+    await redis.del(key);
+  }
+}
+`,
+    },
+  ],
+};

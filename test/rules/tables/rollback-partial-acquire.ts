@@ -1,0 +1,129 @@
+import type { RuleCases } from '../harness';
+import { io, nr, RELEASE } from './preludes';
+
+export const rollbackPartialAcquireCases: RuleCases = {
+  valid: [
+    { name: 'the keys taken so far are released when one fails', code: `${io}export async function lockAll(skus: string[], token: string) {
+  const taken: string[] = [];
+  for (const sku of skus) {
+    const ok = await redis.set(\`lock:stock:\${sku}\`, token, 'PX', 10000, 'NX');
+    if (!ok) {
+      for (const key of taken) await redis.eval(${RELEASE}, 1, key, token);
+      return false;
+    }
+    taken.push(\`lock:stock:\${sku}\`);
+  }
+  return true;
+}
+` },
+    { name: 'a catch around the loop releases', code: `${io}declare function unlockAll(keys: string[], token: string): Promise<void>;
+export async function lockAll(skus: string[], token: string) {
+  try {
+    for (const sku of skus) {
+      if (!(await redis.set(\`lock:stock:\${sku}\`, token, 'PX', 10000, 'NX'))) throw new Error(\`\${sku} busy\`);
+    }
+  } catch (err) {
+    await unlockAll(skus.map((s) => \`lock:stock:\${s}\`), token);
+    throw err;
+  }
+}
+` },
+    { name: 'Promise.all over independent single-key locks, each released in its own finally', code: `${nr}export async function syncAll(ids: string[], token: string) {
+  await Promise.all(ids.map(async (id) => {
+    const ok = await client.set(\`lock:sync:\${id}\`, token, { NX: true, PX: 10000 });
+    if (!ok) return;
+    try {
+      await work();
+    } finally {
+      await client.eval(${RELEASE}, { keys: [\`lock:sync:\${id}\`], arguments: [token] });
+    }
+  }));
+}
+` },
+    { name: 'a retry loop on one key is not a multi-key acquire', code: `${io}export async function take(token: string) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (await redis.set('lock:report', token, 'PX', 10000, 'NX')) return true;
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 50));
+  }
+  return false;
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'ioredis loop returns false without releasing the earlier keys',
+      message: ['one key at a time', 'already taken'],
+      code: `${io}export async function lockAll(skus: string[], token: string) {
+  for (const sku of skus) {
+    const ok = await redis.set(\`lock:stock:\${sku}\`, token, 'PX', 10000, 'NX');
+    if (!ok) return false;
+  }
+  return true;
+}
+`,
+    },
+    {
+      name: 'node-redis v5 loop throws on a busy key',
+      code: `${nr}export async function lockSeats(seats: string[], token: string) {
+  for (const seat of seats) {
+    const key = \`lock:seat:\${seat}\`;
+    const ok = await client.set(key, token, { condition: 'NX', expiration: { type: 'PX', value: 10000 } });
+    if (ok !== 'OK') throw new Error(\`seat \${seat} is being booked\`);
+  }
+}
+`,
+    },
+    {
+      name: 'Promise.all of NX acquires, failure tested after it',
+      code: `${io}export async function lockPair(a: string, b: string, token: string) {
+  const results = await Promise.all([a, b].map((id) => redis.set(\`lock:account:\${id}\`, token, 'PX', 10000, 'NX')));
+  if (results.some((r) => r !== 'OK')) throw new Error('account busy');
+}
+`,
+    },
+    {
+      name: 'redlock: Promise.all of one acquire per resource (rejects when one is busy)',
+      code: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()], { retryCount: 3 });
+export async function lockAll(ids: string[]) {
+  return Promise.all(ids.map((id) => redlock.acquire([\`lock:seat:\${id}\`], 10000)));
+}
+`,
+    },
+    {
+      name: 'redis-semaphore: one Mutex per seat acquired in a loop (acquire throws on timeout)',
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export async function lockSeats(redis: Redis, seats: string[]) {
+  const held: Mutex[] = [];
+  for (const seat of seats) {
+    const mutex = new Mutex(redis, \`seat:\${seat}\`, { acquireTimeout: 2000, onLockLost: () => process.exit(1) });
+    await mutex.acquire();
+    held.push(mutex);
+  }
+  return held;
+}
+`,
+    },
+    {
+      name: 'node-redis: Promise.allSettled, a failed answer throws without releasing',
+      code: `${nr}export async function lockPair(a: string, b: string, token: string) {
+  const settled = await Promise.allSettled([a, b].map((id) => client.set(\`lock:account:\${id}\`, token, { NX: true, PX: 10000 })));
+  if (settled.some((r) => r.status !== 'fulfilled' || r.value !== 'OK')) throw new Error('account busy');
+}
+`,
+    },
+    {
+      name: 'through a helper acquire in a loop (throws when busy)',
+      config: { helpers: { acquire: ['acquireLock'], release: ['releaseLock'], extend: [] } },
+      code: `declare function acquireLock(key: string): Promise<string>;
+export async function lockMany(keys: string[]) {
+  for (const key of keys) {
+    await acquireLock(key);
+  }
+}
+`,
+    },
+  ],
+};

@@ -1,0 +1,170 @@
+import type { RuleCases } from '../harness';
+import { EXTEND, io, nr } from './preludes';
+
+export const stopOnLockLostCases: RuleCases = {
+  valid: [
+    { name: 'the watchdog aborts the work on a failed extend', code: `${io}export async function runLocked(lockKey: string, token: string, job: (signal: AbortSignal) => Promise<void>) {
+  const controller = new AbortController();
+  const timer = setInterval(async () => {
+    const extended = await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
+    if (extended !== 1) controller.abort(new Error(\`lock \${lockKey} lost\`));
+  }, 10000);
+  try {
+    await job(controller.signal);
+  } finally {
+    clearInterval(timer);
+  }
+}
+` },
+    { name: 'a flag the work reads', code: `import Redis from 'ioredis';
+export class LockedBatch {
+  private lockLost = false;
+  constructor(private readonly redis: Redis) {}
+  async run(lockKey: string, token: string, items: string[]) {
+    const timer = setInterval(() => {
+      this.redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch(() => {
+        this.lockLost = true;
+      });
+    }, 10000);
+    try {
+      for (const item of items) {
+        if (this.lockLost) throw new Error('lock lost');
+        await this.process(item);
+      }
+    } finally {
+      clearInterval(timer);
+    }
+  }
+  private async process(_item: string) {}
+}
+` },
+    { name: 'onLockLost that stops the work', code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export function mutexFor(redis: Redis, id: string, controller: AbortController) {
+  return new Mutex(redis, \`email:\${id}\`, { onLockLost: (err) => controller.abort(err) });
+}
+` },
+    { name: 'a leader lease renewed with SET XX that steps down', code: `${nr}export function keepLeadership(me: string, stepDown: () => void) {
+  return setInterval(async () => {
+    const ok = await client.set('leader:scheduler', me, { XX: true, EX: 30 });
+    if (!ok) stepDown();
+  }, 10000);
+}
+` },
+  ],
+  invalid: [
+    {
+      name: 'ioredis watchdog: the catch only logs',
+      message: ['only logs a failed extend', 'never hears'],
+      code: `${io}export function startWatchdog(lockKey: string, token: string) {
+  return setInterval(async () => {
+    try {
+      await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
+    } catch (err) {
+      console.error('could not extend lock', err);
+    }
+  }, 10000);
+}
+`,
+    },
+    {
+      name: 'node-redis watchdog: the failed answer sets a flag nothing reads',
+      code: `${nr}let lockLost = false;
+export function renewLock(lockKey: string, token: string) {
+  return setInterval(async () => {
+    const extended = await client.eval(${EXTEND}, { keys: [lockKey], arguments: [token, '30000'] });
+    if (extended === 0) lockLost = true;
+  }, 10000);
+}
+`,
+    },
+    {
+      name: 'a local flag written by the timer and never read',
+      code: `${io}export async function runLocked(lockKey: string, token: string) {
+  let stopped = false;
+  const timer = setInterval(() => {
+    redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch(() => {
+      stopped = true;
+    });
+  }, 10000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+`,
+    },
+    {
+      name: 'the extend error is rethrown inside the timer',
+      message: ['unhandled rejection'],
+      code: `${io}export function keepLock(lockKey: string, token: string) {
+  setInterval(async () => {
+    try {
+      await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
+    } catch (err) {
+      throw new Error(\`lock \${lockKey} lost\`, { cause: err });
+    }
+  }, 10000);
+}
+`,
+    },
+    {
+      name: 'redlock v5: lock.extend in a timer whose failure is only logged',
+      code: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()]);
+export async function report(build: () => Promise<void>) {
+  let lock = await redlock.acquire(['lock:report'], 30000);
+  const timer = setInterval(() => {
+    lock.extend(30000).then((next) => { lock = next; }).catch((err) => console.warn(err));
+  }, 10000);
+  try {
+    await build();
+  } finally {
+    clearInterval(timer);
+    await lock.release();
+  }
+}
+`,
+    },
+    {
+      name: 'an AbortController for the lock whose signal goes nowhere',
+      message: ['signal is never passed'],
+      code: `${io}export async function runLocked(lockKey: string, token: string) {
+  const controller = new AbortController();
+  const timer = setInterval(async () => {
+    const extended = await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
+    if (extended !== 1) controller.abort();
+  }, 10000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+`,
+    },
+    {
+      name: 'redis-semaphore onLockLost that only logs',
+      message: ['This onLockLost only logs'],
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export function mutexFor(redis: Redis, id: string) {
+  return new Mutex(redis, \`email:\${id}\`, { onLockLost: (err) => console.error('lost the email lock', err) });
+}
+`,
+    },
+    {
+      name: 'through a helper extend: only logged',
+      config: { helpers: { acquire: [], release: [], extend: ['extendLock'] } },
+      code: `declare function extendLock(key: string, ttlMs: number): Promise<boolean>;
+export function watch(key: string) {
+  return setInterval(() => {
+    extendLock(key, 30000).catch((err) => console.error(err));
+  }, 10000);
+}
+`,
+    },
+  ],
+};
