@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { isFunctionLike, spanOf, unwrap, valueCarrier } from './engine/nodes';
+import { callsNamed, enclosingFunction, isFunctionLike, spanOf, unwrap, valueCarrier } from './engine/nodes';
 import { receiverText, visibleToken } from './engine/queries';
 import type { ServerKind } from './config';
 import { releaseFixTitle } from './fixes/server-commands';
@@ -44,7 +44,11 @@ function isForcedRelease(model: LockModel, release: Release): boolean {
   const fn = release.fn;
   if (!isFunctionLike(fn) || !FORCED.test(functionName(fn))) return false;
   const takesToken = fn.parameters.some((p) => /token|owner|holder|lockId|value|identifier/i.test(p.name.getText()));
-  return !takesToken && !model.acquires.some((a) => a.fn === fn);
+  if (takesToken || model.acquires.some((a) => a.fn === fn)) return false;
+  // Called by code that then acquires (a stale-lock breaker before a retry) it is automated, not an operator's.
+  const name = functionName(fn);
+  const acquiringFns = new Set(model.acquires.map((a) => a.fn));
+  return !callsNamed(model.sourceFile, (n) => n === name).some((call) => acquiringFns.has(enclosingFunction(call)));
 }
 
 function functionName(fn: ts.FunctionLikeDeclaration): string {

@@ -92,6 +92,8 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   const visit = (node: Node): void => {
     if (found || node.end <= from || node.getStart() >= to) return;
     if (node !== acquire.fn && isFunctionLike(node)) return;
+    // The catch of the try the acquire itself is in runs when the acquire threw: nothing is held.
+    if (ts.isCatchClause(node) && contains(node.parent.tryBlock, acquire.call)) return;
     // `while (!(await acquire())) { ... }`: the loop body runs while the lock is not held.
     if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.

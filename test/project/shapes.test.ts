@@ -294,7 +294,7 @@ export async function run(step: () => Promise<void>) {
 }
 `,
     },
-    expected: ['src/job.ts: bounded-acquire-retry', 'src/job.ts: release-on-all-paths'],
+    expected: ['src/job.ts: backoff-between-retries', 'src/job.ts: bounded-acquire-retry', 'src/job.ts: release-on-all-paths'],
   },
 ];
 
