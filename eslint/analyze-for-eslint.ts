@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import { mightHoldLockCode, scriptKindOf } from '../rules/analyze';
 import { fileSystemHost, overlayHost } from '../rules/project/host';
+import { mayCallLockHelpers } from '../rules/project/pre-checks';
 import { ProjectIndex } from '../rules/project/project-index';
 import { loadConfig, type LockwiseConfig } from '../rules/config';
 import { ruleIds } from '../rules/index';
@@ -46,9 +47,6 @@ function configFor(fileName: string): LockwiseConfig {
 const linted = new Map<string, string>();
 const project = new ProjectIndex({ host: overlayHost(linted, fileSystemHost), configFor });
 
-// A module that names a Redis client and calls a command method may wrap one for its callers.
-const WRAPS_REDIS = /redis|valkey/i;
-const COMMAND_CALL = /\.\s*(?:set|setnx|setNX|del|unlink|expire|pexpire|pExpire|eval|evalsha|evalSha|sendCommand)\s*\(/;
 
 // Declaration files hold no code that runs; `lockwise check` skips them too.
 const DECLARATION = /\.d\.[cm]?ts$/i;
@@ -68,8 +66,7 @@ export function analyzeForEslint(fileName: string, text: string): Analysed {
       // A file that changed since the project last read it: what was built on it is stale.
       if (linted.get(fileName) !== text) project.invalidate(fileName);
       linted.set(fileName, text);
-      const lockCode = mightHoldLockCode(text, config.helpers) || (WRAPS_REDIS.test(text) && COMMAND_CALL.test(text));
-      if (lockCode || project.importsLockHelpers(fileName, text)) {
+      if (mightHoldLockCode(text, config.helpers) || (mayCallLockHelpers(text) && project.importsLockHelpers(fileName, text))) {
         const result = project.analyze(fileName, text, { config });
         entry = { text, findings: result.findings, ruleFailures: result.ruleFailures };
       }

@@ -13,12 +13,11 @@ export interface AnalysisJob {
   path: string;
   text: string;
   config: LockwiseConfig;
+  /** No lock code of its own: analysed only if it imports a project module with lock helpers. */
+  maybe?: boolean;
 }
 
-export type AnalysisOutcome =
-  /** `mentionKeys`: words a file must contain to use this one's lock helpers (empty: it has none). */
-  | { id: number; result: AnalysisResult; mentionKeys: string[] }
-  | { id: number; error: string; stackOverflow: boolean };
+export type AnalysisOutcome = { id: number; result: AnalysisResult } | { id: number; error: string; stackOverflow: boolean };
 
 /** The worker's workerData. */
 export interface WorkerOptions {

@@ -12,8 +12,11 @@ import type { AnalyzerManifest } from './analyzer-manifest';
 export { analyzeText };
 
 export interface ProjectAnalyzer {
-  /** The file's analysis with the project's helpers, and the words a file that uses it must contain. */
-  analyze(path: string, text: string, config: LockwiseConfig): { result: AnalysisResult; mentionKeys: string[] };
+  /**
+   * The file's analysis with the project's helpers. A `maybe` file (no lock code of its own) is
+   * analysed only when one of its imports resolves to a module with lock helpers.
+   */
+  analyze(path: string, text: string, config: LockwiseConfig, maybe: boolean): AnalysisResult;
 }
 
 /**
@@ -25,11 +28,12 @@ export function createProjectAnalyzer(): ProjectAnalyzer {
   const configs = new Map<string, LockwiseConfig>();
   const index = new ProjectIndex({ host: overlayHost(texts, cachingHost(fileSystemHost)), configFor: (path) => configs.get(path) ?? { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } } });
   return {
-    analyze(path, text, config) {
+    analyze(path, text, config, maybe) {
       texts.set(path, text);
       configs.set(path, config);
+      if (maybe && !index.importsLockHelpers(path, text)) return { findings: [], ruleFailures: [], parsed: false };
       const { summary: _summary, ...result } = index.analyze(path, text, { config });
-      return { result, mentionKeys: index.mentionKeys(path) };
+      return result;
     },
   };
 }

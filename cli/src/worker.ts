@@ -21,8 +21,8 @@ if (port) {
   const project = analyzer.exports.createProjectAnalyzer();
   const analyze = (job: AnalysisJob): AnalysisOutcome => {
     try {
-      if (options.singleFile) return { id: job.id, result: analyzer.exports.analyzeText(job.path, job.text, { config: job.config }), mentionKeys: [] };
-      return { id: job.id, ...project.analyze(job.path, job.text, job.config) };
+      if (options.singleFile) return { id: job.id, result: analyzer.exports.analyzeText(job.path, job.text, { config: job.config }) };
+      return { id: job.id, result: project.analyze(job.path, job.text, job.config, job.maybe === true) };
     } catch (err) {
       return { id: job.id, error: err instanceof Error ? err.message : String(err), stackOverflow: isStackOverflow(err) };
     }

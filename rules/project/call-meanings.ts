@@ -133,19 +133,23 @@ export class Resolution {
     }
   }
 
-  /** The exported names of a file through which a caller can reach a lock meaning. */
-  exportedLockNames(file: FileSummary): Set<string> {
+  /**
+   * The exported names of a file through which a caller can reach a lock meaning: lock helpers
+   * (acquire, release, extend, locked routine), or with `wrappers` thin command wrappers only.
+   */
+  exportedLockNames(file: FileSummary, wrappers = false): Set<string> {
     const names = new Set<string>();
+    const counts = (fn: FunctionSummary) => (wrappers ? !!fn.wraps : hasLockMeaning(fn) && !fn.wraps);
     const meaningful = (target: Target | undefined, depth: number): boolean => {
       if (!target || depth > MAX_DEPTH) return false;
       switch (target.kind) {
         case 'function':
-          return hasLockMeaning(target.summary);
+          return counts(target.summary);
         case 'object':
-          return Object.values(target.members).some(hasLockMeaning);
+          return Object.values(target.members).some(counts);
         case 'class':
         case 'instance':
-          return this.namesOfClass(target.file, target.cls).size > 0;
+          return this.methodsOfClass(target.file, target.cls).some(counts);
         case 'module':
           return Object.keys(target.file.exports).some((name) => meaningful(this.exportOf(target.file, name), depth + 1));
       }
@@ -158,9 +162,15 @@ export class Resolution {
     }
     for (const star of file.stars) {
       const module = this.lookup.summaryOf(star, file.path);
-      if (module) for (const name of this.exportedLockNames(module)) names.add(name);
+      if (module) for (const name of this.exportedLockNames(module, wrappers)) names.add(name);
     }
     return names;
+  }
+
+  private methodsOfClass(file: FileSummary, cls: ClassSummary, depth = 0): FunctionSummary[] {
+    const own = Object.values(cls.methods);
+    const base = cls.base && depth < MAX_DEPTH ? this.classNamed(file, cls.base) : undefined;
+    return base ? [...own, ...this.methodsOfClass(base.file, base.cls, depth + 1)] : own;
   }
 
   private namesOfClass(file: FileSummary, cls: ClassSummary, depth = 0): Set<string> {

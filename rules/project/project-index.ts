@@ -3,7 +3,6 @@
 // them take their meaning. A summary depends on the summaries of what its file imports (helpers that
 // call helpers); each file remembers who resolved into it, so a change invalidates exactly the files
 // whose meaning it can change.
-import { basename, dirname } from 'node:path';
 import { activeRules, runRules, scriptKindOf } from '../analyze';
 import { emptyConfig, type LockwiseConfig } from '../config';
 import { indexTree } from '../engine/file-index';
@@ -18,6 +17,7 @@ import type { ProjectHost } from './host';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
 import { emptySummary, hasLockMeaning, type FileSummary } from './types';
+import { wrapsRedis } from './pre-checks';
 
 export interface ProjectOptions {
   host: ProjectHost;
@@ -32,10 +32,11 @@ interface Entry {
   summary: FileSummary;
 }
 
-// A file that can give a caller a lock meaning: lock code, a name that says lock, a Redis command
-// method it may wrap, or a re-export (a barrel).
-const REDIS_METHOD = /\.\s*(?:set|get|setnx|setNX|del|unlink|getdel|expire|pexpire|pExpire|eval|evalsha|evalSha|call|sendCommand)\s*\(/;
-const REEXPORT = /\bexport\b[^;\n]*\bfrom\b|\bmodule\.exports\b|\bexports\.[\w$]+\s*=/;
+// A file that can give a caller a lock meaning, told from its text before any parse: lock code; a
+// Redis command wrapper (it names a Redis client and calls a command method); a re-export (a barrel);
+// or lock words and an import of its own (a helper composed from another module's helpers).
+const REEXPORT = /\bexport\s*(?:\*|\{[^}]*\})\s*from\b|\bmodule\.exports\s*=\s*require\s*\(|\bexports\.[\w$]+\s*=\s*require\s*\(|__exportStar\(\s*require\(/;
+const IMPORT = /\bfrom\s*['"]\.|\brequire\s*\(\s*['"]\./;
 /** Local composition is followed this many rounds (a helper calling a helper calling a helper). */
 const LOCAL_ROUNDS = 3;
 const MAX_SPARE_MODELS = 64;
@@ -43,7 +44,7 @@ const MAX_SPARE_MODELS = 64;
 const SPECIFIER = /\bfrom\s*['"]([^'"\n]+)['"]|\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g;
 
 export function canGiveLockMeaning(text: string): boolean {
-  return LOCK_NAME.test(text) || REDIS_METHOD.test(text) || REEXPORT.test(text) || mightHoldLockCode(text, { acquire: [], release: [], extend: [] });
+  return mightHoldLockCode(text, { acquire: [], release: [], extend: [] }) || wrapsRedis(text) || REEXPORT.test(text) || (LOCK_NAME.test(text) && IMPORT.test(text));
 }
 
 export class ProjectIndex {
@@ -222,7 +223,8 @@ export class ProjectIndex {
       const specifier = match[1] ?? match[2];
       const target = this.modules.resolve(specifier, path);
       const summary = target ? this.summaryOf(target) : undefined;
-      if (summary && this.resolution.exportedLockNames(summary).size > 0) return true;
+      // A command wrapper counts too: the caller has a lock word (mayCallLockHelpers), its key or function.
+      if (summary && (this.resolution.exportedLockNames(summary).size > 0 || this.resolution.exportedLockNames(summary, true).size > 0)) return true;
     }
     return false;
   }
@@ -237,18 +239,7 @@ export class ProjectIndex {
     return this.dependents.get(path) ?? new Set();
   }
 
-  /**
-   * Words a file that uses this one must contain: its module name and its exported names with a lock
-   * meaning; empty when it gives no lock meaning. Files with none of them need no project analysis.
-   */
-  mentionKeys(path: string): string[] {
-    const summary = this.entries.get(path)?.summary;
-    if (!summary) return [];
-    const names = [...this.resolution.exportedLockNames(summary)];
-    if (names.length === 0) return [];
-    const file = basename(path).replace(/\.[^.]*$/, '');
-    return [file === 'index' ? basename(dirname(path)) : file, ...names];
-  }
+
 }
 
 /** Does the file call one of its own functions that has a lock meaning? */

@@ -10,7 +10,7 @@ import { Baselines } from './baseline';
 import type { DocumentTree } from './document-tree';
 import { isStackOverflow, LargeStackAnalyzer, LARGE_STACK_MB } from './large-stack';
 import type { ProjectConfigs } from './project-config';
-import { wrapsRedis, type ServerProject } from './project-model';
+import type { ServerProject } from './project-model';
 import type { HelperNames } from '../../rules/config';
 import type { ServerSettings, SettingsStore } from './settings';
 import { analysisFileName, uriToPath } from './uris';
@@ -74,10 +74,10 @@ export class Analyzer {
     return scope.path && this.project ? this.project.helpersFor(scope.path, text, scope.config.helpers) : scope.config.helpers;
   }
 
-  /** Worth parsing: lock code, a Redis command wrapper, or a user of the project's lock helpers. */
+  /** Worth parsing: lock code, or a file that imports the project's lock helpers. */
   private worthParsing(scope: FileScope, text: string): boolean {
     if (mightHoldLockCode(text, scope.config.helpers)) return true;
-    return !!scope.path && !!this.project && (wrapsRedis(text) || this.project.mayUseHelpers(text));
+    return !!scope.path && !!this.project && this.project.mayUseHelpers(scope.path, text);
   }
 
   async scope(uri: string, languageId = ''): Promise<FileScope> {

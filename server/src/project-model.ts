@@ -7,24 +7,18 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ModelProvider } from '../../rules/analyze';
 import { emptyConfig, type HelperNames, type LockwiseConfig } from '../../rules/config';
 import { fileSystemHost, overlayHost } from '../../rules/project/host';
+import { mayCallLockHelpers, wrapsRedis } from '../../rules/project/pre-checks';
+
 import { ProjectIndex } from '../../rules/project/project-index';
 import { uriToPath } from './uris';
 
-// A module that names a Redis client and calls a command method may wrap one for its callers.
-const REDIS_CLIENT = /redis|valkey/i;
-const COMMAND_CALL = /\.\s*(?:set|setnx|setNX|del|unlink|expire|pexpire|pExpire|eval|evalsha|evalSha|sendCommand)\s*\(/;
 /** Kept by a lean parse of a wrapper module: its thin wrappers of these methods carry no other lock word. */
 const WRAPPED_METHODS = ['set(', 'get(', 'del(', 'expire(', 'pexpire(', 'pExpire(', 'eval(', 'call('];
 
-export function wrapsRedis(text: string): boolean {
-  return REDIS_CLIENT.test(text) && COMMAND_CALL.test(text);
-}
 
 export class ServerProject {
   readonly index: ProjectIndex;
   private readonly configs = new Map<string, LockwiseConfig>();
-  private readonly mentionKeys = new Map<string, string[]>();
-  private mentions: RegExp | undefined | null = null;
 
   constructor(
     documents: TextDocuments<TextDocument>,
@@ -48,11 +42,7 @@ export class ServerProject {
   providerFor(path: string, text: string, config: LockwiseConfig): ModelProvider {
     this.configs.set(path, config);
     return {
-      modelOf: (sourceFile, fileConfig) => {
-        const model = this.index.modelOf(path, text, sourceFile, fileConfig);
-        this.noteMentions(path);
-        return model;
-      },
+      modelOf: (sourceFile, fileConfig) => this.index.modelOf(path, text, sourceFile, fileConfig),
     };
   }
 
@@ -64,22 +54,9 @@ export class ServerProject {
     return { ...helpers, acquire: [...helpers.acquire, ...names, ...wrapped] };
   }
 
-  /** Does a file with no lock code of its own name a module or export whose helpers do something to locks? */
-  mayUseHelpers(text: string): boolean {
-    if (this.mentions === null) {
-      const words = [...new Set([...this.mentionKeys.values()].flat())].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-      this.mentions = words.length > 0 ? new RegExp(`(?<![\\w$])(?:${words.join('|')})(?![\\w$])`) : undefined;
-    }
-    return !!this.mentions && this.mentions.test(text);
-  }
-
-  private noteMentions(path: string): void {
-    const keys = this.index.mentionKeys(path);
-    const before = this.mentionKeys.get(path);
-    if ((before?.join('\0') ?? '') === keys.join('\0')) return;
-    if (keys.length > 0) this.mentionKeys.set(path, keys);
-    else this.mentionKeys.delete(path);
-    this.mentions = null;
+  /** Does a file with no lock code of its own import a project module with lock helpers? */
+  mayUseHelpers(path: string, text: string): boolean {
+    return mayCallLockHelpers(text) && this.index.importsLockHelpers(path, text);
   }
 
   /** A file changed on disk or in the editor outside an analysis: drop what was built on it. */
@@ -89,8 +66,6 @@ export class ServerProject {
 
   /** A file was created, deleted or renamed: module specifiers may name other files now. */
   filesMoved(path: string): ReadonlySet<string> {
-    this.mentionKeys.delete(path);
-    this.mentions = null;
     const affected = this.index.invalidate(path);
     for (const user of this.index.resetResolution()) affected.add(user);
     affected.delete(path);

@@ -57,7 +57,7 @@ const analyzer = new Analyzer(folders, settings, configs, log, project);
 let pullDiagnostics = false;
 // With pull diagnostics an open document's findings are pulled, never pushed (pull-diagnostics.ts).
 const live = new LiveDocuments(documents, analyzer, (uri, diagnostics, version) => publish(uri, pullDiagnostics ? [] : diagnostics, version), log);
-const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log, project);
+const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log);
 
 function reanalyse(paths: ReadonlySet<string>): void {
   for (const path of paths) {

@@ -14,7 +14,6 @@ import { collectIfGrown } from './memory';
 import type { CheckWorkspaceResult, LockSite } from './protocol';
 import { pathToUri } from './uris';
 import type { WorkspaceFolders } from './workspace-folders';
-import type { ServerProject } from './project-model';
 
 interface ScannedFile {
   findings: number;
@@ -35,7 +34,6 @@ export class WorkspaceScan {
     private readonly publish: Publish,
     private readonly progress: () => Promise<WorkDoneProgressServerReporter>,
     private readonly log: Log,
-    private readonly project?: ServerProject,
   ) {}
 
   /** Scans every folder again, cancelling a scan that is still running. */
@@ -63,21 +61,14 @@ export class WorkspaceScan {
         }
       }
       const seen = new Set<string>();
-      const unparsed: string[] = [];
       for (const [i, path] of paths.entries()) {
         if (cancelled()) break;
         seen.add(path);
-        const findings = await this.analyzePath(path, false, unparsed);
+        const findings = await this.analyzePath(path);
         result.files++;
         if (findings === undefined) result.notAnalysed++;
         else result.findings += findings;
         if (i % 25 === 0) reporter.report(Math.floor((100 * i) / paths.length), `${i}/${paths.length} files`);
-      }
-      // Second phase: files with no lock code of their own that call the helpers found in the first.
-      for (const path of unparsed) {
-        if (cancelled()) break;
-        const findings = await this.analyzePath(path, false, undefined, (text) => this.project?.mayUseHelpers(text) ?? false);
-        if (findings !== undefined) result.findings += findings;
       }
       result.cancelled = cancelled();
       if (!result.cancelled) {
@@ -98,12 +89,7 @@ export class WorkspaceScan {
    * Analyses one file from disk; the number of findings, or undefined when it was not analysed.
    * Diagnostics are published when there are some or were some, or always with `forcePublish`.
    */
-  private async analyzePath(
-    path: string,
-    forcePublish = false,
-    unparsed?: string[],
-    only?: (text: string) => boolean,
-  ): Promise<number | undefined> {
+  private async analyzePath(path: string, forcePublish = false): Promise<number | undefined> {
     const uri = pathToUri(path);
     try {
       const scope = await this.analyzer.scope(uri);
@@ -117,10 +103,8 @@ export class WorkspaceScan {
         return undefined;
       }
       const text = await readFile(path, 'utf8');
-      if (only && !only(text)) return undefined;
       let analysis = this.analyzer.analyze(scope, text);
       if (analysis.stackOverflow) analysis = await this.analyzer.analyzeWithLargeStack(scope, text);
-      if (!analysis.parsed && !analysis.notAnalysed) unparsed?.push(path);
       const sites = toLockSites(uri, text, analysis.sites ?? []);
       const before = this.files.get(path);
       const diagnostics = analysisDiagnostics(uri, text, analysis);

@@ -18,6 +18,7 @@ import { formatPretty } from '../format/pretty';
 import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
 import { formatSarif } from '../format/sarif';
 import { readSource, walk, type SourceFileEntry } from '../walk';
+import { mayCallLockHelpers } from '../../../rules/project/pre-checks';
 
 const FORMATS = ['pretty', 'json', 'sarif'] as const;
 type Format = (typeof FORMATS)[number];
@@ -161,8 +162,6 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
   const jobs: AnalysisJob[] = [];
   const outcomes: Promise<AnalysisOutcome>[] = [];
   let worker: AnalysisWorker | undefined;
-  // Files with no lock code of their own: analysed too when they use a project helper (see below).
-  const others: AnalysisJob[] = [];
   const submit = (job: AnalysisJob) => {
     worker ??= new AnalysisWorker(undefined, !options.project);
     jobs.push(job);
@@ -185,26 +184,14 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
     }
     const job = { id: order, path, text: source.text, config: scope.config };
     // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
-    // worker) only when some file can hold lock code. Redis command wrappers are summarised too.
-    if (mightHoldLockCode(source.text, scope.config.helpers) || (options.project && wrapsRedis(source.text))) submit(job);
-    else if (options.project) others.push(job);
+    // worker) only when some file can hold lock code, or may call a project lock helper.
+    if (mightHoldLockCode(source.text, scope.config.helpers)) submit(job);
+    else if (options.project && mayCallLockHelpers(source.text)) submit({ ...job, maybe: true });
   };
 
   try {
     const walked = walk(paths, configs, readFile);
-    // Second phase: a file without lock code of its own that names a module (or an export) whose
-    // helpers do something to locks is analysed with their meaning; barrels found so add their names.
-    let analysed = await Promise.all(outcomes);
-    for (let from = 0; others.length > 0; ) {
-      const mentions = mentionPattern(analysed.slice(from));
-      if (!mentions) break;
-      from = analysed.length;
-      for (let i = others.length - 1; i >= 0; i--) {
-        if (mentions.test(others[i].text)) submit(others.splice(i, 1)[0]);
-      }
-      if (outcomes.length === from) break;
-      analysed = await Promise.all(outcomes);
-    }
+    const analysed = await Promise.all(outcomes);
     const tooDeep = jobs.filter((_, i) => overflowed(analysed[i]));
     const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep, !options.project) : []).map((o) => [o.id, o]));
 
@@ -247,22 +234,6 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
   }
 }
 
-// A module that calls a Redis command method and names a Redis client may wrap it (`delete(key) {
-// return this.client.del(key) }`): its summary can give callers' code a lock meaning.
-const REDIS_CLIENT = /redis|valkey/i;
-const COMMAND_CALL = /\.\s*(?:set|setnx|setNX|del|unlink|expire|pexpire|pExpire|eval|evalsha|evalSha|sendCommand)\s*\(/;
-
-function wrapsRedis(text: string): boolean {
-  return REDIS_CLIENT.test(text) && COMMAND_CALL.test(text);
-}
-
-/** One pattern for every word the analysed files' helpers are reached by, or undefined when none. */
-function mentionPattern(outcomes: AnalysisOutcome[]): RegExp | undefined {
-  const words = new Set(outcomes.flatMap((o) => ('mentionKeys' in o ? o.mentionKeys : [])));
-  if (words.size === 0) return undefined;
-  const escaped = [...words].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`(?<![\\w$])(?:${escaped.join('|')})(?![\\w$])`);
-}
 
 function exitCode(report: CheckReport, maxWarnings: number | undefined): number {
   if (report.problems.some((p) => p.kind === 'error')) return 2;
