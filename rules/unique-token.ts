@@ -1,12 +1,13 @@
 // The lock value must be unique per acquisition: it is what a guarded release or extend compares.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { enclosingFunction, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { descendants, enclosingFunction, isAncestor, isAssignment, literalString, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { freshToken } from './fixes/token';
 import { isRedisAcquire } from './engine/queries';
 import { initializerOf, tokenWeakness, type Weakness } from './engine/token-strength';
 import { ensureNamedImport } from './fixes/text';
 import type { Rule } from './rule';
-import type { Fix } from './types';
+import type { Fix, TextEdit } from './types';
 
 const WHY: Record<Weakness['kind'], string> = {
   constant: 'is a constant, the same for every process',
@@ -26,18 +27,51 @@ function tokenMatters(model: LockModel, acquire: Acquire): Node | undefined {
   return checked?.call;
 }
 
-function fix(model: LockModel, acquire: Acquire): Fix | undefined {
+function fix(model: LockModel, acquire: Acquire, compared: Node): Fix | string {
   const token = acquire.token;
-  const init = token ? initializerOf(token, model.lookup) : undefined;
-  if (!token || !init || enclosingFunction(init) !== acquire.fn) return undefined;
-  const value = unwrap(init);
-  const imports = ensureNamedImport(model.sourceFile, 'randomUUID', 'node:crypto');
-  if (ts.isTemplateExpression(value)) {
-    // Keep the readable holder, add 128 random bits.
-    const end = value.end - 1;
-    return { title: 'Append a random UUID to the token', isPreferred: true, edits: [...imports, { start: end, end, newText: ':${randomUUID()}' }] };
+  if (!token) return 'No automatic fix: the acquire has no token Lockwise can see.';
+  const init = initializerOf(token, model.lookup);
+  if (init && enclosingFunction(init) === acquire.fn) {
+    const value = unwrap(init);
+    const imports = ensureNamedImport(model.sourceFile, 'randomUUID', 'node:crypto');
+    if (ts.isTemplateExpression(value)) {
+      // Keep the readable holder, add 128 random bits.
+      const end = value.end - 1;
+      return { title: 'Append a random UUID to the token', isPreferred: true, edits: [...imports, { start: end, end, newText: ':${randomUUID()}' }] };
+    }
+    return { title: 'Use randomUUID() as the token', isPreferred: true, edits: [...imports, { ...spanOf(init), newText: 'randomUUID()' }] };
   }
-  return { title: 'Use randomUUID() as the token', isPreferred: true, edits: [...imports, { ...spanOf(init), newText: 'randomUUID()' }] };
+  // A constant, pid or host name shared by every acquisition: a fresh token per acquisition here,
+  // compared wherever this function compared the old value.
+  if (!isAncestor(acquire.fn, compared) || ts.isSourceFile(acquire.fn)) {
+    return 'No automatic fix: the token is compared in another function; create one token per acquisition and pass it to the release.';
+  }
+  const value = unwrap(token);
+  const sameValue = (n: Node) => (ts.isIdentifier(value) ? ts.isIdentifier(n) && n.text === value.text : n.getText() === value.getText());
+  if (!ts.isIdentifier(value) && literalString(value) === undefined && !ts.isPropertyAccessExpression(value)) {
+    return 'No automatic fix: the token is computed in the acquire; store a randomUUID() in a variable and use it at the acquire and the release.';
+  }
+  const fresh = freshToken(model, acquire);
+  if (!fresh) return 'No automatic fix: the acquire is not a statement of its own, so there is nowhere to create a token before it.';
+  const uses = descendants(acquire.fn).filter((n) => n.getStart() >= acquire.call.end && sameValue(n) && !ts.isPropertyAccessExpression(n.parent));
+  if (ts.isPropertyAccessExpression(value) && uses.some((n) => isAssignment(n.parent) && (n.parent as ts.BinaryExpression).left === n)) {
+    return 'No automatic fix: the token property is written later in this function.';
+  }
+  return {
+    title: 'Use a fresh randomUUID() token for this acquisition',
+    isPreferred: true,
+    unattended: false,
+    edits: [...fresh.edits, ...uses.map((n) => ({ ...spanOf(n), newText: fresh.name }))],
+  };
+}
+
+/** Removes a property with its separating comma. */
+function removeProperty(object: ts.ObjectLiteralExpression, property: ts.ObjectLiteralElementLike): TextEdit {
+  const list = object.properties;
+  const at = list.indexOf(property);
+  if (at + 1 < list.length) return { start: property.getStart(), end: list[at + 1].getStart(), newText: '' };
+  if (at > 0) return { start: list[at - 1].end, end: property.end, newText: '' };
+  return { start: property.getStart(), end: property.end, newText: '' };
 }
 
 export const uniqueToken: Rule = {
@@ -57,7 +91,7 @@ export const uniqueToken: Rule = {
         span: spanOf(acquire.token),
         message: `The lock token ${weakness.what} ${WHY[weakness.kind]}. The owner check compares this value, so another process (or a later acquisition) holding the same value passes it and can release or extend a lock it does not hold. Use 128+ random bits per acquisition, e.g. crypto.randomUUID().`,
         related,
-        fix: () => fix(model, acquire),
+        fix: () => fix(model, acquire, compared),
       });
     }
     for (const object of model.libraryObjects) {
@@ -68,6 +102,7 @@ export const uniqueToken: Rule = {
       report({
         span: spanOf(identifier),
         message: `The ${object.className} identifier ${weakness.what} ${WHY[weakness.kind]}. redis-semaphore compares it on release and refresh, so another process with the same identifier can release or refresh this lock. Leave identifier unset (a random UUID per lock).`,
+        fix: () => ({ title: 'Remove identifier (redis-semaphore then uses a random UUID per lock)', isPreferred: true, edits: [removeProperty(object.options!, identifier)] }),
       });
     }
   },
