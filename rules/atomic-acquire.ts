@@ -59,7 +59,7 @@ function safeLock(model: LockModel, acquire: Acquire, receiver: string, unit: Tt
   const releases = model.releasesOn(key).filter((r) => r.fn === acquire.fn && (r.kind === 'del' || r.kind === 'unlink') && !r.getCompare && !r.command?.batch &&
     r.command?.keys.length === 1 && ts.isExpressionStatement(valueCarrier(r.call).parent) && r.call.pos > acquire.call.end);
   if (!weak && releases.length === 0) return undefined;
-  const fresh = weak || !isPlainReference(token) ? freshToken(model, acquire) : undefined;
+  const fresh = weak || !isPlainReference(token) ? freshToken(model, acquire, isPlainReference(token) ? unwrap(token).getText() : undefined) : undefined;
   if ((weak || !isPlainReference(token)) && !fresh) return undefined;
   const tokenText = fresh?.name ?? unwrap(token).getText();
   const edits: TextEdit[] = [...(fresh?.declare ?? []), { ...spanOf(acquire.call), newText: atomicSet(model.style, receiver, key.node.getText(), tokenText, unit, ttl) }, removeExpire];

@@ -3,12 +3,12 @@
 import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, enclosingFunction, identifiersNamed, isAncestor, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { isRedisAcquire, receiverText, visibleToken } from './engine/queries';
 import { freshToken } from './fixes/token';
-import { guardedRelease } from './fixes/text';
+import { guardedRelease, removeStatement } from './fixes/text';
 import type { Rule } from './rule';
-import type { Fix } from './types';
+import type { Fix, TextEdit } from './types';
 
 const TITLE = 'Release with a Lua compare-and-delete on the token';
 
@@ -24,6 +24,16 @@ function replaceable(model: LockModel, release: Release): { receiver: string; ke
   return { receiver, keyNode, awaited: ts.isAwaitExpression(unwrap(statement.expression)), statement };
 }
 
+/** `const holder = await get(key);` goes with the compare when the compare was its only reader. */
+function unusedGet(get: Node, ifStatement: Node): TextEdit[] {
+  const statement = ancestorWhere<ts.VariableStatement>(get, ts.isVariableStatement);
+  const declarations = statement?.declarationList.declarations;
+  const name = declarations?.length === 1 && ts.isIdentifier(declarations[0].name) ? declarations[0].name.text : undefined;
+  if (!statement || !name || !ts.isBlock(statement.parent)) return [];
+  const readers = identifiersNamed(enclosingFunction(statement), name).filter((id) => id.getStart() > declarations![0].name.end);
+  return readers.every((id) => isAncestor(ifStatement, id)) ? [removeStatement(statement)] : [];
+}
+
 function fix(model: LockModel, release: Release): Fix | string {
   const parts = replaceable(model, release);
   if (typeof parts === 'string') return parts;
@@ -34,7 +44,7 @@ function fix(model: LockModel, release: Release): Fix | string {
     const only = ts.isBlock(then) ? then.statements : [then];
     if (only.length === 1 && only[0] === statement) {
       const guarded = guardedRelease(model, receiver, keyNode.getText(), getCompare.token.getText());
-      return { title: TITLE, isPreferred: true, edits: [...guarded.edits, { ...spanOf(getCompare.ifStatement), newText: `${awaited ? 'await ' : ''}${guarded.call};` }] };
+      return { title: TITLE, isPreferred: true, edits: [...guarded.edits, ...unusedGet(getCompare.get, getCompare.ifStatement), { ...spanOf(getCompare.ifStatement), newText: `${awaited ? 'await ' : ''}${guarded.call};` }] };
     }
   }
   const token = visibleToken(model, release.key, release.call);

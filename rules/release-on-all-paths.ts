@@ -2,13 +2,19 @@
 // work, or an early return, must not leave the lock held until its TTL (or forever without one).
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, descendantsOfKind, identifiersNamed, isAncestor, nameOf, spanOf, type Node } from './engine/nodes';
+import { ancestorWhere, descendantsOfKind, identifiersNamed, isAncestor, spanOf, type Node } from './engine/nodes';
 import { isGuard, releaseCoverage, releasesOf } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
 import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
+
+/** The names a declaration binds, through destructuring (`const { id, rest: [first] } = ...`). */
+function boundNames(name: ts.BindingName): string[] {
+  if (ts.isIdentifier(name)) return [name.text];
+  return name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : boundNames(e.name)));
+}
 
 /**
  * Wraps the statements between the acquire (and its guard) and the release in try/finally. When names
@@ -36,7 +42,7 @@ function fix(model: LockModel, acquire: Acquire, skipped: Node): Fix | string {
   } else start = 0;
   let between = statements.slice(start, at);
   // Names declared inside the new try block must not be used after it: then the rest goes in too.
-  const declared = new Set(between.flatMap((s) => descendantsOfKind<ts.VariableDeclaration>(s, ts.SyntaxKind.VariableDeclaration).map((d) => nameOf(d) ?? d.name.getText())));
+  const declared = new Set(between.flatMap((s) => descendantsOfKind<ts.VariableDeclaration>(s, ts.SyntaxKind.VariableDeclaration).flatMap((d) => boundNames(d.name))));
   const after = statements.slice(at + 1);
   if (after.some((s) => identifiersNamed(s, declared).length > 0)) between = [...between, ...after];
   if (between.length === 0) return 'No automatic fix: nothing runs between the acquire and the release.';

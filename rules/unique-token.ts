@@ -21,10 +21,11 @@ const WHY: Record<Weakness['kind'], string> = {
 function tokenMatters(model: LockModel, acquire: Acquire): Node | undefined {
   const key = acquire.key;
   if (!key) return undefined;
-  const checked = [...model.releasesOn(key), ...model.extendsOn(key)].find(
+  const checked = [...model.releasesOn(key), ...model.extendsOn(key)].filter(
     (op) => op.kind !== 'library' && (op.ownerChecked || ('getCompare' in op && op.getCompare)),
   );
-  return checked?.call;
+  // The compare in the acquire's own function first: that is the one a fix can reach.
+  return (checked.find((op) => isAncestor(acquire.fn, op.call)) ?? checked[0])?.call;
 }
 
 function fix(model: LockModel, acquire: Acquire, compared: Node): Fix | string {
@@ -51,7 +52,7 @@ function fix(model: LockModel, acquire: Acquire, compared: Node): Fix | string {
   if (!ts.isIdentifier(value) && literalString(value) === undefined && !ts.isPropertyAccessExpression(value)) {
     return 'No automatic fix: the token is computed in the acquire; store a randomUUID() in a variable and use it at the acquire and the release.';
   }
-  const fresh = freshToken(model, acquire);
+  const fresh = freshToken(model, acquire, literalString(value) === undefined ? value.getText() : undefined);
   if (!fresh) return 'No automatic fix: the acquire is not a statement of its own, so there is nowhere to create a token before it.';
   const uses = descendants(acquire.fn).filter((n) => n.getStart() >= acquire.call.end && sameValue(n) && !ts.isPropertyAccessExpression(n.parent));
   if (ts.isPropertyAccessExpression(value) && uses.some((n) => isAssignment(n.parent) && (n.parent as ts.BinaryExpression).left === n)) {

@@ -3,9 +3,10 @@
 // time, to write its manifest.
 import { ANALYZED_EXTENSIONS, analyzeText } from '../../rules/analyze';
 import { allRules } from '../../rules/index';
+import { fixAll } from '../../rules/fixes/fix-all';
 import type { AnalyzerManifest } from './analyzer-manifest';
 
-export { analyzeText };
+export { analyzeText, fixAll };
 
 /** Written to dist/cli-analyzer.json at build time, so check can read it without loading this bundle. */
 export const manifest: AnalyzerManifest = {

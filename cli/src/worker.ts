@@ -20,6 +20,10 @@ if (port) {
   const analyzer = requireWithCodeCache<typeof Analyzer>(join(__dirname, 'cli-analyzer.js'));
   const analyze = (job: AnalysisJob): AnalysisOutcome => {
     try {
+      if (job.fix) {
+        const fixed = analyzer.exports.fixAll(job.path, job.text, { config: job.config, unattendedOnly: job.fix === 'unattended' });
+        return { id: job.id, result: { findings: fixed.remaining, ruleFailures: [], parsed: true }, fixed: { text: fixed.text, applied: fixed.applied } };
+      }
       return { id: job.id, result: analyzer.exports.analyzeText(job.path, job.text, { config: job.config }) };
     } catch (err) {
       return { id: job.id, error: err instanceof Error ? err.message : String(err), stackOverflow: isStackOverflow(err) };

@@ -24,10 +24,11 @@ function freeName(fn: Node): string {
 }
 
 /**
- * The edits that give `acquire` a fresh token. Undefined when the acquire's statement is not directly
+ * The edits that give `acquire` a fresh token. With `holder` (the old token's name, say `OWNER`), the
+ * token keeps it readable, `${OWNER}:${randomUUID()}`, and the name stays in use. Undefined when the acquire's statement is not directly
  * in a block (a declaration before it would change the code's shape) or it has no token to replace.
  */
-export function freshToken(model: LockModel, acquire: Acquire): FreshToken | undefined {
+export function freshToken(model: LockModel, acquire: Acquire, holder?: string): FreshToken | undefined {
   const token = acquire.token;
   const statement = enclosingStatement(acquire.call);
   const parent = statement.parent;
@@ -37,7 +38,7 @@ export function freshToken(model: LockModel, acquire: Acquire): FreshToken | und
   const at = statement.getStart();
   const declare = [
     ...ensureNamedImport(model.sourceFile, 'randomUUID', 'node:crypto'),
-    { start: at, end: at, newText: `const ${name} = randomUUID();\n${indent}` },
+    { start: at, end: at, newText: `const ${name} = ${holder ? `\`\${${holder}}:\${randomUUID()}\`` : 'randomUUID()'};\n${indent}` },
   ];
   const replace = { ...spanOf(unwrap(token)), newText: name };
   return { name, declare, replace, edits: [...declare, replace] };

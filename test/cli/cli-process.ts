@@ -75,7 +75,8 @@ export interface JsonReport {
     endLine: number;
     endColumn: number;
     message: string;
-    fixes: { title: string; edits: { line: number; column: number; endLine: number; endColumn: number; newText: string }[] }[];
+    noFix?: string;
+    fixes: { title: string; unattended: boolean; edits: { line: number; column: number; endLine: number; endColumn: number; newText: string }[] }[];
   }[];
   errors: { file: string; message: string }[];
 }

@@ -1,7 +1,7 @@
 // `lockwise check [paths...]`: runs the analyzer over files and folders and reports in one of three
 // formats. Exit codes: 0 clean, 1 findings at warning/error (beyond --max-warnings), 2 usage errors,
 // broken configs and files that could not be checked (an unchecked file must not pass CI silently).
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../../rules/config';
@@ -15,6 +15,7 @@ import { formatJson } from '../format/json';
 import { formatPretty } from '../format/pretty';
 import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
 import { formatSarif } from '../format/sarif';
+import { unifiedDiff } from '../format/diff';
 import { readSource, walk, type SourceFileEntry } from '../walk';
 
 const FORMATS = ['pretty', 'json', 'sarif'] as const;
@@ -37,6 +38,14 @@ Options:
                                     (default: the nearest lockwise.config.json or
                                     package.json "lockwise" key of each folder)
   --show-fixes                      show each finding's fixes (pretty format)
+  --fix                             apply the fixes that are safe unattended (see
+                                    the README), write the files, then report what
+                                    is left
+  --fix-dry-run                     like --fix, but print a unified diff instead
+                                    of writing the files
+  --unsafe                          with --fix/--fix-dry-run: apply every finding's
+                                    preferred fix, also those that change what the
+                                    lock does (review the diff)
   -q, --quiet                       report errors only, ignore warnings and info
   -h, --help                        show this help
 
@@ -55,6 +64,8 @@ interface Options {
   maxWarnings?: number;
   config?: string;
   showFixes: boolean;
+  fix?: 'write' | 'dry-run';
+  unsafe: boolean;
   quiet: boolean;
   help: boolean;
 }
@@ -72,6 +83,9 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
         'max-warnings': { type: 'string' },
         config: { type: 'string', short: 'c' },
         'show-fixes': { type: 'boolean' },
+        fix: { type: 'boolean' },
+        'fix-dry-run': { type: 'boolean' },
+        unsafe: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -106,6 +120,10 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
     }
   }
 
+  if (values.fix && values['fix-dry-run']) throw new UsageError('use --fix or --fix-dry-run, not both');
+  if (values.unsafe && !values.fix && !values['fix-dry-run']) throw new UsageError('--unsafe only applies with --fix or --fix-dry-run');
+  if (values['fix-dry-run'] && format !== 'pretty') throw new UsageError('--fix-dry-run prints a diff: it cannot be combined with --format');
+
   return {
     paths: positionals.length > 0 ? positionals : ['.'],
     format: format as Format,
@@ -113,6 +131,8 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
     maxWarnings,
     config: values.config,
     showFixes: values['show-fixes'] ?? false,
+    fix: values.fix ? 'write' : values['fix-dry-run'] ? 'dry-run' : undefined,
+    unsafe: values.unsafe ?? false,
     quiet: values.quiet ?? false,
     help: values.help ?? false,
   };
@@ -159,7 +179,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
     // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
     // worker) only when some file can hold lock code.
     if (!mightHoldLockCode(source.text, scope.config.helpers)) return;
-    const job = { id: order, path, text: source.text, config: scope.config };
+    const job: AnalysisJob = { id: order, path, text: source.text, config: scope.config, fix: options.fix && (options.unsafe ? 'all' : 'unattended') };
     worker ??= new AnalysisWorker();
     jobs.push(job);
     outcomes.push(worker.analyze(job));
@@ -172,6 +192,8 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
     const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep) : []).map((o) => [o.id, o]));
 
     const files: CheckedFile[] = [];
+    const diffs: string[] = [];
+    let fixesApplied = 0;
     let filesAnalyzed = 0;
     jobs.forEach((job, i) => {
       const outcome = reanalysed.get(job.id) ?? analysed[i];
@@ -180,9 +202,24 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
         return;
       }
       if (outcome.result.parsed) filesAnalyzed++;
+      let text = job.text;
+      if (outcome.fixed && outcome.fixed.text !== job.text) {
+        fixesApplied += outcome.fixed.applied;
+        if (options.fix === 'dry-run') diffs.push(unifiedDiff(displayName(cwd, job.path), job.text, outcome.fixed.text));
+        else {
+          try {
+            writeFileSync(job.path, outcome.fixed.text);
+            text = outcome.fixed.text;
+          } catch (err) {
+            problem(job.id, job.path, `cannot write the fixed file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`);
+          }
+        }
+      }
       for (const failure of outcome.result.ruleFailures) problem(job.id, job.path, `rule ${failure.rule} failed: ${failure.message}`);
       const findings = options.quiet ? outcome.result.findings.filter((f) => f.severity === 'error') : outcome.result.findings;
-      if (findings.length > 0) files.push({ name: displayName(cwd, job.path), text: job.text, findings });
+      // After a dry run the findings are those of the fixed text, which was not written: report them on it.
+      if (outcome.fixed && options.fix === 'dry-run') text = outcome.fixed.text;
+      if (findings.length > 0) files.push({ name: displayName(cwd, job.path), text, findings });
     });
 
     return {
@@ -196,6 +233,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       filesScanned: walked.files.length,
       filesAnalyzed,
       durationMs: performance.now() - started,
+      ...(options.fix ? { fixes: { applied: fixesApplied, written: options.fix === 'write', diff: diffs.join('') } } : {}),
     };
   } finally {
     await worker?.close();
@@ -232,7 +270,13 @@ export const command: Command = {
         return 0;
       }
       const report = await check(options, process.cwd(), ruleIds);
-      process.stdout.write(render(report, options));
+      if (report.fixes?.diff) process.stdout.write(report.fixes.diff);
+      if (report.fixes) {
+        const verb = report.fixes.written ? 'applied' : 'would apply';
+        process.stderr.write(`lockwise check: ${verb} ${report.fixes.applied} fix${report.fixes.applied === 1 ? '' : 'es'}${options.unsafe ? '' : ' (unattended-safe only; --unsafe for all)'}; what is left:\n`);
+      }
+      // A dry run's stdout is the patch alone (`> fixes.patch`); the report goes to stderr.
+      (options.fix === 'dry-run' ? process.stderr : process.stdout).write(render(report, options));
       return exitCode(report, options.maxWarnings);
     } catch (err) {
       if (err instanceof UsageError) {

@@ -10,8 +10,10 @@ export function formatJson(report: CheckReport): string {
       severity: f.severity,
       ...rangeOf(file, f.span),
       message: f.message,
+      ...(f.noFix ? { noFix: f.noFix } : {}),
       fixes: f.fixes.map((fix) => ({
         title: fix.title,
+        unattended: fix.unattended === true,
         edits: fix.edits.map((edit) => ({ ...rangeOf(file, edit), newText: edit.newText })),
       })),
     })),

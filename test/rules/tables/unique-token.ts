@@ -101,7 +101,7 @@ export async function run(key: string) {
       output: `import { randomUUID } from 'node:crypto';
 ${io}const TOKEN = randomUUID();
 export async function run(key: string) {
-  const token = randomUUID();
+  const token = \`\${TOKEN}:\${randomUUID()}\`;
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try { await work(); } finally { ${release('key', 'token')} }
 }
