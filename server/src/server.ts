@@ -15,6 +15,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Analyzer } from './analysis';
 import { provideCodeActions } from './code-actions/index';
 import { editSupport } from './code-actions/context';
+import { FIX_ALL_KIND } from './code-actions/fix-all';
 import { configProblemDiagnostic } from './diagnostics';
 import { LiveDocuments } from './documents';
 import { provideHover } from './hover';
@@ -33,6 +34,7 @@ const publish = (uri: string, diagnostics: Diagnostic[], version?: number) =>
   void connection.sendDiagnostics({ uri, diagnostics, version });
 
 let capabilities: ClientCapabilities = {};
+let initializationOptions: unknown;
 const folders = new WorkspaceFolders();
 const settings = new SettingsStore();
 
@@ -52,6 +54,7 @@ const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connectio
 
 connection.onInitialize((params): InitializeResult => {
   capabilities = params.capabilities;
+  initializationOptions = params.initializationOptions;
   const initialFolders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
   folders.set(initialFolders);
   if (capabilities.workspace?.configuration) {
@@ -62,7 +65,7 @@ connection.onInitialize((params): InitializeResult => {
   return {
     capabilities: {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite, FIX_ALL_KIND] },
       hoverProvider: true,
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
@@ -111,7 +114,7 @@ documents.onDidClose((event) => {
   void scan.documentClosed(uriToPath(uri), uri);
 });
 
-connection.onCodeAction((params) => provideCodeActions(params, live, editSupport(capabilities)));
+connection.onCodeAction((params) => provideCodeActions(params, live, editSupport(capabilities, initializationOptions)));
 connection.onHover((params) => provideHover(params, live));
 connection.onRequest(CHECK_WORKSPACE_REQUEST, () => scan.scanAll());
 connection.onRequest(LOCK_SITES_REQUEST, (params: LockSitesParams | null) => lockSites(params, live, scan, folders));
