@@ -75,3 +75,11 @@ test('--fix and --fix-dry-run refuse contradictory options', () => {
   assert.equal(runCli(['check', '.', '--unsafe'], root).status, 2);
   assert.equal(runCli(['check', '.', '--fix-dry-run', '--format', 'json'], root).status, 2);
 });
+
+test('--format pretty lists the local doc of every rule that fired', () => {
+  const run = runCli(['check', '.', '--show-fixes'], root);
+  const docs = run.stdout.slice(run.stdout.indexOf('Rule docs:'));
+  const listed = [...docs.matchAll(/^ {2}([a-z-]+): (\/.+\.md)$/gm)];
+  assert.deepEqual(listed.map((m) => m[1]), allRules.map((r) => r.id), 'every rule fires in the examples');
+  for (const [, rule, path] of listed) assert.equal(readFileSync(path, 'utf8').startsWith(`# ${rule}`), true, path);
+});

@@ -2,7 +2,7 @@
 // formats. Exit codes: 0 clean, 1 findings at warning/error (beyond --max-warnings), 2 usage errors,
 // broken configs and files that could not be checked (an unchecked file must not pass CI silently).
 import { existsSync, writeFileSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../../rules/config';
 import { mightHoldLockCode } from '../../../rules/engine/prefilter';
@@ -246,6 +246,14 @@ function exitCode(report: CheckReport, maxWarnings: number | undefined): number 
   return counts.error > 0 || counts.warning > (maxWarnings ?? 0) ? 1 : 0;
 }
 
+/** The rule's doc shipped with the CLI (dist/cli.js -> rules/<id>.md): relative when under cwd, else absolute. */
+function localDoc(cwd: string, rule: string): string | undefined {
+  const doc = join(__dirname, '..', 'rules', `${rule}.md`);
+  if (!existsSync(doc)) return undefined;
+  const rel = relative(cwd, doc);
+  return rel.startsWith('..') ? doc : displayName(cwd, doc);
+}
+
 function render(report: CheckReport, options: Options): string {
   switch (options.format) {
     case 'json':
@@ -254,7 +262,7 @@ function render(report: CheckReport, options: Options): string {
       return formatSarif(report, analyzerManifest().rules);
     case 'pretty': {
       const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
-      return formatPretty(report, { color: process.stdout.isTTY === true && !noColor, showFixes: options.showFixes });
+      return formatPretty(report, { color: process.stdout.isTTY === true && !noColor, showFixes: options.showFixes, docPath: (rule) => localDoc(report.cwd, rule) });
     }
   }
 }
