@@ -39,6 +39,8 @@ interface OpenDocument {
   result?: DocumentResult;
   /** The latest version whose diagnostics were published: an older one is never published after it. */
   published: number;
+  /** What was published for it: the same diagnostics again (a settings change) are not re-sent. */
+  publishedText?: string;
   notedSkip: boolean;
 }
 
@@ -111,8 +113,16 @@ export class LiveDocuments {
     const result: DocumentResult = { document, version: document.version, text, scope, analysis, epoch };
     state.result = result;
     if (result.version >= state.published) {
+      const diagnostics = toDiagnostics(uri, text, analysis.findings);
+      const published = JSON.stringify(diagnostics);
+      // Re-sending unchanged diagnostics makes the editor re-ask for code actions and cancel the
+      // ones the user asked for (Ctrl+. right after opening answered "no code actions").
+      if (result.version !== state.published || published !== state.publishedText) this.publish(uri, diagnostics, result.version);
       state.published = result.version;
-      this.publish(uri, toDiagnostics(uri, text, analysis.findings), result.version);
+      state.publishedText = published;
+      // The first Ctrl+. should not wait for the fixes: compute them once the loop is idle, unless
+      // a newer change came first.
+      if (analysis.findings.length > 0) setImmediate(() => this.prefetchFixes(state, result));
     }
     return result;
   }
@@ -134,6 +144,15 @@ export class LiveDocuments {
     if (result.analysis.sites) return result.analysis.sites;
     result.sites ??= result.analysis.parsed ? this.analyzer.sitesOf(result.scope, result.text, this.open.get(result.document.uri)?.tree) : [];
     return result.sites;
+  }
+
+  private prefetchFixes(state: OpenDocument, result: DocumentResult): void {
+    if (state.result !== result || state.due) return;
+    try {
+      this.findingsWithFixes(result);
+    } catch (err) {
+      this.log(`computing fixes for ${result.document.uri} failed: ${String(err)}`);
+    }
   }
 
   /** The analysed version's findings with their fixes. */
