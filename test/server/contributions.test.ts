@@ -10,7 +10,8 @@ import { SETTING_SPECS } from '../../server/src/settings';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const properties: Record<string, Record<string, unknown>> = pkg.contributes.configuration.properties;
+// Settings come in groups (Analysis, Redis connection, Redis Locks view), each with its properties.
+const properties: Record<string, Record<string, unknown>> = Object.assign({}, ...pkg.contributes.configuration.map((g: { properties: object }) => g.properties));
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
