@@ -1,5 +1,6 @@
-// Where a rule has no safe fix for the code, the lightbulb says so (a disabled action with the reason)
-// instead of offering nothing; and every finding offers its rule's documentation.
+// Where a rule has no safe fix for the code, the editor says so (a disabled action with the reason:
+// "Auto Fix" shows it, menus that list disabled actions fade it) instead of offering nothing; and every
+// finding offers its rule's documentation.
 import { CodeActionKind, type CodeAction } from 'vscode-languageserver/node';
 import type { Finding } from '../../../rules/types';
 import type { ActionContext } from './context';
@@ -14,6 +15,8 @@ export function noFixActions(context: ActionContext, findings: readonly Finding[
       title: `No automatic fix for ${f.rule}`,
       kind: CodeActionKind.QuickFix,
       diagnostics: [context.diagnostic(f)],
+      // Preferred: "Auto Fix" (and a fix-on-keypress binding) then shows the reason instead of nothing.
+      isPreferred: true,
       disabled: { reason: f.noFix! },
     }));
 }
