@@ -5,6 +5,8 @@ import { LanguageClient, State, TransportKind, type LanguageClientOptions, type 
 import {
   CHECK_WORKSPACE_REQUEST,
   LOCK_SITES_REQUEST,
+  SCAN_PROGRESS_NOTIFICATION,
+  type ScanProgress,
   type CheckWorkspaceResult,
   type LockSitesParams,
   type LockSitesResult,
@@ -36,9 +38,10 @@ function create(context: ExtensionContext, output: LogOutputChannel): LanguageCl
   return new LanguageClient(CLIENT_ID, 'Lockwise', serverOptions, clientOptions);
 }
 
-/** Told when the server starts, runs, stops or fails to start. */
+/** Told when the server starts, runs, stops or fails to start, and how far a workspace scan is. */
 export interface StateListener {
   setState(state: 'starting' | 'running' | 'stopped' | 'failed', failure?: string): void;
+  setScan(progress: ScanProgress): void;
 }
 
 export async function startLanguageClient(context: ExtensionContext, output: LogOutputChannel, status: StateListener): Promise<void> {
@@ -49,6 +52,7 @@ export async function startLanguageClient(context: ExtensionContext, output: Log
   status.setState('starting');
   try {
     await current.start();
+    current.onNotification(SCAN_PROGRESS_NOTIFICATION, (progress: ScanProgress) => status.setScan(progress));
   } catch (err) {
     status.setState('failed', err instanceof Error ? err.message : String(err));
     throw err;

@@ -1,6 +1,8 @@
 // The language status item (the `{}` in the status bar next to the language): whether the server runs,
-// this file's findings, a workspace check in progress, errors; with a link to the output.
+// this file's findings, a workspace scan in progress ("checking workspace 250/3,245"), a server that
+// failed; with a link to the output.
 import { DiagnosticSeverity, languages, LanguageStatusSeverity, window, type Disposable, type LanguageStatusItem, type TextEditor } from 'vscode';
+import type { ScanProgress } from '../../server/src/protocol';
 import { LANGUAGES } from './language-client';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
@@ -10,6 +12,7 @@ export class LockwiseStatus implements Disposable {
   private readonly subscriptions: Disposable[] = [];
   private state: ServerState = 'starting';
   private checking = false;
+  private scan?: ScanProgress;
   private failure?: string;
 
   constructor(showOutputCommand: string) {
@@ -37,6 +40,11 @@ export class LockwiseStatus implements Disposable {
     this.render();
   }
 
+  setScan(progress: ScanProgress): void {
+    this.scan = progress.finished ? undefined : progress;
+    this.render();
+  }
+
   private findingsIn(editor: TextEditor | undefined): { errors: number; others: number } | undefined {
     if (!editor) return undefined;
     const mine = languages.getDiagnostics(editor.document.uri).filter((d) => d.source === 'lockwise');
@@ -46,7 +54,7 @@ export class LockwiseStatus implements Disposable {
 
   private render(): void {
     const item = this.item;
-    item.busy = this.state === 'starting' || this.checking;
+    item.busy = this.state === 'starting' || this.checking || !!this.scan;
     item.severity = this.state === 'failed' ? LanguageStatusSeverity.Error : this.state === 'stopped' ? LanguageStatusSeverity.Warning : LanguageStatusSeverity.Information;
     if (this.state !== 'running') {
       item.text = `Lockwise: ${this.state === 'failed' ? 'server failed' : `server ${this.state}`}`;
@@ -55,7 +63,10 @@ export class LockwiseStatus implements Disposable {
     }
     const found = this.findingsIn(window.activeTextEditor);
     const total = found ? found.errors + found.others : 0;
-    item.text = this.checking ? 'Lockwise: checking workspace' : found ? `Lockwise: ${total === 0 ? 'no lock problems' : `${total} lock problem${total === 1 ? '' : 's'}`}` : 'Lockwise';
+    const scan = this.scan;
+    item.text = scan
+      ? `Lockwise: checking workspace ${scan.total > 0 ? `${scan.done.toLocaleString('en-US')}/${scan.total.toLocaleString('en-US')}` : '(listing files)'}`
+      : this.checking ? 'Lockwise: checking workspace' : found ? `Lockwise: ${total === 0 ? 'no lock problems' : `${total} lock problem${total === 1 ? '' : 's'}`}` : 'Lockwise';
     item.detail = found && total > 0 ? `${found.errors} error${found.errors === 1 ? '' : 's'}, ${found.others} other in this file` : 'language server running';
   }
 

@@ -21,7 +21,7 @@ import { LiveDocuments } from './documents';
 import { provideHover } from './hover';
 import { lockSites } from './lock-sites';
 import { ProjectConfigs } from './project-config';
-import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, type LockSitesParams } from './protocol';
+import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, SCAN_PROGRESS_NOTIFICATION, type LockSitesParams } from './protocol';
 import { SECTION, SettingsStore } from './settings';
 import { pathToUri, uriToPath } from './uris';
 import { registerWatchedFiles, handleWatchedFiles } from './watched-files';
@@ -51,6 +51,7 @@ const documents = new TextDocuments(TextDocument);
 const analyzer = new Analyzer(folders, settings, configs, log);
 const live = new LiveDocuments(documents, analyzer, publish, log);
 const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log);
+scan.onProgress = (progress) => void connection.sendNotification(SCAN_PROGRESS_NOTIFICATION, progress);
 
 connection.onInitialize((params): InitializeResult => {
   capabilities = params.capabilities;
