@@ -120,9 +120,6 @@ export class LiveDocuments {
       if (result.version !== state.published || published !== state.publishedText) this.publish(uri, diagnostics, result.version);
       state.published = result.version;
       state.publishedText = published;
-      // The first Ctrl+. should not wait for the fixes: compute them once the loop is idle, unless
-      // a newer change came first.
-      if (analysis.findings.length > 0) setImmediate(() => this.prefetchFixes(state, result));
     }
     return result;
   }
@@ -144,15 +141,6 @@ export class LiveDocuments {
     if (result.analysis.sites) return result.analysis.sites;
     result.sites ??= result.analysis.parsed ? this.analyzer.sitesOf(result.scope, result.text, this.open.get(result.document.uri)?.tree) : [];
     return result.sites;
-  }
-
-  private prefetchFixes(state: OpenDocument, result: DocumentResult): void {
-    if (state.result !== result || state.due) return;
-    try {
-      this.findingsWithFixes(result);
-    } catch (err) {
-      this.log(`computing fixes for ${result.document.uri} failed: ${String(err)}`);
-    }
   }
 
   /** The analysed version's findings with their fixes. */
