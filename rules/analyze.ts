@@ -123,6 +123,9 @@ export function withModel<T>(source: ts.SourceFile | { fileName: string; text: s
   }
 }
 
+/** Said when a rule finds no fix for the code and gives no reason of its own. */
+export const NO_FIX = 'No automatic fix for this code: the rule documentation shows the safe form.';
+
 /** Runs the active rules on a model; a rule that throws is reported and the others still run. */
 export function runRules(model: LockModel, rules: readonly Rule[], config: LockwiseConfig, withFixes = true): Omit<AnalysisResult, 'parsed'> {
   const findings: Finding[] = [];
@@ -134,8 +137,11 @@ export function runRules(model: LockModel, rules: readonly Rule[], config: Lockw
         model,
         server: config.server ?? 'redis',
         report: (r: Report) => {
-          const fix = withFixes ? r.fix?.() : undefined;
-          findings.push({ rule: rule.id, severity, message: r.message, span: r.span, related: r.related ?? [], fixes: fix ? [fix] : [] });
+          const finding: Finding = { rule: rule.id, severity, message: r.message, span: r.span, related: r.related ?? [], fixes: [] };
+          const fixes = withFixes ? (r.fix?.() ?? NO_FIX) : undefined;
+          if (typeof fixes === 'string') finding.noFix = fixes;
+          else if (fixes) finding.fixes = (Array.isArray(fixes) ? fixes : [fixes]).map((f) => ({ ...f, unattended: !!rule.unattendedFixes && f.unattended !== false }));
+          findings.push(finding);
         },
       });
     } catch (err) {

@@ -2,13 +2,15 @@
 // them leaves a lock with no TTL that no one will ever free.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, spanOf, unwrap, type Node } from './engine/nodes';
-import { isRedisAcquire, receiverText } from './engine/queries';
+import { ancestorWhere, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { isPlainReference, isRedisAcquire, receiverText } from './engine/queries';
+import { tokenWeakness } from './engine/token-strength';
 import type { TtlUnit } from './engine/set-options';
-import { atomicSet, removeStatement } from './fixes/text';
+import { atomicSet, guardedRelease, removeStatement } from './fixes/text';
+import { freshToken } from './fixes/token';
 import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
 import type { Rule } from './rule';
-import type { Fix } from './types';
+import type { Fix, TextEdit } from './types';
 import { describeKey } from './engine/keys';
 
 const UNITS: Record<string, TtlUnit> = { EXPIRE: 'EX', PEXPIRE: 'PX', EXPIREAT: 'EXAT', PEXPIREAT: 'PXAT' };
@@ -25,26 +27,57 @@ function expireStatementToRemove(call: Node): Node | undefined {
   return ts.isBlock(parent) || ts.isSourceFile(parent) ? statement : undefined;
 }
 
-function fix(model: LockModel, acquire: Acquire): Fix | undefined {
+function fix(model: LockModel, acquire: Acquire): Fix | Fix[] | string | undefined {
   const expire = acquire.laterExpire;
   const receiver = receiverText(acquire.call);
-  if (!expire || !receiver || expire.batch || acquire.command?.batch || !acquire.token || !acquire.key) return undefined;
-  if (acquire.kind === 'setnx' && !resultUsedOnlyAsTruthy(acquire)) return undefined;
+  if (!expire || !acquire.token || !acquire.key) return undefined;
+  if (expire.batch || acquire.command?.batch) return 'No automatic fix: the acquire is inside a MULTI or pipeline; take the lock with one SET key token NX PX ttl before it.';
+  if (!receiver) return 'No automatic fix: the acquire is not a method call on a client.';
+  if (acquire.kind === 'setnx' && !resultUsedOnlyAsTruthy(acquire)) return 'No automatic fix: the SETNX reply (1/0) is used as a number; SET NX replies OK/null, so rewrite that use by hand.';
   const ttl = expire.args[0];
   const unit = UNITS[expire.name];
   const remove = expireStatementToRemove(expire.call);
-  if (!ttl || !unit || !remove || remove.getStart() < acquire.call.end) return undefined;
+  if (!ttl || !unit || !remove || remove.getStart() < acquire.call.end) return 'No automatic fix: the EXPIRE is not a statement of its own after the acquire.';
   const text = atomicSet(model.style, receiver, acquire.key.node.getText(), acquire.token.getText(), unit, ttl.getText());
-  return {
+  const atomic: Fix = {
     title: `Acquire with one SET ... NX ${unit} (atomic TTL)`,
     isPreferred: true,
     edits: [{ ...spanOf(acquire.call), newText: text }, removeStatement(remove)],
   };
+  const safe = safeLock(model, acquire, receiver, unit, ttl.getText(), removeStatement(remove));
+  return safe ? [atomic, safe] : atomic;
+}
+
+/**
+ * "Make this a safe lock": the atomic acquire, a fresh random token when the one written is not unique
+ * (or is not in a variable), and every plain DEL of the lock in this function compared against it.
+ */
+function safeLock(model: LockModel, acquire: Acquire, receiver: string, unit: TtlUnit, ttl: string, removeExpire: TextEdit): Fix | undefined {
+  const token = acquire.token!;
+  const key = acquire.key!;
+  const weak = !!tokenWeakness(token, acquire.fn, model.lookup);
+  const releases = model.releasesOn(key).filter((r) => r.fn === acquire.fn && (r.kind === 'del' || r.kind === 'unlink') && !r.getCompare && !r.command?.batch &&
+    r.command?.keys.length === 1 && ts.isExpressionStatement(valueCarrier(r.call).parent) && r.call.pos > acquire.call.end);
+  if (!weak && releases.length === 0) return undefined;
+  const fresh = weak || !isPlainReference(token) ? freshToken(model, acquire, isPlainReference(token) ? unwrap(token).getText() : undefined) : undefined;
+  if ((weak || !isPlainReference(token)) && !fresh) return undefined;
+  const tokenText = fresh?.name ?? unwrap(token).getText();
+  const edits: TextEdit[] = [...(fresh?.declare ?? []), { ...spanOf(acquire.call), newText: atomicSet(model.style, receiver, key.node.getText(), tokenText, unit, ttl) }, removeExpire];
+  for (const release of releases) {
+    const releaseReceiver = receiverText(release.call);
+    const keyNode = release.command?.keys[0];
+    if (!releaseReceiver || !keyNode) return undefined;
+    const guarded = guardedRelease(model, releaseReceiver, keyNode.getText(), tokenText);
+    if (release === releases[0]) edits.push(...guarded.edits);
+    edits.push({ ...spanOf(release.call), newText: guarded.call });
+  }
+  return { title: 'Make this a safe lock (atomic TTL, random token, compare-and-delete release)', unattended: false, edits };
 }
 
 export const atomicAcquire: Rule = {
   id: 'atomic-acquire',
   defaultSeverity: 'error',
+  unattendedFixes: true,
   summary: 'SETNX (or SET NX without TTL) and a separate EXPIRE: a crash in between leaves a lock that never expires.',
   check({ model, report }) {
     for (const acquire of model.acquires) {

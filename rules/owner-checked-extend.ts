@@ -2,11 +2,11 @@
 // a watchdog that lost its lock keeps another holder's lock alive, or overwrites it.
 import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
-import { spanOf, unwrap, valueCarrier } from './engine/nodes';
+import { isFunctionOrArrow, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { receiverText, visibleToken } from './engine/queries';
+import { guardedExtend } from './fixes/text';
 import type { ServerKind } from './config';
 import { extendFixTitle } from './fixes/server-commands';
-import { guardedExtend } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
@@ -21,25 +21,45 @@ function ttlMsText(extend: Extend): string | undefined {
   return undefined;
 }
 
-function fix(model: LockModel, extend: Extend, server: ServerKind): Fix | undefined {
+/** The call's reply is not used: a statement, or a promise chain (`.catch(log)`) that is one. */
+function replyUnused(call: Node): boolean {
+  let carrier = valueCarrier(call);
+  for (;;) {
+    const access = carrier.parent;
+    const chained = access && ts.isPropertyAccessExpression(access) && /^(catch|then|finally)$/.test(access.name.text) && access.parent && ts.isCallExpression(access.parent);
+    if (!chained) break;
+    const next = access.parent as ts.CallExpression;
+    // `.then(reply => ...)` reads the reply; `.catch` and `.finally` do not.
+    if (access.name.text === 'then' && next.arguments[0] && (!isFunctionOrArrow(next.arguments[0]) || next.arguments[0].parameters.length > 0)) return false;
+    carrier = valueCarrier(next);
+  }
+  return ts.isExpressionStatement(carrier.parent);
+}
+
+function fix(model: LockModel, extend: Extend, server: ServerKind): Fix | string {
   const receiver = receiverText(extend.call);
   const command = extend.command;
   const keyNode = command?.keys[0];
   const ttl = ttlMsText(extend);
-  if (!receiver || !command || !keyNode || command.batch || !ttl || extend.kind === 'script') return undefined;
-  if (!ts.isExpressionStatement(valueCarrier(extend.call).parent)) return undefined;
+  if (extend.kind === 'script') return 'No automatic fix: rewrite the script to compare the token before it extends (see the rule documentation).';
+  if (!receiver || !command || !keyNode) return 'No automatic fix: the renewal is not a plain client call.';
+  if (command.batch) return 'No automatic fix: the renewal is part of a MULTI or pipeline; extend with a compare-and-pexpire on its own.';
+  if (!ttl) return 'No automatic fix: the TTL is not in milliseconds or seconds Lockwise can read.';
+  if (!replyUnused(extend.call)) return 'No automatic fix: the renewal\'s reply is used; a compare-and-pexpire replies 1 or 0, so rewrite it by hand.';
   const token = command.name === 'SET' ? command.args[0] : visibleToken(model, extend.key, extend.call);
-  if (!token) return undefined;
+  if (!token) return 'No automatic fix: the lock\'s token is not in a variable this code can see; keep the token the acquire stored and compare it.';
+  const guarded = guardedExtend(model, receiver, keyNode.getText(), unwrap(token).getText(), ttl, server);
   return {
     title: extendFixTitle(server),
     isPreferred: true,
-    edits: [{ ...spanOf(extend.call), newText: guardedExtend(model.style, receiver, keyNode.getText(), unwrap(token).getText(), ttl, server) }],
+    edits: [...guarded.edits, { ...spanOf(extend.call), newText: guarded.call }],
   };
 }
 
 export const ownerCheckedExtend: Rule = {
   id: 'owner-checked-extend',
   defaultSeverity: 'error',
+  unattendedFixes: true,
   summary: 'EXPIRE/PEXPIRE (or SET XX PX) renewal of a lock without an owner check extends whoever holds it now.',
   check({ model, report, server }) {
     for (const extend of model.extends) {

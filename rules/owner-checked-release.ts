@@ -3,34 +3,82 @@
 import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { callsNamed, enclosingFunction, isFunctionLike, spanOf, unwrap, valueCarrier } from './engine/nodes';
-import { receiverText, visibleToken } from './engine/queries';
+import { ancestorWhere, callsNamed, enclosingFunction, identifiersNamed, isAncestor, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { ServerKind } from './config';
 import { releaseFixTitle } from './fixes/server-commands';
-import { guardedRelease } from './fixes/text';
+import { isRedisAcquire, receiverText, visibleToken } from './engine/queries';
+import { freshToken } from './fixes/token';
+import { guardedRelease, removeStatement } from './fixes/text';
 import type { Rule } from './rule';
-import type { Fix } from './types';
+import type { Fix, TextEdit } from './types';
 
-function fix(model: LockModel, release: Release, server: ServerKind): Fix | undefined {
-  const getCompare = release.getCompare;
+/** The pieces of a DEL that can be replaced by a guarded call; a reason when it cannot be. */
+function replaceable(model: LockModel, release: Release): { receiver: string; keyNode: Node; awaited: boolean; statement: Node } | string {
   const receiver = receiverText(release.call);
   const keyNode = release.command?.keys.find((k) => release.key && sameKey(model.keyOf(k), release.key));
-  if (!receiver || !keyNode || release.command?.batch || release.kind === 'script') return undefined;
+  if (release.kind === 'script') return 'No automatic fix: rewrite the script to compare the token before it deletes (see the rule documentation).';
+  if (release.command?.batch) return 'No automatic fix: the DEL is part of a MULTI or pipeline; release with a compare-and-delete after it.';
+  if (!receiver || !keyNode || (release.command?.keys.length ?? 0) > 1) return 'No automatic fix: the DEL deletes several keys; release the lock key alone with a compare-and-delete.';
   const statement = valueCarrier(release.call).parent;
-  if (!ts.isExpressionStatement(statement) || (release.command?.keys.length ?? 0) > 1) return undefined;
-  const awaited = ts.isAwaitExpression(unwrap(statement.expression));
-  const title = releaseFixTitle(server);
+  if (!ts.isExpressionStatement(statement)) return 'No automatic fix: the DEL reply is used; a compare-and-delete replies 1 or 0 the same way, so rewrite it by hand.';
+  return { receiver, keyNode, awaited: ts.isAwaitExpression(unwrap(statement.expression)), statement };
+}
+
+/** `const holder = await get(key);` goes with the compare when the compare was its only reader. */
+function unusedGet(get: Node, ifStatement: Node): TextEdit[] {
+  const statement = ancestorWhere<ts.VariableStatement>(get, ts.isVariableStatement);
+  const declarations = statement?.declarationList.declarations;
+  const name = declarations?.length === 1 && ts.isIdentifier(declarations[0].name) ? declarations[0].name.text : undefined;
+  if (!statement || !name || !ts.isBlock(statement.parent)) return [];
+  const readers = identifiersNamed(enclosingFunction(statement), name).filter((id) => id.getStart() > declarations![0].name.end);
+  return readers.every((id) => isAncestor(ifStatement, id)) ? [removeStatement(statement)] : [];
+}
+
+function fix(model: LockModel, release: Release, server: ServerKind): Fix | string {
+  const parts = replaceable(model, release);
+  if (typeof parts === 'string') return parts;
+  const { receiver, keyNode, awaited, statement } = parts;
+  const getCompare = release.getCompare;
   if (getCompare?.token && ts.isIfStatement(getCompare.ifStatement) && !getCompare.ifStatement.elseStatement) {
     const then = getCompare.ifStatement.thenStatement;
     const only = ts.isBlock(then) ? then.statements : [then];
     if (only.length === 1 && only[0] === statement) {
-      const call = guardedRelease(model.style, receiver, keyNode.getText(), getCompare.token.getText(), server);
-      return { title, isPreferred: true, edits: [{ ...spanOf(getCompare.ifStatement), newText: `${awaited ? 'await ' : ''}${call};` }] };
+      const guarded = guardedRelease(model, receiver, keyNode.getText(), getCompare.token.getText(), server);
+      return { title: releaseFixTitle(server), isPreferred: true, edits: [...guarded.edits, ...unusedGet(getCompare.get, getCompare.ifStatement), { ...spanOf(getCompare.ifStatement), newText: `${awaited ? 'await ' : ''}${guarded.call};` }] };
     }
   }
   const token = visibleToken(model, release.key, release.call);
-  if (!token) return undefined;
-  return { title, isPreferred: true, edits: [{ ...spanOf(release.call), newText: guardedRelease(model.style, receiver, keyNode.getText(), token.getText(), server) }] };
+  if (token) {
+    const guarded = guardedRelease(model, receiver, keyNode.getText(), token.getText(), server);
+    return { title: releaseFixTitle(server), isPreferred: true, edits: [...guarded.edits, { ...spanOf(release.call), newText: guarded.call }] };
+  }
+  return withFreshToken(model, release, server);
+}
+
+/**
+ * The token is not in a variable (`process.pid`, a literal): a fresh random token at the acquire in
+ * this function, and every plain DEL of that lock here compared against it. Not unattended: it
+ * changes the value the lock holds.
+ */
+function withFreshToken(model: LockModel, release: Release, server: ServerKind): Fix | string {
+  const acquire = release.key && model.acquiresOn(release.key).find((a) => isRedisAcquire(a) && a.token && a.fn === release.fn && a.call.end <= release.call.pos);
+  if (!acquire) {
+    const elsewhere = release.key && model.acquiresOn(release.key).some((a) => isRedisAcquire(a));
+    return elsewhere
+      ? 'No automatic fix: the token is created in another function; pass it to this release and compare it there.'
+      : 'No automatic fix: this file does not acquire the lock, so its token is unknown here; release with the token the acquire stored.';
+  }
+  const fresh = freshToken(model, acquire);
+  if (!fresh) return 'No automatic fix: the acquire is not a statement of its own, so there is nowhere to create a token before it.';
+  const edits = [...fresh.edits];
+  for (const other of model.releasesOn(acquire.key!).filter((r) => r.fn === release.fn && !r.ownerChecked && !r.getCompare)) {
+    const parts = replaceable(model, other);
+    if (typeof parts === 'string') continue;
+    const guarded = guardedRelease(model, parts.receiver, parts.keyNode.getText(), fresh.name, server);
+    if (edits.every((e) => !e.newText.includes(guarded.edits[0]?.newText ?? '\0'))) edits.push(...guarded.edits);
+    edits.push({ ...spanOf(other.call), newText: guarded.call });
+  }
+  return { title: 'Use a random token and release with a compare-and-delete', isPreferred: true, unattended: false, edits };
 }
 
 // Operator tools that break a lock on purpose: `forceUnlock(name)`, `breakLock`, `adminReleaseLock`.
@@ -60,6 +108,7 @@ function functionName(fn: ts.FunctionLikeDeclaration): string {
 export const ownerCheckedRelease: Rule = {
   id: 'owner-checked-release',
   defaultSeverity: 'error',
+  unattendedFixes: true,
   summary: 'DEL/UNLINK of a lock key without an atomic owner check, or GET-compare-DEL in two round trips.',
   check({ model, report, server }) {
     for (const release of model.releases) {

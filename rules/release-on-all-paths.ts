@@ -1,52 +1,73 @@
 // After a successful acquire, every path out of the function must release: an exception from awaited
 // work, or an early return, must not leave the lock held until its TTL (or forever without one).
 import { ts } from './engine/typescript';
-import type { Acquire } from './engine/model';
-import { descendantsOfKind, identifiersNamed, isAncestor, nameOf, spanOf, type Node } from './engine/nodes';
-import { isGuard, releaseCoverage } from './engine/paths';
+import type { Acquire, LockModel } from './engine/model';
+import { ancestorWhere, descendantsOfKind, identifiersNamed, isAncestor, spanOf, type Node } from './engine/nodes';
+import { isGuard, releaseCoverage, releasesOf } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
-import { indentOf } from './fixes/text';
+import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 
-/** Wraps the statements between the acquire (and its guard) and the release in try/finally. */
-function fix(acquire: Acquire, releaseStatement: Node): Fix | undefined {
+/** The names a declaration binds, through destructuring (`const { id, rest: [first] } = ...`). */
+function boundNames(name: ts.BindingName): string[] {
+  if (ts.isIdentifier(name)) return [name.text];
+  return name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : boundNames(e.name)));
+}
+
+/**
+ * Wraps the statements between the acquire (and its guard) and the release in try/finally. When names
+ * declared there are used after the release, the rest of the block (up to its return) goes into the
+ * try too; other releases of the lock inside the try go, since the finally now releases on every path.
+ */
+function fix(model: LockModel, acquire: Acquire, skipped: Node): Fix | string {
+  // The release to move into the finally: the last one in the acquire's own block, else the one skipped.
+  const siblings = releasesOf(model, acquire)
+    .map((r) => ancestorWhere<ts.ExpressionStatement>(r.call, ts.isExpressionStatement))
+    .filter((st) => !!st && st.parent === acquire.statement.parent);
+  const releaseStatement: Node = siblings[siblings.length - 1] ?? skipped;
   const block = releaseStatement.parent;
-  if (!ts.isBlock(block) || !ts.isExpressionStatement(releaseStatement)) return undefined;
+  if (!ts.isBlock(block) || !ts.isExpressionStatement(releaseStatement)) {
+    return 'No automatic fix: the release is not a statement of its own in a block; move it into a finally block by hand.';
+  }
   const statements = block.statements;
-  const end = statements.indexOf(releaseStatement);
+  const at = statements.indexOf(releaseStatement);
   let start = statements.indexOf(acquire.statement as ts.Statement);
   if (start >= 0) {
     start++;
-    if (statements[start] && isGuard(statements[start], acquire) && start < end) start++;
+    if (statements[start] && isGuard(statements[start], acquire) && start < at) start++;
   } else if (!isAncestor(acquire.statement, block)) {
-    return undefined;
+    return 'No automatic fix: the acquire and the release are in different blocks; put the work between them in try { } finally { release }.';
   } else start = 0;
-  const between = statements.slice(start, end);
-  if (between.length === 0) return undefined;
-
-  // Names declared inside the new try block must not be used after it.
-  const declared = new Set(between.flatMap((s) => descendantsOfKind<ts.VariableDeclaration>(s, ts.SyntaxKind.VariableDeclaration).map((d) => nameOf(d) ?? d.name.getText())));
-  const usedAfter = statements.slice(end + 1).some((s) => identifiersNamed(s, declared).length > 0);
-  if (usedAfter) return undefined;
+  let between = statements.slice(start, at);
+  // Names declared inside the new try block must not be used after it: then the rest goes in too.
+  const declared = new Set(between.flatMap((s) => descendantsOfKind<ts.VariableDeclaration>(s, ts.SyntaxKind.VariableDeclaration).flatMap((d) => boundNames(d.name))));
+  const after = statements.slice(at + 1);
+  if (after.some((s) => identifiersNamed(s, declared).length > 0)) between = [...between, ...after];
+  if (between.length === 0) return 'No automatic fix: nothing runs between the acquire and the release.';
 
   const text = block.getSourceFile().text;
   const first = between[0];
+  const last = between[between.length - 1];
+  // The early releases inside the new try block: `await del(key); return;` is covered by the finally.
+  const early = releasesOf(model, acquire)
+    .map((r) => ancestorWhere<ts.ExpressionStatement>(r.call, ts.isExpressionStatement))
+    .filter((st): st is ts.ExpressionStatement => !!st && st !== releaseStatement && st.getStart() >= first.getStart() && st.end <= last.end && ts.isBlock(st.parent));
+  const end = Math.max(last.end, releaseStatement.end);
+  const cuts = end > releaseStatement.end ? [...early, releaseStatement] : early;
+  let body = text.slice(first.getStart(), last.end);
+  for (const st of [...cuts].sort((a, b) => b.getStart() - a.getStart())) {
+    const cut = removeStatement(st);
+    body = body.slice(0, Math.max(0, cut.start - first.getStart())) + body.slice(cut.end - first.getStart());
+  }
+  body = body.replace(/\s+$/, '');
   const indent = indentOf(first);
-  const body = text.slice(first.getStart(), between[between.length - 1].end);
   const templates = (s: Node) => [...descendantsOfKind(s, ts.SyntaxKind.TemplateExpression), ...descendantsOfKind(s, ts.SyntaxKind.NoSubstitutionTemplateLiteral)];
   const multilineTemplate = between.some((s) => templates(s).some((d) => d.getText().includes('\n')));
   const inner = multilineTemplate ? body : body.replace(/\n(?=[ \t]*\S)/g, '\n  ');
-  return {
-    title: 'Release in a finally block',
-    isPreferred: true,
-    edits: [{
-      start: first.getStart(),
-      end: releaseStatement.end,
-      newText: `try {\n${indent}  ${inner}\n${indent}} finally {\n${indent}  ${releaseStatement.getText()}\n${indent}}`,
-    }],
-  };
+  const tryText = `try {\n${indent}  ${inner}\n${indent}} finally {\n${indent}  ${releaseStatement.getText()}\n${indent}}`;
+  return { title: 'Release in a finally block', isPreferred: true, edits: [{ start: first.getStart(), end, newText: tryText }] };
 }
 
 export const releaseOnAllPaths: Rule = {
@@ -74,7 +95,7 @@ export const releaseOnAllPaths: Rule = {
           { span: spanOf(gap.exit.node), message: gap.exit.kind === 'return' ? 'returns without releasing' : 'can throw before the release' },
           { span: spanOf(gap.release.call), message: 'the release it skips' },
         ],
-        fix: () => fix(acquire, gap.statement),
+        fix: () => fix(model, acquire, gap.statement),
       });
     }
   },

@@ -7,8 +7,11 @@ export interface Report {
   span: Span;
   message: string;
   related?: RelatedLocation[];
-  /** The mechanical fix, computed only when the caller wants fixes (an editor's diagnostics do not). */
-  fix?: () => Fix | undefined;
+  /**
+   * The mechanical fixes, computed only when the caller wants fixes (an editor's diagnostics do not).
+   * The preferred fix first. A string says why no fix fits this code.
+   */
+  fix?: () => Fix | Fix[] | string | undefined;
 }
 
 export interface RuleContext {
@@ -24,6 +27,11 @@ export interface Rule {
   defaultSeverity: Severity;
   /** One line for the README table, SARIF and hovers. */
   summary: string;
+  /**
+   * The rule's fixes may be applied unattended (fix-all on save, `lockwise check --fix`): they remove
+   * the flaw without changing what the lock does. A fix can still opt out with `unattended: false`.
+   */
+  unattendedFixes?: boolean;
   check(context: RuleContext): void;
 }
 

@@ -21,6 +21,11 @@ export interface Fix {
   edits: TextEdit[];
   /** The safe fix a user should normally take. */
   isPreferred?: boolean;
+  /**
+   * Safe to apply with no one reading it (fix-all on save, `lockwise check --fix`): the code keeps
+   * doing what it meant to, only the flaw goes. Set from the rule's `unattendedFixes`.
+   */
+  unattended?: boolean;
 }
 
 export interface RelatedLocation {
@@ -41,6 +46,8 @@ export interface Finding {
   fixes: Fix[];
   /** Recorded in the project's baseline (set by the language server, which shows it as a hint). */
   baselined?: boolean;
+  /** Why there is no fix, when fixes were computed and none fits this code (a disabled code action shows it). */
+  noFix?: string;
 }
 
 /** A rule that threw on a file: reported, and the other rules still run. */

@@ -1,12 +1,13 @@
 // The lock value must be unique per acquisition: it is what a guarded release or extend compares.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { enclosingFunction, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { descendants, enclosingFunction, isAncestor, isAssignment, literalString, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { freshToken } from './fixes/token';
 import { isRedisAcquire } from './engine/queries';
 import { initializerOf, tokenWeakness, type Weakness } from './engine/token-strength';
 import { ensureNamedImport } from './fixes/text';
 import type { Rule } from './rule';
-import type { Fix, RelatedLocation } from './types';
+import type { Fix, RelatedLocation, TextEdit } from './types';
 import { helperRelated } from './engine/helper-related';
 
 const WHY: Record<Weakness['kind'], string> = {
@@ -25,24 +26,59 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   const key = acquire.key;
   if (!key) return undefined;
   const ops = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library');
-  const checked = ops.find((op) => op.ownerChecked || ('getCompare' in op && op.getCompare));
-  if (checked) return { call: checked.call, compares: true };
-  const any = weakness.kind !== 'reused' ? ops[0] : undefined;
+  const checked = ops.filter((op) => op.ownerChecked || ('getCompare' in op && op.getCompare));
+  // The compare in the acquire's own function first: that is the one a fix can reach.
+  const compare = checked.find((op) => isAncestor(acquire.fn, op.call)) ?? checked[0];
+  if (compare) return { call: compare.call, compares: true };
+  const any = weakness.kind !== 'reused' ? (ops.find((op) => isAncestor(acquire.fn, op.call)) ?? ops[0]) : undefined;
   return any ? { call: any.call, compares: false } : undefined;
 }
 
-function fix(model: LockModel, acquire: Acquire): Fix | undefined {
+function fix(model: LockModel, acquire: Acquire, compared: Node): Fix | string {
   const token = acquire.token;
-  const init = token ? initializerOf(token, model.lookup) : undefined;
-  if (!token || !init || enclosingFunction(init) !== acquire.fn) return undefined;
-  const value = unwrap(init);
-  const imports = ensureNamedImport(model.sourceFile, 'randomUUID', 'node:crypto');
-  if (ts.isTemplateExpression(value)) {
-    // Keep the readable holder, add 128 random bits.
-    const end = value.end - 1;
-    return { title: 'Append a random UUID to the token', isPreferred: true, edits: [...imports, { start: end, end, newText: ':${randomUUID()}' }] };
+  if (!token) return 'No automatic fix: the acquire has no token Lockwise can see.';
+  const init = initializerOf(token, model.lookup);
+  if (init && enclosingFunction(init) === acquire.fn) {
+    const value = unwrap(init);
+    const imports = ensureNamedImport(model.sourceFile, 'randomUUID', 'node:crypto');
+    if (ts.isTemplateExpression(value)) {
+      // Keep the readable holder, add 128 random bits.
+      const end = value.end - 1;
+      return { title: 'Append a random UUID to the token', isPreferred: true, edits: [...imports, { start: end, end, newText: ':${randomUUID()}' }] };
+    }
+    return { title: 'Use randomUUID() as the token', isPreferred: true, edits: [...imports, { ...spanOf(init), newText: 'randomUUID()' }] };
   }
-  return { title: 'Use randomUUID() as the token', isPreferred: true, edits: [...imports, { ...spanOf(init), newText: 'randomUUID()' }] };
+  // A constant, pid or host name shared by every acquisition: a fresh token per acquisition here,
+  // compared wherever this function compared the old value.
+  if (!isAncestor(acquire.fn, compared) || ts.isSourceFile(acquire.fn)) {
+    return 'No automatic fix: the token is compared in another function; create one token per acquisition and pass it to the release.';
+  }
+  const value = unwrap(token);
+  const sameValue = (n: Node) => (ts.isIdentifier(value) ? ts.isIdentifier(n) && n.text === value.text : n.getText() === value.getText());
+  if (!ts.isIdentifier(value) && literalString(value) === undefined && !ts.isPropertyAccessExpression(value)) {
+    return 'No automatic fix: the token is computed in the acquire; store a randomUUID() in a variable and use it at the acquire and the release.';
+  }
+  const fresh = freshToken(model, acquire, literalString(value) === undefined ? value.getText() : undefined);
+  if (!fresh) return 'No automatic fix: the acquire is not a statement of its own, so there is nowhere to create a token before it.';
+  const uses = descendants(acquire.fn).filter((n) => n.getStart() >= acquire.call.end && sameValue(n) && !ts.isPropertyAccessExpression(n.parent));
+  if (ts.isPropertyAccessExpression(value) && uses.some((n) => isAssignment(n.parent) && (n.parent as ts.BinaryExpression).left === n)) {
+    return 'No automatic fix: the token property is written later in this function.';
+  }
+  return {
+    title: 'Use a fresh randomUUID() token for this acquisition',
+    isPreferred: true,
+    unattended: false,
+    edits: [...fresh.edits, ...uses.map((n) => ({ ...spanOf(n), newText: fresh.name }))],
+  };
+}
+
+/** Removes a property with its separating comma. */
+function removeProperty(object: ts.ObjectLiteralExpression, property: ts.ObjectLiteralElementLike): TextEdit {
+  const list = object.properties;
+  const at = list.indexOf(property);
+  if (at + 1 < list.length) return { start: property.getStart(), end: list[at + 1].getStart(), newText: '' };
+  if (at > 0) return { start: list[at - 1].end, end: property.end, newText: '' };
+  return { start: property.getStart(), end: property.end, newText: '' };
 }
 
 export const uniqueToken: Rule = {
@@ -69,7 +105,7 @@ export const uniqueToken: Rule = {
         span: spanOf(acquire.token),
         message: `The lock token ${weakness.what} ${WHY[weakness.kind]}. ${consequence} Use 128+ random bits per acquisition, e.g. crypto.randomUUID().`,
         related,
-        fix: () => fix(model, acquire),
+        fix: () => fix(model, acquire, matters.call),
       });
     }
     for (const object of model.libraryObjects) {
@@ -80,6 +116,7 @@ export const uniqueToken: Rule = {
       report({
         span: spanOf(identifier),
         message: `The ${object.className} identifier ${weakness.what} ${WHY[weakness.kind]}. redis-semaphore compares it on release and refresh, so another process with the same identifier can release or refresh this lock. Leave identifier unset (a random UUID per lock).`,
+        fix: () => ({ title: 'Remove identifier (redis-semaphore then uses a random UUID per lock)', isPreferred: true, edits: [removeProperty(object.options!, identifier)] }),
       });
     }
   },

@@ -38,6 +38,7 @@ function fix(model: LockModel, extend: Extend, handle: Node): Fix | undefined {
 export const useExtendedLock: Rule = {
   id: 'use-extended-lock',
   defaultSeverity: 'error',
+  unattendedFixes: true,
   summary: 'The result of redlock v5 lock.extend() is discarded; it returns a new Lock and the old one is dead.',
   check({ model, report }) {
     for (const extend of model.extends) {

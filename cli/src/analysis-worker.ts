@@ -15,9 +15,13 @@ export interface AnalysisJob {
   config: LockwiseConfig;
   /** No lock code of its own: analysed only if it imports a project module with lock helpers. */
   maybe?: boolean;
+  /** Apply fixes first (`check --fix`): the unattended ones, or all preferred ones. */
+  fix?: 'unattended' | 'all';
 }
 
-export type AnalysisOutcome = { id: number; result: AnalysisResult } | { id: number; error: string; stackOverflow: boolean };
+export type AnalysisOutcome =
+  | { id: number; result: AnalysisResult; fixed?: { text: string; applied: number } }
+  | { id: number; error: string; stackOverflow: boolean };
 
 /** The worker's workerData. */
 export interface WorkerOptions {

@@ -7,9 +7,10 @@ import { allRules } from '../../rules/index';
 import { cachingHost, fileSystemHost, overlayHost } from '../../rules/project/host';
 import { ProjectIndex } from '../../rules/project/project-index';
 import type { AnalysisResult } from '../../rules/types';
+import { fixAll } from '../../rules/fixes/fix-all';
 import type { AnalyzerManifest } from './analyzer-manifest';
 
-export { analyzeText };
+export { analyzeText, fixAll };
 
 export interface ProjectAnalyzer {
   /**

@@ -21,6 +21,12 @@ if (port) {
   const project = analyzer.exports.createProjectAnalyzer();
   const analyze = (job: AnalysisJob): AnalysisOutcome => {
     try {
+      if (job.fix) {
+        // Fixes are applied file by file; what remains is reported with the project's helpers.
+        const fixed = analyzer.exports.fixAll(job.path, job.text, { config: job.config, unattendedOnly: job.fix === 'unattended' });
+        const remaining = options.singleFile ? { findings: fixed.remaining, ruleFailures: [], parsed: true } : project.analyze(job.path, fixed.text, job.config, job.maybe === true);
+        return { id: job.id, result: remaining, fixed: { text: fixed.text, applied: fixed.applied } };
+      }
       if (options.singleFile) return { id: job.id, result: analyzer.exports.analyzeText(job.path, job.text, { config: job.config }) };
       return { id: job.id, result: project.analyze(job.path, job.text, job.config, job.maybe === true) };
     } catch (err) {

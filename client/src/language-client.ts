@@ -1,10 +1,12 @@
 // Starts the Lockwise language server (dist/server.js) over node IPC and keeps the one client
 // instance, so that commands and the Redis Locks view can reach the server across restarts.
 import type { ExtensionContext, LogOutputChannel } from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import {
   CHECK_WORKSPACE_REQUEST,
   LOCK_SITES_REQUEST,
+  SCAN_PROGRESS_NOTIFICATION,
+  type ScanProgress,
   type CheckWorkspaceResult,
   type LockSitesParams,
   type LockSitesResult,
@@ -30,20 +32,37 @@ function create(context: ExtensionContext, output: LogOutputChannel): LanguageCl
       { scheme: 'untitled', language },
     ]),
     outputChannel: output,
-    // Pushed diagnostics only: one collection, as before the server learnt pull diagnostics.
-    initializationOptions: { diagnosticMode: 'push' },
+    // Pushed diagnostics only (one collection, as before the server learnt pull diagnostics); the
+    // server then also offers "Show rule documentation", which runs this extension's command.
+    initializationOptions: { diagnosticMode: 'push', ruleDocCommand: true },
   };
   return new LanguageClient(CLIENT_ID, 'Lockwise', serverOptions, clientOptions);
 }
 
-export async function startLanguageClient(context: ExtensionContext, output: LogOutputChannel): Promise<void> {
-  client = create(context, output);
-  await client.start();
+/** Told when the server starts, runs, stops or fails to start, and how far a workspace scan is. */
+export interface StateListener {
+  setState(state: 'starting' | 'running' | 'stopped' | 'failed', failure?: string): void;
+  setScan(progress: ScanProgress): void;
 }
 
-export async function restartLanguageClient(context: ExtensionContext, output: LogOutputChannel): Promise<void> {
+export async function startLanguageClient(context: ExtensionContext, output: LogOutputChannel, status: StateListener): Promise<void> {
+  const current = (client = create(context, output));
+  current.onDidChangeState((e) => {
+    if (client === current) status.setState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');
+  });
+  status.setState('starting');
+  try {
+    await current.start();
+    current.onNotification(SCAN_PROGRESS_NOTIFICATION, (progress: ScanProgress) => status.setScan(progress));
+  } catch (err) {
+    status.setState('failed', err instanceof Error ? err.message : String(err));
+    throw err;
+  }
+}
+
+export async function restartLanguageClient(context: ExtensionContext, output: LogOutputChannel, status: StateListener): Promise<void> {
   await stopLanguageClient();
-  await startLanguageClient(context, output);
+  await startLanguageClient(context, output, status);
 }
 
 export async function stopLanguageClient(): Promise<void> {

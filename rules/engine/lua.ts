@@ -79,9 +79,3 @@ export function classifyLua(script: string): LuaKind {
   if (t.fencing) return 'fencing';
   return 'other';
 }
-
-/** The Lua text of Lockwise's fixes: the redis.io compare-and-delete and compare-and-pexpire. */
-export const RELEASE_LUA =
-  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
-export const EXTEND_LUA =
-  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";

@@ -1,10 +1,10 @@
-// Text builders for fixes, in the client's own syntax (ioredis, node-redis v4/v5 or Valkey GLIDE).
+// Text builders for fixes, in the client's own syntax (ioredis or node-redis v4/v5).
 import { ts } from '../engine/typescript';
 import type { ServerKind } from '../config';
 import type { ClientStyle } from '../engine/commands';
 import { moduleOf } from '../engine/imports';
-import { EXTEND_LUA, RELEASE_LUA } from '../engine/lua';
-import type { Node } from '../engine/nodes';
+import { classifyLua } from '../engine/lua';
+import { unwrap, type Node } from '../engine/nodes';
 import type { TtlUnit } from '../engine/set-options';
 import type { TextEdit } from '../types';
 import { argText, commandCall, nativeExtend, nativeRelease } from './server-commands';
@@ -16,23 +16,94 @@ export function atomicSet(style: ClientStyle, receiver: string, key: string, tok
   return `${receiver}.set(${key}, ${token}, '${unit}', ${ttl}, 'NX')`;
 }
 
-function evalCall(style: ClientStyle, receiver: string, lua: string, key: string, args: string[]): string {
-  const script = `"${lua}"`;
+function evalCall(style: ClientStyle, receiver: string, script: string, key: string, args: string[]): string {
   if (style === 'node-redis') return `${receiver}.eval(${script}, { keys: [${key}], arguments: [${args.join(', ')}] })`;
   if (style === 'glide') return commandCall(style, receiver, ["'EVAL'", script, "'1'", key, ...args]);
   return `${receiver}.eval(${script}, 1, ${[key, ...args].join(', ')})`;
 }
 
-/** Compare-and-delete: deletes the key only while it still holds this token. */
-export function guardedRelease(style: ClientStyle, receiver: string, key: string, token: string, server: ServerKind = 'redis'): string {
-  if (server !== 'redis') return nativeRelease(style, receiver, key, token, server);
-  return evalCall(style, receiver, RELEASE_LUA, key, [token]);
+/** A guarded call and the edits it needs elsewhere in the file (the script constant). */
+export interface GuardedCall {
+  call: string;
+  edits: TextEdit[];
+}
+
+const SCRIPTS = {
+  release: {
+    name: 'RELEASE_LOCK_SCRIPT',
+    kind: 'compare-and-delete',
+    comment: "// Deletes the lock only while it still holds this process's token, in one atomic step.",
+    lua: "if redis.call('get', KEYS[1]) == ARGV[1] then\n  return redis.call('del', KEYS[1])\nend\nreturn 0",
+  },
+  extend: {
+    name: 'EXTEND_LOCK_SCRIPT',
+    kind: 'compare-and-expire',
+    comment: "// Extends the lock (PEXPIRE, ARGV[2] ms) only while it still holds this process's token.",
+    lua: "if redis.call('get', KEYS[1]) == ARGV[1] then\n  return redis.call('pexpire', KEYS[1], ARGV[2])\nend\nreturn 0",
+  },
+} as const;
+
+/**
+ * The name of the file's constant for a guarded script: an existing top-level `const` whose Lua does
+ * that, or a new one declared after the imports, so every fix in a file shares one readable script.
+ */
+function scriptConstant(sourceFile: ts.SourceFile, which: keyof typeof SCRIPTS): GuardedCall {
+  const script = SCRIPTS[which];
+  const names = new Set<string>();
+  for (const statement of sourceFile.statements) {
+    if (!ts.isVariableStatement(statement) || !(statement.declarationList.flags & ts.NodeFlags.Const)) continue;
+    for (const d of statement.declarationList.declarations) {
+      if (!ts.isIdentifier(d.name)) continue;
+      names.add(d.name.text);
+      const init = d.initializer && unwrap(d.initializer);
+      if (init && (ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init)) && classifyLua(init.text) === script.kind) {
+        return { call: d.name.text, edits: [] };
+      }
+    }
+  }
+  let name: string = script.name;
+  for (let n = 2; names.has(name) || new RegExp(`\\b${name}\\b`).test(sourceFile.text); n++) name = `${script.name}_${n}`;
+  const at = afterImports(sourceFile);
+  const declaration = `${script.comment}\nconst ${name} = \`\n${script.lua}\`;`;
+  return { call: name, edits: [{ start: at.offset, end: at.offset, newText: at.before + declaration + at.after }] };
+}
+
+/** Where file-level declarations go: after the last import or top-level require, else at the first statement. */
+function afterImports(sourceFile: ts.SourceFile): { offset: number; before: string; after: string } {
+  const isImport = (s: ts.Statement) =>
+    ts.isImportDeclaration(s) || ts.isImportEqualsDeclaration(s) ||
+    (ts.isVariableStatement(s) && s.declarationList.declarations.every((d) => !!d.initializer && /^require\(|^await import\(/.test(d.initializer.getText())));
+  const statements = sourceFile.statements;
+  let last: ts.Statement | undefined;
+  for (const s of statements) {
+    if (isImport(s)) last = s;
+    else if (!(ts.isExpressionStatement(s) && ts.isStringLiteral(s.expression))) break;
+  }
+  // On the line after the imports, so an import a fix adds at their end stays before it.
+  const lineEnd = last && sourceFile.text.indexOf('\n', last.end);
+  if (last && lineEnd !== undefined && lineEnd >= 0) return { offset: lineEnd + 1, before: '\n', after: '\n' };
+  if (last) return { offset: last.end, before: '\n\n', after: '' };
+  const first = statements[0];
+  if (first && ts.isExpressionStatement(first) && ts.isStringLiteral(first.expression)) return { offset: first.end, before: '\n\n', after: '' };
+  return { offset: first?.getStart() ?? 0, before: '', after: '\n\n' };
+}
+
+/**
+ * Compare-and-delete: deletes the key only while it still holds this token. The one place the text of
+ * a guarded release is made: the server's native command where the config's `server` has one.
+ */
+export function guardedRelease(model: { style: ClientStyle; sourceFile: ts.SourceFile }, receiver: string, key: string, token: string, server: ServerKind = 'redis'): GuardedCall {
+  if (server !== 'redis') return { call: nativeRelease(model.style, receiver, key, token, server), edits: [] };
+  const script = scriptConstant(model.sourceFile, 'release');
+  return { call: evalCall(model.style, receiver, script.call, key, [token]), edits: script.edits };
 }
 
 /** Compare-and-pexpire: extends the key only while it still holds this token. */
-export function guardedExtend(style: ClientStyle, receiver: string, key: string, token: string, ttlMs: string, server: ServerKind = 'redis'): string {
-  if (server !== 'redis') return nativeExtend(style, receiver, key, token, ttlMs);
-  return evalCall(style, receiver, EXTEND_LUA, key, [token, argText(style, ttlMs)]);
+export function guardedExtend(model: { style: ClientStyle; sourceFile: ts.SourceFile }, receiver: string, key: string, token: string, ttlMs: string, server: ServerKind = 'redis'): GuardedCall {
+  if (server !== 'redis') return { call: nativeExtend(model.style, receiver, key, token, ttlMs), edits: [] };
+  const script = scriptConstant(model.sourceFile, 'extend');
+  const args = [token, argText(model.style, ttlMs)];
+  return { call: evalCall(model.style, receiver, script.call, key, args), edits: script.edits };
 }
 
 /** Removes a whole statement with its line (and indentation) when it stands alone on it. */

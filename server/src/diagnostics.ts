@@ -2,6 +2,8 @@
 // "lockwise", the rule id as code with a link to its doc, related information for the other half.
 import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver/node';
 import { lineStarts, offsetToPosition } from '../../rules/positions';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ruleDocUrl } from '../../rules/rule';
 import { pathToUri } from './uris';
 import type { Finding, Severity, Span } from '../../rules/types';
@@ -13,6 +15,20 @@ const SEVERITY: Record<Severity, DiagnosticSeverity> = {
 };
 
 export const SOURCE = 'lockwise';
+
+// The rule docs ship next to the bundle (rules/*.md in the .vsix and the repository), so the link works
+// offline and in a fork; the web page is the fallback for a server run from elsewhere.
+const LOCAL_DOCS = join(__dirname, '..', 'rules');
+const hrefs = new Map<string, string>();
+
+export function ruleDocHref(rule: string): string {
+  let href = hrefs.get(rule);
+  if (!href) {
+    const local = join(LOCAL_DOCS, `${rule}.md`);
+    hrefs.set(rule, (href = existsSync(local) ? pathToUri(local) : ruleDocUrl(rule)));
+  }
+  return href;
+}
 
 /** Converts offsets of one text; computes the line table once. */
 export class PositionMap {
@@ -38,7 +54,7 @@ export function toDiagnostic(uri: string, positions: PositionMap, f: Finding): D
     severity: f.baselined ? DiagnosticSeverity.Hint : SEVERITY[f.severity],
     source: SOURCE,
     code: f.rule,
-    codeDescription: { href: ruleDocUrl(f.rule) },
+    codeDescription: { href: ruleDocHref(f.rule) },
     message: f.baselined ? `${f.message} (In the baseline.)` : f.message,
   };
   if (f.related.length > 0) {

@@ -40,6 +40,8 @@ interface OpenDocument {
   result?: DocumentResult;
   /** The latest version whose diagnostics were published: an older one is never published after it. */
   published: number;
+  /** What was published for it: the same diagnostics again (a settings change) are not re-sent. */
+  publishedText?: string;
   notedSkip: boolean;
 }
 
@@ -118,8 +120,13 @@ export class LiveDocuments {
     if (this.open.get(uri) !== state) return result; // closed while the worker analysed it
     if (!state.result || version >= state.result.version) state.result = result;
     if (result.version >= state.published) {
+      const diagnostics = analysisDiagnostics(uri, text, analysis);
+      const published = JSON.stringify(diagnostics);
+      // Re-sending unchanged diagnostics makes the editor re-ask for code actions and cancel the
+      // ones the user asked for (Ctrl+. right after opening answered "no code actions").
+      if (result.version !== state.published || published !== state.publishedText) this.publish(uri, diagnostics, result.version);
       state.published = result.version;
-      this.publish(uri, analysisDiagnostics(uri, text, analysis), result.version);
+      state.publishedText = published;
     }
     this.collectSoon();
     return result;

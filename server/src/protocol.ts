@@ -48,3 +48,15 @@ export interface CheckWorkspaceResult {
   /** True when a newer scan or the user cancelled this one before it finished. */
   cancelled: boolean;
 }
+
+/** Server -> client during a workspace scan (the language status item shows "checking 250/3,245"). */
+export const SCAN_PROGRESS_NOTIFICATION = 'lockwise/scanProgress';
+
+export interface ScanProgress {
+  /** Files analysed so far. */
+  done: number;
+  /** Files to analyse; 0 while they are still being listed. */
+  total: number;
+  /** The scan is over (finished or cancelled). */
+  finished: boolean;
+}

@@ -16,13 +16,14 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Analyzer } from './analysis';
 import { provideCodeActions } from './code-actions/index';
 import { editSupport } from './code-actions/context';
+import { FIX_ALL_KIND } from './code-actions/fix-all';
 import { configProblemDiagnostic } from './diagnostics';
 import { LiveDocuments } from './documents';
 import { provideHover } from './hover';
 import { lockSites } from './lock-sites';
 import { ProjectConfigs } from './project-config';
 import { ServerProject } from './project-model';
-import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, type LockSitesParams } from './protocol';
+import { CHECK_WORKSPACE_REQUEST, LOCK_SITES_REQUEST, SCAN_PROGRESS_NOTIFICATION, type LockSitesParams } from './protocol';
 import { registerPullDiagnostics, usesPullDiagnostics } from './pull-diagnostics';
 import { SECTION, SettingsStore } from './settings';
 import { defaultToStdio } from './transport';
@@ -38,6 +39,7 @@ const publish = (uri: string, diagnostics: Diagnostic[], version?: number) =>
   void connection.sendDiagnostics({ uri, diagnostics, version });
 
 let capabilities: ClientCapabilities = {};
+let initializationOptions: unknown;
 const folders = new WorkspaceFolders();
 const settings = new SettingsStore();
 
@@ -58,6 +60,7 @@ let pullDiagnostics = false;
 // With pull diagnostics an open document's findings are pulled, never pushed (pull-diagnostics.ts).
 const live = new LiveDocuments(documents, analyzer, (uri, diagnostics, version) => publish(uri, pullDiagnostics ? [] : diagnostics, version), log);
 const scan = new WorkspaceScan(folders, analyzer, live, publish, () => connection.window.createWorkDoneProgress(), log);
+scan.onProgress = (progress) => void connection.sendNotification(SCAN_PROGRESS_NOTIFICATION, progress);
 
 function reanalyse(paths: ReadonlySet<string>): void {
   for (const path of paths) {
@@ -72,6 +75,7 @@ connection.onInitialize((params): InitializeResult => {
   // Editors without workspace/configuration (or answering it with null) send settings here.
   settings.initialize(params.initializationOptions);
   pullDiagnostics = usesPullDiagnostics(params);
+  initializationOptions = params.initializationOptions;
   const initialFolders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
   folders.set(initialFolders);
   if (capabilities.workspace?.configuration) {
@@ -82,7 +86,7 @@ connection.onInitialize((params): InitializeResult => {
   return {
     capabilities: {
       textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
-      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite] },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.RefactorRewrite, FIX_ALL_KIND] },
       hoverProvider: true,
       ...(pullDiagnostics ? { diagnosticProvider: { identifier: 'lockwise', interFileDependencies: false, workspaceDiagnostics: false } } : {}),
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
@@ -140,7 +144,7 @@ documents.onDidClose((event) => {
   void scan.documentClosed(uriToPath(uri), uri);
 });
 
-connection.onCodeAction((params) => provideCodeActions(params, live, editSupport(capabilities)));
+connection.onCodeAction((params) => provideCodeActions(params, live, editSupport(capabilities, initializationOptions)));
 connection.onHover((params) => provideHover(params, live));
 registerPullDiagnostics(connection, live);
 connection.onRequest(CHECK_WORKSPACE_REQUEST, () => scan.scanAll());

@@ -11,7 +11,7 @@ import type { LiveDocuments, Publish } from './documents';
 import { isGitIgnored, walkSourceFiles } from './file-walker';
 import { toLockSites } from './lock-sites';
 import { collectIfGrown } from './memory';
-import type { CheckWorkspaceResult, LockSite } from './protocol';
+import type { CheckWorkspaceResult, LockSite, ScanProgress } from './protocol';
 import { pathToUri } from './uris';
 import type { WorkspaceFolders } from './workspace-folders';
 
@@ -26,6 +26,8 @@ export class WorkspaceScan {
   private running: Promise<CheckWorkspaceResult> | undefined;
   /** A scan has run to the end: lockSites answers are complete from then on. */
   firstScanDone = false;
+  /** Told how far a scan is, for clients that show it (the VS Code status item). */
+  onProgress: (progress: ScanProgress) => void = () => undefined;
 
   constructor(
     private readonly folders: WorkspaceFolders,
@@ -51,6 +53,7 @@ export class WorkspaceScan {
     const reporter = await this.progress();
     const cancelled = () => generation !== this.generation || reporter.token.isCancellationRequested;
     reporter.begin('Lockwise: checking the workspace', 0, 'listing files', true);
+    this.onProgress({ done: 0, total: 0, finished: false });
     const result: CheckWorkspaceResult = { files: 0, findings: 0, notAnalysed: 0, durationMs: 0, cancelled: false };
     try {
       const paths: string[] = [];
@@ -68,7 +71,10 @@ export class WorkspaceScan {
         result.files++;
         if (findings === undefined) result.notAnalysed++;
         else result.findings += findings;
-        if (i % 25 === 0) reporter.report(Math.floor((100 * i) / paths.length), `${i}/${paths.length} files`);
+        if (i % 25 === 0) {
+          reporter.report(Math.floor((100 * i) / paths.length), `${i}/${paths.length} files`);
+          this.onProgress({ done: i, total: paths.length, finished: false });
+        }
       }
       result.cancelled = cancelled();
       if (!result.cancelled) {
@@ -77,6 +83,7 @@ export class WorkspaceScan {
       }
     } finally {
       reporter.done();
+      this.onProgress({ done: result.files, total: result.files, finished: true });
     }
     result.durationMs = Date.now() - started;
     this.log(

@@ -76,7 +76,8 @@ export interface JsonReport {
     endColumn: number;
     message: string;
     related: { file: string; line: number; column: number; endLine: number; endColumn: number; message: string }[];
-    fixes: { title: string; edits: { line: number; column: number; endLine: number; endColumn: number; newText: string }[] }[];
+    noFix?: string;
+    fixes: { title: string; unattended: boolean; edits: { line: number; column: number; endLine: number; endColumn: number; newText: string }[] }[];
   }[];
   errors: { file: string; message: string }[];
   baseline?: { file: string; suppressed: number; stale: number; written?: number };

@@ -88,18 +88,19 @@ test('menus: when clauses name real contextValues and context keys; writes only 
 });
 
 test('every lockwise.redis.* setting is contributed with type, default, scope, description, read in code, and restricted in untrusted workspaces', () => {
-  const contributed = Object.keys(contributes.configuration.properties)
+  const properties = Object.assign({}, ...contributes.configuration.map((g: { properties: object }) => g.properties));
+  const contributed = Object.keys(properties)
     .filter((k) => k.startsWith(`${SETTINGS_SECTION}.`))
     .map((k) => k.slice(SETTINGS_SECTION.length + 1));
   assert.deepEqual(contributed.sort(), Object.keys(REDIS_SETTINGS).sort());
   const settingsSource = source('settings.ts');
   for (const [key, spec] of Object.entries(REDIS_SETTINGS)) {
-    const p = contributes.configuration.properties[`${SETTINGS_SECTION}.${key}`];
+    const p = properties[`${SETTINGS_SECTION}.${key}`];
     assert.deepEqual(p.default, spec.default, `${key} default`);
     assert.ok(spec.check(p.default), `${key}: the contributed default passes the code's check`);
     assert.ok(['string', 'number', 'integer', 'boolean', 'array'].includes(p.type), `${key} type`);
     assert.ok(['window', 'machine-overridable', 'resource', 'application', 'machine'].includes(p.scope), `${key} scope`);
-    assert.ok(p.description.length > 10, `${key} description`);
+    assert.ok((p.markdownDescription ?? p.description).length > 10, `${key} description`);
     assert.ok(settingsSource.includes(`read('${key}')`), `${key} is read by the settings module`);
   }
   const restricted: string[] = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations;

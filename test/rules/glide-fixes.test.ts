@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { GlideClient } from '@valkey/valkey-glide';
-import { atomicSet, guardedExtend, guardedRelease } from '../../rules/fixes/text';
+import ts from 'typescript';
+import { atomicSet, guardedExtend, guardedRelease, type GuardedCall } from '../../rules/fixes/text';
 import { startRedis, type RedisProcess } from '../helpers/redis-server';
 
 let server: RedisProcess;
@@ -19,11 +20,15 @@ after(async () => {
   await server?.stop();
 });
 
-/** Runs a fix's expression text with `client`, `key`, `token` (and `ttl`) in scope. */
-function run(expression: string, key: string, token: string, ttl = 0): Promise<unknown> {
+/** Runs a fix's expression text (after the script constant it declares) with `client`, `key`, `token` (and `ttl`) in scope. */
+function run(fix: string | GuardedCall, key: string, token: string, ttl = 0): Promise<unknown> {
   const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<unknown>;
-  return new AsyncFunction('client', 'key', 'token', 'ttl', `return ${expression};`)(client, key, token, ttl);
+  const [prelude, expression] = typeof fix === 'string' ? ['', fix] : [fix.edits.map((e) => e.newText).join('\n'), fix.call];
+  return new AsyncFunction('client', 'key', 'token', 'ttl', `${prelude}\nreturn ${expression};`)(client, key, token, ttl);
 }
+
+/** A GLIDE file the fix is written into (empty: the script constant is new). */
+const file = { style: 'glide' as const, sourceFile: ts.createSourceFile('fix.ts', '', ts.ScriptTarget.Latest) };
 
 test('the acquire fix is one SET NX PX: the first caller wins, with a TTL', async () => {
   const acquire = atomicSet('glide', 'client', 'key', 'token', 'PX', 'ttl');
@@ -36,7 +41,7 @@ test('the acquire fix is one SET NX PX: the first caller wins, with a TTL', asyn
 
 test('the release fix deletes only with the holder token', async () => {
   await client.customCommand(['SET', 'lock:release', 'mine', 'PX', '5000']);
-  const release = guardedRelease('glide', 'client', 'key', 'token');
+  const release = guardedRelease(file, 'client', 'key', 'token');
   assert.equal(Number(await run(release, 'lock:release', 'theirs')), 0);
   assert.equal(await client.get('lock:release'), 'mine');
   assert.equal(Number(await run(release, 'lock:release', 'mine')), 1);
@@ -45,7 +50,7 @@ test('the release fix deletes only with the holder token', async () => {
 
 test('the extend fix sets the TTL only with the holder token', async () => {
   await client.customCommand(['SET', 'lock:extend', 'mine', 'PX', '1000']);
-  const extend = guardedExtend('glide', 'client', 'key', 'token', 'ttl');
+  const extend = guardedExtend(file, 'client', 'key', 'token', 'ttl');
   assert.equal(Number(await run(extend, 'lock:extend', 'theirs', 60_000)), 0);
   assert.ok(Number(await client.pttl('lock:extend')) <= 1000);
   assert.equal(Number(await run(extend, 'lock:extend', 'mine', 60_000)), 1);

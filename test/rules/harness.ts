@@ -28,6 +28,12 @@ export interface InvalidCase extends ValidCase {
   message?: string[];
   /** The code after applying the first finding's preferred fix; `null` asserts there is no fix. */
   output?: string | null;
+  /** Apply the fix whose title starts with this instead of the preferred one. */
+  fix?: string;
+  /** Findings of the rule left after the fix; default `count - 1` (a multi-edit fix may remove more). */
+  remaining?: number;
+  /** With `output: null`: words the reason for having no fix must contain. */
+  noFix?: string;
 }
 
 export function applyEdits(text: string, edits: TextEdit[]): string {
@@ -111,15 +117,17 @@ export function ruleTable(ruleId: string, cases: RuleCases): void {
       for (const part of c.message ?? []) assert.ok(first.message.includes(part), `message lacks "${part}": ${first.message}`);
       assert.ok(first.span.end > first.span.start && first.span.end <= c.code.length, 'span inside the file');
       if (c.output === undefined) return;
-      const fix = first.fixes.find((f) => f.isPreferred) ?? first.fixes[0];
+      const fix = c.fix ? first.fixes.find((f) => f.title.startsWith(c.fix!)) : (first.fixes.find((f) => f.isPreferred) ?? first.fixes[0]);
       if (c.output === null) {
         assert.equal(fix, undefined, 'expected no fix');
+        assert.ok(first.noFix, 'a finding without a fix says why');
+        if (c.noFix) assert.ok(first.noFix.includes(c.noFix), `reason lacks "${c.noFix}": ${first.noFix}`);
         return;
       }
       assert.ok(fix, 'expected a fix');
       const fixed = applyEdits(c.code, fix.edits);
       assert.equal(fixed, c.output);
-      assert.equal(run(ruleId, c, fixed).length, (c.count ?? 1) - 1, 'the fix removes the finding');
+      assert.equal(run(ruleId, c, fixed).length, c.remaining ?? (c.count ?? 1) - 1, 'the fix removes the finding');
     });
   }
 }

@@ -2,14 +2,16 @@
 // client, every server setting is contributed with the default the server uses, and the other way
 // round. The Redis Locks view's own `lockwise.redis.*` settings are checked by its tests.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { SHOW_RULE_DOC_COMMAND } from '../../server/src/code-actions/no-fix';
 import { SETTING_SPECS } from '../../server/src/settings';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const properties: Record<string, Record<string, unknown>> = pkg.contributes.configuration.properties;
+// Settings come in groups (Analysis, Redis connection, Redis Locks view), each with its properties.
+const properties: Record<string, Record<string, unknown>> = Object.assign({}, ...pkg.contributes.configuration.map((g: { properties: object }) => g.properties));
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -36,9 +38,23 @@ test('every contributed command is registered in client code, under category Loc
 
 test('the commands extension.ts registers are contributed', () => {
   const registered = [...read('client/src/extension.ts').matchAll(/'(lockwise\.[A-Za-z]+)'/g)].map((m) => m[1]);
-  assert.deepEqual(registered.sort(), ['lockwise.checkWorkspace', 'lockwise.restartServer']);
+  assert.deepEqual(registered.sort(), ['lockwise.checkWorkspace', 'lockwise.restartServer', 'lockwise.showOutput', 'lockwise.showRuleDocumentation']);
   for (const id of registered) {
     assert.ok(pkg.contributes.commands.some((c: { command: string }) => c.command === id), `${id} not contributed`);
+  }
+  // The server's "Show rule documentation" action runs the client's command.
+  assert.ok(registered.includes(SHOW_RULE_DOC_COMMAND));
+});
+
+test('the rule docs and the walkthrough pages go into the package, and every walkthrough page exists', () => {
+  const allowed = read('.vscodeignore').split('\n');
+  assert.ok(allowed.includes('!rules/*.md') && allowed.includes('!docs/walkthrough/*.md'));
+  const steps: { media: { markdown: string }; description: string }[] = pkg.contributes.walkthroughs.flatMap((w: { steps: unknown[] }) => w.steps);
+  assert.ok(steps.length >= 5);
+  for (const step of steps) assert.ok(existsSync(join(ROOT, step.media.markdown)), `${step.media.markdown} is missing`);
+  const commandsInSteps = steps.flatMap((s) => [...s.description.matchAll(/\(command:(lockwise\.[A-Za-z.]+)/g)].map((m) => m[1]));
+  for (const id of commandsInSteps.filter((c) => c !== 'lockwise.locks.focus')) {
+    assert.ok(pkg.contributes.commands.some((c: { command: string }) => c.command === id), `walkthrough runs ${id}, which is not contributed`);
   }
 });
 

@@ -1,8 +1,8 @@
 // `lockwise check [paths...]`: runs the analyzer over files and folders and reports in one of three
 // formats. Exit codes: 0 clean, 1 findings at warning/error (beyond --max-warnings), 2 usage errors,
 // broken configs and files that could not be checked (an unchecked file must not pass CI silently).
-import { existsSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BaselineError } from '../../../rules/baseline';
 import { ConfigError } from '../../../rules/config';
@@ -17,6 +17,7 @@ import { formatJson } from '../format/json';
 import { formatPretty } from '../format/pretty';
 import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
 import { formatSarif } from '../format/sarif';
+import { unifiedDiff } from '../format/diff';
 import { readSource, walk, type SourceFileEntry } from '../walk';
 import { mayCallLockHelpers } from '../../../rules/project/pre-checks';
 
@@ -49,6 +50,14 @@ Options:
   --no-project                      analyse each file alone: faster, but calls to
                                     the project's own lock helpers in other files
                                     mean nothing
+  --fix                             apply the fixes that are safe unattended (see
+                                    the README), write the files, then report what
+                                    is left
+  --fix-dry-run                     like --fix, but print a unified diff instead
+                                    of writing the files
+  --unsafe                          with --fix/--fix-dry-run: apply every finding's
+                                    preferred fix, also those that change what the
+                                    lock does (review the diff)
   -q, --quiet                       report errors only, ignore warnings and info
   -h, --help                        show this help
 
@@ -69,6 +78,8 @@ interface Options {
   baseline?: string;
   updateBaseline: boolean;
   showFixes: boolean;
+  fix?: 'write' | 'dry-run';
+  unsafe: boolean;
   quiet: boolean;
   project: boolean;
   help: boolean;
@@ -90,6 +101,9 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
         'update-baseline': { type: 'boolean' },
         'show-fixes': { type: 'boolean' },
         'no-project': { type: 'boolean' },
+        fix: { type: 'boolean' },
+        'fix-dry-run': { type: 'boolean' },
+        unsafe: { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -124,6 +138,10 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
     }
   }
 
+  if (values.fix && values['fix-dry-run']) throw new UsageError('use --fix or --fix-dry-run, not both');
+  if (values.unsafe && !values.fix && !values['fix-dry-run']) throw new UsageError('--unsafe only applies with --fix or --fix-dry-run');
+  if (values['fix-dry-run'] && format !== 'pretty') throw new UsageError('--fix-dry-run prints a diff: it cannot be combined with --format');
+
   return {
     paths: positionals.length > 0 ? positionals : ['.'],
     format: format as Format,
@@ -134,6 +152,8 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
     updateBaseline: values['update-baseline'] ?? false,
     showFixes: values['show-fixes'] ?? false,
     project: !values['no-project'],
+    fix: values.fix ? 'write' : values['fix-dry-run'] ? 'dry-run' : undefined,
+    unsafe: values.unsafe ?? false,
     quiet: values.quiet ?? false,
     help: values.help ?? false,
   };
@@ -182,7 +202,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       problem(order, path, source.skipped, 'skipped');
       return;
     }
-    const job = { id: order, path, text: source.text, config: scope.config };
+    const job: AnalysisJob = { id: order, path, text: source.text, config: scope.config, fix: options.fix && (options.unsafe ? 'all' : 'unattended') };
     // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
     // worker) only when some file can hold lock code, or may call a project lock helper.
     if (mightHoldLockCode(source.text, scope.config.helpers)) submit(job);
@@ -195,7 +215,9 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
     const tooDeep = jobs.filter((_, i) => overflowed(analysed[i]));
     const reanalysed = new Map((tooDeep.length > 0 ? await analyzeWithLargeStack(tooDeep, !options.project) : []).map((o) => [o.id, o]));
 
-    const ordered: (CheckedFile & { order: number })[] = [];
+    let files: CheckedFile[] = [];
+    const diffs: string[] = [];
+    let fixesApplied = 0;
     let filesAnalyzed = 0;
     jobs.forEach((job, i) => {
       const outcome = reanalysed.get(job.id) ?? analysed[i];
@@ -204,11 +226,24 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
         return;
       }
       if (outcome.result.parsed) filesAnalyzed++;
+      let text = job.text;
+      if (outcome.fixed && outcome.fixed.text !== job.text) {
+        fixesApplied += outcome.fixed.applied;
+        if (options.fix === 'dry-run') diffs.push(unifiedDiff(displayName(cwd, job.path), job.text, outcome.fixed.text));
+        else {
+          try {
+            writeFileSync(job.path, outcome.fixed.text);
+            text = outcome.fixed.text;
+          } catch (err) {
+            problem(job.id, job.path, `cannot write the fixed file (${(err as NodeJS.ErrnoException).code ?? describe(err)})`);
+          }
+        }
+      }
       for (const failure of outcome.result.ruleFailures) problem(job.id, job.path, `rule ${failure.rule} failed: ${failure.message}`);
-      if (outcome.result.findings.length > 0) ordered.push({ name: displayName(cwd, job.path), text: job.text, findings: outcome.result.findings, order: job.id });
+      // After a dry run the findings are those of the fixed text, which was not written: report them on it.
+      if (outcome.fixed && options.fix === 'dry-run') text = outcome.fixed.text;
+      if (outcome.result.findings.length > 0) files.push({ name: displayName(cwd, job.path), text, findings: outcome.result.findings });
     });
-    // Files analysed in the second phase come later: report every file in walk order.
-    let files: CheckedFile[] = ordered.sort((a, b) => a.order - b.order).map(({ order: _order, ...file }) => file);
     // The baseline records and matches every finding; --quiet only shortens what is shown.
     const baseline = options.baseline
       ? applyBaseline(files, cwd, options.baseline, displayName(cwd, resolve(cwd, options.baseline)), options.updateBaseline)
@@ -228,6 +263,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       filesScanned: walked.files.length,
       filesAnalyzed,
       durationMs: performance.now() - started,
+      ...(options.fix ? { fixes: { applied: fixesApplied, written: options.fix === 'write', diff: diffs.join('') } } : {}),
     };
   } finally {
     await worker?.close();
@@ -241,6 +277,14 @@ function exitCode(report: CheckReport, maxWarnings: number | undefined): number 
   return counts.error > 0 || counts.warning > (maxWarnings ?? 0) ? 1 : 0;
 }
 
+/** The rule's doc shipped with the CLI (dist/cli.js -> rules/<id>.md): relative when under cwd, else absolute. */
+function localDoc(cwd: string, rule: string): string | undefined {
+  const doc = join(__dirname, '..', 'rules', `${rule}.md`);
+  if (!existsSync(doc)) return undefined;
+  const rel = relative(cwd, doc);
+  return rel.startsWith('..') ? doc : displayName(cwd, doc);
+}
+
 function render(report: CheckReport, options: Options): string {
   switch (options.format) {
     case 'json':
@@ -249,7 +293,7 @@ function render(report: CheckReport, options: Options): string {
       return formatSarif(report, analyzerManifest().rules);
     case 'pretty': {
       const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
-      return formatPretty(report, { color: process.stdout.isTTY === true && !noColor, showFixes: options.showFixes });
+      return formatPretty(report, { color: process.stdout.isTTY === true && !noColor, showFixes: options.showFixes, docPath: (rule) => localDoc(report.cwd, rule) });
     }
   }
 }
@@ -265,7 +309,13 @@ export const command: Command = {
         return 0;
       }
       const report = await check(options, process.cwd(), ruleIds);
-      process.stdout.write(render(report, options));
+      if (report.fixes?.diff) process.stdout.write(report.fixes.diff);
+      if (report.fixes) {
+        const verb = report.fixes.written ? 'applied' : 'would apply';
+        process.stderr.write(`lockwise check: ${verb} ${report.fixes.applied} fix${report.fixes.applied === 1 ? '' : 'es'}${options.unsafe ? '' : ' (unattended-safe only; --unsafe for all)'}; what is left:\n`);
+      }
+      // A dry run's stdout is the patch alone (`> fixes.patch`); the report goes to stderr.
+      (options.fix === 'dry-run' ? process.stderr : process.stdout).write(render(report, options));
       return exitCode(report, options.maxWarnings);
     } catch (err) {
       if (err instanceof UsageError) {

@@ -11,8 +11,10 @@ export function formatJson(report: CheckReport): string {
       ...rangeOf(file, f.span),
       message: f.message,
       related: f.related.map((r) => ({ ...relatedPlace(file, r, report.cwd), message: r.message })),
+      ...(f.noFix ? { noFix: f.noFix } : {}),
       fixes: f.fixes.map((fix) => ({
         title: fix.title,
+        unattended: fix.unattended === true,
         edits: fix.edits.map((edit) => ({ ...rangeOf(file, edit), newText: edit.newText })),
       })),
     })),

@@ -8,6 +8,8 @@ import { lineStartsOf, lineText, rangeOf, relatedPlace, severityCounts, type Che
 export interface PrettyOptions {
   color: boolean;
   showFixes: boolean;
+  /** Where a rule's doc is on this machine (the docs ship with the CLI), for the list after the findings. */
+  docPath?: (rule: string) => string | undefined;
 }
 
 type Paint = (text: string) => string;
@@ -51,6 +53,13 @@ export function formatPretty(report: CheckReport, options: PrettyOptions): strin
     out.push(paint.bold(escapeControlChars(file.name)));
     for (const finding of file.findings) out.push(...findingLines(file, finding, paint, options.showFixes, report.cwd), '');
   }
+  const rules = [...new Set(report.files.flatMap((f) => f.findings.map((x) => x.rule)))].sort();
+  const docs = rules.map((rule) => [rule, options.docPath?.(rule)] as const).filter((d): d is readonly [string, string] => !!d[1]);
+  if (docs.length > 0) {
+    out.push(paint.bold('Rule docs:'));
+    for (const [rule, path] of docs) out.push(`  ${rule}: ${path}`);
+    out.push('');
+  }
   for (const kind of ['error', 'skipped'] as const) {
     const problems = report.problems.filter((p) => p.kind === kind);
     if (problems.length === 0) continue;
@@ -75,6 +84,7 @@ function findingLines(file: CheckedFile, finding: Finding, paint: Palette, showF
   }
   if (showFixes) {
     for (const fix of finding.fixes) lines.push(...fixLines(file, fix, paint).map((l) => `    ${l}`));
+    if (finding.noFix) lines.push(`    ${paint.dim(finding.noFix)}`);
   }
   return lines;
 }

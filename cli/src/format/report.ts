@@ -35,6 +35,8 @@ export interface CheckReport {
   filesScanned: number;
   filesAnalyzed: number;
   durationMs: number;
+  /** `check --fix` / `--fix-dry-run`: fixes applied (or that would be), and the diff of a dry run. */
+  fixes?: { applied: number; written: boolean; diff: string };
 }
 
 /** 1-based lines and columns (UTF-16 units); the end column is exclusive, as in SARIF. */

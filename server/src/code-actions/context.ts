@@ -12,13 +12,19 @@ export interface EditSupport {
   documentChanges: boolean;
   /** ... including file creation (needed to add the withLock helper). */
   createFiles: boolean;
+  /** The client shows disabled code actions with their reason. */
+  disabledActions: boolean;
+  /** The client has the command that opens a rule's doc (initializationOptions.ruleDocCommand). */
+  ruleDocCommand: boolean;
 }
 
-export function editSupport(capabilities: ClientCapabilities): EditSupport {
+export function editSupport(capabilities: ClientCapabilities, initializationOptions?: unknown): EditSupport {
   const edit = capabilities.workspace?.workspaceEdit;
   return {
     documentChanges: edit?.documentChanges === true,
     createFiles: edit?.documentChanges === true && (edit.resourceOperations ?? []).includes('create'),
+    disabledActions: capabilities.textDocument?.codeAction?.disabledSupport === true,
+    ruleDocCommand: (initializationOptions as { ruleDocCommand?: unknown } | undefined)?.ruleDocCommand === true,
   };
 }
 

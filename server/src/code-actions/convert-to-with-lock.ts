@@ -16,12 +16,13 @@ import type { HelperPlan } from './with-lock-helper';
 
 export const CONVERT_TITLE = 'Convert to withLock';
 
-/** `import { withLock } from '<specifier>';` after the last import, or before the first statement. */
-function importEdit(context: ActionContext, specifier: string): TextEdit {
+/** `import { withLock } from '<specifier>';` (or a require) after the last import, or before the first statement. */
+function importEdit(context: ActionContext, specifier: string, commonJs: boolean): TextEdit {
   const file = ts.createSourceFile('input.tsx', context.text, ts.ScriptTarget.Latest, false);
-  const imports = file.statements.filter(ts.isImportDeclaration);
-  const quote = imports.some((i) => context.text.slice(i.moduleSpecifier.getStart(file), i.moduleSpecifier.getEnd()).startsWith('"')) ? '"' : "'";
-  const line = `import { withLock } from ${quote}${specifier}${quote};`;
+  const isRequire = (s: ts.Statement) => ts.isVariableStatement(s) && s.declarationList.declarations.every((d) => !!d.initializer && /^require\(/.test(d.initializer.getText(file)));
+  const imports = file.statements.filter((s) => ts.isImportDeclaration(s) || (commonJs && isRequire(s)));
+  const quote = /\b(?:from|require\()\s*"/.test(context.text) && !/\b(?:from|require\()\s*'/.test(context.text) ? '"' : "'";
+  const line = commonJs ? `const { withLock } = require(${quote}${specifier}${quote});` : `import { withLock } from ${quote}${specifier}${quote};`;
   const last = imports[imports.length - 1];
   if (last) {
     const at = context.positions.range({ start: last.getEnd(), end: last.getEnd() }).start;
@@ -45,11 +46,20 @@ export function convertToWithLockActions(
   plan: HelperPlan | undefined,
 ): CodeAction[] {
   const here = regions.filter((r) => touches(r, range));
-  if (here.length === 0 || !plan) return [];
-  if (plan.create && !context.support.createFiles) return []; // the result would not compile without the helper
-  return here.map((region) => {
+  if (here.length === 0) return [];
+  const refusal = !plan
+    ? 'Cannot convert to withLock: the file is not in a workspace folder, where the helper would go.'
+    : plan.create && !context.support.createFiles
+      ? 'Cannot convert to withLock: this editor cannot create the helper file.'
+      : undefined;
+  const refused = here.filter((r) => r.reason || refusal);
+  const disabled: CodeAction[] = context.support.disabledActions
+    ? refused.map((r) => ({ title: here.length > 1 ? `${CONVERT_TITLE} (${r.keyText})` : CONVERT_TITLE, kind: CodeActionKind.RefactorRewrite, disabled: { reason: r.reason ?? refusal! } }))
+    : [];
+  if (!plan || refusal) return disabled;
+  return [...disabled, ...here.filter((r) => !r.reason).map((region) => {
     const edits: TextEdit[] = [{ range: context.positions.range(region.span), newText: region.newText }];
-    if (plan.specifier) edits.unshift(importEdit(context, plan.specifier));
+    if (plan.specifier) edits.unshift(importEdit(context, plan.specifier, plan.commonJs === true));
     const edit = context.editDocument(edits);
     if (plan.create) {
       // No ignoreIfExists: if the file appeared meanwhile, the editor refuses the edit instead of
@@ -66,5 +76,5 @@ export function convertToWithLockActions(
       kind: CodeActionKind.RefactorRewrite,
       edit,
     };
-  });
+  })];
 }

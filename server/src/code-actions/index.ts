@@ -1,5 +1,6 @@
-// textDocument/codeAction: the findings under the requested range give their fixes and a
-// "disable for this line" each; a recognised lock region under it gives "Convert to withLock".
+// textDocument/codeAction: the findings under the requested range give their fixes (or why there is
+// none), a "disable for this line" and their rule's doc; a recognised lock region under it gives
+// "Convert to withLock"; `source.fixAll.lockwise` gives the unattended fixes of the whole file.
 import { CodeActionKind, type CodeAction, type CodeActionParams } from 'vscode-languageserver/node';
 import { lineStarts, positionToOffset } from '../../../rules/positions';
 import type { Finding } from '../../../rules/types';
@@ -7,6 +8,8 @@ import type { LiveDocuments } from '../documents';
 import { ActionContext, type EditSupport } from './context';
 import { convertToWithLockActions } from './convert-to-with-lock';
 import { disableRuleActions } from './disable-rule';
+import { FIX_ALL_KIND, fixAllAction } from './fix-all';
+import { noFixActions, ruleDocActions } from './no-fix';
 import { ruleFixActions } from './rule-fixes';
 import { planHelper } from './with-lock-helper';
 
@@ -23,6 +26,13 @@ export async function provideCodeActions(
   live: LiveDocuments,
   support: EditSupport,
 ): Promise<CodeAction[]> {
+  const only = params.context.only;
+  // Source actions only when asked for by kind ("Fix All", codeActionsOnSave), never on a cursor move.
+  if (only?.some((o) => FIX_ALL_KIND.startsWith(o) && o.startsWith(CodeActionKind.Source))) {
+    const result = await live.current(params.textDocument.uri);
+    const action = result && result.analysis.findings.length > 0 ? fixAllAction(new ActionContext(result, support), result.scope) : undefined;
+    return action ? [action] : [];
+  }
   const result = await live.current(params.textDocument.uri);
   if (!result) return [];
   const context = new ActionContext(result, support);
@@ -33,10 +43,12 @@ export async function provideCodeActions(
   // Diagnostics are analysed without fixes; the first action asked for on a finding computes them.
   const findings = result.analysis.findings.some(under) ? live.findingsWithFixes(result).filter(under) : [];
 
-  const only = params.context.only;
   const actions: CodeAction[] = [];
   if (wants(only, CodeActionKind.QuickFix)) {
-    actions.push(...ruleFixActions(context, findings), ...disableRuleActions(context, findings));
+    actions.push(...ruleFixActions(context, findings));
+    if (support.disabledActions) actions.push(...noFixActions(context, findings));
+    actions.push(...disableRuleActions(context, findings));
+    if (support.ruleDocCommand) actions.push(...ruleDocActions(context, findings));
   }
   const explicit = only?.some((o) => CodeActionKind.RefactorRewrite.startsWith(o)) ?? false;
   const lines = context.text.slice(starts[params.range.start.line] ?? from, starts[params.range.end.line + 1] ?? context.text.length);

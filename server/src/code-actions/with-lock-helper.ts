@@ -5,17 +5,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToUri } from '../uris';
 import type { Folder } from '../workspace-folders';
-import { WITH_LOCK_JS, WITH_LOCK_TS } from './with-lock-template';
+import { commonJsTemplate, WITH_LOCK_JS, WITH_LOCK_TS } from './with-lock-template';
 
 export interface HelperPlan {
   /** What to write in the import; undefined when the file already has withLock in scope. */
   specifier?: string;
   /** The helper to create first, when the project has none. */
   create?: { uri: string; text: string };
+  /** The file is CommonJS: `const { withLock } = require(...)`, and a CommonJS helper. */
+  commonJs?: boolean;
 }
 
 const JS_FILE = /\.[cm]?jsx?$/i;
-const HAS_WITH_LOCK = /\bimport\s*(?:type\s+)?\{[^}]*\bwithLock\b[^}]*\}\s*from\b|\bfunction\s+withLock\b|\b(?:const|let|var)\s+withLock\b/;
+const HAS_WITH_LOCK = /\bimport\s*(?:type\s+)?\{[^}]*\bwithLock\b[^}]*\}\s*from\b|\bfunction\s+withLock\b|\b(?:const|let|var)\s+(?:withLock\b|\{[^}]*\bwithLock\b[^}]*\}\s*=\s*require\()/;
 const ES_MODULE_SYNTAX = /^\s*(?:import|export)\b/m;
 
 /** TypeScript projects with node16/nodenext resolution need the `.js` extension on relative imports. */
@@ -36,15 +38,17 @@ function specifierFrom(fromFile: string, helper: string, keepExtension: boolean)
 }
 
 /**
- * How the document at `path` gets withLock; undefined when it cannot (no workspace folder to put
- * the helper in, or a CommonJS JavaScript file, which cannot load the helper's ES module).
+ * How the document at `path` gets withLock; undefined when it cannot (no workspace folder to put the
+ * helper in). A CommonJS file requires a CommonJS helper (.js, or .cjs in an ES module package).
  */
 export function planHelper(path: string | undefined, text: string, folder: Folder | undefined, helperPath: string): HelperPlan | undefined {
   if (HAS_WITH_LOCK.test(text)) return {};
   if (!path || !folder) return undefined;
   const isJs = JS_FILE.test(path);
-  if (isJs && !ES_MODULE_SYNTAX.test(text) && !/\.mjs$/i.test(path)) return undefined;
   const typescriptProject = existsSync(join(folder.path, 'tsconfig.json'));
+  if (isJs && (/\.cjs$/i.test(path) || (!ES_MODULE_SYNTAX.test(text) && !/\.mjs$/i.test(path)))) {
+    return commonJsPlan(path, folder, helperPath);
+  }
 
   const configured = resolve(folder.path, helperPath);
   const twin = configured.replace(/\.ts$/, '.js');
@@ -55,4 +59,21 @@ export function planHelper(path: string | undefined, text: string, folder: Folde
   const specifier = specifierFrom(path, helper, keepExtension);
   if (existing) return { specifier };
   return { specifier, create: { uri: pathToUri(helper), text: helper.endsWith('.ts') ? WITH_LOCK_TS : WITH_LOCK_JS } };
+}
+
+/** A package with "type": "module" reads .js as ES modules: its CommonJS helper is a .cjs file. */
+function esmPackage(folder: Folder): boolean {
+  try {
+    return (JSON.parse(readFileSync(join(folder.path, 'package.json'), 'utf8')) as { type?: unknown }).type === 'module';
+  } catch {
+    return false;
+  }
+}
+
+function commonJsPlan(path: string, folder: Folder, helperPath: string): HelperPlan {
+  const helper = resolve(folder.path, helperPath).replace(/\.[cm]?[jt]s$/, esmPackage(folder) ? '.cjs' : '.js');
+  const specifier = specifierFrom(path, helper, true);
+  // An existing helper at that path is used as it is; the project made it.
+  if (existsSync(helper)) return { specifier, commonJs: true };
+  return { specifier, commonJs: true, create: { uri: pathToUri(helper), text: commonJsTemplate() } };
 }

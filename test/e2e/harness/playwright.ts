@@ -13,6 +13,8 @@ export interface Locator {
   filter(options: { hasText?: string | RegExp }): Locator;
   locator(selector: string): Locator;
   innerText(options?: { timeout?: number }): Promise<string>;
+  allInnerTexts(): Promise<string[]>;
+  getAttribute(name: string): Promise<string | null>;
   isVisible(): Promise<boolean>;
   waitFor(options?: { state?: 'attached' | 'detached' | 'visible' | 'hidden'; timeout?: number }): Promise<void>;
   screenshot(options: { path: string }): Promise<Buffer>;

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { glide, glideBatch, io, nr } from './preludes';
+import { glide, glideBatch, io, nr, RELEASE_DECL } from './preludes';
 
 
 export const atomicAcquireCases: RuleCases = {
@@ -33,6 +33,40 @@ export async function run(key: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'Make this a safe lock: atomic TTL, a fresh token for process.pid, compare-and-delete releases',
+      code: `${io}export async function charge(id: string) {
+  const key = \`lock:order:\${id}\`;
+  const ok = await redis.setnx(key, \`\${process.pid}\`);
+  if (!ok) return;
+  await redis.expire(key, 30);
+  if (await redis.exists('paid')) {
+    await redis.del(key);
+    return;
+  }
+  await work();
+  await redis.del(key);
+}
+`,
+      fix: 'Make this a safe lock',
+      output: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+${RELEASE_DECL}const redis = new Redis();
+async function work(): Promise<void> {}
+export async function charge(id: string) {
+  const key = \`lock:order:\${id}\`;
+  const token = randomUUID();
+  const ok = await redis.set(key, token, 'EX', 30, 'NX');
+  if (!ok) return;
+  if (await redis.exists('paid')) {
+    await redis.eval(RELEASE_LOCK_SCRIPT, 1, key, token);
+    return;
+  }
+  await work();
+  await redis.eval(RELEASE_LOCK_SCRIPT, 1, key, token);
+}
+`,
+    },
     {
       name: 'ioredis SETNX then EXPIRE, result tested',
       message: ['separate EXPIRE', 'SET key token NX PX ttl'],

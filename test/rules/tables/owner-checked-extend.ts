@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { EXTEND, glide, io, nr } from './preludes';
+import { declared, EXTEND, EXTEND_DECL, glide, io, nr } from './preludes';
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
@@ -65,10 +65,10 @@ export const ownerCheckedExtendCases: RuleCases = {
   await work();
 }
 `,
-      output: `${io}export async function run(key: string, token: string) {
+      output: `${declared(io, EXTEND_DECL)}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'EX', 30, 'NX'))) return;
   await work();
-  await redis.eval(${EXTEND}, 1, key, token, 30 * 1000);
+  await redis.eval(EXTEND_LOCK_SCRIPT, 1, key, token, 30 * 1000);
   await work();
 }
 `,
@@ -83,8 +83,8 @@ export async function take(key: string, token: string) {
   return client.set(key, token, { NX: true, PX: 30000 });
 }
 `,
-      output: `${nr}export async function heartbeat(key: string, token: string) {
-  await client.eval(${EXTEND}, { keys: [key], arguments: [token, String(30000)] });
+      output: `${declared(nr, EXTEND_DECL)}export async function heartbeat(key: string, token: string) {
+  await client.eval(EXTEND_LOCK_SCRIPT, { keys: [key], arguments: [token, String(30000)] });
 }
 export async function take(key: string, token: string) {
   return client.set(key, token, { NX: true, PX: 30000 });

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { glide, io, nr, RELEASE } from './preludes';
+import { declared, glide, io, nr, RELEASE, RELEASE_DECL } from './preludes';
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
@@ -62,6 +62,51 @@ export async function run(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'DEL of a lock whose token is process.pid: a fresh token at the acquire, every DEL compared',
+      count: 2,
+      remaining: 0,
+      code: `${io}export async function charge(id: string) {
+  const key = \`lock:order:\${id}\`;
+  const ok = await redis.setnx(key, \`\${process.pid}\`);
+  if (!ok) return;
+  await redis.expire(key, 30);
+  if (await redis.exists('paid')) {
+    await redis.del(key);
+    return;
+  }
+  await work();
+  await redis.del(key);
+}
+`,
+      output: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+${RELEASE_DECL}const redis = new Redis();
+async function work(): Promise<void> {}
+export async function charge(id: string) {
+  const key = \`lock:order:\${id}\`;
+  const token = randomUUID();
+  const ok = await redis.setnx(key, token);
+  if (!ok) return;
+  await redis.expire(key, 30);
+  if (await redis.exists('paid')) {
+    await redis.eval(RELEASE_LOCK_SCRIPT, 1, key, token);
+    return;
+  }
+  await work();
+  await redis.eval(RELEASE_LOCK_SCRIPT, 1, key, token);
+}
+`,
+    },
+    {
+      name: 'DEL of a lock this file never acquires: no fix, and the reason',
+      code: `${io}export async function releaseLock(id: string) {
+  await redis.del(\`lock:job:\${id}\`);
+}
+`,
+      output: null,
+      noFix: 'does not acquire the lock',
+    },
+    {
       name: 'plain DEL after SET NX',
       message: ['whoever holds it', 'compare-and-delete'],
       code: `${io}export async function run(key: string, token: string) {
@@ -69,9 +114,9 @@ export async function run(key: string, token: string) {
   try { await work(); } finally { await redis.del(key); }
 }
 `,
-      output: `${io}export async function run(key: string, token: string) {
+      output: `${declared(io, RELEASE_DECL)}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
-  try { await work(); } finally { await redis.eval(${RELEASE}, 1, key, token); }
+  try { await work(); } finally { await redis.eval(RELEASE_LOCK_SCRIPT, 1, key, token); }
 }
 `,
     },
@@ -87,8 +132,8 @@ export async function take(key: string, token: string) {
   return client.set(key, token, { NX: true, PX: 1000 });
 }
 `,
-      output: `${nr}export async function release(key: string, token: string) {
-  await client.eval(${RELEASE}, { keys: [key], arguments: [token] });
+      output: `${declared(nr, RELEASE_DECL)}export async function release(key: string, token: string) {
+  await client.eval(RELEASE_LOCK_SCRIPT, { keys: [key], arguments: [token] });
 }
 export async function take(key: string, token: string) {
   return client.set(key, token, { NX: true, PX: 1000 });
@@ -120,14 +165,14 @@ export class RedisLock {
 `,
       output: `import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-export class RedisLock {
+${RELEASE_DECL}export class RedisLock {
   private token = randomUUID();
   constructor(private redis: Redis, private key: string) {}
   async acquire() {
     return (await this.redis.set(this.key, this.token, 'PX', 5000, 'NX')) === 'OK';
   }
   async release() {
-    await this.redis.eval(${RELEASE}, 1, this.key, this.token);
+    await this.redis.eval(RELEASE_LOCK_SCRIPT, 1, this.key, this.token);
   }
 }
 `,

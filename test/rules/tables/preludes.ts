@@ -22,3 +22,32 @@ declare const valkey: GlideClient;
 
 export const RELEASE = `"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"`;
 export const EXTEND = `"if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"`;
+
+// What a guarded fix declares once per file, on the line after the imports (rules/fixes/text.ts).
+export const RELEASE_DECL = `
+// Deletes the lock only while it still holds this process's token, in one atomic step.
+const RELEASE_LOCK_SCRIPT = \`
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0\`;
+`;
+export const EXTEND_DECL = `
+// Extends the lock (PEXPIRE, ARGV[2] ms) only while it still holds this process's token.
+const EXTEND_LOCK_SCRIPT = \`
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0\`;
+`;
+
+/** `code` with `declaration` inserted on the line after its last import. */
+export function declared(code: string, declaration: string): string {
+  const lines = code.split('\n');
+  let last = -1;
+  lines.forEach((line, i) => {
+    if (/^import\b/.test(line)) last = i;
+  });
+  lines.splice(last + 1, 0, '', declaration.slice(1, -1));
+  return lines.join('\n');
+}

@@ -139,7 +139,7 @@ export async function run(redis: Redis) {
 `,
     },
     {
-      name: 'no fix when a name declared in the section is used after the release',
+      name: 'a name declared in the section and used after the release: the rest of the block goes into the try',
       code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   const result = await redis.get('data');
@@ -147,7 +147,58 @@ export async function run(redis: Redis) {
   return result;
 }
 `,
+      output: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try {
+    const result = await redis.get('data');
+    return result;
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
+    {
+      name: 'an early release before a return: the finally releases on that path too',
+      code: `${io}export async function run(key: string, token: string): Promise<string | undefined> {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return undefined;
+  if (await redis.exists('done')) {
+    await redis.eval(${RELEASE}, 1, key, token);
+    return undefined;
+  }
+  const result = await redis.get('data');
+  await work();
+  await redis.eval(${RELEASE}, 1, key, token);
+  return result ?? undefined;
+}
+`,
+      output: `${io}export async function run(key: string, token: string): Promise<string | undefined> {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return undefined;
+  try {
+    if (await redis.exists('done')) {
+      return undefined;
+    }
+    const result = await redis.get('data');
+    await work();
+    return result ?? undefined;
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
+    {
+      name: 'acquire and release in different blocks: no fix, and the reason',
+      code: `${io}export async function run(key: string, token: string, flag: boolean) {
+  if (flag) {
+    if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  }
+  await work();
+  await redis.eval(${RELEASE}, 1, key, token);
+}
+`,
       output: null,
+      noFix: 'different blocks',
     },
   ],
 };

@@ -132,7 +132,27 @@ export async function run(key: string) {
   try { await work(); } finally { ${release('key', 'TOKEN')} }
 }
 `,
+      output: `import { randomUUID } from 'node:crypto';
+${io}const TOKEN = randomUUID();
+export async function run(key: string) {
+  const token = \`\${TOKEN}:\${randomUUID()}\`;
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+`,
+    },
+    {
+      name: 'a constant token compared in another function: no fix, and the reason',
+      code: `${io}const OWNER = 'billing-worker';
+export async function take(key: string) {
+  return redis.set(key, OWNER, 'PX', 1000, 'NX');
+}
+export async function free(key: string) {
+  ${release('key', 'OWNER')}
+}
+`,
       output: null,
+      noFix: 'compared in another function',
     },
     {
       name: 'redis-semaphore identifier set to a constant',
@@ -141,6 +161,12 @@ export async function run(key: string) {
 import { Mutex } from 'redis-semaphore';
 export function make(redis: Redis) {
   return new Mutex(redis, 'report', { identifier: 'worker', onLockLost: () => undefined });
+}
+`,
+      output: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export function make(redis: Redis) {
+  return new Mutex(redis, 'report', { onLockLost: () => undefined });
 }
 `,
     },

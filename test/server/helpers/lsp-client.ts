@@ -47,6 +47,7 @@ export interface StartOptions {
   /** The `lockwise` section per scope URI ('' = no scope); read on every workspace/configuration request. */
   settings?: Record<string, unknown>;
   capabilities?: ClientCapabilities;
+  initializationOptions?: unknown;
 }
 
 export class LspClient {
@@ -190,6 +191,7 @@ export async function startServer(options: StartOptions): Promise<LspClient> {
       rootUri: options.folders[0]?.uri ?? null,
       workspaceFolders: options.folders,
       capabilities: options.capabilities ?? CAPABILITIES,
+      initializationOptions: options.initializationOptions,
     });
     await connection.sendNotification('initialized', {});
   } catch (err) {
