@@ -53,7 +53,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
     }),
   );
 
-  activateLockPanel(context, { lockSites });
+  activateLockPanel(context, { lockSites, output });
   await startLanguageClient(context, output, status).catch(reportFailure(output, 'starting the server'));
 }
 

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { formatAuditLine, openLockConnection } from '../locks';
 import type { LockSitesProvider } from './go-to-code';
 import { registerHistoryDocuments } from './history-document';
-import { ContextKey, OUTPUT_CHANNEL_NAME, VIEW_ID, type PanelState } from './ids';
+import { ContextKey, VIEW_ID, type PanelState } from './ids';
 import { scanGlobsFromSites } from './lock-sites-match';
 import { LockSession } from './lock-session';
 import { LockTreeProvider } from './lock-tree-provider';
@@ -19,6 +19,8 @@ import { statusText } from './status-text';
 export interface LockPanelOptions {
   /** The language client's `lockwise/lockSites` call; without it, Go to Code and code globs are off. */
   lockSites?: LockSitesProvider;
+  /** The extension's one output channel: the audit records of releases and extends go there. */
+  output: vscode.LogOutputChannel;
 }
 
 const DEBOUNCE_MS = 200;
@@ -28,13 +30,12 @@ function readSettings(): PanelSettings {
   return readPanelSettings(vscode.workspace.getConfiguration(SETTINGS_SECTION), vscode.workspace.isTrusted);
 }
 
-export function activateLockPanel(context: vscode.ExtensionContext, options: LockPanelOptions = {}): void {
-  const { lockSites } = options;
+export function activateLockPanel(context: vscode.ExtensionContext, options: LockPanelOptions): void {
+  const { lockSites, output } = options;
   let settings = readSettings();
   let filter = '';
   let userDisconnected = false;
 
-  const output = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME);
   const passwords = new RedisPasswords(context.secrets);
   const provider = new LockTreeProvider();
   const treeView = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
@@ -66,7 +67,7 @@ export function activateLockPanel(context: vscode.ExtensionContext, options: Loc
     extraPatterns: lockSites
       ? async () => scanGlobsFromSites((await lockSites()).sites, settings.list.patterns)
       : undefined,
-    audit: (record) => output.appendLine(formatAuditLine(record)),
+    audit: (record) => output.info(formatAuditLine(record)),
     onChange: render,
   });
 
@@ -98,7 +99,6 @@ export function activateLockPanel(context: vscode.ExtensionContext, options: Loc
   };
 
   context.subscriptions.push(
-    output,
     registerHistoryDocuments(),
     provider,
     treeView,

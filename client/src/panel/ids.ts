@@ -3,7 +3,6 @@
 
 export const VIEW_CONTAINER_ID = 'lockwise';
 export const VIEW_ID = 'lockwise.locks';
-export const OUTPUT_CHANNEL_NAME = 'Lockwise Locks';
 
 /** Panel commands; all are `lockwise.<verbNoun>` under the "Lockwise" category. */
 export enum Command {
