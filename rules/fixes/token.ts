@@ -30,7 +30,11 @@ function freeName(fn: Node): string {
  */
 export function freshToken(model: LockModel, acquire: Acquire, holder?: string): FreshToken | undefined {
   const token = acquire.token;
-  const statement = enclosingStatement(acquire.call);
+  let statement = enclosingStatement(acquire.call);
+  // An acquire inside `try { ... } finally { release }`: the token must be visible in the finally too.
+  if (ts.isBlock(statement.parent) && ts.isTryStatement(statement.parent.parent) && statement.parent.parent.tryBlock === statement.parent) {
+    statement = statement.parent.parent;
+  }
   const parent = statement.parent;
   if (!token || !parent || !(ts.isBlock(parent) || ts.isSourceFile(parent) || ts.isCaseClause(parent))) return undefined;
   const name = freeName(acquire.fn);

@@ -61,12 +61,15 @@ test('--fix applies only the fixes of rules marked safe unattended', () => {
   assert.equal(tscErrors(), '');
 });
 
-test('--fix --unsafe leaves no finding in the examples, and they still type-check', () => {
+test('--fix --unsafe leaves in the examples only findings that have no automatic fix, and they still type-check', () => {
   assert.equal(tscErrors(), '', 'the examples type-check before');
+  const before = checkJson(['.'], root).report.findings;
+  assert.ok(before.some((f) => f.fixes.length > 0) && before.some((f) => f.noFix), 'the examples hold both kinds');
   const run = runCli(['check', '.', '--fix', '--unsafe'], root);
-  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-  assert.match(run.stdout, /No problems found/);
-  assert.deepEqual(checkJson(['.'], root).report.findings, []);
+  assert.equal(run.status, 1, `${run.stdout}\n${run.stderr}`);
+  const after = checkJson(['.'], root).report.findings;
+  assert.deepEqual(after.filter((f) => f.fixes.length > 0).map((f) => `${f.file}:${f.line} ${f.rule}`), [], 'every fixable finding is fixed');
+  assert.ok(after.length > 0 && after.every((f) => f.noFix), after.map((f) => `${f.file}:${f.line} ${f.rule}`).join('\n'));
   assert.equal(tscErrors(), '');
 });
 

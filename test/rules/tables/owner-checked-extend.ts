@@ -98,11 +98,11 @@ export async function take(key: string, token: string) {
   await valkey.pexpire(key, 30000);
 }
 `,
-      output: `${glide}export async function run(key: string, token: string) {
+      output: declared(`${glide}export async function run(key: string, token: string) {
   if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
-  await valkey.customCommand(['EVAL', ${EXTEND}, '1', key, token, String(30000)]);
+  await valkey.customCommand(['EVAL', EXTEND_LOCK_SCRIPT, '1', key, token, String(30000)]);
 }
-`,
+`, EXTEND_DECL),
     },
     {
       name: 'server valkey-9: the fix writes SET IFEQ PX',

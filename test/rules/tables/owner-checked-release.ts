@@ -193,11 +193,11 @@ ${RELEASE_DECL}export class RedisLock {
   try { await work(); } finally { await valkey.del([key]); }
 }
 `,
-      output: `${glide}export async function run(key: string, token: string) {
+      output: declared(`${glide}export async function run(key: string, token: string) {
   if (!(await valkey.set(key, token, { conditionalSet: 'onlyIfDoesNotExist', expiry: { type: TimeUnit.Milliseconds, count: 1000 } }))) return;
-  try { await work(); } finally { await valkey.customCommand(['EVAL', ${RELEASE}, '1', key, token]); }
+  try { await work(); } finally { await valkey.customCommand(['EVAL', RELEASE_LOCK_SCRIPT, '1', key, token]); }
 }
-`,
+`, RELEASE_DECL),
     },
     {
       name: 'GLIDE cluster customCommand DEL',
