@@ -6,7 +6,7 @@ import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserCo
 import { findGetCompare, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { fileStyle, readImports, type FileImports } from './imports';
-import { KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, type KeyRef } from './keys';
+import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
@@ -285,7 +285,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
         if (extendKey) extendsList.push({ ...base, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':
-        scriptReleaseOrExtend(command, base, keyOf, isLockKey, releases, extendsList);
+        // A script on a parameter key in lock code (`renewLock(key, token)`) is the lock's too.
+        scriptReleaseOrExtend(command, base, keyOf, (k) => isLockKey(k) || (isFunctionLike(fn) && isLockFunction(fn)), releases, extendsList);
         break;
       default:
         if (EXPIRES.has(command.name) && extendKey) {
