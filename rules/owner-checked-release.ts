@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { ancestorWhere, callsNamed, enclosingFunction, identifiersNamed, isAncestor, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, callsNamed, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { ServerKind } from './config';
 import { releaseFixTitle } from './fixes/server-commands';
 import { isRedisAcquire, receiverText, visibleToken } from './engine/queries';
@@ -90,19 +90,13 @@ const FORCED = /(?:^|_)(?:force|break|admin|operator|manual|purge|nuke|wipe|stea
  */
 function isForcedRelease(model: LockModel, release: Release): boolean {
   const fn = release.fn;
-  if (!isFunctionLike(fn) || !FORCED.test(functionName(fn))) return false;
+  if (!isFunctionLike(fn) || !FORCED.test(functionNameOf(fn))) return false;
   const takesToken = fn.parameters.some((p) => /token|owner|holder|lockId|value|identifier/i.test(p.name.getText()));
   if (takesToken || model.acquires.some((a) => a.fn === fn)) return false;
   // Called by code that then acquires (a stale-lock breaker before a retry) it is automated, not an operator's.
-  const name = functionName(fn);
+  const name = functionNameOf(fn);
   const acquiringFns = new Set(model.acquires.map((a) => a.fn));
   return !callsNamed(model.sourceFile, (n) => n === name).some((call) => acquiringFns.has(enclosingFunction(call)));
-}
-
-function functionName(fn: ts.FunctionLikeDeclaration): string {
-  if (fn.name && ts.isIdentifier(fn.name)) return fn.name.text;
-  const parent = fn.parent;
-  return parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && ts.isIdentifier(parent.name) ? parent.name.text : '';
 }
 
 export const ownerCheckedRelease: Rule = {

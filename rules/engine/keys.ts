@@ -1,7 +1,7 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
 import { ts } from './typescript';
 import { LOCK_NAME } from './lock-name';
-import { ancestorWhere, declarationOf, descendantsWhere, isFunctionLike, isPlus, literalString, nameOf, normalizeText, unwrap } from './nodes';
+import { ancestorWhere, declarationOf, descendantsWhere, functionNameOf, isFunctionLike, isPlus, literalString, normalizeText, unwrap } from './nodes';
 
 export interface KeyRef {
   node: ts.Node;
@@ -104,13 +104,6 @@ export function composedKey(node: ts.Node, inner: KeyRef | undefined, head: stri
 
 // The verbs of lock code: an acquire, release or renewal function whatever it is called on.
 const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|keep_?alive|watchdog|^(?:try)?(?:take|grab|free)(?![a-z])/i;
-
-function functionNameOf(fn: ts.Node): string {
-  const named = nameOf(fn as { name?: ts.Node });
-  if (named) return named;
-  const parent = fn.parent;
-  return parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) ? (nameOf(parent) ?? '') : '';
-}
 
 const pairable = new WeakMap<ts.Node, boolean>();
 

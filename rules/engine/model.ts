@@ -10,7 +10,7 @@ import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, t
 import { LOCK_NAME } from './lock-name';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
-import { calleeName, callsNamed, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
+import { calleeName, callsNamed, functionNameOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import type { TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
@@ -127,15 +127,6 @@ const SCRIPT_SETUP_TEXT = /defineCommand|\.script(?:Load)?\s*\(|SCRIPT_LOAD|scri
 const RELEASE_FN = /release|unlock|free|drop|clear/i;
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 
-
-function functionName(fn: Node): string {
-  if (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) return nameOf(fn) ?? '';
-  const parent = isFunctionLike(fn) ? fn.parent : undefined;
-  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) {
-    return nameOf(parent) ?? '';
-  }
-  return '';
-}
 
 /** Inside a timer callback (setInterval/setTimeout), the classic home of a watchdog. */
 function inTimer(node: Node, fn: Node): boolean {
@@ -257,7 +248,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const renews = EXPIRES.has(command.name) || (command.name === 'SET' && !!command.set && !command.set.nx && !!command.set.ttl && (command.set.xx || !!command.set.ifeq));
     if (!deletes && !renews && command.name !== 'SCRIPT') continue;
     const fn = enclosingFunction(command.call);
-    const fnName = functionName(fn);
+    const fnName = functionNameOf(fn);
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
     const lockFn = LOCK_NAME.test(fnName);
     const commandKeys = command.keys.map(keyOf);

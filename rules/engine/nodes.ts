@@ -255,3 +255,19 @@ export function isLoop(node: ts.Node): node is ts.WhileStatement | ts.DoStatemen
 export function isFunctionOrArrow(node: ts.Node | undefined): node is ts.ArrowFunction | ts.FunctionExpression {
   return !!node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
 }
+
+/** A function's name: its own, or the variable, property or class member it is assigned to ('' when none). */
+export function functionNameOf(fn: ts.Node): string {
+  const named = nameOf(fn as { name?: ts.Node });
+  if (named) return named;
+  const parent = fn.parent;
+  return parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) ? (nameOf(parent) ?? '') : '';
+}
+
+/** The position of the parameter of `fn` that `node` (an identifier) refers to, if it is one. */
+export function parameterIndex(fn: ts.FunctionLikeDeclaration, node: ts.Node): number | undefined {
+  const n = unwrap(node);
+  if (!ts.isIdentifier(n)) return undefined;
+  const decl = declarationOf(n);
+  return decl && ts.isParameter(decl) && decl.parent === fn ? fn.parameters.indexOf(decl) : undefined;
+}

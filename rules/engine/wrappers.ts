@@ -3,7 +3,7 @@
 // Such a function is not lock code of its own: the caller's arguments decide what the command does,
 // so its command is read at each call site instead (call-meanings.ts), whatever the wrapper is named.
 import { ts } from './typescript';
-import { ancestorWhere, declarationOf, isFunctionLike, literalString, methodOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, declarationOf, functionNameOf, isFunctionLike, parameterIndex, literalString, methodOf, unwrap, type Node } from './nodes';
 import { LOCK_NAME } from './lock-name';
 import type { ForwardedArg, WrapperSummary } from '../project/types';
 
@@ -44,23 +44,6 @@ function returnsVariable(body: ts.Block, decl: ts.VariableDeclaration): boolean 
   return !!name && decl.parent.parent.parent === body && body.statements.some((s) => ts.isReturnStatement(s) && !!s.expression && unwrap(s.expression).getText() === name);
 }
 
-function functionName(fn: ts.FunctionLikeDeclaration): string {
-  if (fn.name && (ts.isIdentifier(fn.name) || ts.isStringLiteral(fn.name))) return fn.name.text;
-  const parent = fn.parent;
-  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) {
-    return ts.isIdentifier(parent.name) ? parent.name.text : '';
-  }
-  return '';
-}
-
-function paramIndex(fn: ts.FunctionLikeDeclaration, node: Node): number | undefined {
-  const n = unwrap(node);
-  if (!ts.isIdentifier(n)) return undefined;
-  const decl = declarationOf(n);
-  if (!decl || !ts.isParameter(decl) || decl.parent !== fn) return undefined;
-  return fn.parameters.indexOf(decl);
-}
-
 /** A parameter, or a key built around one: `` `${this.prefix}${key}` ``, `'cache:' + key`, `this.key(key)`. */
 function forwardedArg(fn: ts.FunctionLikeDeclaration, node: Node, depth = 0): ForwardedArg | undefined {
   const n = unwrap(node);
@@ -70,26 +53,26 @@ function forwardedArg(fn: ts.FunctionLikeDeclaration, node: Node, depth = 0): Fo
     if (decl && ts.isVariableDeclaration(decl) && decl.initializer && ancestorWhere(decl, isFunctionLike) === fn) return forwardedArg(fn, decl.initializer, 1);
   }
   if (ts.isSpreadElement(n)) {
-    const index = paramIndex(fn, n.expression);
+    const index = parameterIndex(fn, n.expression);
     return index !== undefined && fn.parameters[index].dotDotDotToken ? { rest: index } : undefined;
   }
-  const direct = paramIndex(fn, n);
+  const direct = parameterIndex(fn, n);
   if (direct !== undefined) return { param: direct, head: '', tail: '' };
   if (ts.isTemplateExpression(n)) {
     const spans = n.templateSpans;
-    const at = spans.findIndex((s) => paramIndex(fn, s.expression) !== undefined);
-    if (at < 0 || spans.some((s, i) => i !== at && paramIndex(fn, s.expression) !== undefined)) return undefined;
+    const at = spans.findIndex((s) => parameterIndex(fn, s.expression) !== undefined);
+    if (at < 0 || spans.some((s, i) => i !== at && parameterIndex(fn, s.expression) !== undefined)) return undefined;
     const before = n.head.text + spans.slice(0, at).map((s) => `\${${s.expression.getText()}}${s.literal.text}`).join('');
     const after = spans[at].literal.text + spans.slice(at + 1).map((s) => `\${${s.expression.getText()}}${s.literal.text}`).join('');
-    return { param: paramIndex(fn, spans[at].expression) as number, head: before, tail: after };
+    return { param: parameterIndex(fn, spans[at].expression) as number, head: before, tail: after };
   }
   if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) {
-    const right = paramIndex(fn, n.right);
+    const right = parameterIndex(fn, n.right);
     const head = literalString(n.left) ?? n.left.getText();
     if (right !== undefined) return { param: right, head, tail: '' };
   }
   if (ts.isCallExpression(n) && n.arguments.length === 1) {
-    const inner = paramIndex(fn, n.arguments[0]);
+    const inner = parameterIndex(fn, n.arguments[0]);
     if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')' };
   }
   return undefined;
@@ -101,7 +84,7 @@ const FORWARDABLE = /^(set|setnx|expire|pexpire|expireat|pexpireat|del|unlink|ge
 /** The wrapper summary of `fn`, when it is a thin wrapper of one Redis command. */
 export function thinWrapper(fn: Node): WrapperSummary | undefined {
   if (!isFunctionLike(fn)) return undefined;
-  const name = functionName(fn);
+  const name = functionNameOf(fn);
   if (LOCK_NAME.test(name) || LOCK_FUNCTION.test(name)) return undefined;
   const call = forwardedCall(fn);
   const method = call && methodOf(call);

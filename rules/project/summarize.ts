@@ -7,7 +7,7 @@ import { ts } from '../engine/typescript';
 import type { Acquire, Extend, LockModel, Release } from '../engine/model';
 import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
-import { ancestorWhere, declarationOf, descendantsOfKind, identifiersNamed, isFunctionLike, literalString, nameOf, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, literalString, nameOf, unwrap, type Node } from '../engine/nodes';
 import { readFileSymbols, type SummaryTarget } from './file-symbols';
 import { thinWrapper } from '../engine/wrappers';
 import type { AcquireReturn, FileSummary, FunctionSummary, KeySpec, Place, TokenSpec } from './types';
@@ -21,17 +21,10 @@ export function placeOf(node: Node, path: string): Place {
   return { path, start, end: node.end, line, character, endLine: last.line, endCharacter: last.character };
 }
 
-function paramIndex(fn: ts.FunctionLikeDeclaration, node: Node): number | undefined {
-  const n = unwrap(node);
-  if (!ts.isIdentifier(n)) return undefined;
-  const decl = declarationOf(n);
-  return decl && ts.isParameter(decl) && decl.parent === fn ? fn.parameters.indexOf(decl) : undefined;
-}
-
 /** Follows `const key = ...` aliases inside the function, stopping at a parameter. */
 function followAliases(fn: ts.FunctionLikeDeclaration, node: Node, model: LockModel): Node {
   let n = unwrap(node);
-  for (let depth = 0; depth < 4 && ts.isIdentifier(n) && paramIndex(fn, n) === undefined; depth++) {
+  for (let depth = 0; depth < 4 && ts.isIdentifier(n) && parameterIndex(fn, n) === undefined; depth++) {
     const init = model.lookup(n);
     if (!init) break;
     n = unwrap(init);
@@ -49,7 +42,7 @@ function constructorParamOf(cls: ts.ClassLikeDeclaration, field: string): number
     if (assignment.operatorToken.kind !== ts.SyntaxKind.EqualsToken) continue;
     const left = assignment.left;
     if (!ts.isPropertyAccessExpression(left) || left.expression.kind !== ts.SyntaxKind.ThisKeyword || left.name.text !== field) continue;
-    const index = paramIndex(ctor, assignment.right);
+    const index = parameterIndex(ctor, assignment.right);
     if (index !== undefined) return index;
   }
   return undefined;
@@ -59,24 +52,24 @@ export function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefine
   if (!key) return undefined;
   const n = followAliases(fn, key.node, model);
   const glob = key.glob;
-  const direct = paramIndex(fn, n);
+  const direct = parameterIndex(fn, n);
   if (direct !== undefined) return { param: direct, head: '', tail: '', glob };
   if (ts.isTemplateExpression(n)) {
     const spans = n.templateSpans;
-    const at = spans.findIndex((s) => paramIndex(fn, s.expression) !== undefined);
+    const at = spans.findIndex((s) => parameterIndex(fn, s.expression) !== undefined);
     if (at >= 0) {
       const text = (s: ts.TemplateSpan) => `\${${s.expression.getText()}}${s.literal.text}`;
       const head = n.head.text + spans.slice(0, at).map(text).join('');
       const tail = spans[at].literal.text + spans.slice(at + 1).map(text).join('');
-      return { param: paramIndex(fn, spans[at].expression), head, tail, glob };
+      return { param: parameterIndex(fn, spans[at].expression), head, tail, glob };
     }
   }
   if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) {
-    const right = paramIndex(fn, n.right);
+    const right = parameterIndex(fn, n.right);
     if (right !== undefined) return { param: right, head: literalString(n.left) ?? n.left.getText(), tail: '', glob };
   }
   if (ts.isCallExpression(n) && n.arguments.length === 1) {
-    const inner = paramIndex(fn, n.arguments[0]);
+    const inner = parameterIndex(fn, n.arguments[0]);
     if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')', glob };
   }
   if (ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword) {
@@ -94,7 +87,7 @@ function tokenSpecOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire, model: Lo
   if (acquire.via && !acquire.token) return acquire.tokenSpec ?? { kind: 'unknown' };
   const token = acquire.token;
   if (!token) return { kind: 'unknown' };
-  const index = paramIndex(fn, followAliases(fn, token, model));
+  const index = parameterIndex(fn, followAliases(fn, token, model));
   if (index !== undefined) return { kind: 'param', index };
   const weakness = tokenWeakness(token, acquire.fn, model.lookup);
   if (weakness && weakness.kind !== 'reused') return { kind: 'weak', weakness: weakness.kind, what: weakness.what };
@@ -139,11 +132,11 @@ function handleParamOf(fn: ts.FunctionLikeDeclaration, release: Release | Extend
   // release(lock) -> lock.release(); releaseLock(key, token) -> the token argument.
   const callee = unwrap(call.expression);
   if (ts.isPropertyAccessExpression(callee)) {
-    const own = paramIndex(fn, callee.expression);
+    const own = parameterIndex(fn, callee.expression);
     if (own !== undefined) return own;
   }
   for (const arg of call.arguments) {
-    const index = paramIndex(fn, arg);
+    const index = parameterIndex(fn, arg);
     if (index !== undefined && fn.parameters[index] && !(release.key && unwrap(release.key.node) === unwrap(arg))) return index;
   }
   return undefined;
@@ -154,7 +147,7 @@ function routineOf(fn: ts.FunctionLikeDeclaration, model: LockModel, path: strin
   const acquires = model.acquires.filter((a) => a.fn === fn);
   for (const acquire of acquires) {
     if (!acquire.routine) continue;
-    const param = paramIndex(fn, acquire.routine);
+    const param = parameterIndex(fn, acquire.routine);
     // The routine is our parameter, handed to redlock.using / withLock / a routine helper.
     if (param !== undefined) {
       return { param, key: keySpecOf(fn, acquire.key, model), signalArg: acquire.kind === 'with-lock' || acquire.kind === 'redlock-using' ? (acquire.signalArg ?? 0) : undefined, at: placeOf(acquire.call, path) };
