@@ -60,12 +60,21 @@ function isJsx(kind: ts.ScriptKind): boolean {
  * `text` may differ from `text` in them, never in length or lines.
  */
 export function parseSource(fileName: string, text: string, helpers: HelperNames = NO_HELPERS): ts.SourceFile {
+  return parseLean(fileName, text, helpers).sourceFile;
+}
+
+/** parseSource, with the spans it blanked ([] when the tree is of the whole text). */
+export function parseLean(fileName: string, text: string, helpers: HelperNames = NO_HELPERS, whole = false): { sourceFile: ts.SourceFile; blanked: Array<[number, number]> } {
   const kind = scriptKindOf(fileName) ?? ts.ScriptKind.TS;
-  const lean = leanText(text, helpers, isJsx(kind));
+  const lean = whole ? undefined : leanText(text, helpers, isJsx(kind));
   let sourceFile = lean ? createTree(fileName, lean.text, kind) : undefined;
-  if (!sourceFile || !leanParseHolds(sourceFile, lean!.blanked)) sourceFile = createTree(fileName, text, kind);
+  let blanked = lean?.blanked ?? [];
+  if (!sourceFile || !leanParseHolds(sourceFile, blanked)) {
+    sourceFile = createTree(fileName, text, kind);
+    blanked = [];
+  }
   indexTree(sourceFile);
-  return sourceFile;
+  return { sourceFile, blanked };
 }
 
 /** A re-parse that touches less than this keeps a whole tree whole: blanking cannot pay for itself. */

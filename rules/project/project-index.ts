@@ -3,10 +3,8 @@
 // them take their meaning. A summary depends on the summaries of what its file imports (helpers that
 // call helpers); each file remembers who resolved into it, so a change invalidates exactly the files
 // whose meaning it can change.
-import { activeRules, runRules, scriptKindOf } from '../analyze';
+import { activeRules, parseLean, runRules, scriptKindOf } from '../analyze';
 import { emptyConfig, type LockwiseConfig } from '../config';
-import { indexTree } from '../engine/file-index';
-import { LOCK_NAME } from '../engine/lock-name';
 import { buildModel, type LockModel } from '../engine/model';
 import { mightHoldLockCode } from '../engine/prefilter';
 import { ts } from '../engine/typescript';
@@ -17,7 +15,7 @@ import type { ProjectHost } from './host';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
 import { emptySummary, hasLockMeaning, type FileSummary } from './types';
-import { wrapsRedis } from './pre-checks';
+import { mayCallLockHelpers, mayWrapCommands } from './pre-checks';
 
 export interface ProjectOptions {
   host: ProjectHost;
@@ -32,19 +30,18 @@ interface Entry {
   summary: FileSummary;
 }
 
-// A file that can give a caller a lock meaning, told from its text before any parse: lock code; a
-// Redis command wrapper (it names a Redis client and calls a command method); a re-export (a barrel);
-// or lock words and an import of its own (a helper composed from another module's helpers).
+// A file that can give a caller a lock meaning, told before it is parsed: lock code, a Redis command
+// wrapper (pre-checks.ts), or a re-export (a barrel) give one by their text; a file with lock words
+// and imports (a helper composed from another module's helpers) only if an import resolves to one.
 const REEXPORT = /\bexport\s*(?:\*|\{[^}]*\})\s*from\b|\bmodule\.exports\s*=\s*require\s*\(|\bexports\.[\w$]+\s*=\s*require\s*\(|__exportStar\(\s*require\(/;
-const IMPORT = /\bfrom\s*['"]\.|\brequire\s*\(\s*['"]\./;
 /** Local composition is followed this many rounds (a helper calling a helper calling a helper). */
 const LOCAL_ROUNDS = 3;
 const MAX_SPARE_MODELS = 64;
 /** `from './x'`, `import('./x')`, `require('./x')`: specifiers that may name a project file. */
 const SPECIFIER = /\bfrom\s*['"]([^'"\n]+)['"]|\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g;
 
-export function canGiveLockMeaning(text: string): boolean {
-  return mightHoldLockCode(text, { acquire: [], release: [], extend: [] }) || wrapsRedis(text) || REEXPORT.test(text) || (LOCK_NAME.test(text) && IMPORT.test(text));
+function givesLockMeaningByText(text: string): boolean {
+  return mightHoldLockCode(text, { acquire: [], release: [], extend: [] }) || mayWrapCommands(text) || REEXPORT.test(text);
 }
 
 export class ProjectIndex {
@@ -88,7 +85,7 @@ export class ProjectIndex {
     if (entry && entry.text === text) return entry.summary;
     // An import cycle: the file being summarised lends what it has so far (nothing).
     if (this.inProgress.has(path)) return emptySummary(path);
-    if (!canGiveLockMeaning(text) || !scriptKindOf(path)) {
+    if (!scriptKindOf(path) || !this.mayGiveLockMeaning(path, text)) {
       const summary = emptySummary(path);
       this.store(path, text, summary);
       return summary;
@@ -101,9 +98,15 @@ export class ProjectIndex {
 
   /** Parses and models a file with the project's meanings, summarising it on the way. */
   private build(path: string, text: string, config = this.configFor(path)): { summary: FileSummary; model: LockModel } {
-    const sourceFile = ts.createSourceFile(path, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }, false, scriptKindOf(path) ?? ts.ScriptKind.TS);
-    indexTree(sourceFile);
-    return this.modelWithSummary(path, text, sourceFile, config);
+    // Declarations with no lock word are blanked before parsing (engine/lock-text.ts) unless the file
+    // may wrap commands (its wrappers have no lock word); the names of the helpers it turns out to
+    // call must not be in a blanked span, or it is parsed again whole.
+    const lean = parseLean(path, text, config.helpers, mayWrapCommands(text));
+    const built = this.modelWithSummary(path, text, lean.sourceFile, config);
+    if (lean.blanked.length === 0) return built;
+    const names = [...this.namesOf(path), ...localLockNames(built.summary)];
+    const hidden = lean.blanked.some(([start, end]) => names.some((name) => text.slice(start, end).includes(name)));
+    return hidden ? this.modelWithSummary(path, text, parseLean(path, text, config.helpers, true).sourceFile, config) : built;
   }
 
   /**
@@ -214,6 +217,18 @@ export class ProjectIndex {
     return users;
   }
 
+  private mayGiveLockMeaning(path: string, text: string): boolean {
+    if (givesLockMeaningByText(text)) return true;
+    if (!mayCallLockHelpers(text)) return false;
+    // While its imports are looked at, a cycle back to this file finds nothing here.
+    this.inProgress.add(path);
+    try {
+      return this.importsLockHelpers(path, text);
+    } finally {
+      this.inProgress.delete(path);
+    }
+  }
+
   /**
    * Does a file with no lock code of its own import a project module whose helpers do something to
    * locks? Reads only its import specifiers (no parse) and the summaries they resolve to.
@@ -242,12 +257,18 @@ export class ProjectIndex {
 
 }
 
-/** Does the file call one of its own functions that has a lock meaning? */
-function calledLocally(summary: FileSummary, sourceFile: ts.SourceFile): boolean {
+/** The names of the file's own functions, methods and object members that have a lock meaning. */
+function localLockNames(summary: FileSummary): Set<string> {
   const names = new Set<string>();
   for (const [name, fn] of Object.entries(summary.functions)) if (hasLockMeaning(fn)) names.add(name);
   for (const cls of Object.values(summary.classes)) for (const [name, fn] of Object.entries(cls.methods)) if (hasLockMeaning(fn)) names.add(name);
   for (const members of Object.values(summary.objects)) for (const [name, fn] of Object.entries(members)) if (hasLockMeaning(fn)) names.add(name);
+  return names;
+}
+
+/** Does the file call one of its own functions that has a lock meaning? */
+function calledLocally(summary: FileSummary, sourceFile: ts.SourceFile): boolean {
+  const names = localLockNames(summary);
   if (names.size === 0) return false;
   const text = sourceFile.text;
   // The definition is one occurrence of `name(`; a call is another.

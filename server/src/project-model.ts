@@ -7,7 +7,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ModelProvider } from '../../rules/analyze';
 import { emptyConfig, type HelperNames, type LockwiseConfig } from '../../rules/config';
 import { fileSystemHost, overlayHost } from '../../rules/project/host';
-import { mayCallLockHelpers, wrapsRedis } from '../../rules/project/pre-checks';
+import { mayCallLockHelpers, mayWrapCommands } from '../../rules/project/pre-checks';
 
 import { ProjectIndex } from '../../rules/project/project-index';
 import { uriToPath } from './uris';
@@ -49,7 +49,7 @@ export class ServerProject {
   /** The helpers a lean parse of the file must keep: the config's, the project helpers it calls, wrapped methods. */
   helpersFor(path: string, text: string, helpers: HelperNames): HelperNames {
     const names = [...this.index.namesOf(path)];
-    const wrapped = wrapsRedis(text) ? WRAPPED_METHODS : [];
+    const wrapped = mayWrapCommands(text) ? WRAPPED_METHODS : [];
     if (names.length === 0 && wrapped.length === 0) return helpers;
     return { ...helpers, acquire: [...helpers.acquire, ...names, ...wrapped] };
   }
