@@ -105,24 +105,18 @@ export function composedKey(node: ts.Node, inner: KeyRef | undefined, head: stri
 // The verbs of lock code: an acquire, release or renewal function whatever it is called on.
 const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|keep_?alive|watchdog|^(?:try)?(?:take|grab|free)(?![a-z])/i;
 
-const pairable = new WeakMap<ts.Node, boolean>();
-
 /**
  * Functions of one lock module pass a key from parameter to parameter (`acquireLock(key)` and
  * `releaseLock(key)`): a function named like lock code, in a class, object or file named like one.
  */
 export function isLockFunction(fn: ts.Node): boolean {
-  let answer = pairable.get(fn);
-  if (answer === undefined) {
-    const holder = ancestorWhere(fn, (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
-    const holderName = holder ? functionNameOf(holder) : '';
-    // The file and its folder: `redis-lock.ts`, `locks/index.ts`, `lock/core.ts`.
-    const file = fn.getSourceFile().fileName.split(/[\\/]/).slice(-2).join('/');
-    const name = functionNameOf(fn);
-    answer = LOCK_NAME.test(name) || LOCK_FUNCTION.test(name) || LOCK_NAME.test(holderName) || LOCK_NAME.test(file);
-    pairable.set(fn, answer);
-  }
-  return answer;
+  // Not cached by node: an incremental re-parse keeps a method's node when only its class is renamed.
+  const name = functionNameOf(fn);
+  if (LOCK_NAME.test(name) || LOCK_FUNCTION.test(name)) return true;
+  const holder = ancestorWhere(fn, (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
+  if (holder && LOCK_NAME.test(functionNameOf(holder))) return true;
+  // The file and its folder: `redis-lock.ts`, `locks/index.ts`, `lock/core.ts`.
+  return LOCK_NAME.test(fn.getSourceFile().fileName.split(/[\\/]/).slice(-2).join('/'));
 }
 
 /** Are two keys' parameters the same bindings (or parameters passed along one lock module)? */

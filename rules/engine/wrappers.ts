@@ -45,6 +45,33 @@ function returnsVariable(body: ts.Block, decl: ts.VariableDeclaration): boolean 
 }
 
 /** A parameter, or a key built around one: `` `${this.prefix}${key}` ``, `'cache:' + key`, `this.key(key)`. */
+/**
+ * A key built around one parameter of `fn`: the parameter itself, `` `cache:${key}` `` (the first
+ * parameter in a template), `'lock:' + key`, or `this.key(key)`; `head` and `tail` are written around it.
+ */
+export function keyAroundParameter(fn: ts.FunctionLikeDeclaration, n: Node): { param: number; head: string; tail: string } | undefined {
+  const direct = parameterIndex(fn, n);
+  if (direct !== undefined) return { param: direct, head: '', tail: '' };
+  if (ts.isTemplateExpression(n)) {
+    const spans = n.templateSpans;
+    const at = spans.findIndex((s) => parameterIndex(fn, s.expression) !== undefined);
+    if (at < 0) return undefined;
+    const text = (s: ts.TemplateSpan) => `\${${s.expression.getText()}}${s.literal.text}`;
+    const head = n.head.text + spans.slice(0, at).map(text).join('');
+    const tail = spans[at].literal.text + spans.slice(at + 1).map(text).join('');
+    return { param: parameterIndex(fn, spans[at].expression) as number, head, tail };
+  }
+  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+    const right = parameterIndex(fn, n.right);
+    if (right !== undefined) return { param: right, head: literalString(n.left) ?? n.left.getText(), tail: '' };
+  }
+  if (ts.isCallExpression(n) && n.arguments.length === 1) {
+    const inner = parameterIndex(fn, n.arguments[0]);
+    if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')' };
+  }
+  return undefined;
+}
+
 function forwardedArg(fn: ts.FunctionLikeDeclaration, node: Node, depth = 0): ForwardedArg | undefined {
   const n = unwrap(node);
   if (ts.isIdentifier(n) && depth === 0) {
@@ -56,26 +83,9 @@ function forwardedArg(fn: ts.FunctionLikeDeclaration, node: Node, depth = 0): Fo
     const index = parameterIndex(fn, n.expression);
     return index !== undefined && fn.parameters[index].dotDotDotToken ? { rest: index } : undefined;
   }
-  const direct = parameterIndex(fn, n);
-  if (direct !== undefined) return { param: direct, head: '', tail: '' };
-  if (ts.isTemplateExpression(n)) {
-    const spans = n.templateSpans;
-    const at = spans.findIndex((s) => parameterIndex(fn, s.expression) !== undefined);
-    if (at < 0 || spans.some((s, i) => i !== at && parameterIndex(fn, s.expression) !== undefined)) return undefined;
-    const before = n.head.text + spans.slice(0, at).map((s) => `\${${s.expression.getText()}}${s.literal.text}`).join('');
-    const after = spans[at].literal.text + spans.slice(at + 1).map((s) => `\${${s.expression.getText()}}${s.literal.text}`).join('');
-    return { param: parameterIndex(fn, spans[at].expression) as number, head: before, tail: after };
-  }
-  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) {
-    const right = parameterIndex(fn, n.right);
-    const head = literalString(n.left) ?? n.left.getText();
-    if (right !== undefined) return { param: right, head, tail: '' };
-  }
-  if (ts.isCallExpression(n) && n.arguments.length === 1) {
-    const inner = parameterIndex(fn, n.arguments[0]);
-    if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')' };
-  }
-  return undefined;
+  // A key built from two parameters is not one argument forwarded.
+  if (ts.isTemplateExpression(n) && n.templateSpans.filter((s) => parameterIndex(fn, s.expression) !== undefined).length > 1) return undefined;
+  return keyAroundParameter(fn, n);
 }
 
 // The client methods a wrapper can forward to: Redis commands the lock model reads, in any case.

@@ -249,12 +249,6 @@ export class ProjectIndex {
     return this.entries.has(path);
   }
 
-  /** The files that import `path` (directly), as far as this index has seen. */
-  dependentsOf(path: string): ReadonlySet<string> {
-    return this.dependents.get(path) ?? new Set();
-  }
-
-
 }
 
 /** The names of the file's own functions, methods and object members that have a lock meaning. */

@@ -7,13 +7,13 @@ import { ts } from '../engine/typescript';
 import type { Acquire, Extend, LockModel, Release } from '../engine/model';
 import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
-import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, literalString, nameOf, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, nameOf, unwrap, type Node } from '../engine/nodes';
 import { readFileSymbols, type SummaryTarget } from './file-symbols';
-import { thinWrapper } from '../engine/wrappers';
+import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
 import type { AcquireReturn, FileSummary, FunctionSummary, KeySpec, Place, TokenSpec } from './types';
 import type { KeyRef } from '../engine/keys';
 
-export function placeOf(node: Node, path: string): Place {
+function placeOf(node: Node, path: string): Place {
   const sourceFile = node.getSourceFile();
   const start = node.getStart(sourceFile);
   const { line, character } = sourceFile.getLineAndCharacterOfPosition(start);
@@ -48,30 +48,12 @@ function constructorParamOf(cls: ts.ClassLikeDeclaration, field: string): number
   return undefined;
 }
 
-export function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, model: LockModel): KeySpec | undefined {
+function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, model: LockModel): KeySpec | undefined {
   if (!key) return undefined;
   const n = followAliases(fn, key.node, model);
   const glob = key.glob;
-  const direct = parameterIndex(fn, n);
-  if (direct !== undefined) return { param: direct, head: '', tail: '', glob };
-  if (ts.isTemplateExpression(n)) {
-    const spans = n.templateSpans;
-    const at = spans.findIndex((s) => parameterIndex(fn, s.expression) !== undefined);
-    if (at >= 0) {
-      const text = (s: ts.TemplateSpan) => `\${${s.expression.getText()}}${s.literal.text}`;
-      const head = n.head.text + spans.slice(0, at).map(text).join('');
-      const tail = spans[at].literal.text + spans.slice(at + 1).map(text).join('');
-      return { param: parameterIndex(fn, spans[at].expression), head, tail, glob };
-    }
-  }
-  if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) {
-    const right = parameterIndex(fn, n.right);
-    if (right !== undefined) return { param: right, head: literalString(n.left) ?? n.left.getText(), tail: '', glob };
-  }
-  if (ts.isCallExpression(n) && n.arguments.length === 1) {
-    const inner = parameterIndex(fn, n.arguments[0]);
-    if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')', glob };
-  }
+  const around = keyAroundParameter(fn, n);
+  if (around) return { ...around, glob };
   if (ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword) {
     const cls = ancestorWhere<ts.ClassLikeDeclaration>(n, (a) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
     return { field: { name: n.name.text, ctorParam: cls ? constructorParamOf(cls, n.name.text) : undefined }, head: '', tail: '', glob };

@@ -59,11 +59,6 @@ export class ServerProject {
     return mayCallLockHelpers(text) && this.index.importsLockHelpers(path, text);
   }
 
-  /** A file changed on disk or in the editor outside an analysis: drop what was built on it. */
-  fileChanged(path: string): ReadonlySet<string> {
-    return this.index.invalidate(path);
-  }
-
   /** A file was created, deleted or renamed: module specifiers may name other files now. */
   filesMoved(path: string): ReadonlySet<string> {
     const affected = this.index.invalidate(path);
