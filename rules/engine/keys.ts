@@ -18,6 +18,8 @@ export interface KeyRef {
    * class is two keys, the parameter of one function not being the parameter of another.
    */
   owners: readonly ts.Node[];
+  /** Every owner is lock code (isLockFunction), so a parameter may be passed along it: decided once per key. */
+  lockOwners: boolean;
 }
 
 /** The initializer of the `const` an identifier refers to, found through its own scopes. */
@@ -83,7 +85,8 @@ export function keyRef(node: ts.Node, lookup: ConstLookup): KeyRef {
   const text = normalizeText(written);
   const canonical = resolved === written ? text : normalizeText(resolved);
   const glob = globOf(node, lookup);
-  return { node, text, canonical, glob, id: `${canonical}\0${glob}`, owners: parameterOwners(resolved) };
+  const owners = parameterOwners(resolved);
+  return { node, text, canonical, glob, id: `${canonical}\0${glob}`, owners, lockOwners: owners.every((fn) => isFunctionLike(fn) && isLockFunction(fn)) };
 }
 
 function globOfText(text: string): string {
@@ -99,7 +102,7 @@ export function composedKey(node: ts.Node, inner: KeyRef | undefined, head: stri
   const composedGlob = glob ?? (around && inner ? collapse(globOfText(head) + inner.glob + globOfText(tail)) : '*');
   const text = inner ? `${head}\${${inner.text}}${tail}` : head;
   const canonical = inner ? `${head}\${${inner.canonical}}${tail}` : head;
-  return { node, text, canonical, glob: composedGlob, id: `${canonical}\0${composedGlob}`, owners: inner?.owners ?? [] };
+  return { node, text, canonical, glob: composedGlob, id: `${canonical}\0${composedGlob}`, owners: inner?.owners ?? [], lockOwners: inner?.lockOwners ?? true };
 }
 
 // The verbs of lock code: an acquire, release or renewal function whatever it is called on.
@@ -123,7 +126,7 @@ export function isLockFunction(fn: ts.Node): boolean {
 function sameBindings(a: KeyRef, b: KeyRef): boolean {
   if (a.owners.length === 0 && b.owners.length === 0) return true;
   if (a.owners.length === b.owners.length && a.owners.every((o) => b.owners.includes(o))) return true;
-  return [...a.owners, ...b.owners].every((fn) => isFunctionLike(fn) && isLockFunction(fn));
+  return a.lockOwners && b.lockOwners;
 }
 
 /**
