@@ -1,6 +1,6 @@
-// `lockwise check` analyses in a worker thread (dist/cli-worker.js, which loads the analyzer bundle), so
-// that loading TypeScript and parsing overlap with walking, reading and pre-checking the other files on
-// the main thread. Files whose syntax trees nest deeper than the default stack allows (generated code,
+// `lockwise check` analyses in worker threads (dist/cli-worker.js, which loads the analyzer bundle;
+// analysis-pool.ts keeps one per core), so that loading TypeScript and parsing overlap with walking,
+// reading and pre-checking the other files on the main thread. Files whose syntax trees nest deeper than the default stack allows (generated code,
 // thousands of nested parentheses) are analysed again in a second worker with a large stack.
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ export interface AnalysisJob {
   maybe?: boolean;
   /** Apply fixes first (`check --fix`): the unattended ones, or all preferred ones. */
   fix?: 'unattended' | 'all';
+  /** Compute each finding's fixes: only where the report shows them (they are most of its size). */
+  withFixes: boolean;
 }
 
 export type AnalysisOutcome =
@@ -39,8 +41,8 @@ export class AnalysisWorker {
   private readonly pending = new Map<number, { resolve(outcome: AnalysisOutcome): void; reject(err: Error): void }>();
   private failure?: Error;
 
-  constructor(stackSizeMb?: number, singleFile = false) {
-    const options: WorkerOptions = { saveCodeCache: stackSizeMb === undefined, singleFile };
+  constructor(stackSizeMb?: number, singleFile = false, saveCodeCache = stackSizeMb === undefined) {
+    const options: WorkerOptions = { saveCodeCache, singleFile };
     this.worker = new Worker(join(__dirname, 'cli-worker.js'), {
       workerData: options,
       resourceLimits: stackSizeMb ? { stackSizeMb } : undefined,

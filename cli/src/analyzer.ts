@@ -17,7 +17,7 @@ export interface ProjectAnalyzer {
    * The file's analysis with the project's helpers. A `maybe` file (no lock code of its own) is
    * analysed only when one of its imports resolves to a module with lock helpers.
    */
-  analyze(path: string, text: string, config: LockwiseConfig, maybe: boolean): AnalysisResult;
+  analyze(path: string, text: string, config: LockwiseConfig, maybe: boolean, fixes: boolean): AnalysisResult;
 }
 
 /**
@@ -29,11 +29,11 @@ export function createProjectAnalyzer(): ProjectAnalyzer {
   const configs = new Map<string, LockwiseConfig>();
   const index = new ProjectIndex({ host: overlayHost(texts, cachingHost(fileSystemHost)), configFor: (path) => configs.get(path) ?? { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } } });
   return {
-    analyze(path, text, config, maybe) {
+    analyze(path, text, config, maybe, fixes) {
       texts.set(path, text);
       configs.set(path, config);
       if (maybe && !index.importsLockHelpers(path, text)) return { findings: [], ruleFailures: [], parsed: false };
-      const { summary: _summary, ...result } = index.analyze(path, text, { config });
+      const { summary: _summary, ...result } = index.analyze(path, text, { config, fixes });
       return result;
     },
   };

@@ -24,11 +24,11 @@ if (port) {
       if (job.fix) {
         // Fixes are applied file by file; what remains is reported with the project's helpers.
         const fixed = analyzer.exports.fixAll(job.path, job.text, { config: job.config, unattendedOnly: job.fix === 'unattended' });
-        const remaining = options.singleFile ? { findings: fixed.remaining, ruleFailures: [], parsed: true } : project.analyze(job.path, fixed.text, job.config, job.maybe === true);
+        const remaining = options.singleFile ? { findings: fixed.remaining, ruleFailures: [], parsed: true } : project.analyze(job.path, fixed.text, job.config, job.maybe === true, job.withFixes);
         return { id: job.id, result: remaining, fixed: { text: fixed.text, applied: fixed.applied } };
       }
-      if (options.singleFile) return { id: job.id, result: analyzer.exports.analyzeText(job.path, job.text, { config: job.config }) };
-      return { id: job.id, result: project.analyze(job.path, job.text, job.config, job.maybe === true) };
+      if (options.singleFile) return { id: job.id, result: analyzer.exports.analyzeText(job.path, job.text, { config: job.config, fixes: job.withFixes }) };
+      return { id: job.id, result: project.analyze(job.path, job.text, job.config, job.maybe === true, job.withFixes) };
     } catch (err) {
       return { id: job.id, error: err instanceof Error ? err.message : String(err), stackOverflow: isStackOverflow(err) };
     }

@@ -8,7 +8,8 @@ import { BaselineError } from '../../../rules/baseline';
 import { ConfigError } from '../../../rules/config';
 import { mightHoldLockCode } from '../../../rules/engine/prefilter';
 import type { SeveritySetting } from '../../../rules/types';
-import { AnalysisWorker, analyzeWithLargeStack, overflowed, type AnalysisJob, type AnalysisOutcome } from '../analysis-worker';
+import { analyzeWithLargeStack, overflowed, type AnalysisJob, type AnalysisOutcome } from '../analysis-worker';
+import { AnalysisPool } from '../analysis-pool';
 import { analyzerManifest } from '../analyzer-manifest';
 import { applyBaseline } from '../baseline';
 import { ConfigResolver } from '../check-config';
@@ -47,6 +48,7 @@ Options:
   --update-baseline                 record every current finding in the baseline
                                     file (--baseline, default lockwise-baseline.json)
   --show-fixes                      show each finding's fixes (pretty format)
+  -j, --jobs <n>                    analysis workers (default: one per core)
   --no-project                      analyse each file alone: faster, but calls to
                                     the project's own lock helpers in other files
                                     mean nothing
@@ -82,6 +84,7 @@ interface Options {
   unsafe: boolean;
   quiet: boolean;
   project: boolean;
+  jobs?: number;
   help: boolean;
 }
 
@@ -101,6 +104,7 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
         'update-baseline': { type: 'boolean' },
         'show-fixes': { type: 'boolean' },
         'no-project': { type: 'boolean' },
+        jobs: { type: 'string', short: 'j' },
         fix: { type: 'boolean' },
         'fix-dry-run': { type: 'boolean' },
         unsafe: { type: 'boolean' },
@@ -138,6 +142,11 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
     }
   }
 
+  const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+  if (jobs !== undefined && (!/^\d+$/.test(values.jobs!) || !Number.isSafeInteger(jobs) || jobs < 1)) {
+    throw new UsageError(`--jobs expects a whole number >= 1, got "${values.jobs}"`);
+  }
+
   if (values.fix && values['fix-dry-run']) throw new UsageError('use --fix or --fix-dry-run, not both');
   if (values.unsafe && !values.fix && !values['fix-dry-run']) throw new UsageError('--unsafe only applies with --fix or --fix-dry-run');
   if (values['fix-dry-run'] && format !== 'pretty') throw new UsageError('--fix-dry-run prints a diff: it cannot be combined with --format');
@@ -152,6 +161,7 @@ function parseOptions(argv: string[], ruleIds: readonly string[]): Options {
     updateBaseline: values['update-baseline'] ?? false,
     showFixes: values['show-fixes'] ?? false,
     project: !values['no-project'],
+    jobs,
     fix: values.fix ? 'write' : values['fix-dry-run'] ? 'dry-run' : undefined,
     unsafe: values.unsafe ?? false,
     quiet: values.quiet ?? false,
@@ -181,14 +191,15 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
     fileProblems.push({ order, file: displayName(cwd, path), message, kind });
   const jobs: AnalysisJob[] = [];
   const outcomes: Promise<AnalysisOutcome>[] = [];
-  let worker: AnalysisWorker | undefined;
+  // The pretty report shows fixes only when asked; JSON and SARIF always carry them.
+  const withFixes = options.format !== 'pretty' || options.showFixes;
+  const pool = new AnalysisPool(!options.project, options.jobs);
   const submit = (job: AnalysisJob) => {
-    worker ??= new AnalysisWorker(undefined, !options.project);
     jobs.push(job);
-    outcomes.push(worker.analyze(job));
+    outcomes.push(pool.analyze(job));
   };
 
-  // Each file is read and pre-checked as the walk finds it, so that the analysis worker starts with
+  // Each file is read and pre-checked as the walk finds it, so that the analysis workers start with
   // the first file that can hold lock code, not once the whole tree is listed.
   const readFile = ({ path, scope }: SourceFileEntry, order: number): void => {
     let source;
@@ -202,7 +213,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       problem(order, path, source.skipped, 'skipped');
       return;
     }
-    const job: AnalysisJob = { id: order, path, text: source.text, config: scope.config, fix: options.fix && (options.unsafe ? 'all' : 'unattended') };
+    const job: AnalysisJob = { id: order, path, text: source.text, config: scope.config, fix: options.fix && (options.unsafe ? 'all' : 'unattended'), withFixes };
     // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
     // worker) only when some file can hold lock code, or may call a project lock helper.
     if (mightHoldLockCode(source.text, scope.config.helpers)) submit(job);
@@ -266,7 +277,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       ...(options.fix ? { fixes: { applied: fixesApplied, written: options.fix === 'write', diff: diffs.join('') } } : {}),
     };
   } finally {
-    await worker?.close();
+    await pool.close();
   }
 }
 
