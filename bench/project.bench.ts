@@ -6,87 +6,21 @@
 //     of 50 open files that call it are published again. Target: p95 <= 250 ms.
 // (`lockwise check` on the real-package corpus with the project model on: check.bench.ts.)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
+import { SMALL_CALLERS_PER_MODULE, SMALL_MODULES, writeSmallTree } from './fixtures/lock-dense-tree';
 import { startServer } from '../test/server/helpers/lsp-client';
 import { tempWorkspace } from '../test/server/helpers/workspace';
 
 const CLI = resolve('dist/cli.js');
-const MODULES = 150;
-const CALLERS_PER_MODULE = 12;
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function lockModule(i: number): string {
-  return `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-const redis = new Redis();
-const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
-export async function acquireLock${i}(key: string, ttlMs = 5000): Promise<string | null> {
-  const token = randomUUID();
-  return (await redis.set(\`lock:m${i}:\${key}\`, token, 'PX', ttlMs, 'NX')) === 'OK' ? token : null;
-}
-export async function releaseLock${i}(key: string, token: string) {
-  await redis.eval(RELEASE, 1, \`lock:m${i}:\${key}\`, token);
-}
-export class LockService${i} {
-  constructor(private readonly client: Redis) {}
-  async acquire(key: string): Promise<boolean> {
-    return (await this.client.set(\`lock:s${i}:\${key}\`, randomUUID(), 'PX', 10000, 'NX')) === 'OK';
-  }
-  async release(key: string) {
-    await this.client.del(\`lock:s${i}:\${key}\`);
-  }
-}
-`;
-}
-
-function caller(i: number, j: number): string {
-  return `import Redis from 'ioredis';
-import { acquireLock${i}, releaseLock${i}, LockService${i} } from '../locks';
-export class Job${i}_${j} {
-  constructor(private readonly redis: Redis, private readonly locks: LockService${i}) {}
-  async run(id: string, work: () => Promise<void>) {
-    const token = await acquireLock${i}(id);
-    if (!token) return;
-    await work();
-    await releaseLock${i}(id, token);
-  }
-  async service(id: string) {
-    await this.locks.acquire(id);
-    await this.locks.release(id);
-  }
-  async direct(id: string) {
-    const ok = await this.redis.setnx(\`lock:d${i}_${j}:\${id}\`, 'x');
-    if (!ok) return;
-    await this.redis.expire(\`lock:d${i}_${j}:\${id}\`, 30);
-    await this.redis.del(\`lock:d${i}_${j}:\${id}\`);
-  }
-}
-`;
-}
-
-function writeTree(root: string): number {
-  const files: Record<string, string> = {};
-  const barrel: string[] = [];
-  for (let i = 0; i < MODULES; i++) {
-    files[`src/locks/lock-${i}.ts`] = lockModule(i);
-    barrel.push(`export * from './lock-${i}';`);
-    for (let j = 0; j < CALLERS_PER_MODULE; j++) files[`src/jobs/job-${i}-${j}.ts`] = caller(i, j);
-  }
-  files['src/locks/index.ts'] = `${barrel.join('\n')}\n`;
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return Object.keys(files).length;
 }
 
 function check(root: string, extra: string[]): { wallMs: number; findings: number; analyzed: number } {
@@ -101,7 +35,7 @@ function check(root: string, extra: string[]): { wallMs: number; findings: numbe
 function checkTree(): void {
   const root = mkdtempSync(join(tmpdir(), 'lockwise-project-bench-'));
   try {
-    const count = writeTree(root);
+    const count = writeSmallTree(root);
     check(root, []); // writes the code cache
     const single: ReturnType<typeof check>[] = [];
     const project: ReturnType<typeof check>[] = [];
@@ -111,7 +45,7 @@ function checkTree(): void {
     }
     const best = (runs: ReturnType<typeof check>[]) => runs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
     const [s, p] = [best(single), best(project)];
-    console.log(`lock-dense tree: ${count} files (${MODULES} lock modules, ${MODULES * CALLERS_PER_MODULE} callers with lock code of their own, a barrel)`);
+    console.log(`lock-dense tree: ${count} files (${SMALL_MODULES} lock modules, ${SMALL_MODULES * SMALL_CALLERS_PER_MODULE} callers with lock code of their own, a barrel)`);
     console.log(`  lockwise check --no-project  ${ms(s.wallMs)}  ${s.analyzed} parsed, ${s.findings} findings (each file alone)`);
     console.log(`  lockwise check               ${ms(p.wallMs)}  ${p.analyzed} parsed, ${p.findings} findings (project-wide model)`);
     console.log(`  ratio ${(p.wallMs / s.wallMs).toFixed(2)}x (target <= 1.25x), best of 3 each, alternated`);
@@ -176,7 +110,7 @@ async function serverEdits(): Promise<void> {
   }
 }
 
-if (!process.env.KEEP_TREE) checkTree(); else { const r = "/tmp/lockdense"; rmSync(r, { recursive: true, force: true }); mkdirSync(r); writeTree(r); process.exit(0); }
+checkTree();
 serverEdits().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;

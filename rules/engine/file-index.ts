@@ -9,7 +9,7 @@ import { ts } from './typescript';
 const INDEXED_KINDS = new Set([
   ts.SyntaxKind.CallExpression, ts.SyntaxKind.NewExpression, ts.SyntaxKind.VariableDeclaration, ts.SyntaxKind.PropertyAssignment,
   ts.SyntaxKind.IfStatement, ts.SyntaxKind.AwaitExpression, ts.SyntaxKind.BinaryExpression, ts.SyntaxKind.TemplateExpression,
-  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.ReturnStatement, ts.SyntaxKind.ThrowStatement,
 ]);
 const indexed: boolean[] = [];
 for (const kind of INDEXED_KINDS) indexed[kind] = true;

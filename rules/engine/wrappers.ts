@@ -3,7 +3,7 @@
 // Such a function is not lock code of its own: the caller's arguments decide what the command does,
 // so its command is read at each call site instead (call-meanings.ts), whatever the wrapper is named.
 import { ts } from './typescript';
-import { ancestorWhere, declarationOf, functionNameOf, isFunctionLike, parameterIndex, literalString, methodOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, declarationOf, descendantsOfKind, functionNameOf, isFunctionLike, parameterIndex, literalString, methodOf, unwrap, type Node } from './nodes';
 import { LOCK_NAME } from './lock-name';
 import type { ForwardedArg, WrapperSummary } from '../project/types';
 
@@ -22,13 +22,11 @@ function forwardedCall(fn: ts.FunctionLikeDeclaration): ts.CallExpression | unde
     if (ts.isAwaitExpression(n)) n = unwrap(n.expression);
     return ts.isCallExpression(n) ? n : undefined;
   }
-  const found: ts.CallExpression[] = [];
-  const visit = (n: ts.Node): void => {
-    if (isFunctionLike(n)) return;
-    if (ts.isCallExpression(n) && FORWARDABLE.test(methodOf(n)?.name ?? '')) found.push(n);
-    ts.forEachChild(n, visit);
-  };
-  ts.forEachChild(body, visit);
+  // The file index lists the body's calls: asked of every function of a file, a walk of each body cost
+  // more than building the file's lock model. Calls inside a nested function are not the function's own.
+  const found = descendantsOfKind<ts.CallExpression>(body, ts.SyntaxKind.CallExpression).filter(
+    (call) => FORWARDABLE.test(methodOf(call)?.name ?? '') && ancestorWhere(call, (a) => a === body || isFunctionLike(a)) === body,
+  );
   if (found.length !== 1) return undefined;
   const call = found[0];
   let carrier: ts.Node = call;
