@@ -15,9 +15,9 @@ const watch = process.argv.includes('--watch');
 // and the rules: most of the size); `cli-redis` holds the Redis clients for locks, release and extend.
 const cliBundles = [
   { in: 'cli/src/main.ts', out: 'cli', banner: '#!/usr/bin/env node', executable: true },
-  { in: 'cli/src/commands/check.ts', out: 'cli-check' },
+  { in: 'cli/src/commands/check.ts', out: 'cli-check', codeCache: true },
   { in: 'cli/src/worker.ts', out: 'cli-worker' },
-  { in: 'cli/src/analyzer.ts', out: 'cli-analyzer', manifest: true, typescriptOnly: true },
+  { in: 'cli/src/analyzer.ts', out: 'cli-analyzer', manifest: true, typescriptOnly: true, codeCache: true },
   { in: 'cli/src/commands/redis.ts', out: 'cli-redis' },
 ];
 const bundles = [
@@ -74,18 +74,27 @@ function executable(file) {
 
 // After each build of the analyzer: `check` must know the rules (for --rule, configs, --help and SARIF)
 // and the analysed extensions before it loads the analyzer, and without loading it when no file needs
-// it, so ask the built bundle (in a child process) and write the answer next to it. And delete its V8
-// code cache (cli/src/code-cache.ts), which V8 would not know belongs to the previous build.
+// it, so ask the built bundle (in a child process) and write the answer next to it.
 function analyzerManifest(bundle) {
   return {
     name: 'analyzer-manifest',
     setup(build) {
       build.onEnd((result) => {
         if (result.errors.length > 0) return;
-        rmSync(bundle.replace(/\.js$/, '.cache'), { force: true });
         const json = execFileSync(process.execPath, ['-e', `process.stdout.write(JSON.stringify(require(${JSON.stringify(resolve(bundle))}).manifest))`]);
         writeFileSync(bundle.replace(/\.js$/, '.json'), json);
       });
+    },
+  };
+}
+
+// A bundle loaded with a V8 code cache (cli/src/code-cache.ts) loses it at each build: V8 checks a
+// cache against the source's length only, so it would not know the cache belongs to the previous build.
+function dropCodeCache(bundle) {
+  return {
+    name: 'drop-code-cache',
+    setup(build) {
+      build.onEnd(() => rmSync(bundle.replace(/\.js$/, '.cache'), { force: true }));
     },
   };
 }
@@ -111,6 +120,7 @@ const contexts = await Promise.all(
         ...(b.typescriptOnly ? [typescriptFromTsMorph()] : []),
         ...(b.executable ? [executable(`dist/${b.out}.js`)] : []),
         ...(b.manifest ? [analyzerManifest(`dist/${b.out}.js`)] : []),
+        ...(b.codeCache ? [dropCodeCache(`dist/${b.out}.js`)] : []),
       ],
     }),
   ),

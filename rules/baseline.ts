@@ -2,7 +2,6 @@
 // matched by rule, file and a fingerprint that survives line moves: a hash of the rule, the file and
 // the flagged line's text without whitespace (never its number), plus which occurrence of that same
 // line text it is. SARIF's partialFingerprints are the same value, so code scanning tracks alerts alike.
-import { createHash } from 'node:crypto';
 import { lineStarts, offsetToPosition } from './positions';
 import type { Finding } from './types';
 
@@ -41,6 +40,8 @@ export function fingerprints(file: string, text: string, findings: readonly Find
     const key = `${f.rule}\u0000${file}\u0000${text.slice(starts[line], end).replace(/\s+/g, '')}`;
     const n = (seen.get(key) ?? 0) + 1;
     seen.set(key, n);
+    // Required here, not imported: `lockwise check` without a baseline never loads node:crypto (CLI start).
+    const { createHash } = require('node:crypto') as typeof import('node:crypto');
     return `${createHash('sha256').update(key).digest('hex').slice(0, 32)}:${n}`;
   });
 }

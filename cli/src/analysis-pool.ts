@@ -20,8 +20,8 @@ export class AnalysisPool {
 
   constructor(
     private readonly singleFile: boolean,
-    /** At most this many workers. */
-    private readonly size = availableParallelism(),
+    /** At most this many workers (default: one per core). */
+    private readonly size?: number,
   ) {}
 
   analyze(job: AnalysisJob): Promise<AnalysisOutcome> {
@@ -43,7 +43,7 @@ export class AnalysisPool {
 
   private memberFor(): Member {
     const least = this.members.reduce<Member | undefined>((best, m) => (!best || m.queued < best.queued ? m : best), undefined);
-    if (least && (least.queued < TEXT_PER_WORKER || this.members.length >= this.size)) return least;
+    if (least && (least.queued < TEXT_PER_WORKER || this.members.length >= (this.size ?? availableParallelism()))) return least;
     // Only the first worker writes the code cache: the others load the same bundle.
     const member = { worker: new AnalysisWorker(undefined, this.singleFile, this.members.length === 0), queued: 0 };
     this.members.push(member);

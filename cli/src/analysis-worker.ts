@@ -4,7 +4,7 @@
 // thousands of nested parentheses) are analysed again in a second worker with a large stack.
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { LockwiseConfig } from '../../rules/config';
 import type { AnalysisResult } from '../../rules/types';
 
@@ -43,7 +43,9 @@ export class AnalysisWorker {
 
   constructor(stackSizeMb?: number, singleFile = false, saveCodeCache = stackSizeMb === undefined) {
     const options: WorkerOptions = { saveCodeCache, singleFile };
-    this.worker = new Worker(join(__dirname, 'cli-worker.js'), {
+    // Required when the first worker starts: a check that finds no lock code never loads worker_threads.
+    const { Worker: WorkerThread } = require('node:worker_threads') as typeof import('node:worker_threads');
+    this.worker = new WorkerThread(join(__dirname, 'cli-worker.js'), {
       workerData: options,
       resourceLimits: stackSizeMb ? { stackSizeMb } : undefined,
       // stdout carries the report: the worker answers by message only.
