@@ -6,6 +6,7 @@
 import { activeRules, parseLean, runRules, scriptKindOf } from '../analyze';
 import { emptyConfig, type LockwiseConfig } from '../config';
 import { buildModel, type LockModel } from '../engine/model';
+import { identifiersOfFile } from '../engine/file-index';
 import { mightHoldLockCode } from '../engine/prefilter';
 import { ts } from '../engine/typescript';
 import type { AnalysisResult } from '../types';
@@ -264,7 +265,7 @@ function localLockNames(summary: FileSummary): Set<string> {
 function calledLocally(summary: FileSummary, sourceFile: ts.SourceFile): boolean {
   const names = localLockNames(summary);
   if (names.size === 0) return false;
-  const text = sourceFile.text;
-  // The definition is one occurrence of `name(`; a call is another.
-  return [...names].some((name) => (text.match(new RegExp(`\\b${name.replace(/[$]/g, '\\$')}\\s*\\(`, 'g'))?.length ?? 0) > 1);
+  // The definition is one identifier of that name; a call (or a reference handing it on) is another.
+  // The file index answers per name: a regular expression per name over the text cost as much as the model.
+  return [...names].some((name) => identifiersOfFile(sourceFile, name).length > 1);
 }
