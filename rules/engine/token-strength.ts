@@ -1,11 +1,12 @@
 // Is a lock token unique per acquisition? Constants, process.pid, hostnames and timestamps are not,
-// and neither is one token created once (module level, or once per object) and reused.
+// nor the id of the user or record the lock is for (two requests of one user share it), and neither
+// is one token created once (module level, or once per object) and reused.
 import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { ancestorWhere, declarationOf, descendantsOfKind, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
 
 export type Weakness =
-  | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
+  | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp' | 'entity-id'; what: string }
   | { kind: 'reused'; what: string; declaration: Node };
 
 const HOST = /^(os\.)?hostname\(\)$/;
@@ -14,6 +15,11 @@ const FALLBACK = new Set([ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.Bar
 const ARITHMETIC = new Set([ts.SyntaxKind.PlusToken, ts.SyntaxKind.MinusToken]);
 const DURATION = /ms|ttl|timeout|expir|second|duration|delay|lease|interval/i;
 const PID = /^(process\.pid|process\.ppid)(\.toString\(\))?$|^String\(process\.pid\)$/;
+// `userId`, `body.userId`, `order.id`, `req.user.id`, `customer_id`: the id of what the lock is for,
+// the same for every concurrent request on it. A closed list of record words: a `lockId`, `ownerId`
+// or `requestId` may well be random.
+const RECORD = 'user|customer|account|member|tenant|org|organization|order|product|item|cart|coupon|payment|ticket|seat|booking|reservation|job|task';
+const ENTITY_ID = new RegExp(`(?:^|[.])(?:[a-z]\\w*?)?(?:${RECORD})_?id$|(?:^|[.])(?:${RECORD})\\.id$`, 'i');
 
 function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness['kind'] | 'strong' | 'unknown' {
   const n = unwrap(node);
@@ -25,8 +31,10 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (TIME.test(text)) return 'timestamp';
   if (ts.isIdentifier(n) && depth < 3) {
     const init = lookup(n);
-    return init ? partWeakness(init, lookup, depth + 1) : 'unknown';
+    if (init) return partWeakness(init, lookup, depth + 1);
   }
+  if ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && ENTITY_ID.test(text)) return 'entity-id';
+  if (ts.isIdentifier(n)) return 'unknown';
   // `a ?? '*'`, `a || 'worker'`, `c ? a : 'x'`: every operand is a value the lock can get.
   const alternatives = ts.isConditionalExpression(n) ? [n.whenTrue, n.whenFalse]
     : ts.isBinaryExpression(n) && FALLBACK.has(n.operatorToken.kind) ? [n.left, n.right] : undefined;
@@ -96,11 +104,19 @@ function fallbackText(token: Node, lookup: ConstLookup, kind: string): string {
   return weak ? ` (which can be ${unwrap(weak).getText()})` : '';
 }
 
+/** ` (`${order.id}:${Date.now()}`)` for a token held in a variable: the message names the value. */
+function valueText(token: Node, lookup: ConstLookup): string {
+  const n = unwrap(token);
+  const init = ts.isIdentifier(n) ? lookup(n) : undefined;
+  const text = init?.getText().replace(/\s+/g, ' ');
+  return text && text.length <= 60 ? ` (${text})` : '';
+}
+
 /** How the lock value `token` of an acquire (of `key`, when known) in `fn` fails to be unique, if it does. */
 export function tokenWeakness(token: Node, fn: Node, lookup: ConstLookup, key?: Node): Weakness | undefined {
   const kind = partWeakness(token, lookup, 0);
-  const what = unwrap(token).getText() + fallbackText(token, lookup, kind);
-  if (kind === 'constant' || kind === 'pid' || kind === 'hostname' || kind === 'timestamp') return { kind, what };
+  const what = unwrap(token).getText() + (fallbackText(token, lookup, kind) || valueText(token, lookup));
+  if (kind === 'constant' || kind === 'pid' || kind === 'hostname' || kind === 'timestamp' || kind === 'entity-id') return { kind, what };
   const declaration = reusedDeclaration(token, fn, key);
   return declaration ? { kind: 'reused', what, declaration } : undefined;
 }

@@ -268,6 +268,37 @@ export async function tick(work: () => Promise<void>) {
     expected: ['src/worker.ts: unique-token'],
   },
   {
+    name: "a lock service class whose caller passes the user's id as the owner token",
+    files: {
+      'src/redis.ts': client,
+      'src/lock.service.ts': `import { redis } from './redis';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export class LockService {
+  async acquire(key: string, owner: string) {
+    return (await redis.set(key, owner, 'PX', 5000, 'NX')) === 'OK';
+  }
+  async release(key: string, owner: string) {
+    return redis.eval(RELEASE, 1, key, owner);
+  }
+}
+`,
+      'src/coupons.ts': `import { LockService } from './lock.service';
+export class Coupons {
+  constructor(private readonly locks: LockService) {}
+  async issue(dto: { code: string; userId: string }, work: () => Promise<void>) {
+    if (!(await this.locks.acquire('lock:coupon:' + dto.code, dto.userId))) throw new Error('busy');
+    try {
+      await work();
+    } finally {
+      await this.locks.release('lock:coupon:' + dto.code, dto.userId);
+    }
+  }
+}
+`,
+    },
+    expected: ['src/coupons.ts: unique-token'],
+  },
+  {
     name: 'an unbounded retry loop around a helper, and a release function handed back',
     files: {
       'src/redis.ts': client,

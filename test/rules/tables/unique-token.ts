@@ -20,6 +20,20 @@ ${io}export async function run(key: string) {
   try { await work(); } finally { ${release('key', 'token')} }
 }
 ` },
+    { name: 'a user id with random bits appended', code: `import { randomUUID } from 'node:crypto';
+${io}export async function run(key: string, userId: string) {
+  const token = \`\${userId}:\${randomUUID()}\`;
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+` },
+    { name: 'a request id or lock id handed in: it may well be random', code: `${io}export async function run(key: string, requestId: string, lockId: string) {
+  if (!(await redis.set(key, requestId, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'requestId')} }
+  if (!(await redis.set(key, lockId, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'lockId')} }
+}
+` },
     { name: 'dedup marker with a constant value, never released', code: `${io}export async function once(id: string) {
   return redis.set(\`dedup:\${id}\`, '1', 'EX', 60, 'NX');
 }
@@ -53,6 +67,37 @@ ${io}export async function run(key: string) {
   if (!(await redis.set('lock:a', '1', 'PX', 1000, 'NX'))) return;
   await work();
   await redis.del('lock:a');
+}
+`,
+    },
+    {
+      name: "the user's id as the token: two requests of one user hold the same token",
+      message: ['userId', 'id of the record'],
+      code: `${io}export async function redeem(code: string, userId: string) {
+  if (!(await redis.set(\`lock:coupon:\${code}\`, userId, 'PX', 5000, 'NX'))) throw new Error('busy');
+  try { await work(); } finally { ${release('`lock:coupon:${code}`', 'userId')} }
+}
+`,
+      output: `${io.replace("from 'ioredis';\n", "from 'ioredis';\nimport { randomUUID } from 'node:crypto';\n")}export async function redeem(code: string, userId: string) {
+  const token = \`\${userId}:\${randomUUID()}\`;
+  if (!(await redis.set(\`lock:coupon:\${code}\`, token, 'PX', 5000, 'NX'))) throw new Error('busy');
+  try { await work(); } finally { ${release('`lock:coupon:${code}`', 'token')} }
+}
+`,
+    },
+    {
+      name: "an order's id (order.id) with a timestamp",
+      message: ['order.id', 'id of the record'],
+      code: `${io}export async function ship(order: { id: string }) {
+  const token = \`\${order.id}:\${Date.now()}\`;
+  if (!(await redis.set(\`lock:ship:\${order.id}\`, token, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { ${release('`lock:ship:${order.id}`', 'token')} }
+}
+`,
+      output: `${io.replace("from 'ioredis';\n", "from 'ioredis';\nimport { randomUUID } from 'node:crypto';\n")}export async function ship(order: { id: string }) {
+  const token = \`\${order.id}:\${Date.now()}:\${randomUUID()}\`;
+  if (!(await redis.set(\`lock:ship:\${order.id}\`, token, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { ${release('`lock:ship:${order.id}`', 'token')} }
 }
 `,
     },
