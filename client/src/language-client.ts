@@ -1,7 +1,8 @@
 // Starts the Lockwise language server (dist/server.js) over node IPC and keeps the one client
 // instance, so that commands and the Redis Locks view can reach the server across restarts.
-import type { ExtensionContext, LogOutputChannel } from 'vscode';
+import { Uri, type Diagnostic, type ExtensionContext, type LogOutputChannel } from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { ruleDocCommandUri } from './rule-doc-links';
 import {
   CHECK_WORKSPACE_REQUEST,
   LOCK_SITES_REQUEST,
@@ -35,8 +36,20 @@ function create(context: ExtensionContext, output: LogOutputChannel): LanguageCl
     // Pushed diagnostics only (one collection, as before the server learnt pull diagnostics); the
     // server then also offers "Show rule documentation", which runs this extension's command.
     initializationOptions: { diagnosticMode: 'push', ruleDocCommand: true },
+    middleware: {
+      handleDiagnostics: (uri, diagnostics, next) => next(uri, diagnostics.map(linkRuleDocToPreview)),
+    },
   };
   return new LanguageClient(CLIENT_ID, 'Lockwise', serverOptions, clientOptions);
+}
+
+/** The code link opens the bundled doc as a markdown preview (rule-doc-links.ts says why). */
+function linkRuleDocToPreview(diagnostic: Diagnostic): Diagnostic {
+  const code = diagnostic.code;
+  if (typeof code !== 'object') return diagnostic;
+  const target = ruleDocCommandUri(diagnostic.source, code.value);
+  if (target) diagnostic.code = { value: code.value, target: Uri.parse(target) };
+  return diagnostic;
 }
 
 /** Told when the server starts, runs, stops or fails to start, and how far a workspace scan is. */

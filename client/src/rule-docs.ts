@@ -1,8 +1,7 @@
 // Rule documentation inside VS Code: the docs ship in the package (rules/<id>.md), and are opened as a
 // markdown preview, offline and in a fork alike.
 import { commands, Uri, window, workspace, type ExtensionContext } from 'vscode';
-
-const RULE_ID = /^[a-z][a-z0-9-]*$/;
+import { RULE_ID } from './rule-doc-links';
 
 export async function showRuleDocumentation(context: ExtensionContext, rule: unknown): Promise<void> {
   const id = typeof rule === 'string' ? rule : await window.showInputBox({ prompt: 'Lockwise rule id', placeHolder: 'owner-checked-release' });

@@ -77,6 +77,14 @@ export function fenceKeyFor(key) {
     return `{${key}}:fence`;
 }
 
+/**
+ * What renews and releases the lock, both only while it holds our token. 'redis': Lua scripts, which
+ * every Redis and Valkey runs. 'redis-8.4' and 'valkey-9': the server's own commands, `SET key token
+ * IFEQ token PX ttl` to renew and `DELEX key IFEQ token` (Redis 8.4) or `DELIFEQ key token` (Valkey 9)
+ * to release. Lockwise wrote its "server" setting here; change it when your server changes.
+ */
+const SERVER = 'redis';
+
 // KEYS[1] lock, KEYS[2] fence counter; ARGV[1] token, ARGV[2] ttl ms. The counter only moves when
 // the lock is taken, and nothing is written if INCR fails (scripts are not rolled back).
 const ACQUIRE_FENCED = `if redis.call('exists', KEYS[1]) == 1 then return 0 end
@@ -98,6 +106,40 @@ function runScript(client, script, keys, args) {
     return isIoredis(client)
         ? client.eval(script, keys.length, ...keys, ...args)
         : client.eval(script, { keys, arguments: args });
+}
+
+/** One command on `key`; a node-redis cluster (it has getSlotMaster) is told the key to route by. */
+function runCommand(client, key, command, args) {
+    if (isIoredis(client))
+        return client.call(command, ...args);
+    const send = client.sendCommand;
+    const cluster = typeof client.getSlotMaster === 'function';
+    return cluster ? send.call(client, key, false, [command, ...args]) : send.call(client, [command, ...args]);
+}
+
+/** After a native command's "no": 0 when another token holds the key, -1 when it is gone. */
+async function notOurs(client, key) {
+    return Number(await runCommand(client, key, 'EXISTS', [key])) - 1;
+}
+
+/** Extends the lock to ttlMs if it holds our token: 1 done, 0 another token holds it, -1 it is gone. */
+async function renewIfOurs(client, lock, ttlMs) {
+    if (SERVER === 'redis')
+        return Number(await runScript(client, RENEW, [lock.key], [lock.token, String(ttlMs)]));
+    // SET ... IFEQ replies OK when the value was our token, nil otherwise.
+    const reply = await runCommand(client, lock.key, 'SET', [lock.key, lock.token, 'IFEQ', lock.token, 'PX', String(ttlMs)]);
+    return reply === null || reply === undefined ? notOurs(client, lock.key) : 1;
+}
+
+/** Deletes the lock if it holds our token: 1 done, 0 another token holds it, -1 it is gone. */
+async function releaseIfOurs(client, lock) {
+    if (SERVER === 'redis')
+        return Number(await runScript(client, RELEASE, [lock.key], [lock.token]));
+    // Both reply 1 when they deleted the key (its value was our token), 0 otherwise.
+    const deleted = SERVER === 'valkey-9'
+        ? await runCommand(client, lock.key, 'DELIFEQ', [lock.key, lock.token])
+        : await runCommand(client, lock.key, 'DELEX', [lock.key, 'IFEQ', lock.token]);
+    return Number(deleted) === 1 ? 1 : notOurs(client, lock.key);
 }
 
 async function trySet(client, key, token, ttlMs) {
@@ -195,11 +237,10 @@ function startWatchdog(client, lock, settings, sentAt) {
         const attemptAt = performance.now();
         // Everything is caught: a timer callback must never throw or leave a rejection unhandled.
         Promise.resolve()
-            .then(() => runScript(client, RENEW, [lock.key], [lock.token, String(settings.ttlMs)]))
-            .then((reply) => {
+            .then(() => renewIfOurs(client, lock, settings.ttlMs))
+            .then((status) => {
             if (stopped)
                 return;
-            const status = Number(reply);
             if (status === 1) {
                 validUntil = attemptAt + settings.ttlMs;
                 armDeadline();
@@ -235,7 +276,7 @@ async function release(client, lock, ttlMs) {
         timer = setTimeout(() => reject(new Error(`no reply within ${ttlMs} ms`)), ttlMs);
     });
     try {
-        const reply = Number(await Promise.race([runScript(client, RELEASE, [lock.key], [lock.token]), timeout]));
+        const reply = await Promise.race([releaseIfOurs(client, lock), timeout]);
         if (reply === 1)
             return { released: true };
         const kind = reply === 0 ? 'taken' : 'expired';

@@ -10,12 +10,16 @@ import { hostname } from 'node:os';
 export interface IoredisLockClient {
   set(key: string, value: string, px: 'PX', milliseconds: number, nx: 'NX'): Promise<unknown>;
   eval(script: string, numKeys: number, ...keysAndArgs: string[]): Promise<unknown>;
+  /** Any command: the native owner checks (see SERVER). */
+  call(command: string, ...args: string[]): Promise<unknown>;
 }
 
 /** The part of a node-redis v4+ client (or cluster) that withLock uses. */
 export interface NodeRedisLockClient {
   set(key: string, value: string, options: { NX: true; PX: number }): Promise<unknown>;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  /** Any command (see SERVER): a client's takes (args), a cluster's (firstKey, isReadonly, args). */
+  sendCommand(...args: never[]): Promise<unknown>;
 }
 
 export type LockClient = IoredisLockClient | NodeRedisLockClient;
@@ -127,6 +131,16 @@ export function fenceKeyFor(key: string): string {
   return `{${key}}:fence`;
 }
 
+export type LockServer = 'redis' | 'redis-8.4' | 'valkey-9';
+
+/**
+ * What renews and releases the lock, both only while it holds our token. 'redis': Lua scripts, which
+ * every Redis and Valkey runs. 'redis-8.4' and 'valkey-9': the server's own commands, `SET key token
+ * IFEQ token PX ttl` to renew and `DELEX key IFEQ token` (Redis 8.4) or `DELIFEQ key token` (Valkey 9)
+ * to release. Lockwise wrote its "server" setting here; change it when your server changes.
+ */
+const SERVER: LockServer = 'redis';
+
 // KEYS[1] lock, KEYS[2] fence counter; ARGV[1] token, ARGV[2] ttl ms. The counter only moves when
 // the lock is taken, and nothing is written if INCR fails (scripts are not rolled back).
 const ACQUIRE_FENCED = `if redis.call('exists', KEYS[1]) == 1 then return 0 end
@@ -148,6 +162,37 @@ function runScript(client: LockClient, script: string, keys: string[], args: str
   return isIoredis(client)
     ? client.eval(script, keys.length, ...keys, ...args)
     : client.eval(script, { keys, arguments: args });
+}
+
+/** One command on `key`; a node-redis cluster (it has getSlotMaster) is told the key to route by. */
+function runCommand(client: LockClient, key: string, command: string, args: string[]): Promise<unknown> {
+  if (isIoredis(client)) return client.call(command, ...args);
+  const send = client.sendCommand as (...params: unknown[]) => Promise<unknown>;
+  const cluster = typeof (client as { getSlotMaster?: unknown }).getSlotMaster === 'function';
+  return cluster ? send.call(client, key, false, [command, ...args]) : send.call(client, [command, ...args]);
+}
+
+/** After a native command's "no": 0 when another token holds the key, -1 when it is gone. */
+async function notOurs(client: LockClient, key: string): Promise<number> {
+  return Number(await runCommand(client, key, 'EXISTS', [key])) - 1;
+}
+
+/** Extends the lock to ttlMs if it holds our token: 1 done, 0 another token holds it, -1 it is gone. */
+async function renewIfOurs(client: LockClient, lock: LockInfo, ttlMs: number): Promise<number> {
+  if (SERVER === 'redis') return Number(await runScript(client, RENEW, [lock.key], [lock.token, String(ttlMs)]));
+  // SET ... IFEQ replies OK when the value was our token, nil otherwise.
+  const reply = await runCommand(client, lock.key, 'SET', [lock.key, lock.token, 'IFEQ', lock.token, 'PX', String(ttlMs)]);
+  return reply === null || reply === undefined ? notOurs(client, lock.key) : 1;
+}
+
+/** Deletes the lock if it holds our token: 1 done, 0 another token holds it, -1 it is gone. */
+async function releaseIfOurs(client: LockClient, lock: LockInfo): Promise<number> {
+  if (SERVER === 'redis') return Number(await runScript(client, RELEASE, [lock.key], [lock.token]));
+  // Both reply 1 when they deleted the key (its value was our token), 0 otherwise.
+  const deleted = SERVER === 'valkey-9'
+    ? await runCommand(client, lock.key, 'DELIFEQ', [lock.key, lock.token])
+    : await runCommand(client, lock.key, 'DELEX', [lock.key, 'IFEQ', lock.token]);
+  return Number(deleted) === 1 ? 1 : notOurs(client, lock.key);
 }
 
 async function trySet(client: LockClient, key: string, token: string, ttlMs: number): Promise<boolean> {
@@ -259,11 +304,10 @@ function startWatchdog(client: LockClient, lock: LockInfo, settings: Settings, s
     const attemptAt = performance.now();
     // Everything is caught: a timer callback must never throw or leave a rejection unhandled.
     Promise.resolve()
-      .then(() => runScript(client, RENEW, [lock.key], [lock.token, String(settings.ttlMs)]))
+      .then(() => renewIfOurs(client, lock, settings.ttlMs))
       .then(
-        (reply) => {
+        (status) => {
           if (stopped) return;
-          const status = Number(reply);
           if (status === 1) {
             validUntil = attemptAt + settings.ttlMs;
             armDeadline();
@@ -299,7 +343,7 @@ async function release(client: LockClient, lock: LockInfo, ttlMs: number): Promi
     timer = setTimeout(() => reject(new Error(`no reply within ${ttlMs} ms`)), ttlMs);
   });
   try {
-    const reply = Number(await Promise.race([runScript(client, RELEASE, [lock.key], [lock.token]), timeout]));
+    const reply = await Promise.race([releaseIfOurs(client, lock), timeout]);
     if (reply === 1) return { released: true };
     const kind = reply === 0 ? 'taken' : 'expired';
     const detail = reply === 0 ? 'another holder had it when work ended' : 'it had expired when work ended';

@@ -1,4 +1,8 @@
-// Custom LSP messages shared by the server and the VS Code client (types only).
+// Custom LSP messages shared by the server and the VS Code client (names and types), and the client
+// command that the server's code actions run.
+
+/** The VS Code client's command that opens a rule's bundled doc (offered when initializationOptions.ruleDocCommand). */
+export const SHOW_RULE_DOC_COMMAND = 'lockwise.showRuleDocumentation';
 
 export const LOCK_SITES_REQUEST = 'lockwise/lockSites';
 

@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { waitFor } from '../helpers/wait';
 import { startCodeServer, type CodeServer } from './harness/code-server';
-import { FIXTURE_WORKSPACE, REPO } from './harness/paths';
+import { FIXTURE_WORKSPACE, VSIX } from './harness/paths';
 import { launchChromium, type Browser, type Page } from './harness/playwright';
+import { QUIET_WORKBENCH } from './harness/settings';
 import { step } from './harness/steps';
 import { Workbench } from './harness/workbench';
 
-const { name, version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string; version: string };
-const VSIX = join(REPO, `${name}-${version}.vsix`);
 
 // A DEL of a lock the file never acquires: no fix is safe, so the lightbulb says why.
 const RELEASE_JOB = `import Redis from 'ioredis';
@@ -84,17 +83,7 @@ before(async () => {
     vsix: VSIX,
     folder: workspace,
     settings: {
-      'security.workspace.trust.enabled': false,
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'workbench.enableExperiments': false,
-      'workbench.welcomePage.walkthroughs.openOnInstall': false,
-      'telemetry.telemetryLevel': 'off',
-      'extensions.autoCheckUpdates': false,
-      'extensions.autoUpdate': false,
-      'chat.commandCenter.enabled': false,
-      'editor.minimap.enabled': false,
-      'typescript.validate.enable': false,
+      ...QUIET_WORKBENCH,
       'editor.codeActionsOnSave': { 'source.fixAll.lockwise': 'explicit' },
     },
   });

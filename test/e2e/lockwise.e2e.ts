@@ -10,14 +10,13 @@ import Redis from 'ioredis';
 import { startRedis, type RedisProcess } from '../helpers/redis-server';
 import { waitFor } from '../helpers/wait';
 import { startCodeServer, type CodeServer } from './harness/code-server';
-import { FIXTURE_WORKSPACE, README_IMAGES, REPO } from './harness/paths';
+import { FIXTURE_WORKSPACE, README_IMAGES, VSIX } from './harness/paths';
 import { launchChromium, type Browser, type Page } from './harness/playwright';
+import { QUIET_WORKBENCH } from './harness/settings';
 import { step } from './harness/steps';
 import { Workbench } from './harness/workbench';
 
 const PASSWORD = 'e2e-secret';
-const { name, version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string; version: string };
-const VSIX = join(REPO, `${name}-${version}.vsix`);
 
 let redis: RedisProcess;
 let seed: Redis;
@@ -48,17 +47,7 @@ before(async () => {
     vsix: VSIX,
     folder: workspace,
     settings: {
-      'security.workspace.trust.enabled': false,
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'workbench.enableExperiments': false,
-      'telemetry.telemetryLevel': 'off',
-      'extensions.autoCheckUpdates': false,
-      'extensions.autoUpdate': false,
-      'chat.commandCenter.enabled': false,
-      'editor.minimap.enabled': false,
-      // The fixture has no node_modules: TypeScript's own "cannot find module" errors would add squiggles.
-      'typescript.validate.enable': false,
+      ...QUIET_WORKBENCH,
       'lockwise.redis.urls': [redis.url],
       'lockwise.redis.refreshSeconds': 1,
     },

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SHOW_RULE_DOC_COMMAND } from '../../server/src/code-actions/no-fix';
+import { SHOW_RULE_DOC_COMMAND } from '../../server/src/protocol';
 import { SETTING_SPECS } from '../../server/src/settings';
 
 const ROOT = join(import.meta.dirname, '..', '..');

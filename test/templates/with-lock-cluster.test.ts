@@ -1,6 +1,7 @@
 // withLock on Redis Cluster clients (ioredis Cluster, node-redis createCluster), against a real
 // one-node cluster: a cluster rejects a script whose keys are in different slots (CROSSSLOT), so
-// this proves the lock key and its fencing counter always share a slot.
+// this proves the lock key and its fencing counter always share a slot. The created helper for a
+// native "server" sends its owner-checked command to the lock key's node (Redis 7 refuses it).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Redis, { Cluster } from 'ioredis';
@@ -8,6 +9,7 @@ import { createCluster } from 'redis';
 import { withLock, type LockClient } from '../../rules/templates/with-lock';
 import { startRedis, type RedisProcess } from '../helpers/redis-server';
 import { waitFor } from '../helpers/wait';
+import { createdHelper, removeCreatedHelpers } from './created-helper';
 
 let server: RedisProcess;
 let admin: Redis;
@@ -25,6 +27,7 @@ before(async () => {
 after(async () => {
   admin?.disconnect();
   await server?.stop();
+  removeCreatedHelpers();
 });
 
 interface ClusterClient {
@@ -80,6 +83,16 @@ for (const { name, connect } of clusterClients) {
         /CROSSSLOT/,
       );
       assert.equal(await admin.exists(key), 0);
+    });
+
+    test('"valkey-9": the release is a DELIFEQ sent to the node of the lock key', async () => {
+      const { withLock: nativeWithLock, LockReleaseError } = await createdHelper('valkey-9');
+      const key = `lock:${name.replace(/\W/g, '-')}:native`;
+      const error = await nativeWithLock(client.lock, key, { ttlMs: 5000, renew: false }, async () => 'done')
+        .then(() => assert.fail('DELIFEQ does not exist on Redis 7'), (err: unknown) => err);
+      assert.ok(error instanceof LockReleaseError, String(error));
+      assert.match(String((error.cause as Error).message), /unknown command 'DELIFEQ'/i);
+      await admin.del(key);
     });
   });
 }

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
 import { analyzeText } from '../../rules/analyze';
+import { SERVER_KINDS } from '../../rules/config';
+import { forServer } from '../../server/src/code-actions/with-lock-server';
 import { createLockToken, fenceKeyFor, parseLockToken } from '../../rules/templates/with-lock';
 
 const TEMPLATE_TS = join('rules', 'templates', 'with-lock.ts');
@@ -68,8 +70,15 @@ test('the committed with-lock.js is what build-js.mjs makes of with-lock.ts', ()
 // The real ioredis / node-redis clients and clusters are passed as LockClient in clients.ts and
 // with-lock-cluster.test.ts, so `tsc -b` proves they fit. This checks the helper on its own under the
 // strictest flags users turn on, with the DOM library too (where setTimeout returns a number).
-test('type-checks alone under the strictest user settings, DOM library included', () => {
-  const program = ts.createProgram([TEMPLATE_TS], {
+test('type-checks alone under the strictest user settings, DOM library included, for every "server"', () => {
+  const dir = join('test', '.tmp', `strict-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const files = SERVER_KINDS.map((server) => {
+    const file = join(dir, `with-lock-${server}.ts`);
+    writeFileSync(file, forServer(readFileSync(TEMPLATE_TS, 'utf8'), server));
+    return file;
+  });
+  const program = ts.createProgram(files, {
     noEmit: true,
     skipLibCheck: true,
     types: ['node'],
@@ -88,17 +97,33 @@ test('type-checks alone under the strictest user settings, DOM library included'
     isolatedModules: true,
     verbatimModuleSyntax: true,
   });
-  const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  rmSync(dir, { recursive: true, force: true });
   assert.deepEqual(errors, []);
 });
 
-test("Lockwise's analyzer reports nothing on the helper, in either language", () => {
+test("Lockwise's analyzer reports nothing on the helper, in either language, for every \"server\"", () => {
   for (const [file, text] of [
     [TEMPLATE_TS, readFileSync(TEMPLATE_TS, 'utf8')],
     [TEMPLATE_JS, readFileSync(TEMPLATE_JS, 'utf8')],
   ] as const) {
-    const result = analyzeText(file, text);
-    assert.deepEqual(result.findings.map((f) => `${f.rule}: ${f.message}`), [], file);
-    assert.deepEqual(result.ruleFailures, [], file);
+    for (const server of SERVER_KINDS) {
+      const result = analyzeText(file, forServer(text, server));
+      assert.deepEqual(result.findings.map((f) => `${f.rule}: ${f.message}`), [], `${file} (${server})`);
+      assert.deepEqual(result.ruleFailures, [], `${file} (${server})`);
+    }
   }
+});
+
+test('the template says its server on one line, which forServer sets and nothing else', () => {
+  for (const file of [TEMPLATE_TS, TEMPLATE_JS]) {
+    const text = readFileSync(file, 'utf8');
+    assert.equal(forServer(text, 'redis'), text, `${file} is the "redis" helper as it stands`);
+    for (const server of ['redis-8.4', 'valkey-9'] as const) {
+      const created = forServer(text, server);
+      const changed = created.split('\n').filter((line, i) => line !== text.split('\n')[i]);
+      assert.deepEqual(changed, [file.endsWith('.ts') ? `const SERVER: LockServer = '${server}';` : `const SERVER = '${server}';`], file);
+    }
+  }
+  assert.throws(() => forServer('export const x = 1;\n', 'valkey-9'), /no SERVER line/);
 });

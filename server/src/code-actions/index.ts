@@ -55,8 +55,8 @@ export async function provideCodeActions(
   if (wants(only, CodeActionKind.RefactorRewrite) && (explicit || ACQUIRE_CALL.test(lines))) {
     const regions = live.regionsOf(result);
     if (regions.length > 0) {
-      const { path, folder, settings } = result.scope;
-      const plan = planHelper(path, context.text, folder, settings.withLockHelperPath);
+      const { path, folder, settings, config } = result.scope;
+      const plan = planHelper(path, context.text, folder, settings.withLockHelperPath, config.server ?? 'redis');
       actions.push(...convertToWithLockActions(context, regions, { start: from, end: to }, plan));
     }
   }

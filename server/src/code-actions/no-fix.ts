@@ -3,10 +3,8 @@
 // finding offers its rule's documentation.
 import { CodeActionKind, type CodeAction } from 'vscode-languageserver/node';
 import type { Finding } from '../../../rules/types';
+import { SHOW_RULE_DOC_COMMAND } from '../protocol';
 import type { ActionContext } from './context';
-
-/** The client command that opens a rule's bundled doc (registered by the VS Code extension). */
-export const SHOW_RULE_DOC_COMMAND = 'lockwise.showRuleDocumentation';
 
 export function noFixActions(context: ActionContext, findings: readonly Finding[]): CodeAction[] {
   return findings

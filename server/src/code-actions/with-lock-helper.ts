@@ -3,8 +3,10 @@
 // the template in the same edit. Also how to import it so that the result type-checks and runs.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { ServerKind } from '../../../rules/config';
 import { pathToUri } from '../uris';
 import type { Folder } from '../workspace-folders';
+import { forServer } from './with-lock-server';
 import { commonJsTemplate, WITH_LOCK_JS, WITH_LOCK_TS } from './with-lock-template';
 
 export interface HelperPlan {
@@ -39,15 +41,22 @@ function specifierFrom(fromFile: string, helper: string, keepExtension: boolean)
 
 /**
  * How the document at `path` gets withLock; undefined when it cannot (no workspace folder to put the
- * helper in). A CommonJS file requires a CommonJS helper (.js, or .cjs in an ES module package).
+ * helper in). A CommonJS file requires a CommonJS helper (.js, or .cjs in an ES module package). A
+ * created helper renews and releases the way the config's `server` says (Lua, or native commands).
  */
-export function planHelper(path: string | undefined, text: string, folder: Folder | undefined, helperPath: string): HelperPlan | undefined {
+export function planHelper(
+  path: string | undefined,
+  text: string,
+  folder: Folder | undefined,
+  helperPath: string,
+  server: ServerKind,
+): HelperPlan | undefined {
   if (HAS_WITH_LOCK.test(text)) return {};
   if (!path || !folder) return undefined;
   const isJs = JS_FILE.test(path);
   const typescriptProject = existsSync(join(folder.path, 'tsconfig.json'));
   if (isJs && (/\.cjs$/i.test(path) || (!ES_MODULE_SYNTAX.test(text) && !/\.mjs$/i.test(path)))) {
-    return commonJsPlan(path, folder, helperPath);
+    return commonJsPlan(path, folder, helperPath, server);
   }
 
   const configured = resolve(folder.path, helperPath);
@@ -58,7 +67,7 @@ export function planHelper(path: string | undefined, text: string, folder: Folde
   const keepExtension = isJs || (typescriptProject && needsJsExtension(folder));
   const specifier = specifierFrom(path, helper, keepExtension);
   if (existing) return { specifier };
-  return { specifier, create: { uri: pathToUri(helper), text: helper.endsWith('.ts') ? WITH_LOCK_TS : WITH_LOCK_JS } };
+  return { specifier, create: { uri: pathToUri(helper), text: forServer(helper.endsWith('.ts') ? WITH_LOCK_TS : WITH_LOCK_JS, server) } };
 }
 
 /** A package with "type": "module" reads .js as ES modules: its CommonJS helper is a .cjs file. */
@@ -70,10 +79,10 @@ function esmPackage(folder: Folder): boolean {
   }
 }
 
-function commonJsPlan(path: string, folder: Folder, helperPath: string): HelperPlan {
+function commonJsPlan(path: string, folder: Folder, helperPath: string, server: ServerKind): HelperPlan {
   const helper = resolve(folder.path, helperPath).replace(/\.[cm]?[jt]s$/, esmPackage(folder) ? '.cjs' : '.js');
   const specifier = specifierFrom(path, helper, true);
   // An existing helper at that path is used as it is; the project made it.
   if (existsSync(helper)) return { specifier, commonJs: true };
-  return { specifier, commonJs: true, create: { uri: pathToUri(helper), text: commonJsTemplate() } };
+  return { specifier, commonJs: true, create: { uri: pathToUri(helper), text: forServer(commonJsTemplate(), server) } };
 }
