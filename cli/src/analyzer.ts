@@ -20,6 +20,9 @@ export interface ProjectAnalyzer {
   analyze(path: string, text: string, config: LockwiseConfig, maybe: boolean, fixes: boolean): AnalysisResult;
 }
 
+/** Text of the models kept for a later analysis (trees take about ten times their text). */
+const SPARE_TEXT = 8 * 1024 * 1024;
+
 /**
  * One project-wide lock model per `lockwise check` run: the files handed to it are read from memory,
  * the files they import from disk.
@@ -27,7 +30,12 @@ export interface ProjectAnalyzer {
 export function createProjectAnalyzer(): ProjectAnalyzer {
   const texts = new Map<string, string>();
   const configs = new Map<string, LockwiseConfig>();
-  const index = new ProjectIndex({ host: overlayHost(texts, cachingHost(fileSystemHost)), configFor: (path) => configs.get(path) ?? { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } } });
+  const index = new ProjectIndex({
+    host: overlayHost(texts, cachingHost(fileSystemHost)),
+    configFor: (path) => configs.get(path) ?? { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } },
+    // A module summarised for an importer is analysed later in the run: its model waits for it.
+    spareText: SPARE_TEXT,
+  });
   return {
     analyze(path, text, config, maybe, fixes) {
       texts.set(path, text);

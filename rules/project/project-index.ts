@@ -24,6 +24,12 @@ export interface ProjectOptions {
   configFor?(path: string): LockwiseConfig;
   /** A file's summary changed: the files in `affected` (its dependents) have a new meaning to analyse. */
   onMeaningChanged?(path: string, affected: ReadonlySet<string>): void;
+  /**
+   * How much text (characters) the models built while summarising imports may hold until their files'
+   * own analyses take them: a batch run that analyses every file later sets it high, an editor keeps
+   * little (default 2 MB).
+   */
+  spareText?: number;
 }
 
 interface Entry {
@@ -37,7 +43,7 @@ interface Entry {
 const REEXPORT = /\bexport\s*(?:\*|\{[^}]*\})\s*from\b|\bmodule\.exports\s*=\s*require\s*\(|\bexports\.[\w$]+\s*=\s*require\s*\(|__exportStar\(\s*require\(/;
 /** Local composition is followed this many rounds (a helper calling a helper calling a helper). */
 const LOCAL_ROUNDS = 3;
-const MAX_SPARE_MODELS = 64;
+const SPARE_TEXT = 2 * 1024 * 1024;
 /** `from './x'`, `import('./x')`, `require('./x')`: specifiers that may name a project file. */
 const SPECIFIER = /\bfrom\s*['"]([^'"\n]+)['"]|\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g;
 
@@ -55,6 +61,7 @@ export class ProjectIndex {
   private readonly names = new Map<string, ReadonlySet<string>>();
   /** Models built while summarising an import, kept for that file's own analysis (a few: they hold trees). */
   private readonly spareModels = new Map<string, { text: string; helpers: string; model: LockModel }>();
+  private spareChars = 0;
 
   constructor(private readonly options: ProjectOptions) {
     this.modules = new ModuleResolver(options.host);
@@ -92,9 +99,30 @@ export class ProjectIndex {
       return summary;
     }
     const built = this.build(path, text);
-    if (this.spareModels.size >= MAX_SPARE_MODELS) this.spareModels.delete(this.spareModels.keys().next().value as string);
-    this.spareModels.set(path, { text, helpers: JSON.stringify(this.configFor(path).helpers), model: built.model });
+    this.keepSpare(path, { text, helpers: JSON.stringify(this.configFor(path).helpers), model: built.model });
     return built.summary;
+  }
+
+  /** Keeps a model built while summarising an import; the oldest go first when over the text budget. */
+  private keepSpare(path: string, spare: { text: string; helpers: string; model: LockModel }): void {
+    this.takeSpare(path);
+    const budget = this.options.spareText ?? SPARE_TEXT;
+    for (const [oldest] of this.spareModels) {
+      if (this.spareChars + spare.text.length <= budget) break;
+      this.takeSpare(oldest);
+    }
+    if (spare.text.length > budget) return;
+    this.spareModels.set(path, spare);
+    this.spareChars += spare.text.length;
+  }
+
+  private takeSpare(path: string): { text: string; helpers: string; model: LockModel } | undefined {
+    const spare = this.spareModels.get(path);
+    if (spare) {
+      this.spareModels.delete(path);
+      this.spareChars -= spare.text.length;
+    }
+    return spare;
   }
 
   /** Parses and models a file with the project's meanings, summarising it on the way. */
@@ -176,8 +204,7 @@ export class ProjectIndex {
   }
 
   private analyzeFile(path: string, text: string, config: LockwiseConfig, rules: ReturnType<typeof activeRules>, fixes?: boolean): AnalysisResult & { summary: FileSummary } {
-    const spare = this.spareModels.get(path);
-    this.spareModels.delete(path);
+    const spare = this.takeSpare(path);
     const entry = this.entries.get(path);
     // The model built when another file imported this one, if nothing changed since.
     const { summary, model } = spare && spare.text === text && entry?.text === text && spare.helpers === JSON.stringify(config.helpers) ? { summary: entry.summary, model: spare.model } : this.build(path, text, config);
