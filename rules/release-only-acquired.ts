@@ -1,12 +1,14 @@
 // A release that also runs when the acquire failed: a `finally` the not-acquired path goes through, or
 // a release registered (res.on('finish'), defer) before the acquire's answer is tested. With a DEL
-// that does not compare the token, it deletes the lock of the process that does hold it.
+// that does not compare the token, it deletes the lock of the process that does hold it; so does a
+// release that compares a token every request on the record shares (the user's id as the owner).
 import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
 import { describeKey, type KeyRef } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, contains, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, type Node } from './engine/nodes';
 import { isGuard, lockNames } from './engine/paths';
+import { isRecordId } from './engine/token-strength';
 import { visibleAt } from './engine/queries';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -25,6 +27,13 @@ interface Delete {
   call: ts.CallExpression;
   key: KeyRef;
   fn: Node;
+  /** The release compares the token (an owner-checked release): harmful only with a shared token. */
+  checked?: boolean;
+}
+
+/** Owner-checked releases: after a failed acquire they delete nothing, unless the token is shared. */
+function checkedReleases(model: LockModel): Delete[] {
+  return model.releases.filter((r) => r.ownerChecked && r.key && r.kind !== 'library').map((r) => ({ call: r.call, key: r.key as KeyRef, fn: r.fn, checked: true }));
 }
 
 function uncheckedDeletes(model: LockModel): Delete[] {
@@ -99,22 +108,28 @@ export const releaseOnlyAcquired: Rule = {
   defaultSeverity: 'error',
   summary: 'A release that runs even when the acquire failed (a finally or a finish handler), deleting the holder\'s lock.',
   check({ model, report }) {
-    for (const release of uncheckedDeletes(model)) {
+    for (const release of [...uncheckedDeletes(model), ...checkedReleases(model)]) {
       const callbackOwner = isFunctionOrArrow(release.fn) ? ancestorWhere(release.fn, ts.isFunctionLike) : undefined;
       const acquire = acquireOf(model, release, release.fn, false) ?? (callbackOwner ? acquireOf(model, release, callbackOwner, true) : undefined);
       if (!acquire) continue;
+      // An owner check stops a release after a failed acquire only if the holder's token differs.
+      if (release.checked && !(acquire.token && isRecordId(acquire.token, model.lookup))) continue;
       const key = describeKey(release.key);
       const where = finallyOf(release);
       if (where && ancestorWhere(where.tryStatement, ts.isFunctionLike) === acquire.fn && !guardedBefore(acquire, where.tryStatement)) {
+        const why = release.checked
+          ? `the release goes by the token ${acquire.token!.getText()}, the id of the record the lock is for, which the request that holds the lock has too: its owner check passes and it deletes that request's lock`
+          : 'the DEL does not compare the token, so it deletes the lock of the process that holds it, and a third one gets in';
+        const cure = release.checked ? 'and give each acquisition its own random token (crypto.randomUUID())' : 'and release with a compare-and-delete';
         report({
           span: spanOf(release.call),
-          message: `This finally deletes ${key} also when the acquire failed: the not-acquired path goes through it, and the DEL does not compare the token, so it deletes the lock of the process that holds it, and a third one gets in. Release only if the acquire succeeded (test its answer in the finally, or acquire and test before the try), and release with a compare-and-delete.`,
+          message: `This finally deletes ${key} also when the acquire failed: the not-acquired path goes through it, and ${why}. Release only if the acquire succeeded (test its answer in the finally, or acquire and test before the try), ${cure}.`,
           related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }],
           fix: () => fix(acquire, release),
         });
         continue;
       }
-      const register = release.fn !== acquire.fn ? registeredEarly(acquire, release) : undefined;
+      const register = release.fn !== acquire.fn && !release.checked ? registeredEarly(acquire, release) : undefined;
       if (register) {
         report({
           span: spanOf(release.call),

@@ -15,7 +15,6 @@ const WHY: Record<Weakness['kind'], string> = {
   pid: 'is a process id, and every container runs as pid 1',
   hostname: 'is a host name, shared by every worker on the host',
   timestamp: 'is a timestamp, which two processes can read alike',
-  'entity-id': 'is the id of the record the lock is for, the same for every concurrent request on that record',
   reused: 'is created once and reused by every acquisition',
 };
 

@@ -1,12 +1,12 @@
 // Is a lock token unique per acquisition? Constants, process.pid, hostnames and timestamps are not,
-// nor the id of the user or record the lock is for (two requests of one user share it), and neither
-// is one token created once (module level, or once per object) and reused.
+// and neither is one token created once (module level, or once per object) and reused. The id of the
+// user or record a lock is for is asked apart (isRecordId): a holder that is a user is often meant.
 import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { ancestorWhere, declarationOf, descendantsOfKind, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
 
 export type Weakness =
-  | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp' | 'entity-id'; what: string }
+  | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
   | { kind: 'reused'; what: string; declaration: Node };
 
 const HOST = /^(os\.)?hostname\(\)$/;
@@ -19,7 +19,7 @@ const PID = /^(process\.pid|process\.ppid)(\.toString\(\))?$|^String\(process\.p
 // the same for every concurrent request on it. A closed list of record words: a `lockId`, `ownerId`
 // or `requestId` may well be random.
 const RECORD = 'user|customer|account|member|tenant|org|organization|order|product|item|cart|coupon|payment|ticket|seat|booking|reservation|job|task';
-const ENTITY_ID = new RegExp(`(?:^|[.])(?:[a-z]\\w*?)?(?:${RECORD})_?id$|(?:^|[.])(?:${RECORD})\\.id$`, 'i');
+const RECORD_ID = new RegExp(`(?:^|[.])(?:[a-z]\\w*?)?(?:${RECORD})_?id$|(?:^|[.])(?:${RECORD})\\.id$`, 'i');
 
 function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness['kind'] | 'strong' | 'unknown' {
   const n = unwrap(node);
@@ -31,10 +31,8 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (TIME.test(text)) return 'timestamp';
   if (ts.isIdentifier(n) && depth < 3) {
     const init = lookup(n);
-    if (init) return partWeakness(init, lookup, depth + 1);
+    return init ? partWeakness(init, lookup, depth + 1) : 'unknown';
   }
-  if ((ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && ENTITY_ID.test(text)) return 'entity-id';
-  if (ts.isIdentifier(n)) return 'unknown';
   // `a ?? '*'`, `a || 'worker'`, `c ? a : 'x'`: every operand is a value the lock can get.
   const alternatives = ts.isConditionalExpression(n) ? [n.whenTrue, n.whenFalse]
     : ts.isBinaryExpression(n) && FALLBACK.has(n.operatorToken.kind) ? [n.left, n.right] : undefined;
@@ -116,9 +114,23 @@ function valueText(token: Node, lookup: ConstLookup): string {
 export function tokenWeakness(token: Node, fn: Node, lookup: ConstLookup, key?: Node): Weakness | undefined {
   const kind = partWeakness(token, lookup, 0);
   const what = unwrap(token).getText() + (fallbackText(token, lookup, kind) || valueText(token, lookup));
-  if (kind === 'constant' || kind === 'pid' || kind === 'hostname' || kind === 'timestamp' || kind === 'entity-id') return { kind, what };
+  if (kind === 'constant' || kind === 'pid' || kind === 'hostname' || kind === 'timestamp') return { kind, what };
   const declaration = reusedDeclaration(token, fn, key);
   return declaration ? { kind: 'reused', what, declaration } : undefined;
+}
+
+/**
+ * Is the token the id of the user or record the lock is for (`dto.userId`, `order.id`), alone or after
+ * `const` aliases? Every concurrent request on that record holds the same value, so an owner check
+ * cannot tell them apart.
+ */
+export function isRecordId(token: Node, lookup: ConstLookup, depth = 0): boolean {
+  const n = unwrap(token);
+  if (ts.isIdentifier(n) && depth < 3) {
+    const init = lookup(n);
+    if (init) return isRecordId(init, lookup, depth + 1);
+  }
+  return (ts.isIdentifier(n) || ts.isPropertyAccessExpression(n)) && RECORD_ID.test(n.getText().replace(/\s+/g, ''));
 }
 
 export function initializerOf(token: Node, lookup: ConstLookup): ts.Expression | undefined {

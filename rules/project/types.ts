@@ -30,7 +30,7 @@ export interface KeySpec {
 
 export type TokenSpec =
   | { kind: 'param'; index: number }
-  | { kind: 'weak'; weakness: 'constant' | 'pid' | 'hostname' | 'timestamp' | 'entity-id'; what: string }
+  | { kind: 'weak'; weakness: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
   | { kind: 'strong' }
   | { kind: 'unknown' };
 

@@ -268,7 +268,7 @@ export async function tick(work: () => Promise<void>) {
     expected: ['src/worker.ts: unique-token'],
   },
   {
-    name: "a lock service class whose caller passes the user's id as the owner token",
+    name: "a lock service class whose caller passes the user's id as the owner token and releases in a finally the failed acquire reaches",
     files: {
       'src/redis.ts': client,
       'src/lock.service.ts': `import { redis } from './redis';
@@ -286,8 +286,8 @@ export class LockService {
 export class Coupons {
   constructor(private readonly locks: LockService) {}
   async issue(dto: { code: string; userId: string }, work: () => Promise<void>) {
-    if (!(await this.locks.acquire('lock:coupon:' + dto.code, dto.userId))) throw new Error('busy');
     try {
+      if (!(await this.locks.acquire('lock:coupon:' + dto.code, dto.userId))) throw new Error('busy');
       await work();
     } finally {
       await this.locks.release('lock:coupon:' + dto.code, dto.userId);
@@ -296,7 +296,7 @@ export class Coupons {
 }
 `,
     },
-    expected: ['src/coupons.ts: unique-token'],
+    expected: ['src/coupons.ts: release-only-acquired'],
   },
   {
     name: 'an unbounded retry loop around a helper, and a release function handed back',

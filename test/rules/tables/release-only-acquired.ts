@@ -3,6 +3,15 @@ import { io, nr, RELEASE } from './preludes';
 
 export const releaseOnlyAcquiredCases: RuleCases = {
   valid: [
+    { name: "the user's id as the token, acquired and tested before the try", code: `${nr}export async function run(code: string, userId: string) {
+  if (!(await client.set(\`lock:coupon:\${code}\`, userId, { NX: true, PX: 30000 }))) return;
+  try {
+    await work();
+  } finally {
+    await client.eval(${RELEASE}, { keys: [\`lock:coupon:\${code}\`], arguments: [userId] });
+  }
+}
+` },
     { name: 'acquire and test before the try', code: `${io}export async function run(id: string, token: string) {
   const key = \`lock:job:\${id}\`;
   if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return false;
@@ -61,6 +70,30 @@ export async function run(redis: Redis, id: string) {
 ` },
   ],
   invalid: [
+    {
+      name: "a compare-and-delete in a finally the failed acquire reaches, with the user's id as the token",
+      message: ['dto.userId', 'the id of the record', 'randomUUID'],
+      code: `${io}export async function redeem(dto: { code: string; userId: string }) {
+  const ok = await redis.set(\`lock:coupon:\${dto.code}\`, dto.userId, 'PX', 5000, 'NX');
+  try {
+    if (!ok) throw new Error('busy');
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, \`lock:coupon:\${dto.code}\`, dto.userId);
+  }
+}
+`,
+      output: `${io}export async function redeem(dto: { code: string; userId: string }) {
+  const ok = await redis.set(\`lock:coupon:\${dto.code}\`, dto.userId, 'PX', 5000, 'NX');
+  try {
+    if (!ok) throw new Error('busy');
+    await work();
+  } finally {
+    if (ok) await redis.eval(${RELEASE}, 1, \`lock:coupon:\${dto.code}\`, dto.userId);
+  }
+}
+`,
+    },
     {
       name: 'ioredis: not-acquired return goes through the finally',
       message: ['also when the acquire failed'],

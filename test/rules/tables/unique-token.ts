@@ -27,6 +27,13 @@ ${io}export async function run(key: string, userId: string) {
   try { await work(); } finally { ${release('key', 'token')} }
 }
 ` },
+    { name: "a seat held for a user: the user's id as the holder is meant (release-only-acquired reads it)", code: `${io}export async function hold(seat: string, userId: string) {
+  return (await redis.set(\`lock:seat:\${seat}\`, userId, 'PX', 600_000, 'NX')) === 'OK';
+}
+export async function free(seat: string, userId: string) {
+  ${release('`lock:seat:${seat}`', 'userId')}
+}
+` },
     { name: 'a request id or lock id handed in: it may well be random', code: `${io}export async function run(key: string, requestId: string, lockId: string) {
   if (!(await redis.set(key, requestId, 'PX', 1000, 'NX'))) return;
   try { await work(); } finally { ${release('key', 'requestId')} }
@@ -67,37 +74,6 @@ ${io}export async function run(key: string, userId: string) {
   if (!(await redis.set('lock:a', '1', 'PX', 1000, 'NX'))) return;
   await work();
   await redis.del('lock:a');
-}
-`,
-    },
-    {
-      name: "the user's id as the token: two requests of one user hold the same token",
-      message: ['userId', 'id of the record'],
-      code: `${io}export async function redeem(code: string, userId: string) {
-  if (!(await redis.set(\`lock:coupon:\${code}\`, userId, 'PX', 5000, 'NX'))) throw new Error('busy');
-  try { await work(); } finally { ${release('`lock:coupon:${code}`', 'userId')} }
-}
-`,
-      output: `${io.replace("from 'ioredis';\n", "from 'ioredis';\nimport { randomUUID } from 'node:crypto';\n")}export async function redeem(code: string, userId: string) {
-  const token = \`\${userId}:\${randomUUID()}\`;
-  if (!(await redis.set(\`lock:coupon:\${code}\`, token, 'PX', 5000, 'NX'))) throw new Error('busy');
-  try { await work(); } finally { ${release('`lock:coupon:${code}`', 'token')} }
-}
-`,
-    },
-    {
-      name: "an order's id (order.id) with a timestamp",
-      message: ['order.id', 'id of the record'],
-      code: `${io}export async function ship(order: { id: string }) {
-  const token = \`\${order.id}:\${Date.now()}\`;
-  if (!(await redis.set(\`lock:ship:\${order.id}\`, token, 'PX', 5000, 'NX'))) return;
-  try { await work(); } finally { ${release('`lock:ship:${order.id}`', 'token')} }
-}
-`,
-      output: `${io.replace("from 'ioredis';\n", "from 'ioredis';\nimport { randomUUID } from 'node:crypto';\n")}export async function ship(order: { id: string }) {
-  const token = \`\${order.id}:\${Date.now()}:\${randomUUID()}\`;
-  if (!(await redis.set(\`lock:ship:\${order.id}\`, token, 'PX', 5000, 'NX'))) return;
-  try { await work(); } finally { ${release('`lock:ship:${order.id}`', 'token')} }
 }
 `,
     },
