@@ -1,52 +1,110 @@
 // `lockwise check` spreads its files over one analysis worker per core. The walk is synchronous, so no
-// answer arrives before it ends: each job is therefore handed out as the walk finds it, to the worker
-// with the least text still queued (text length stands for the cost of its analysis). A worker is added
-// only once there is enough text for it to pay for its start (loading TypeScript), so a run over a few
-// files keeps to one worker. Each worker keeps its own project model: a module imported from files of
-// two workers is parsed in both.
+// answer arrives before it ends and the main thread cannot hand out work as workers free up. Instead
+// every job goes to every worker, and each job is claimed with an atomic flag in shared memory: the
+// first worker to reach it analyses it, the others skip it. Workers so take work as they free up,
+// whatever the cost of each file. A worker is added only once the queued work would keep it busy for
+// longer than its start (loading TypeScript) takes, so a run over a little lock code keeps to one.
+// Each worker keeps its own project model: a module imported from files of two workers is parsed in both.
 import { availableParallelism } from 'node:os';
-import { AnalysisWorker, type AnalysisJob, type AnalysisOutcome } from './analysis-worker';
+import { AnalysisWorker, CLAIM_CHUNK_BITS, type AnalysisJob, type AnalysisOutcome } from './analysis-worker';
 
-/** Queued text per worker beyond which another worker starts: a few tens of milliseconds of analysis. */
-const TEXT_PER_WORKER = 256 * 1024;
+/**
+ * Queued work per worker beyond which another starts, in characters of text plus a share per file
+ * (the per-file cost of messages and project resolution). Measured on the corpus: a second worker
+ * started for a few MB of mostly lean-parsed text cost more than it saved.
+ */
+const WORK_PER_WORKER = 4 * 1024 * 1024;
+const WORK_PER_FILE = 4 * 1024;
 
-interface Member {
-  worker: AnalysisWorker;
-  queued: number;
+export interface PoolOptions {
+  /** Analyse each file alone (`--no-project`). */
+  singleFile: boolean;
+  /** At most this many workers (default: one per core). */
+  size?: number;
+  /** A worker stack for syntax trees nested too deep for the default one. */
+  stackSizeMb?: number;
+}
+
+interface Pending {
+  job: AnalysisJob;
+  cost: number;
+  resolve(outcome: AnalysisOutcome): void;
+  reject(err: Error): void;
 }
 
 export class AnalysisPool {
-  private readonly members: Member[] = [];
+  private readonly workers: AnalysisWorker[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private readonly claims: SharedArrayBuffer[] = [];
+  private queued = 0;
+  private failure?: Error;
 
-  constructor(
-    private readonly singleFile: boolean,
-    /** At most this many workers (default: one per core). */
-    private readonly size?: number,
-  ) {}
+  constructor(private readonly options: PoolOptions) {}
 
   analyze(job: AnalysisJob): Promise<AnalysisOutcome> {
-    const member = this.memberFor();
-    member.queued += job.text.length;
-    return member.worker.analyze(job).finally(() => {
-      member.queued -= job.text.length;
+    return new Promise((resolve, reject) => {
+      if (this.failure) return reject(this.failure);
+      const cost = job.text.length + WORK_PER_FILE;
+      this.pending.set(job.id, { job, cost, resolve, reject });
+      this.queued += cost;
+      this.ensureClaims(job.id);
+      if (this.workers.length === 0 || (this.queued > this.workers.length * WORK_PER_WORKER && this.workers.length < (this.options.size ?? availableParallelism()))) {
+        this.addWorker();
+      } else {
+        for (const worker of this.workers) worker.post(job);
+      }
     });
   }
 
-  /** The number of workers started so far. */
-  get workers(): number {
-    return this.members.length;
-  }
-
   async close(): Promise<void> {
-    await Promise.all(this.members.map((m) => m.worker.close()));
+    await Promise.all(this.workers.map((w) => w.close()));
   }
 
-  private memberFor(): Member {
-    const least = this.members.reduce<Member | undefined>((best, m) => (!best || m.queued < best.queued ? m : best), undefined);
-    if (least && (least.queued < TEXT_PER_WORKER || this.members.length >= (this.size ?? availableParallelism()))) return least;
-    // Only the first worker writes the code cache: the others load the same bundle.
-    const member = { worker: new AnalysisWorker(undefined, this.singleFile, this.members.length === 0), queued: 0 };
-    this.members.push(member);
-    return member;
+  private ensureClaims(id: number): void {
+    for (let chunk = this.claims.length; chunk <= id >> CLAIM_CHUNK_BITS; chunk++) {
+      const claims = new SharedArrayBuffer(1 << CLAIM_CHUNK_BITS);
+      this.claims.push(claims);
+      for (const worker of this.workers) worker.post({ chunk, claims });
+    }
+  }
+
+  /** A new worker gets every claims chunk, then every job not answered yet (the others skip what it takes). */
+  private addWorker(): void {
+    const worker = new AnalysisWorker(
+      // Only the first worker writes the code cache: the others load the same bundle.
+      { singleFile: this.options.singleFile, saveCodeCache: this.workers.length === 0 && !this.options.stackSizeMb, stackSizeMb: this.options.stackSizeMb },
+      (outcome) => this.answered(outcome),
+      (err) => this.fail(err),
+    );
+    this.workers.push(worker);
+    this.claims.forEach((claims, chunk) => worker.post({ chunk, claims }));
+    for (const { job } of this.pending.values()) worker.post(job);
+  }
+
+  private answered(outcome: AnalysisOutcome): void {
+    const pending = this.pending.get(outcome.id);
+    if (!pending) return;
+    this.pending.delete(outcome.id);
+    this.queued -= pending.cost;
+    pending.resolve(outcome);
+  }
+
+  /** A worker that fails may have claimed jobs it will never answer: every unanswered job fails. */
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const { reject } of this.pending.values()) reject(this.failure);
+    this.pending.clear();
+  }
+}
+
+const LARGE_STACK_MB = 256;
+
+/** Analyses again, in a worker with a large stack, files whose syntax trees overflowed the default one. */
+export async function analyzeWithLargeStack(jobs: AnalysisJob[], singleFile: boolean): Promise<AnalysisOutcome[]> {
+  const pool = new AnalysisPool({ singleFile, size: 1, stackSizeMb: LARGE_STACK_MB });
+  try {
+    return await Promise.all(jobs.map((job) => pool.analyze(job)));
+  } finally {
+    await pool.close();
   }
 }

@@ -33,64 +33,54 @@ export interface WorkerOptions {
   singleFile: boolean;
 }
 
-const LARGE_STACK_MB = 256;
+/** Jobs per claims chunk: the main thread adds a chunk of claim flags as job ids grow. */
+export const CLAIM_CHUNK_BITS = 16;
 
+/** A claims chunk for the jobs `chunk << CLAIM_CHUNK_BITS` onwards (see analysis-pool.ts). */
+export interface ClaimsMessage {
+  chunk: number;
+  claims: SharedArrayBuffer;
+}
+
+/** One analysis thread: jobs and claims go in, outcomes come back to `onOutcome`. */
 export class AnalysisWorker {
   private readonly worker: Worker;
   private readonly exited: Promise<unknown>;
-  private readonly pending = new Map<number, { resolve(outcome: AnalysisOutcome): void; reject(err: Error): void }>();
-  private failure?: Error;
+  private closing = false;
 
-  constructor(stackSizeMb?: number, singleFile = false, saveCodeCache = stackSizeMb === undefined) {
-    const options: WorkerOptions = { saveCodeCache, singleFile };
+  constructor(
+    options: WorkerOptions & { stackSizeMb?: number },
+    onOutcome: (outcome: AnalysisOutcome) => void,
+    onFailure: (err: Error) => void,
+  ) {
     // Required when the first worker starts: a check that finds no lock code never loads worker_threads.
     const { Worker: WorkerThread } = require('node:worker_threads') as typeof import('node:worker_threads');
     this.worker = new WorkerThread(join(__dirname, 'cli-worker.js'), {
-      workerData: options,
-      resourceLimits: stackSizeMb ? { stackSizeMb } : undefined,
+      workerData: { saveCodeCache: options.saveCodeCache, singleFile: options.singleFile } satisfies WorkerOptions,
+      resourceLimits: options.stackSizeMb ? { stackSizeMb: options.stackSizeMb } : undefined,
       // stdout carries the report: the worker answers by message only.
       stdout: true,
     });
     this.exited = once(this.worker, 'exit');
-    this.worker.on('message', (outcome: AnalysisOutcome) => {
-      this.pending.get(outcome.id)?.resolve(outcome);
-      this.pending.delete(outcome.id);
-    });
-    this.worker.once('error', (err) => this.fail(err));
-    this.worker.once('exit', (code) => this.fail(new Error(`the analysis worker exited (code ${code})`)));
-  }
-
-  analyze(job: AnalysisJob): Promise<AnalysisOutcome> {
-    return new Promise((resolve, reject) => {
-      if (this.failure) return reject(this.failure);
-      this.pending.set(job.id, { resolve, reject });
-      this.worker.postMessage(job);
+    this.worker.on('message', onOutcome);
+    this.worker.once('error', onFailure);
+    this.worker.once('exit', (code) => {
+      if (!this.closing || code !== 0) onFailure(new Error(`the analysis worker exited (code ${code})`));
     });
   }
 
-  /** Lets the worker finish (and write the code cache) and waits until it has exited. */
+  post(message: AnalysisJob | ClaimsMessage): void {
+    this.worker.postMessage(message);
+  }
+
+  /** Lets the worker finish its jobs (and write the code cache) and waits until it has exited. */
   async close(): Promise<void> {
-    if (!this.failure) this.worker.postMessage('finish');
+    this.closing = true;
+    this.worker.postMessage('finish');
     await this.exited;
-  }
-
-  private fail(err: Error): void {
-    this.failure ??= err;
-    for (const { reject } of this.pending.values()) reject(this.failure);
-    this.pending.clear();
   }
 }
 
 export function overflowed(outcome: AnalysisOutcome): boolean {
   return 'error' in outcome && outcome.stackOverflow;
-}
-
-/** Analyses again, in a worker with a large stack, files whose syntax trees overflowed the default one. */
-export async function analyzeWithLargeStack(jobs: AnalysisJob[], singleFile: boolean): Promise<AnalysisOutcome[]> {
-  const worker = new AnalysisWorker(LARGE_STACK_MB, singleFile);
-  try {
-    return await Promise.all(jobs.map((job) => worker.analyze(job)));
-  } finally {
-    await worker.close();
-  }
 }

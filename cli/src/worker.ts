@@ -2,7 +2,7 @@
 // bundle through its code cache and answers each job with the file's analysis, or the error it raised.
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { AnalysisJob, AnalysisOutcome, WorkerOptions } from './analysis-worker';
+import { CLAIM_CHUNK_BITS, type AnalysisJob, type AnalysisOutcome, type ClaimsMessage, type WorkerOptions } from './analysis-worker';
 import type * as Analyzer from './analyzer';
 import { requireWithCodeCache } from './code-cache';
 
@@ -33,12 +33,20 @@ if (port) {
       return { id: job.id, error: err instanceof Error ? err.message : String(err), stackOverflow: isStackOverflow(err) };
     }
   };
-  port.on('message', (message: AnalysisJob | 'finish') => {
-    if (message !== 'finish') {
-      port.postMessage(analyze(message));
+  // Every worker of the pool gets every job: the one that claims it first analyses it (analysis-pool.ts).
+  const claims: Int8Array[] = [];
+  const claimed = (id: number) => {
+    const flags = claims[id >> CLAIM_CHUNK_BITS];
+    return !flags || Atomics.compareExchange(flags, id & ((1 << CLAIM_CHUNK_BITS) - 1), 0, 1) === 0;
+  };
+  port.on('message', (message: AnalysisJob | ClaimsMessage | 'finish') => {
+    if (message === 'finish') {
+      if (options.saveCodeCache) analyzer.saveCache();
+      port.close();
       return;
     }
-    if (options.saveCodeCache) analyzer.saveCache();
-    port.close();
+    if ('claims' in message) claims[message.chunk] = new Int8Array(message.claims);
+    else if (claimed(message.id)) port.postMessage(analyze(message));
   });
 }
+

@@ -1,14 +1,19 @@
 // `lockwise check` over several analysis workers reports exactly what one worker reports, in the same
 // order: each worker builds its own project model, so a helper's callers get the same meaning whichever
-// worker analyses them. The tree holds enough text (about 1 MB) for the pool to start all its workers.
+// worker analyses them. The tree holds enough text (about 9 MB, most of it comments) for the pool to
+// start three workers; how many started is read from the CPU profiles Node writes, one per thread.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { checkJson, makeTree, runCli, type Tree } from './cli-process';
 
 const MODULES = 12;
 const CALLERS = 8;
 /** Comment padding: text that costs the pool a worker's share without adding lock code. */
-const PADDING = `// ${'business logic that is not lock code. '.repeat(10)}\n`.repeat(25);
+const PADDING = `// ${'business logic that is not lock code. '.repeat(40)}\n`.repeat(50);
 
 function files(): Record<string, string> {
   const tree: Record<string, string> = { 'src/redis.ts': `import Redis from 'ioredis';\nexport const redis = new Redis();\n` };
@@ -56,6 +61,29 @@ test('check: three workers report what one worker reports, in the same order', (
   const unchecked = one.findings.filter((f) => f.rule === 'check-acquire-result').map((f) => f.file);
   assert.equal(unchecked.length, MODULES * (CALLERS / 2));
   assert.ok(unchecked.every((f) => /job-\d+-[1357]\.ts$/.test(f)), unchecked.join(', '));
+});
+
+test('check: the pool starts as many workers as --jobs allows when there is work for them', () => {
+  const threads = (jobs: string, root = tree.root) => {
+    const dir = mkdtempSync(join(tmpdir(), 'lockwise-prof-'));
+    try {
+      const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, resolve('dist/cli.js'), 'check', '--jobs', jobs, 'src'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      assert.equal(run.status, 1, run.stderr);
+      return readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).length;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  // The main thread and the workers.
+  assert.equal(threads('3'), 4);
+  assert.equal(threads('1'), 2);
+  // One small lock file: a second worker would cost more to start than the file takes.
+  const small = makeTree({ 'src/lock.ts': files()['src/locks/lock-0.ts'].replace('../redis', './redis'), 'src/redis.ts': files()['src/redis.ts'] });
+  try {
+    assert.equal(threads('3', small.root), 2);
+  } finally {
+    small.remove();
+  }
 });
 
 test('check: --no-project over several workers matches one worker too', () => {

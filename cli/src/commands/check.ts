@@ -8,8 +8,8 @@ import { BaselineError } from '../../../rules/baseline';
 import { ConfigError } from '../../../rules/config';
 import { mightHoldLockCode } from '../../../rules/engine/prefilter';
 import type { SeveritySetting } from '../../../rules/types';
-import { analyzeWithLargeStack, overflowed, type AnalysisJob, type AnalysisOutcome } from '../analysis-worker';
-import { AnalysisPool } from '../analysis-pool';
+import { overflowed, type AnalysisJob, type AnalysisOutcome } from '../analysis-worker';
+import { AnalysisPool, analyzeWithLargeStack } from '../analysis-pool';
 import { analyzerManifest } from '../analyzer-manifest';
 import { applyBaseline } from '../baseline';
 import { ConfigResolver } from '../check-config';
@@ -194,7 +194,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
   const outcomes: Promise<AnalysisOutcome>[] = [];
   // The pretty report shows fixes only when asked; JSON and SARIF always carry them.
   const withFixes = options.format !== 'pretty' || options.showFixes;
-  const pool = new AnalysisPool(!options.project, options.jobs);
+  const pool = new AnalysisPool({ singleFile: !options.project, size: options.jobs });
   const submit = (job: AnalysisJob) => {
     jobs.push(job);
     outcomes.push(pool.analyze(job));
