@@ -10,7 +10,7 @@ import { analysisDiagnostics } from './diagnostics';
 import type { LiveDocuments, Publish } from './documents';
 import { isGitIgnored, walkSourceFiles } from './file-walker';
 import { toLockSites } from './lock-sites';
-import { collectIfGrown } from './memory';
+import { collectIfGrown, GROWTH_BYTES } from './memory';
 import type { CheckWorkspaceResult, LockSite, ScanProgress } from './protocol';
 import { loadAhead } from './read-ahead';
 import { diskReader, type ScanReader } from './scan-reader';
@@ -22,6 +22,13 @@ import type { WorkspaceFolders } from './workspace-folders';
  * keep libuv's four file system threads busy while it runs.
  */
 export const READS_AHEAD = 8;
+
+/**
+ * Heap growth allowed between two collections while scanning: half the editing allowance. On the
+ * bench corpus the server's peak RSS is 194 MB with it against 201 MB with GROWTH_BYTES, for no
+ * main-thread time that the bench can tell apart (the collections are of a heap with little live in it).
+ */
+const SCAN_GROWTH_BYTES = GROWTH_BYTES / 2;
 
 interface ScannedFile {
   findings: number;
@@ -118,7 +125,7 @@ export class WorkspaceScan {
   /** The file's scope and, when it is to be analysed, its text. Never rejects: a failure is logged. */
   private async load(path: string): Promise<LoadedFile> {
     try {
-      const scope = await this.analyzer.scope(pathToUri(path));
+      const scope = await this.analyzer.scope(pathToUri(path), '', path);
       if (scope.skip) return { path, scope };
       return { path, scope, text: await this.reader.read(path, scope.settings.maxFileSizeKb * 1024) };
     } catch (err) {
@@ -149,7 +156,7 @@ export class WorkspaceScan {
       if (!this.live.openUri(path) && (showing || forcePublish)) {
         this.publish(uri, diagnostics);
       }
-      collectIfGrown();
+      collectIfGrown(SCAN_GROWTH_BYTES);
       return analysis.notAnalysed ? undefined : analysis.findings.length;
     } catch (err) {
       this.log(`could not scan ${path}: ${String(err)}`);
