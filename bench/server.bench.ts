@@ -5,17 +5,12 @@
 //     against the in-process analyzeText time of the same text, and the in-process incremental
 //     analysis of the same edit (reparseSource + analyzeSource without fixes, what the server runs per edit: the
 //     floor it cannot beat, so the difference is the server's own overhead);
-//  2. a workspace scan of the bench corpus (bench/.corpus/src, installed by bench/corpus.mjs when that
-//     script is present, else a synthetic one): time and the server's peak RSS (target <= 250 MB),
-//     against reading and analysing the same files in this process.
+// (The workspace scan has its own bench: bench/server-scan.bench.ts.)
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { analyzeSource, analyzeText, parseSource, reparseSource } from '../rules/analyze';
-import type { CheckWorkspaceResult } from '../server/src/protocol';
-import { walkSourceFiles } from '../server/src/file-walker';
 import { startServer, type LspClient } from '../test/server/helpers/lsp-client';
 import { tempWorkspace } from '../test/server/helpers/workspace';
 import { mixedFile } from './fixtures/mixed-file';
@@ -61,17 +56,6 @@ function fiveThousandLines(): string {
   let text = "import Redis from 'ioredis';\n\n";
   for (let i = 0; text.split('\n').length < 5000; i++) text += block(i);
   return text;
-}
-
-/** Peak and current resident set of a process, from /proc (Linux); undefined elsewhere. */
-function memoryOf(pid: number): { peakMb: number; rssMb: number } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
-    return { peakMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024 };
-  } catch {
-    return undefined;
-  }
 }
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
@@ -154,64 +138,17 @@ async function changeLatency(label: string, text: string): Promise<void> {
   }
 }
 
-/** The corpus from bench/corpus.mjs (idempotent: installs once), or a synthetic one written to test/.tmp. */
-function corpus(): { path: string; what: string; remove(): void } {
+/** Installs the corpus the real-code file is made of (bench/corpus.mjs, idempotent), when that script is present. */
+function installCorpus(): void {
   const script = join(import.meta.dirname, 'corpus.mjs');
-  if (existsSync(script)) {
-    const run = spawnSync(process.execPath, [script], { stdio: 'inherit', cwd: join(import.meta.dirname, '..') });
-    if (run.status !== 0) throw new Error('bench/corpus.mjs failed');
-    return { path: join(import.meta.dirname, '.corpus', 'src'), what: 'bench/.corpus/src', remove: () => undefined };
-  }
-  const files: Record<string, string> = {};
-  for (let i = 0; i < 1500; i++) {
-    files[`pkg${i % 30}/src/file${i}.ts`] =
-      i % 3 === 0 ? `import Redis from 'ioredis';\n\n${block(i)}${block(i + 10_000)}` : `${block(i).replace(/redis|lock/gi, 'store')}`.repeat(3);
-  }
-  const ws = tempWorkspace('bench-corpus', files);
-  return { path: ws.path, what: 'synthetic (1,500 files; bench/corpus.mjs absent)', remove: ws.remove };
-}
-
-async function scan(): Promise<void> {
-  const source = corpus();
-  let client: LspClient | undefined;
-  try {
-    const paths: string[] = [];
-    for await (const p of walkSourceFiles(source.path, () => false)) paths.push(p);
-    const baselineStart = performance.now();
-    let baselineFindings = 0;
-    for (const p of paths) {
-      const text = readFileSync(p, 'utf8');
-      if (text.length <= 1024 * 1024) baselineFindings += analyzeText(p, text).findings.length;
-    }
-    const baseline = performance.now() - baselineStart;
-
-    const uri = pathToFileURL(source.path).href;
-    client = await startServer({ folders: [{ uri, name: 'corpus' }] });
-    const pid = client.process.pid as number;
-    const idle = memoryOf(pid);
-    const started = performance.now();
-    const result = await client.request<CheckWorkspaceResult>('lockwise/checkWorkspace', {});
-    const elapsed = performance.now() - started;
-    const memory = memoryOf(pid);
-
-    console.log(`workspace scan of ${source.what}: ${result.files} files, ${result.findings} findings`);
-    console.log(`  lockwise/checkWorkspace ${ms(elapsed)} (server-side ${ms(result.durationMs)})`);
-    console.log(`  baseline, read + analyzeText in process ${ms(baseline)} (${paths.length} files, ${baselineFindings} findings)`);
-    console.log(`  scan / baseline: ${(elapsed / baseline).toFixed(2)}x`);
-    if (memory && idle) {
-      console.log(`  server peak RSS ${memory.peakMb.toFixed(0)} MB (target <= 250 MB); after the scan ${memory.rssMb.toFixed(0)} MB; idle before ${idle.rssMb.toFixed(0)} MB`);
-    } else {
-      console.log('  server RSS: not available on this platform (/proc missing)');
-    }
-  } finally {
-    await client?.stop();
-    source.remove();
-  }
+  if (!existsSync(script)) return;
+  const run = spawnSync(process.execPath, [script], { stdio: 'inherit', cwd: join(import.meta.dirname, '..') });
+  if (run.status !== 0) throw new Error('bench/corpus.mjs failed');
 }
 
 async function main(): Promise<void> {
   await changeLatency('Lock code in every function (worst case)', fiveThousandLines());
-  await scan(); // installs the corpus the real-code file is made of, when it is missing
+  installCorpus();
   const mixed = mixedFile();
   if (mixed) await changeLatency('\nReal code with some lock code (bench/fixtures/mixed-file.ts)', mixed);
   else console.log('\n(no corpus at bench/.corpus: no real-code latency figures)');

@@ -80,12 +80,12 @@ export class Analyzer {
     return !!scope.path && !!this.project && this.project.mayUseHelpers(scope.path, text);
   }
 
-  async scope(uri: string, languageId = ''): Promise<FileScope> {
-    const path = uriToPath(uri);
+  /** What applies to the file at `uri`; the workspace scan passes the `path` it has, saving two URI parses a file. */
+  async scope(uri: string, languageId = '', path = uriToPath(uri)): Promise<FileScope> {
     const folder = this.folders.folderOf(path);
     const settings = await this.settings.get(folder?.uri);
     const config = this.configs.configFor(settings, path);
-    const scope: FileScope = { uri, fileName: analysisFileName(uri, languageId), path, folder, settings, config };
+    const scope: FileScope = { uri, fileName: path ?? analysisFileName(uri, languageId), path, folder, settings, config };
     if (folder) scope.baselinePath = this.baselines.pathFor(folder.path, settings);
     if (!settings.enable) scope.skip = 'disabled';
     else if (path && this.configs.isIgnored(path)) scope.skip = 'ignored';

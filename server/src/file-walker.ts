@@ -1,7 +1,8 @@
 // Lists a workspace folder's source files for the background scan: honours every .gitignore on the
 // way down (each relative to its own folder) and those above the folder up to its repository root,
 // skips dependency and build output folders, symlinks (no cycles) and declaration files.
-// Directories are read one at a time so the server stays responsive.
+// Directories are taken in breadth-first order; the next LISTINGS_AHEAD of them are listed while the
+// current one is filtered, so the walk does not wait on the file system one folder at a time.
 import { existsSync, type Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
@@ -9,6 +10,7 @@ import ignore, { type Ignore } from 'ignore';
 import { ANALYZED_EXTENSIONS } from '../../rules/analyze';
 
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', '.git', '.hg', '.svn']);
+const LISTINGS_AHEAD = 4;
 
 interface GitIgnore {
   base: string;
@@ -50,17 +52,21 @@ async function ancestorGitIgnores(root: string): Promise<GitIgnore[]> {
   return found;
 }
 
+interface QueuedDir {
+  dir: string;
+  gitignores: GitIgnore[];
+  /** Started when the folder is among the next LISTINGS_AHEAD; undefined when unreadable or vanished. */
+  entries?: Promise<Dirent[] | undefined>;
+}
+
 /** Yields source file paths under `root`; stops early when `cancelled()` turns true. */
 export async function* walkSourceFiles(root: string, cancelled: () => boolean): AsyncGenerator<string> {
-  const queue: { dir: string; gitignores: GitIgnore[] }[] = [{ dir: root, gitignores: await ancestorGitIgnores(root) }];
+  const queue: QueuedDir[] = [{ dir: root, gitignores: await ancestorGitIgnores(root) }];
   while (queue.length > 0 && !cancelled()) {
-    const { dir, gitignores } = queue.shift() as (typeof queue)[number];
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      continue; // vanished or unreadable: nothing to scan there
-    }
+    for (const next of queue.slice(0, LISTINGS_AHEAD)) next.entries ??= readdir(next.dir, { withFileTypes: true }).catch(() => undefined);
+    const { dir, gitignores, entries: listing } = queue.shift() as QueuedDir;
+    const entries = await listing;
+    if (!entries) continue; // vanished or unreadable: nothing to scan there
     const own = entries.some((e) => e.name === '.gitignore' && e.isFile()) ? await readGitIgnore(dir) : undefined;
     const stack = own ? [...gitignores, own] : gitignores;
     for (const entry of entries) {

@@ -1,10 +1,13 @@
 // What applies to one file: the editor settings give the defaults, the nearest `lockwise.config.json`
 // (or package.json "lockwise" key) overrides them for its folder. Loaded configs are cached per
 // directory until a config file changes; a broken config is reported on that file and the settings
-// alone apply meanwhile.
-import { dirname, relative, sep } from 'node:path';
+// alone apply meanwhile. A directory without a config of its own shares its parent's entry, so a
+// workspace scan looks at each directory's files once instead of walking up to the root per folder,
+// and the files of one scope share one merged config.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import type { Ignore } from 'ignore';
-import { ConfigError, emptyConfig, loadConfig, type LockwiseConfig } from '../../rules/config';
+import { CONFIG_FILE, ConfigError, emptyConfig, loadConfig, type LockwiseConfig } from '../../rules/config';
 import { compileIgnores } from '../../rules/ignore-globs';
 import { ruleIds } from '../../rules/index';
 import type { ServerSettings } from './settings';
@@ -14,6 +17,8 @@ interface FolderConfig {
   /** Folder the config's ignore globs are relative to. */
   base?: string;
   ignores?: Ignore;
+  /** The config merged with the settings it was last asked for with (settings objects are replaced, never changed). */
+  merged?: { settings: ServerSettings; config: LockwiseConfig };
 }
 
 export interface ConfigProblem {
@@ -34,6 +39,14 @@ export class ProjectConfigs {
   private folderConfig(dir: string): FolderConfig {
     const cached = this.byDir.get(dir);
     if (cached) return cached;
+    const parent = dirname(dir);
+    const entry = parent === dir || hasOwnConfig(dir) ? this.load(dir) : this.folderConfig(parent);
+    this.byDir.set(dir, entry);
+    return entry;
+  }
+
+  /** The config loadConfig finds from `dir` (its own when hasOwnConfig), or the problem it raised. */
+  private load(dir: string): FolderConfig {
     let entry: FolderConfig;
     try {
       const loaded = loadConfig(dir, ruleIds);
@@ -49,14 +62,15 @@ export class ProjectConfigs {
       }
       entry = { config: emptyConfig() };
     }
-    this.byDir.set(dir, entry);
     return entry;
   }
 
   /** The merged config for a file (undefined path: an untitled buffer, settings only). */
   configFor(settings: ServerSettings, path: string | undefined): LockwiseConfig {
-    const file = path ? this.folderConfig(dirname(path)).config : emptyConfig();
-    return mergeConfig(settings, file);
+    if (!path) return mergeConfig(settings, emptyConfig());
+    const entry = this.folderConfig(dirname(path));
+    if (entry.merged?.settings !== settings) entry.merged = { settings, config: mergeConfig(settings, entry.config) };
+    return entry.merged.config;
   }
 
   /** True when the file's config lists it under "ignore". */
@@ -74,6 +88,22 @@ export class ProjectConfigs {
       this.problems.clear();
       this.onProblemsChanged([]);
     }
+  }
+}
+
+/**
+ * Whether loadConfig stops at `dir`: a lockwise.config.json, or a package.json with a "lockwise" key
+ * (or one that cannot be read, which loadConfig reports).
+ */
+function hasOwnConfig(dir: string): boolean {
+  if (existsSync(join(dir, CONFIG_FILE))) return true;
+  const pkgFile = join(dir, 'package.json');
+  if (!existsSync(pkgFile)) return false;
+  try {
+    const pkg: unknown = JSON.parse(readFileSync(pkgFile, 'utf8'));
+    return typeof pkg === 'object' && pkg !== null && 'lockwise' in pkg;
+  } catch {
+    return true;
   }
 }
 
