@@ -112,6 +112,6 @@ test('MONITOR sees only SCAN/TYPE/PTTL and bounded reads (+INFO, PING) from a li
   const fromLockwise = seen.slice(0, seen.lastIndexOf('set'));
   assert.ok(fromLockwise.includes('scan'));
   assert.ok(!fromLockwise.includes('keys'));
-  const allowed = new Set(['client', 'ping', 'info', 'scan', 'type', 'pttl', 'get', 'strlen', 'getrange', 'hlen', 'hrandfield', 'hget', 'zcard', 'zrange']);
+  const allowed = new Set(['client', 'ping', 'info', 'scan', 'type', 'exists', 'pttl', 'get', 'strlen', 'getrange', 'hlen', 'hrandfield', 'hget', 'zcard', 'zrange']);
   assert.deepEqual([...new Set(fromLockwise.filter((c) => !allowed.has(c)))], []);
 });
