@@ -16,7 +16,8 @@ import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { DEFAULT_COUNT, openLockConnection, type ListOptions, type ListResult, type LockConnection } from '../client/src/locks/index';
 import { startRedis, type RedisProcess } from '../test/helpers/redis-server';
-import { commandCounts, formatCounts, longest, percentileMicros, slowlogOf, type SlowEntry } from './redis-stats';
+import { commandCounts } from '../test/helpers/command-stats';
+import { formatCounts, longest, percentileMicros, slowlogOf, type SlowEntry } from './redis-stats';
 
 const TOTAL_KEYS = 1_000_000;
 const LOCK_KEYS = 10_000;
@@ -109,8 +110,9 @@ async function countSizing(admin: Redis, client: Redis): Promise<void> {
     let wall = 0;
     const scans = await slowlogOf(admin, async () => (wall = (await measure(() => scanStream(client, count, false))).ms));
     const top = longest(scans).micros / 1000;
+    const at = (p: number) => (percentileMicros(scans, p) / 1000).toFixed(3);
     console.log(
-      `  COUNT ${String(count).padStart(5)}: ${String(scans.length).padStart(4)} SCANs, walk ${ms(wall)}, p99 SCAN ${(percentileMicros(scans, 0.99) / 1000).toFixed(3)} ms, longest ${top.toFixed(3)} ms${count === DEFAULT_COUNT ? '  <- the listing\'s COUNT' : ''}`,
+      `  COUNT ${String(count).padStart(5)}: ${String(scans.length).padStart(4)} SCANs, walk ${ms(wall)}, SCAN median ${at(0.5)} ms, p99 ${at(0.99)} ms, longest ${top.toFixed(3)} ms${count === DEFAULT_COUNT ? "  <- the listing's COUNT" : ''}`,
     );
   }
 }

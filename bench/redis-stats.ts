@@ -1,27 +1,11 @@
 // What a piece of work cost the Redis server, read from the server itself: INFO commandstats (how many
-// commands of each type) and SLOWLOG with slowlog-log-slower-than 0 (how long each single command ran).
+// commands of each type; test/helpers/command-stats.ts) and SLOWLOG with slowlog-log-slower-than 0 (how
+// long each single command ran).
 import type Redis from 'ioredis';
+import type { CommandCount } from '../test/helpers/command-stats';
 
-export interface CommandCount {
-  command: string;
-  calls: number;
-  failed: number;
-}
-
-/** Subcommand stats ("config|resetstat", "info") belong to the measuring client, not the measured work. */
+/** The measuring client's own commands. */
 const MEASURING = /^(config|info|slowlog)/;
-
-/** Commands per type run during `work`, from INFO commandstats (reset just before). */
-export async function commandCounts(admin: Redis, work: () => Promise<unknown>): Promise<CommandCount[]> {
-  await admin.config('RESETSTAT');
-  await work();
-  const info = await admin.info('commandstats');
-  const counts: CommandCount[] = [];
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),.*?failed_calls=(\d+)/gm)) {
-    if (!MEASURING.test(m[1]!)) counts.push({ command: m[1]!.toUpperCase(), calls: Number(m[2]), failed: Number(m[3]) });
-  }
-  return counts.sort((a, b) => b.calls - a.calls);
-}
 
 /** "GETRANGE 9,500 (0.95/key, 500 failed), ..." with `perKey` the number of lock keys listed. */
 export function formatCounts(counts: CommandCount[], perKey: number): string {

@@ -73,7 +73,7 @@ function noteError(c: Collector, node: string, error: LockwiseError): void {
 async function readBatch(ctx: ScanContext, c: Collector, node: string, send: Queue, keys: string[]): Promise<void> {
   const local = (k: string) => !ctx.ownerOf || ctx.ownerOf(k) === node;
   // Every candidate, the Redisson one too: the type is not known yet (it counts only for a hash).
-  const groups = keys.flatMap((k) => slotGroups(fenceCandidates(k, 'hash').filter(local), ctx.ownerOf !== undefined));
+  const groups = slotGroups(keys.flatMap((k) => fenceCandidates(k, 'hash').filter(local)), ctx.ownerOf !== undefined);
   const [values, fences] = await Promise.all([readValues(send, keys, c.typeHints), readExisting(send, groups)]);
 
   for (const { error } of values.refused) noteError(c, node, ctx.explain(error, node)); // e.g. an ACL that denies this key
