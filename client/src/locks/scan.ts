@@ -71,9 +71,10 @@ function noteError(c: Collector, node: string, error: LockwiseError): void {
 
 /** Reads one batch of keys that all live on `node` (through `send`): values and TTLs, and beside them the fences that exist. */
 async function readBatch(ctx: ScanContext, c: Collector, node: string, send: Queue, keys: string[]): Promise<void> {
-  const local = (k: string) => !ctx.ownerOf || ctx.ownerOf(k) === node;
+  const cluster = ctx.ownerOf !== undefined;
+  const local = (k: string) => !cluster || ctx.ownerOf!(k) === node;
   // Every candidate, the Redisson one too: the type is not known yet (it counts only for a hash).
-  const groups = slotGroups(keys.flatMap((k) => fenceCandidates(k, 'hash').filter(local)), ctx.ownerOf !== undefined);
+  const groups = slotGroups(keys.flatMap((k) => fenceCandidates(k, 'hash').filter(local)), cluster);
   const [values, fences] = await Promise.all([readValues(send, keys, c.typeHints), readExisting(send, groups)]);
 
   for (const { error } of values.refused) noteError(c, node, ctx.explain(error, node)); // e.g. an ACL that denies this key
@@ -84,7 +85,7 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, send: Que
     const row: LockRow = { key, type, pttl, holder: decodeHolder(key, value), raw: renderRaw(value), state: 'held', node };
     const fence = pickFence(key, type, fences);
     if (fence) row.fence = fence;
-    else {
+    else if (cluster) {
       const remote = fenceCandidates(key, type).filter((f) => !local(f));
       if (remote.length) c.elsewhere.push({ row, candidates: remote });
     }
@@ -160,7 +161,9 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
     failure ??= { error: err };
   }
   // The reads still under way go out in steps of their own.
-  while (pending > 0 || !shared.idle) await shared.step().catch((error: unknown) => void (failure ??= { error }));
+  for (await shared.settle(); pending > 0 || !shared.idle; await shared.settle()) {
+    await shared.step().catch((error: unknown) => void (failure ??= { error }));
+  }
   if (failure) {
     c.failedNodes.add(node.name);
     noteError(c, node.name, ctx.explain(failure.error, node.name));

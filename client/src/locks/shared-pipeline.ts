@@ -35,11 +35,11 @@ export class SharedPipeline {
   }
 
   /**
-   * Sends `first` (the step's SCAN) and everything queued so far as one pipeline; resolves with the replies
-   * to `first`. It first lets the readers woken by the previous step queue their next commands.
+   * Sends `first` (the step's SCAN) and everything queued so far as one pipeline, and resolves with the
+   * replies to `first`. The readers get their replies only on the next turn of the event loop: by then the
+   * caller has sent the next step, so their decoding runs while the server works on it.
    */
   async step(first?: (p: Pipeline) => void): Promise<Reply[]> {
-    await new Promise((r) => setImmediate(r));
     const p = this.client.pipeline();
     first?.(p);
     const head = p.length;
@@ -53,10 +53,15 @@ export class SharedPipeline {
     try {
       replies = await exec(p);
     } catch (err) {
-      for (const w of sent) w.reject(err);
+      setImmediate(() => sent.forEach((w) => w.reject(err)));
       throw err;
     }
-    sent.forEach((w, i) => w.resolve(replies.slice(ends[i - 1] ?? head, ends[i])));
+    setImmediate(() => sent.forEach((w, i) => w.resolve(replies.slice(ends[i - 1] ?? head, ends[i]))));
     return replies.slice(0, head);
+  }
+
+  /** Lets the readers handed replies by the last step decode them and queue their next commands. */
+  settle(): Promise<void> {
+    return new Promise((r) => setImmediate(r));
   }
 }
