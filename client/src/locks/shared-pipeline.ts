@@ -1,7 +1,7 @@
-// One write per step of a keyspace walk. Every pipeline is a write to the socket and a wake-up of the
-// server, and with several small pipelines per SCAN batch (values, fence checks, their follow-ups) those
-// writes cost the listing more CPU than the commands themselves. So the readers of all batches queue
-// their commands here, and each step sends them in one pipeline together with the next SCAN.
+// One write per step of a keyspace walk. Every pipeline is a write to the socket (a system call, and a
+// wake-up of the server), and a SCAN batch's reads come in several small rounds (values and fence checks,
+// then their rare follow-ups). So the readers of all batches queue their commands here, and each step
+// sends them in one pipeline together with the next SCAN.
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 
