@@ -51,9 +51,8 @@ type Parsed =
 
 /** A value from its read's reply, followed by the size replies when they were asked. */
 function parseValue(type: string, replies: Reply[]): Parsed {
-  const err = replies.find(([e]) => e)?.[0];
-  if (err) return err.message.startsWith('WRONGTYPE') ? { retype: undefined } : { failed: true };
-  const [payload, size, mode] = replies.map(([, v]) => v);
+  for (const [err] of replies) if (err) return err.message.startsWith('WRONGTYPE') ? { retype: undefined } : { failed: true };
+  const [payload, size, mode] = [replies[0]?.[1], replies[1]?.[1], replies[2]?.[1]];
   const sized = replies.length > 1;
   if (type === 'string') {
     const bytes = payload as Buffer;

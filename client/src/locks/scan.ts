@@ -83,7 +83,7 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, send: Que
   }
   for (const { key, type, pttl, value } of values.read) {
     const row: LockRow = { key, type, pttl, holder: decodeHolder(key, value), raw: renderRaw(value), state: 'held', node };
-    const fence = pickFence(key, type, fences);
+    const fence = fences.size ? pickFence(key, type, fences) : undefined;
     if (fence) row.fence = fence;
     else if (cluster) {
       const remote = fenceCandidates(key, type).filter((f) => !local(f));
@@ -148,7 +148,7 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
         cursor = next;
         c.scanned += keys.length;
         const fresh = keys.filter((k) => !c.seen.has(k));
-        fresh.forEach((k) => c.seen.add(k));
+        for (const k of fresh) c.seen.add(k);
         const room = Math.max(0, c.rowCap - c.reserved);
         if (fresh.length > room) c.capped = true;
         const batch = fresh.slice(0, room);
