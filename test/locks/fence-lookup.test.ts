@@ -73,6 +73,19 @@ test('a name the ACL denies makes the group EXISTS fail; the names that may be r
   }
 });
 
+test('a user whose ACL lacks EXISTS (browse rules from before it was needed) still gets the fences, by GET', async () => {
+  const password = randomBytes(8).toString('hex');
+  await admin.call('ACL', 'SETUSER', 'old-rules', 'on', `>${password}`, 'resetkeys', '%R~fence:*', '-@all', '+get');
+  await admin.set('fence:x', '4');
+  await admin.del('fence:y');
+  const restricted = new Redis(server.port, '127.0.0.1', { username: 'old-rules', password });
+  try {
+    assert.deepEqual([...(await readExisting(direct(restricted), [['fence:x', 'fence:y']]))], [['fence:x', '4']]);
+  } finally {
+    restricted.disconnect();
+  }
+});
+
 test('a key of another type under a fence name is found to exist but yields no value', async () => {
   await admin.del('fence:h');
   await admin.hset('fence:h', 'f', '1');

@@ -25,6 +25,9 @@ export function slotGroups(all: readonly string[], cluster: boolean): string[][]
   return [...bySlot.values()];
 }
 
+/** Redis's refusal of the command itself, as opposed to one of its keys. */
+const EXISTS_DENIED = /permissions to run the 'exists' command/i;
+
 interface Part {
   keys: string[];
   /** How many of `keys` exist; absent while unknown or when its EXISTS failed (one name the ACL denies, say). */
@@ -46,7 +49,9 @@ async function existing(send: Queue, roots: readonly string[][]): Promise<string
     const counts = await each(send, 'exists', asked.map((p) => p.keys));
     asked.forEach((p, i) => {
       const [err, n] = counts[i] ?? [null, 0];
-      if (!err) p.count = Number(n);
+      // A user whose ACL predates EXISTS in the browse rules: every name may exist, GET tells (as before EXISTS).
+      if (err && EXISTS_DENIED.test(err.message)) p.count = p.keys.length;
+      else if (!err) p.count = Number(n);
     });
     const known = asked;
     asked = [];
