@@ -47,6 +47,8 @@ type Parsed =
   | { retype: string | undefined }
   /** The read filled its bound: the value's size is still to be asked. */
   | { unsized: true }
+  /** Deleted since it was found: Redis keeps no empty hash or zset, and a size of 0 is no value left. */
+  | { gone: true }
   | { failed: true };
 
 /** A value from its read's reply, followed by the size replies when they were asked. */
@@ -54,6 +56,7 @@ function parseValue(type: string, replies: Reply[]): Parsed {
   for (const [err] of replies) if (err) return err.message.startsWith('WRONGTYPE') ? { retype: undefined } : { failed: true };
   const [payload, size, mode] = [replies[0]?.[1], replies[1]?.[1], replies[2]?.[1]];
   const sized = replies.length > 1;
+  if (sized && Number(size) === 0) return { gone: true };
   if (type === 'string') {
     const bytes = payload as Buffer;
     if (sized) return { value: { kind: 'string', value: bytes.toString(), length: Number(size) } };
@@ -61,6 +64,7 @@ function parseValue(type: string, replies: Reply[]): Parsed {
   }
   if (type === 'hash') {
     const read = pairs(payload as string[]);
+    if (!read.length) return { gone: true };
     if (!sized) return read.length < HASH_FIELDS_READ ? { value: { kind: 'hash', fields: Object.fromEntries(read), total: read.length } } : { unsized: true };
     const fields = Object.fromEntries(read);
     if (typeof mode === 'string') fields.mode = mode;
@@ -68,6 +72,7 @@ function parseValue(type: string, replies: Reply[]): Parsed {
   }
   if (type === 'zset') {
     const members = pairs(payload as string[]).map(([member, score]) => ({ member, score: Number(score) }));
+    if (!members.length) return { gone: true };
     if (!sized) return members.length < ZSET_MEMBERS_READ ? { value: { kind: 'zset', members, total: members.length } } : { unsized: true };
     return { value: { kind: 'zset', members, total: Number(size) } };
   }
@@ -101,23 +106,24 @@ export async function readValues(send: Queue, keys: readonly string[], typeHints
     else if ('unsized' in parsed) unsized.push({ key, type, pttl, read });
     else if ('retype' in parsed && retry) retyped.push({ key, pttl, type: parsed.retype });
     // Failed, or changed type again within a few milliseconds: say so rather than chase it.
-    else out.unreadable.push(key);
+    else if (!('gone' in parsed)) out.unreadable.push(key);
   };
   const size = (unsized: Unsized[]) =>
     round(send, unsized, (p, { key, type }) => queueSize(p, key, type), ({ key, type, pttl, read }, replies) => settle(key, type, pttl, [...read, ...replies], [], false));
 
   // The value first, then PTTL: a key deleted in between reads as gone (-2), never as an empty value.
-  const unsized: Unsized[] = [];
-  const expected = keys.map((key) => ({ key, type: typeHints.get(key) ?? 'string' }));
-  const queueFirst = (p: Pipeline, { key, type }: { key: string; type: string }) => {
+  const readThenTtl = (p: Pipeline, { key, type }: { key: string; type: string }) => {
     queueValue(p, key, type);
     p.pttl(key);
   };
-  await round(send, expected, queueFirst, ({ key, type }, replies) => {
+  const settleWithTtl = (unsized: Unsized[], retry: boolean) => ({ key, type }: { key: string; type: string }, replies: Reply[]) => {
     const [err, pttl] = replies[replies.length - 1]!;
     if (err) out.refused.push({ key, error: err });
-    else if (pttl !== -2) settle(key, type, Number(pttl), replies.slice(0, -1), unsized, true);
-  });
+    else if (pttl !== -2) settle(key, type, Number(pttl), replies.slice(0, -1), unsized, retry);
+  };
+  const unsized: Unsized[] = [];
+  const expected = keys.map((key) => ({ key, type: typeHints.get(key) ?? 'string' }));
+  await round(send, expected, readThenTtl, settleWithTtl(unsized, true));
 
   // Rare, and sent together: the size of values that filled their bound, TYPE of keys not of the expected type.
   await Promise.all([
@@ -132,9 +138,7 @@ export async function readValues(send: Queue, keys: readonly string[], typeHints
   const known = retyped.filter((r): r is typeof r & { type: string } => r.type !== undefined && r.type !== 'none');
   for (const { key, pttl, type } of known.filter((r) => !READ_TYPES.has(r.type))) out.read.push({ key, type, pttl, value: { kind: 'other', type } });
   const unsizedAgain: Unsized[] = [];
-  await round(send, known.filter((r) => READ_TYPES.has(r.type)), (p, { key, type }) => queueValue(p, key, type), ({ key, pttl, type }, replies) =>
-    settle(key, type, pttl, replies, unsizedAgain, false),
-  );
+  await round(send, known.filter((r) => READ_TYPES.has(r.type)), readThenTtl, settleWithTtl(unsizedAgain, false));
   await size(unsizedAgain);
   return out;
 }
