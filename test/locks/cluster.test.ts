@@ -1,10 +1,11 @@
 // A real 3-master Redis Cluster: the listing covers every master exactly once (no duplicates), fences in
-// the lock's slot and in another slot are both found, guarded release routes by slot, and a stopped
-// master makes the result partial with that node's error instead of silently missing its keys.
+// the lock's slot and in another slot are both found (and read only where they exist), guarded release
+// routes by slot, and a stopped master makes the result partial with that node's error instead of
+// silently missing its keys.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { Cluster } from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { openLockConnection, type LockConnection } from '../../client/src/locks/index';
 import { startCluster, type RedisCluster } from '../helpers/redis-cluster';
 
@@ -42,6 +43,20 @@ test('every master is scanned once: all keys listed, no duplicates, rows carry t
   assert.deepEqual(byKey.get('lock:{order}')?.fence, { key: 'lock:{order}:fence', value: '41' });
   assert.deepEqual(byKey.get('lock:payments')?.fence, { key: 'fence:payments', value: '8' });
   assert.equal(byKey.get('lock:{order}')?.holder.label, 'api-1 pid 9');
+});
+
+test('fence keys are read only where they exist, on whichever master holds them; the lock\'s own-slot fence is not listed as a lock', async () => {
+  const nodes = cluster.nodes.map((n) => new Redis(n.port, '127.0.0.1'));
+  try {
+    await Promise.all(nodes.map((n) => n.config('RESETSTAT')));
+    const result = await conn.list();
+    const gets = await Promise.all(nodes.map(async (n) => Number(/^cmdstat_get:calls=(\d+)/m.exec(await n.info('commandstats'))?.[1] ?? 0)));
+    assert.equal(gets.reduce((a, b) => a + b, 0), 2, `GETs per master: ${gets.join(', ')}`);
+    assert.ok(!result.rows.some((r) => r.key === 'lock:{order}:fence'));
+    assert.equal(result.rows.filter((r) => r.fence).length, 2);
+  } finally {
+    nodes.forEach((n) => n.disconnect());
+  }
 });
 
 test('guarded release and extend route to the key\'s master', async () => {

@@ -11,7 +11,7 @@
 
 export const BROWSE_ACL_RULES =
   'resetkeys %R~lock:* %R~mutex:* %R~semaphore:* %R~redlock:* %R~fence:* %R~*:fence %R~redisson_lock_token:* ' +
-  'resetchannels -@all +ping +info +scan +type +pttl +get +strlen +getrange +hlen +hrandfield +hget +zcard +zrange +cluster|slots';
+  'resetchannels -@all +ping +info +scan +type +exists +pttl +get +strlen +getrange +hlen +hrandfield +hget +zcard +zrange +cluster|slots';
 
 /** What the guarded release/extend scripts need on top: EVAL(SHA), the writes inside them, the unlock channels. */
 export const RELEASE_ACL_RULES =

@@ -47,3 +47,12 @@ function crc16(bytes: Uint8Array): number {
 export function keySlot(key: string): number {
   return crc16(Buffer.from(hashTag(key) ?? key)) % 16384;
 }
+
+/** The first candidate of `key` (most specific first) whose value, among those read, is a counter. */
+export function pickFence(key: string, type: string, values: ReadonlyMap<string, string>): { key: string; value: string } | undefined {
+  for (const candidate of fenceCandidates(key, type)) {
+    const value = values.get(candidate);
+    if (isFenceValue(value)) return { key: candidate, value };
+  }
+  return undefined;
+}

@@ -1,12 +1,14 @@
 // The listing: SCAN MATCH per pattern on every master (never replicas, never KEYS), duplicates removed,
-// a row cap, an optional pause between batches, and per SCAN batch one pipeline of TYPE + PTTL + STRLEN +
-// GETRANGE (+ the fence candidates) and, only for hash/zset keys, a second one with HLEN + HRANDFIELD +
-// HGET mode / ZCARD + ZRANGE: every value read is bounded (bounded-read.ts).
+// a row cap, an optional pause between batches. Each SCAN batch is read (batch-read.ts: value and PTTL,
+// every value read bounded; fence-lookup.ts: the fences that exist) while the next SCAN is already on
+// its way, so the walk of the keyspace never waits for the reads.
 import type Redis from 'ioredis';
+import { readValues } from './batch-read';
 import { LockwiseError } from './errors';
-import { fenceCandidates, isFenceValue, redissonFenceKey } from './fences';
-import { HASH_FIELDS_READ, STRING_BYTES_READ, ZSET_MEMBERS_READ } from './bounded-read';
-import { decodeHolder, pairs, renderRaw, type LockValue } from './holders';
+import { readExisting, slotGroups } from './fence-lookup';
+import { fenceCandidates, pickFence } from './fences';
+import { decodeHolder, renderRaw } from './holders';
+import { direct, SharedPipeline, type Queue } from './shared-pipeline';
 import { applyStates, goneRows } from './states';
 import type { ListOptions, ListResult, LockRow } from './types';
 
@@ -26,12 +28,6 @@ export interface ScanContext {
   /** Cluster only: the master ("host:port") serving a key's slot. */
   ownerOf?(key: string): string | undefined;
   explain(err: unknown, node: string): LockwiseError;
-}
-
-type Reply = [Error | null, unknown][];
-
-async function exec(pipeline: ReturnType<Redis['pipeline']>): Promise<Reply> {
-  return ((await pipeline.exec()) ?? []) as Reply;
 }
 
 /** Redis 7.2 added CLIENT NO-TOUCH, so a listing does not refresh the keys' LRU clocks. */
@@ -64,6 +60,8 @@ interface Collector {
   failedNodes: Set<string>;
   /** Cluster: fence candidates that live on another master, read once at the end. */
   elsewhere: { row: LockRow; candidates: string[] }[];
+  /** Each key's type in the previous listing: what its value is read as first. */
+  typeHints: ReadonlyMap<string, string>;
 }
 
 function noteError(c: Collector, node: string, error: LockwiseError): void {
@@ -71,105 +69,52 @@ function noteError(c: Collector, node: string, error: LockwiseError): void {
   if (!c.errors.has(id)) c.errors.set(id, { node, error });
 }
 
-type Replies = [Error | null, unknown][];
+/** Reads one batch of keys that all live on `node` (through `send`): values and TTLs, and beside them the fences that exist. */
+async function readBatch(ctx: ScanContext, c: Collector, node: string, send: Queue, keys: string[]): Promise<void> {
+  const cluster = ctx.ownerOf !== undefined;
+  const local = (k: string) => !cluster || ctx.ownerOf!(k) === node;
+  // Every candidate, the Redisson one too: the type is not known yet (it counts only for a hash).
+  const groups = slotGroups(keys.flatMap((k) => fenceCandidates(k, 'hash').filter(local)), cluster);
+  const [values, fences] = await Promise.all([readValues(send, keys, c.typeHints), readExisting(send, groups)]);
 
-/** The value from its bounded replies: [STRLEN, GETRANGE] for a string, [HLEN, HRANDFIELD, HGET mode] or [ZCARD, ZRANGE]. */
-function readValue(type: string, replies: Replies): LockValue | undefined {
-  if (type !== 'string' && type !== 'hash' && type !== 'zset') return { kind: 'other', type }; // a list, set, stream...: not read
-  if (replies.some(([err]) => err)) return undefined;
-  const [size, payload, mode] = replies.map(([, v]) => v);
-  if (type === 'string') return typeof payload === 'string' ? { kind: 'string', value: payload, length: Number(size) } : undefined;
-  if (type === 'hash') {
-    const fields = Object.fromEntries(pairs(payload as string[]));
-    if (typeof mode === 'string') fields.mode = mode;
-    return { kind: 'hash', fields, total: Number(size) };
+  for (const { error } of values.refused) noteError(c, node, ctx.explain(error, node)); // e.g. an ACL that denies this key
+  for (const key of values.unreadable) {
+    noteError(c, node, new LockwiseError('server', `Could not read the value of ${key} on ${node}.`, 'It may have changed type or been moved; refresh.'));
   }
-  return { kind: 'zset', members: pairs(payload as string[]).map(([member, score]) => ({ member, score: Number(score) })), total: Number(size) };
-}
-
-/** Reads TYPE, PTTL, value and fence of a batch of keys that all live on `node`. */
-async function readBatch(ctx: ScanContext, c: Collector, node: MasterNode & { client: Redis }, keys: string[]): Promise<void> {
-  const local = (k: string) => !ctx.ownerOf || ctx.ownerOf(k) === node.name;
-  const candidates = keys.map((k) => fenceCandidates(k, 'string'));
-  const first = node.client.pipeline();
-  keys.forEach((key, i) => {
-    first.type(key).pttl(key).strlen(key).getrange(key, 0, STRING_BYTES_READ - 1);
-    for (const f of candidates[i]!.filter(local)) first.get(f);
-  });
-  const r1 = await exec(first);
-
-  let at = 0;
-  const readable: { key: string; type: string; pttl: number; string: Replies; fences: [string, [Error | null, unknown]][]; remote: string[] }[] = [];
-  keys.forEach((key, i) => {
-    const [typeReply, pttlReply] = [r1[at]!, r1[at + 1]!];
-    const string = [r1[at + 2]!, r1[at + 3]!];
-    const here = candidates[i]!.filter(local);
-    const fences = here.map((f, j): [string, [Error | null, unknown]] => [f, r1[at + 4 + j]!]);
-    at += 4 + here.length;
-    const err = typeReply[0] ?? pttlReply[0];
-    if (err) return noteError(c, node.name, ctx.explain(err, node.name)); // e.g. an ACL that denies this key
-    if (typeReply[1] === 'none') return; // expired between SCAN and now
-    readable.push({ key, type: String(typeReply[1]), pttl: Number(pttlReply[1]), string, fences, remote: candidates[i]!.filter((f) => !local(f)) });
-  });
-
-  // Second round trip only for the (rare) hash and zset locks.
-  const complex = readable.filter((p) => p.type === 'hash' || p.type === 'zset');
-  const r2 = new Map<string, Replies>();
-  if (complex.length) {
-    const second = node.client.pipeline();
-    for (const p of complex) {
-      // The Redisson counter shares the lock's slot by construction (same hash tag).
-      if (p.type === 'hash') second.hlen(p.key).hrandfield(p.key, HASH_FIELDS_READ, 'WITHVALUES').hget(p.key, 'mode').get(redissonFenceKey(p.key));
-      else second.zcard(p.key).zrange(p.key, 0, String(ZSET_MEMBERS_READ - 1), 'WITHSCORES');
+  for (const { key, type, pttl, value } of values.read) {
+    const row: LockRow = { key, type, pttl, holder: decodeHolder(key, value), raw: renderRaw(value), state: 'held', node };
+    const fence = fences.size ? pickFence(key, type, fences) : undefined;
+    if (fence) row.fence = fence;
+    else if (cluster) {
+      const remote = fenceCandidates(key, type).filter((f) => !local(f));
+      if (remote.length) c.elsewhere.push({ row, candidates: remote });
     }
-    const r = await exec(second);
-    let j = 0;
-    for (const p of complex) {
-      const n = p.type === 'hash' ? 3 : 2;
-      r2.set(p.key, r.slice(j, j + n));
-      j += n;
-      if (p.type === 'hash') p.fences.push([redissonFenceKey(p.key), r[j++]!]);
-    }
-  }
-
-  for (const p of readable) {
-    const value = readValue(p.type, p.type === 'string' ? p.string : (r2.get(p.key) ?? []));
-    if (!value) {
-      noteError(c, node.name, new LockwiseError('server', `Could not read the value of ${p.key} on ${node.name}.`, 'It may have changed type or been moved; refresh.'));
-      continue;
-    }
-    const row: LockRow = { key: p.key, type: p.type, pttl: p.pttl, holder: decodeHolder(p.key, value), raw: renderRaw(value), state: 'held', node: node.name };
-    const found = p.fences.find(([, [err, v]]) => !err && isFenceValue(v));
-    if (found) row.fence = { key: found[0], value: found[1][1] as string };
-    else if (p.remote.length) c.elsewhere.push({ row, candidates: p.remote });
     c.rows.push(row);
   }
 }
 
-/** Cluster: fence candidates in another master's slots, one pipeline per master; failed masters are skipped. */
+/** Cluster: fence candidates in another master's slots, looked up the same way on that master; failed masters are skipped. */
 async function readRemoteFences(ctx: ScanContext, c: Collector): Promise<void> {
-  const byNode = new Map<string, { row: LockRow; key: string }[]>();
-  for (const { row, candidates } of c.elsewhere) {
+  const byNode = new Map<string, Set<string>>();
+  for (const { candidates } of c.elsewhere) {
     for (const key of candidates) {
       const owner = ctx.ownerOf?.(key);
-      if (!owner) continue;
-      if (!byNode.has(owner)) byNode.set(owner, []);
-      byNode.get(owner)!.push({ row, key });
+      if (owner) byNode.set(owner, (byNode.get(owner) ?? new Set()).add(key));
     }
   }
+  const found = new Map<string, string>();
   await Promise.all(
-    [...byNode].map(async ([name, lookups]) => {
+    [...byNode].map(async ([name, keys]) => {
       const client = ctx.masters.find((m) => m.name === name)?.client;
       if (!client || client.status !== 'ready') return;
-      const pipeline = client.pipeline();
-      for (const l of lookups) pipeline.get(l.key);
-      const replies = await exec(pipeline).catch(() => []);
-      lookups.forEach((l, i) => {
-        const [err, v] = replies[i] ?? [null, null];
-        if (!err && !l.row.fence && isFenceValue(v)) l.row.fence = { key: l.key, value: v };
-      });
+      const values = await readExisting(direct(client), slotGroups([...keys], true)).catch(() => new Map<string, string>());
+      for (const [k, v] of values) found.set(k, v);
     }),
   );
+  for (const { row } of c.elsewhere) {
+    const fence = pickFence(row.key, row.type, found);
+    if (fence) row.fence = fence;
+  }
 }
 
 async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, options: Required<Omit<ListOptions, 'previous'>>): Promise<void> {
@@ -178,29 +123,50 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
     noteError(c, node.name, node.error ?? new LockwiseError('disconnected', `Master ${node.name} is not connected.`, ''));
     return;
   }
-  const target = { ...node, client: node.client };
+  const { client } = node;
+  // Each step sends the next SCAN with the reads of the batches before it, in one pipeline: the walk never
+  // waits for a batch's reads, and a failed read stops this node's walk like a failed SCAN.
+  const shared = new SharedPipeline(client);
+  const send = shared.queue;
+  let pending = 0;
+  let failure: { error: unknown } | undefined;
+  const read = (batch: string[]) => {
+    pending++;
+    readBatch(ctx, c, node.name, send, batch)
+      .catch((error: unknown) => void (failure ??= { error }))
+      .finally(() => pending--);
+  };
   try {
-    await avoidTouching(node.client);
+    await avoidTouching(client);
     for (const pattern of options.patterns) {
       let cursor = '0';
       do {
-        if (c.capped) return;
-        const [next, keys] = await node.client.scan(cursor, 'MATCH', pattern, 'COUNT', options.count);
+        if (c.capped || failure) break;
+        const [[err, reply]] = await shared.step((p) => p.scan(cursor, 'MATCH', pattern, 'COUNT', options.count));
+        if (err) throw err;
+        const [next, keys] = reply as [string, string[]];
         cursor = next;
         c.scanned += keys.length;
         const fresh = keys.filter((k) => !c.seen.has(k));
-        fresh.forEach((k) => c.seen.add(k));
+        for (const k of fresh) c.seen.add(k);
         const room = Math.max(0, c.rowCap - c.reserved);
         if (fresh.length > room) c.capped = true;
         const batch = fresh.slice(0, room);
         c.reserved += batch.length;
-        if (batch.length) await readBatch(ctx, c, target, batch);
+        if (batch.length) read(batch);
         if (options.pauseMs > 0 && cursor !== '0') await new Promise((r) => setTimeout(r, options.pauseMs));
       } while (cursor !== '0');
     }
   } catch (err) {
+    failure ??= { error: err };
+  }
+  // The reads still under way go out in steps of their own.
+  for (await shared.settle(); pending > 0 || !shared.idle; await shared.settle()) {
+    await shared.step().catch((error: unknown) => void (failure ??= { error }));
+  }
+  if (failure) {
     c.failedNodes.add(node.name);
-    noteError(c, node.name, ctx.explain(err, node.name));
+    noteError(c, node.name, ctx.explain(failure.error, node.name));
   }
 }
 
@@ -211,7 +177,7 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
     rowCap: options.rowCap ?? DEFAULT_ROW_CAP,
     pauseMs: options.pauseMs ?? 0,
   };
-  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), failedNodes: new Set(), elsewhere: [] };
+  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), failedNodes: new Set(), elsewhere: [], typeHints: new Map((options.previous ?? []).map((r) => [r.key, r.type])) };
   await Promise.all(ctx.masters.map((node) => scanNode(ctx, c, node, resolved)));
   await readRemoteFences(ctx, c);
 

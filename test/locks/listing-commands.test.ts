@@ -1,0 +1,127 @@
+// Which commands a listing sends, counted by the server (INFO commandstats) and seen by MONITOR: fences
+// are read only where the fence key exists, a plain string lock costs its GETRANGE and PTTL and nothing
+// per key beyond the fence check, and a refresh that knows the previous types sends no command that fails.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { openLockConnection, type LockConnection, type LockRow } from '../../client/src/locks/index';
+import { callsOf, commandCounts } from '../helpers/command-stats';
+import { startRedis, type RedisProcess } from '../helpers/redis-server';
+import { waitFor } from '../helpers/wait';
+
+const STRING_LOCKS = 60;
+const FILLER = 2000;
+let server: RedisProcess;
+let admin: Redis;
+let conn: LockConnection;
+
+/** Fence keys that exist, by the lock they belong to (the Redisson one beside a string lock does not count). */
+const FENCES: Record<string, { key: string; value: string }> = {
+  'lock:s:3': { key: '{lock:s:3}:fence', value: '3' },
+  'lock:s:7': { key: 'fence:lock:s:7', value: '7' },
+  'lock:s:11': { key: 'fence:s:11', value: '11' },
+  'lock:r': { key: 'redisson_lock_token:{lock:r}', value: '9' },
+};
+/** Keys under fence names that are not shown as fences: not a counter, or a Redisson counter beside a string lock. */
+const NOT_FENCES = { '{lock:s:13}:fence': 'not-a-number', 'redisson_lock_token:{lock:s:20}': '5' };
+
+before(async () => {
+  server = await startRedis();
+  admin = new Redis(server.port, '127.0.0.1');
+  const p = admin.pipeline();
+  for (let i = 0; i < STRING_LOCKS; i++) p.set(`lock:s:${i}`, `lw1:web-${i}:${i}:${randomBytes(16).toString('hex')}`, 'PX', 60_000);
+  for (let i = 0; i < FILLER; i++) p.set(`filler:${i}`, 'x');
+  p.hset('lock:r', `${randomUUID()}:1`, '1').pexpire('lock:r', 60_000);
+  p.zadd('semaphore:pool', Date.now(), randomUUID());
+  for (const { key, value } of Object.values(FENCES)) p.set(key, value);
+  for (const [key, value] of Object.entries(NOT_FENCES)) p.set(key, value);
+  await p.exec();
+  conn = await openLockConnection({ url: server.url });
+});
+
+after(async () => {
+  await conn?.close();
+  admin?.disconnect();
+  await server?.stop();
+});
+
+function assertFences(rows: LockRow[]): void {
+  for (const row of rows) assert.deepEqual(row.fence, FENCES[row.key], `${row.key} fence`);
+}
+
+/** The keys the listing sent GET for, from MONITOR. */
+async function getsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const monitor = await admin.monitor();
+  const gets: string[] = [];
+  let done = false;
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (String(args[0]).toLowerCase() === 'get') gets.push(String(args[1]));
+    if (String(args[0]).toLowerCase() === 'echo') done = true;
+  });
+  try {
+    await work();
+    await admin.echo('end of listing');
+    await waitFor(() => done, 'MONITOR to catch up');
+  } finally {
+    monitor.disconnect();
+  }
+  return gets;
+}
+
+test('fences are shown exactly where they exist, and GET goes only to fence keys that exist, once each', async () => {
+  let rows: LockRow[] = [];
+  const gets = await getsDuring(async () => (rows = (await conn.list({ count: 50 })).rows));
+  assert.equal(rows.length, STRING_LOCKS + 2);
+  assertFences(rows);
+  assert.deepEqual(gets.sort(), [...Object.values(FENCES).map((f) => f.key), ...Object.keys(NOT_FENCES)].sort());
+});
+
+test('a first listing sends per key its GETRANGE and PTTL; TYPE (and a re-read) only for the keys that are not strings; no STRLEN', async () => {
+  const counts = await commandCounts(admin, () => openLockConnection({ url: server.url }).then(async (fresh) => {
+    try {
+      assertFences((await fresh.list({ count: 50 })).rows);
+    } finally {
+      await fresh.close();
+    }
+  }));
+  const locks = STRING_LOCKS + 2;
+  assert.equal(callsOf(counts, 'GETRANGE'), locks);
+  assert.equal(callsOf(counts, 'TYPE'), 2, 'the hash and the zset');
+  assert.equal(callsOf(counts, 'PTTL'), locks + 2, 'the re-read of the hash and the zset carries its own PTTL');
+  assert.equal(callsOf(counts, 'STRLEN'), 0, 'every value was shorter than the range read');
+  assert.equal(callsOf(counts, 'HLEN') + callsOf(counts, 'ZCARD') + callsOf(counts, 'HGET'), 0, 'small values need no size of their own');
+  assert.equal(callsOf(counts, 'GET'), Object.keys(FENCES).length + Object.keys(NOT_FENCES).length);
+});
+
+test('a refresh with the previous rows reads each key as its known type: no TYPE, and no command fails', async () => {
+  const previous = (await conn.list({ count: 50 })).rows;
+  const counts = await commandCounts(admin, async () => assertFences((await conn.list({ count: 50, previous })).rows));
+  assert.equal(callsOf(counts, 'TYPE'), 0);
+  assert.equal(callsOf(counts, 'GETRANGE'), STRING_LOCKS);
+  assert.equal(callsOf(counts, 'HRANDFIELD'), 1);
+  assert.equal(callsOf(counts, 'ZRANGE'), 1);
+  assert.deepEqual(counts.filter((c) => c.failed > 0), []);
+});
+
+test('a key whose type changed since the previous listing is read as its new type', async () => {
+  const previous = (await conn.list()).rows;
+  await admin.del('lock:s:1', 'lock:r', 'semaphore:pool');
+  await admin.hset('lock:s:1', `${randomUUID()}:5`, '1');
+  await admin.set('lock:r', 'WEB-SERVER-01');
+  await admin.rpush('semaphore:pool', 'a');
+  try {
+    const rows = new Map((await conn.list({ previous })).rows.map((r) => [r.key, r]));
+    assert.equal(rows.get('lock:s:1')?.type, 'hash');
+    assert.match(rows.get('lock:s:1')!.holder.label, /thread 5/);
+    assert.equal(rows.get('lock:r')?.type, 'string');
+    assert.equal(rows.get('lock:r')?.holder.token, 'WEB-SERVER-01');
+    assert.equal(rows.get('semaphore:pool')?.type, 'list');
+    assert.equal(rows.get('semaphore:pool')?.state, 'no-expiry');
+  } finally {
+    await admin.del('lock:s:1', 'lock:r', 'semaphore:pool');
+    await admin.set('lock:s:1', 'lw1:web-1:1:0123456789abcdef0123456789abcdef', 'PX', 60_000);
+    await admin.hset('lock:r', `${randomUUID()}:1`, '1');
+    await admin.zadd('semaphore:pool', Date.now(), randomUUID());
+  }
+});
