@@ -1,4 +1,6 @@
-// `lockwise check` spreads its files over one analysis worker per core. The walk is synchronous, so no
+// `lockwise check` spreads its files over analysis workers, one per core but one: the main thread walks
+// and reads, and V8's garbage collector and compiler threads need a core too (on 2 cores, two workers
+// were no faster than one: each worker's collections then ran on the other's core). The walk is synchronous, so no
 // answer arrives before it ends and the main thread cannot hand out work as workers free up. Instead
 // every job goes to every worker, and each job is claimed with an atomic flag in shared memory: the
 // first worker to reach it analyses it, the others skip it. Workers so take work as they free up,
@@ -19,7 +21,7 @@ const WORK_PER_FILE = 4 * 1024;
 export interface PoolOptions {
   /** Analyse each file alone (`--no-project`). */
   singleFile: boolean;
-  /** At most this many workers (default: one per core). */
+  /** At most this many workers (default: one per core but one, at least one). */
   size?: number;
   /** A worker stack for syntax trees nested too deep for the default one. */
   stackSizeMb?: number;
@@ -48,7 +50,7 @@ export class AnalysisPool {
       this.pending.set(job.id, { job, cost, resolve, reject });
       this.queued += cost;
       this.ensureClaims(job.id);
-      if (this.workers.length === 0 || (this.queued > this.workers.length * WORK_PER_WORKER && this.workers.length < (this.options.size ?? availableParallelism()))) {
+      if (this.workers.length === 0 || (this.queued > this.workers.length * WORK_PER_WORKER && this.workers.length < (this.options.size ?? Math.max(1, availableParallelism() - 1)))) {
         this.addWorker();
       } else {
         for (const worker of this.workers) worker.post(job);

@@ -48,7 +48,7 @@ Options:
   --update-baseline                 record every current finding in the baseline
                                     file (--baseline, default lockwise-baseline.json)
   --show-fixes                      show each finding's fixes (pretty format)
-  -j, --jobs <n>                    analysis workers (default: one per core)
+  -j, --jobs <n>                    analysis workers (default: one per core but one)
   --no-project                      analyse each file alone: faster, but calls to
                                     the project's own lock helpers in other files
                                     mean nothing
