@@ -8,7 +8,7 @@ import { mightHoldLockCode, scriptKindOf } from '../rules/analyze';
 import { fileSystemHost, overlayHost } from '../rules/project/host';
 import { mayCallLockHelpers } from '../rules/project/pre-checks';
 import { ProjectIndex } from '../rules/project/project-index';
-import { loadConfig, type LockwiseConfig } from '../rules/config';
+import { hasOwnConfig, loadConfig, type LockwiseConfig } from '../rules/config';
 import { ruleIds } from '../rules/index';
 import type { Finding } from '../rules/types';
 
@@ -34,11 +34,15 @@ const configByDir = new Map<string, LockwiseConfig>();
  * A broken config throws its ConfigError, naming the file and the problem.
  */
 function configFor(fileName: string): LockwiseConfig {
-  const dir = dirname(fileName);
+  return folderConfig(dirname(fileName));
+}
+
+/** A folder without a config of its own shares its parent's: no walk up to the root per folder. */
+function folderConfig(dir: string): LockwiseConfig {
   let config = configByDir.get(dir);
   if (!config) {
-    const loaded = loadConfig(dir, ruleIds).config;
-    config = { ...loaded, rules: {} };
+    const parent = dirname(dir);
+    config = parent === dir || hasOwnConfig(dir) ? { ...loadConfig(dir, ruleIds).config, rules: {} } : folderConfig(parent);
     configByDir.set(dir, config);
   }
   return config;

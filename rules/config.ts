@@ -133,6 +133,22 @@ function readJson(file: string): unknown {
  * Finds the config that applies to files in `dir`: the nearest `lockwise.config.json`, or the nearest
  * package.json with a "lockwise" key, walking up to the filesystem root. Throws ConfigError.
  */
+/**
+ * Whether loadConfig stops at `dir`: a lockwise.config.json, or a package.json with a "lockwise" key
+ * (or one that cannot be read, which loadConfig reports).
+ */
+export function hasOwnConfig(dir: string): boolean {
+  if (existsSync(join(dir, CONFIG_FILE))) return true;
+  const pkgFile = join(dir, 'package.json');
+  if (!existsSync(pkgFile)) return false;
+  try {
+    const pkg: unknown = JSON.parse(readFileSync(pkgFile, 'utf8'));
+    return typeof pkg === 'object' && pkg !== null && 'lockwise' in pkg;
+  } catch {
+    return true;
+  }
+}
+
 export function loadConfig(dir: string, knownRules: readonly string[]): LoadedConfig {
   for (let current = dir; ; current = dirname(current)) {
     const configFile = join(current, CONFIG_FILE);

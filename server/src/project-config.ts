@@ -4,10 +4,9 @@
 // alone apply meanwhile. A directory without a config of its own shares its parent's entry, so a
 // workspace scan looks at each directory's files once instead of walking up to the root per folder,
 // and the files of one scope share one merged config.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
 import type { Ignore } from 'ignore';
-import { CONFIG_FILE, ConfigError, emptyConfig, loadConfig, type LockwiseConfig } from '../../rules/config';
+import { ConfigError, emptyConfig, hasOwnConfig, loadConfig, type LockwiseConfig } from '../../rules/config';
 import { compileIgnores } from '../../rules/ignore-globs';
 import { ruleIds } from '../../rules/index';
 import type { ServerSettings } from './settings';
@@ -88,22 +87,6 @@ export class ProjectConfigs {
       this.problems.clear();
       this.onProblemsChanged([]);
     }
-  }
-}
-
-/**
- * Whether loadConfig stops at `dir`: a lockwise.config.json, or a package.json with a "lockwise" key
- * (or one that cannot be read, which loadConfig reports).
- */
-function hasOwnConfig(dir: string): boolean {
-  if (existsSync(join(dir, CONFIG_FILE))) return true;
-  const pkgFile = join(dir, 'package.json');
-  if (!existsSync(pkgFile)) return false;
-  try {
-    const pkg: unknown = JSON.parse(readFileSync(pkgFile, 'utf8'));
-    return typeof pkg === 'object' && pkg !== null && 'lockwise' in pkg;
-  } catch {
-    return true;
   }
 }
 
