@@ -22,7 +22,7 @@ function tested(acquire: Acquire): boolean {
   return use.kind === 'tested' || (use.kind === 'assigned' && use.tested);
 }
 
-/** An unchecked delete of a lock key: a release in the model, or a DEL/UNLINK of a key acquired here. */
+/** A delete of a lock key: a release in the model, or a DEL/UNLINK of a key acquired here. */
 interface Delete {
   call: ts.CallExpression;
   key: KeyRef;
@@ -36,6 +36,7 @@ function checkedReleases(model: LockModel): Delete[] {
   return model.releases.filter((r) => r.ownerChecked && r.key && r.kind !== 'library').map((r) => ({ call: r.call, key: r.key as KeyRef, fn: r.fn, checked: true }));
 }
 
+/** Deletes that do not compare the token. */
 function uncheckedDeletes(model: LockModel): Delete[] {
   const deletes: Delete[] = model.releases.filter((r) => !r.ownerChecked && r.key).map((r) => ({ call: r.call, key: r.key as KeyRef, fn: r.fn }));
   const seen = new Set(deletes.map((d) => d.call));

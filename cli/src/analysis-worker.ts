@@ -1,7 +1,8 @@
 // `lockwise check` analyses in worker threads (dist/cli-worker.js, which loads the analyzer bundle;
 // analysis-pool.ts keeps a pool of them), so that loading TypeScript and parsing overlap with walking,
-// reading and pre-checking the other files on the main thread. Files whose syntax trees nest deeper than the default stack allows (generated code,
-// thousands of nested parentheses) are analysed again in a second worker with a large stack.
+// reading and pre-checking the other files on the main thread. Files whose syntax trees nest deeper
+// than the default stack allows (generated code, thousands of nested parentheses) are analysed again
+// in a worker with a large stack.
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';

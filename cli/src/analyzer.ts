@@ -2,7 +2,7 @@
 // worker (worker.ts) loads it, once a file passes the pre-check; esbuild.mjs also loads it once at build
 // time, to write its manifest.
 import { ANALYZED_EXTENSIONS, analyzeText } from '../../rules/analyze';
-import type { LockwiseConfig } from '../../rules/config';
+import { emptyConfig, type LockwiseConfig } from '../../rules/config';
 import { allRules } from '../../rules/index';
 import { cachingHost, fileSystemHost, overlayHost } from '../../rules/project/host';
 import { ProjectIndex } from '../../rules/project/project-index';
@@ -32,7 +32,7 @@ export function createProjectAnalyzer(): ProjectAnalyzer {
   const configs = new Map<string, LockwiseConfig>();
   const index = new ProjectIndex({
     host: overlayHost(texts, cachingHost(fileSystemHost)),
-    configFor: (path) => configs.get(path) ?? { rules: {}, ignore: [], helpers: { acquire: [], release: [], extend: [] } },
+    configFor: (path) => configs.get(path) ?? emptyConfig(),
     // A module summarised for an importer is analysed later in the run: its model waits for it.
     spareText: SPARE_TEXT,
   });
