@@ -1,12 +1,13 @@
 // `lockwise check` spreads its files over analysis workers, one per core but one: the main thread walks
 // and reads, and V8's garbage collector and compiler threads need a core too (on 2 cores, two workers
 // were no faster than one: each worker's collections then ran on the other's core). The walk is
-// synchronous, so no answer arrives before it ends and the main thread cannot hand out work as workers free up. Instead
-// every job goes to every worker, and each job is claimed with an atomic flag in shared memory: the
-// first worker to reach it analyses it, the others skip it. Workers so take work as they free up,
-// whatever the cost of each file. A worker is added only once the queued work would keep it busy for
-// longer than its start (loading TypeScript) takes, so a run over a little lock code keeps to one.
-// Each worker keeps its own project model: a module imported from files of two workers is parsed in both.
+// synchronous, so no answer arrives before it ends and the main thread cannot hand out work as
+// workers free up. Instead every job goes to every worker, and each job is claimed with an atomic flag
+// in shared memory: the first worker to reach it analyses it, the others skip it. Workers so take work
+// as they free up, whatever the cost of each file. A worker is added only once the queued work would
+// keep it busy for longer than its start (loading TypeScript) takes, so a run over a little lock code
+// keeps to one. Each worker keeps its own project model: a module imported from files of two workers
+// is parsed in both.
 import { availableParallelism } from 'node:os';
 import { AnalysisWorker, CLAIM_CHUNK_BITS, type AnalysisJob, type AnalysisOutcome } from './analysis-worker';
 
