@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import ts from 'typescript';
 import { activeRules, parseSource, runRules } from '../rules/analyze';
 import { emptyConfig } from '../rules/config';
-import { cachingHost, fileSystemHost } from '../rules/project/host';
+import { snapshotHost } from '../rules/project/host';
 import { ProjectIndex } from '../rules/project/project-index';
 import { writeServiceTree } from './fixtures/lock-dense-tree';
 
@@ -46,7 +46,7 @@ function wall(args: string[], cwd: string): number {
 function splitPerFile(files: string[]): void {
   const config = emptyConfig();
   const rules = activeRules(config);
-  const index = new ProjectIndex({ host: cachingHost(fileSystemHost), configFor: () => config });
+  const index = new ProjectIndex({ host: snapshotHost(), configFor: () => config });
   const cost = { parse: 0, model: 0, rules: 0 };
   for (const file of files) {
     const text = readFileSync(file, 'utf8');

@@ -4,7 +4,7 @@
 import { ANALYZED_EXTENSIONS, analyzeText } from '../../rules/analyze';
 import { emptyConfig, type LockwiseConfig } from '../../rules/config';
 import { allRules } from '../../rules/index';
-import { cachingHost, fileSystemHost, overlayHost } from '../../rules/project/host';
+import { overlayHost, snapshotHost } from '../../rules/project/host';
 import { ProjectIndex } from '../../rules/project/project-index';
 import type { AnalysisResult } from '../../rules/types';
 import { fixAll } from '../../rules/fixes/fix-all';
@@ -31,7 +31,7 @@ export function createProjectAnalyzer(): ProjectAnalyzer {
   const texts = new Map<string, string>();
   const configs = new Map<string, LockwiseConfig>();
   const index = new ProjectIndex({
-    host: overlayHost(texts, cachingHost(fileSystemHost)),
+    host: overlayHost(texts, snapshotHost()),
     configFor: (path) => configs.get(path) ?? emptyConfig(),
     // A module summarised for an importer is analysed later in the run: its model waits for it.
     spareText: SPARE_TEXT,

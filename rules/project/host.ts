@@ -1,7 +1,8 @@
 // How the project layer reads files, the way TypeScript's compiler takes a CompilerHost: the CLI
 // passes the file system, the language server its open documents over the file system, tests an
 // in-memory map. The project layer never touches the file system itself.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 
 export interface ProjectHost {
   /** The file's text, or undefined when it cannot be read. */
@@ -44,19 +45,41 @@ export function memoryHost(files: Record<string, string>): ProjectHost {
   return { readFile: (path) => map.get(path), fileExists: (path) => map.has(path) };
 }
 
-/** A host that reads each file once (a `lockwise check` run: files do not change under it). */
-export function cachingHost(fallback: ProjectHost): ProjectHost {
+/**
+ * A host that reads each file once and each folder's listing once (a `lockwise check` run: files do
+ * not change under it). Resolving a specifier probes up to twenty names; one listing per folder
+ * answers them all. A name is found as listed, so on a case-insensitive disk a specifier must spell
+ * the file's case, as TypeScript's forceConsistentCasingInFileNames asks.
+ */
+export function snapshotHost(fallback: ProjectHost = fileSystemHost): ProjectHost {
   const texts = new Map<string, string | undefined>();
-  const exists = new Map<string, boolean>();
+  const listings = new Map<string, { files: Set<string>; links: Set<string> } | null>();
+  const listing = (dir: string) => {
+    let entries = listings.get(dir);
+    if (entries === undefined) {
+      try {
+        entries = { files: new Set(), links: new Set() };
+        for (const entry of readdirSync(dir, { withFileTypes: true })) {
+          if (entry.isFile()) entries.files.add(entry.name);
+          else if (entry.isSymbolicLink()) entries.links.add(entry.name);
+        }
+      } catch {
+        entries = null; // no such folder (a probe of `x/index.ts` where x is a file), or unreadable
+      }
+      listings.set(dir, entries);
+    }
+    return entries;
+  };
   return {
     readFile(path) {
       if (!texts.has(path)) texts.set(path, fallback.readFile(path));
       return texts.get(path);
     },
     fileExists(path) {
-      let answer = exists.get(path);
-      if (answer === undefined) exists.set(path, (answer = fallback.fileExists(path)));
-      return answer;
+      const entries = listing(dirname(path));
+      const name = basename(path);
+      // A link may name a folder: only its target says.
+      return !!entries && (entries.files.has(name) || (entries.links.has(name) && fallback.fileExists(path)));
     },
   };
 }
