@@ -1,6 +1,7 @@
 // Text tests that decide, before any parse, which files without lock code of their own may still
 // need the project-wide analysis. Cheap enough to run on every file of a workspace, and free of the
 // parser, so `lockwise check`'s main thread can run them.
+import type { HelperNames } from '../config';
 import { LOCK_NAME } from '../engine/lock-name';
 
 const REDIS_CLIENT = /redis|valkey/i;
@@ -14,6 +15,14 @@ const FORWARDS_COMMAND = /(?:return|=>|[;{]\s*await)\s*(?:await\s+)?[\w$]+(?:\s*
 /** A module that may hold a thin command wrapper (engine/wrappers.ts): it wraps Redis and hands a command's reply back. */
 export function mayWrapCommands(text: string): boolean {
   return REDIS_CLIENT.test(text) && COMMAND_CALL.test(text) && FORWARDS_COMMAND.test(text);
+}
+
+/** Kept by a lean parse of a wrapper module: its thin wrappers of these methods carry no other lock word. */
+const WRAPPED_METHODS = ['set(', 'get(', 'del(', 'expire(', 'pexpire(', 'pExpire(', 'eval(', 'call('];
+
+/** `helpers` with the words a lean parse of this file must also keep (engine/lock-text.ts): a wrapper module's methods. */
+export function leanParseKeeps(text: string, helpers: HelperNames): HelperNames {
+  return mayWrapCommands(text) ? { ...helpers, acquire: [...helpers.acquire, ...WRAPPED_METHODS] } : helpers;
 }
 
 /**

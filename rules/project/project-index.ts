@@ -16,7 +16,7 @@ import type { ProjectHost } from './host';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
 import { emptySummary, hasLockMeaning, type FileSummary } from './types';
-import { mayCallLockHelpers, mayWrapCommands } from './pre-checks';
+import { leanParseKeeps, mayCallLockHelpers, mayWrapCommands } from './pre-checks';
 
 export interface ProjectOptions {
   host: ProjectHost;
@@ -127,10 +127,10 @@ export class ProjectIndex {
 
   /** Parses and models a file with the project's meanings, summarising it on the way. */
   private build(path: string, text: string, config = this.configFor(path)): { summary: FileSummary; model: LockModel } {
-    // Declarations with no lock word are blanked before parsing (engine/lock-text.ts) unless the file
-    // may wrap commands (its wrappers have no lock word); the names of the helpers it turns out to
-    // call must not be in a blanked span, or it is parsed again whole.
-    const lean = parseLean(path, text, config.helpers, mayWrapCommands(text));
+    // Declarations with no lock word are blanked before parsing (engine/lock-text.ts), but for the
+    // methods a wrapper module wraps; the names of the helpers it turns out to call must not be in a
+    // blanked span, or it is parsed again whole.
+    const lean = parseLean(path, text, leanParseKeeps(text, config.helpers));
     const built = this.modelWithSummary(path, text, lean.sourceFile, config);
     if (lean.blanked.length === 0) return built;
     const names = [...this.namesOf(path), ...localLockNames(built.summary)];

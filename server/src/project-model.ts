@@ -7,14 +7,9 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ModelProvider } from '../../rules/analyze';
 import { emptyConfig, type HelperNames, type LockwiseConfig } from '../../rules/config';
 import { fileSystemHost, overlayHost } from '../../rules/project/host';
-import { mayCallLockHelpers, mayWrapCommands } from '../../rules/project/pre-checks';
-
+import { leanParseKeeps, mayCallLockHelpers } from '../../rules/project/pre-checks';
 import { ProjectIndex } from '../../rules/project/project-index';
 import { uriToPath } from './uris';
-
-/** Kept by a lean parse of a wrapper module: its thin wrappers of these methods carry no other lock word. */
-const WRAPPED_METHODS = ['set(', 'get(', 'del(', 'expire(', 'pexpire(', 'pExpire(', 'eval(', 'call('];
-
 
 export class ServerProject {
   readonly index: ProjectIndex;
@@ -49,9 +44,8 @@ export class ServerProject {
   /** The helpers a lean parse of the file must keep: the config's, the project helpers it calls, wrapped methods. */
   helpersFor(path: string, text: string, helpers: HelperNames): HelperNames {
     const names = [...this.index.namesOf(path)];
-    const wrapped = mayWrapCommands(text) ? WRAPPED_METHODS : [];
-    if (names.length === 0 && wrapped.length === 0) return helpers;
-    return { ...helpers, acquire: [...helpers.acquire, ...names, ...wrapped] };
+    const keeps = leanParseKeeps(text, helpers);
+    return names.length === 0 ? keeps : { ...keeps, acquire: [...keeps.acquire, ...names] };
   }
 
   /** Does a file with no lock code of its own import a project module with lock helpers? */
