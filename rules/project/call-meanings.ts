@@ -42,6 +42,7 @@ export class Resolution {
   // Summaries are never changed once made (a changed file gets a new one): answers keep per summary.
   // Inside an import cycle a module lends an empty stand-in, which is a new object and never reused.
   private readonly exportsCache = new WeakMap<FileSummary, Map<string, Target | undefined>>();
+  private readonly starIndex = new WeakMap<FileSummary, Map<string, FileSummary[]>>();
 
   exportOf(file: FileSummary, name: string, depth = 0): Target | undefined {
     let cache = this.exportsCache.get(file);
@@ -61,13 +62,49 @@ export class Resolution {
       if (!module) return undefined;
       return target.name === '*' ? { kind: 'module', file: module } : this.exportOf(module, target.name, depth + 1);
     }
-    for (const star of file.stars) {
-      const module = this.lookup.summaryOf(star, file.path);
-      const found = module && name !== 'default' ? this.exportOf(module, name, depth + 1) : undefined;
-      if (found) return found;
+    if (name !== 'default') {
+      for (const module of this.starModulesNaming(file, name)) {
+        const found = this.exportOf(module, name, depth + 1);
+        if (found) return found;
+      }
     }
     // `import locks from './locks'` of a CommonJS `module.exports = { ... }`: the module itself.
     return name === 'default' && Object.keys(file.exports).length > 0 ? { kind: 'module', file } : undefined;
+  }
+
+  /**
+   * The modules of `file`'s `export * from` lines that export `name` (directly or through stars of
+   * their own), in the order written. A barrel of a hundred modules is indexed once, not searched
+   * module by module for every name asked of it.
+   */
+  private starModulesNaming(file: FileSummary, name: string): FileSummary[] {
+    let index = this.starIndex.get(file);
+    if (!index) {
+      index = new Map();
+      for (const star of file.stars) {
+        const module = this.lookup.summaryOf(star, file.path);
+        if (!module) continue;
+        for (const exported of this.namesThroughStars(module, new Set(), 0)) {
+          const modules = index.get(exported);
+          if (!modules) index.set(exported, [module]);
+          else if (!modules.includes(module)) modules.push(module);
+        }
+      }
+      this.starIndex.set(file, index);
+    }
+    return index.get(name) ?? [];
+  }
+
+  /** Every name a module exports, its stars' included (`seen` stops cycles). */
+  private namesThroughStars(file: FileSummary, seen: Set<FileSummary>, depth: number): string[] {
+    if (seen.has(file) || depth > MAX_DEPTH) return [];
+    seen.add(file);
+    const names = Object.keys(file.exports);
+    for (const star of file.stars) {
+      const module = this.lookup.summaryOf(star, file.path);
+      if (module) names.push(...this.namesThroughStars(module, seen, depth + 1));
+    }
+    return names;
   }
 
   localOf(file: FileSummary, name: string, depth = 0): Target | undefined {

@@ -198,6 +198,35 @@ async function send(id: string) {}
     expected: ['src/billing/invoices.ts: check-acquire-result'],
   },
   {
+    // The barrel is indexed once by name: a name is looked for in each star module that exports it, in order.
+    name: 'a barrel of barrels, where the first module naming the export cannot resolve it',
+    files: {
+      'src/redis.ts': client,
+      'src/locks/vendor.ts': `export { tryLock } from 'some-package';
+export const vendorName = 'x';
+`,
+      'src/locks/own/mutex.ts': `import { redis } from '../../redis';
+import { randomUUID } from 'node:crypto';
+export async function tryLock(name: string): Promise<boolean> {
+  return (await redis.set(\`mutex:\${name}\`, randomUUID(), 'NX', 'PX', 30000)) === 'OK';
+}
+`,
+      'src/locks/own/index.ts': `export * from './mutex';
+`,
+      'src/locks/index.ts': `export * from './vendor';
+export * from './own';
+`,
+      'src/billing/invoices.ts': `import { tryLock } from '../locks';
+export async function issue(id: string) {
+  tryLock(\`invoice:\${id}\`);
+  await send(id);
+}
+async function send(id: string) {}
+`,
+    },
+    expected: ['src/billing/invoices.ts: check-acquire-result'],
+  },
+  {
     name: 'a helper that calls a helper gets its meaning',
     files: {
       'src/redis.ts': client,
