@@ -88,6 +88,9 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   const names = new Set<string>();
   if (acquire.result.kind === 'assigned') names.add(acquire.result.name);
   const tokenName = acquire.token && ts.isIdentifier(unwrap(acquire.token)) ? (unwrap(acquire.token) as ts.Identifier).text : undefined;
+  // What the acquire itself hands back: redlock's a Lock object (it throws when busy), redis-semaphore's
+  // acquire() nothing (it throws on timeout); a Redis reply or tryAcquire's boolean says acquired or not.
+  const value: AcquireReturn = acquire.kind === 'redlock' ? 'lock-object' : acquire.kind === 'semaphore' ? 'throws' : 'reply';
   const found = new Set<AcquireReturn>();
   const bodies: Node[] = ownReturns(fn).map((r) => r.expression).filter((e): e is ts.Expression => !!e);
   if (fn.body && !ts.isBlock(fn.body)) bodies.push(fn.body);
@@ -98,9 +101,9 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
     else if (ts.isObjectLiteralExpression(e) && e.properties.some((p) => RELEASE_MEMBER.test(nameOf(p) ?? ''))) found.add('lock-object');
     else if (ts.isConditionalExpression(e) && tokenName && identifiersNamed(e.whenTrue, tokenName).length > 0) found.add('token');
     else if (ts.isIdentifier(e) && e.text === tokenName && !names.has(e.text)) found.add('token');
-    else if (e.pos <= acquire.call.pos && acquire.call.end <= e.end) found.add('reply');
+    else if (e.pos <= acquire.call.pos && acquire.call.end <= e.end) found.add(value);
     else if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) found.add('reply');
-    else if (identifiersNamed(e, names).length > 0) found.add('reply');
+    else if (identifiersNamed(e, names).length > 0) found.add(value);
   }
   for (const kind of ['release-fn', 'lock-object', 'token', 'reply'] as const) if (found.has(kind)) return kind;
   const throwsWhenBusy = descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(

@@ -356,6 +356,28 @@ export async function run(step: () => Promise<void>) {
     },
     expected: ['src/job.ts: backoff-between-retries', 'src/job.ts: bounded-acquire-retry', 'src/job.ts: release-on-all-paths'],
   },
+  {
+    name: 'redlock\'s Lock handed back by a service method, released outside finally',
+    files: {
+      'src/locks.ts': `import Redlock from 'redlock';
+import Redis from 'ioredis';
+const redlock = new Redlock([new Redis()]);
+export class ReportLocks {
+  lockReport(id: string) {
+    return redlock.acquire([\`locks:report:\${id}\`], 30_000);
+  }
+}
+`,
+      'src/reports.ts': `import { ReportLocks } from './locks';
+export async function render(locks: ReportLocks, id: string, draw: () => Promise<void>) {
+  const lock = await locks.lockReport(id);
+  await draw();
+  await lock.release();
+}
+`,
+    },
+    expected: ['src/reports.ts: release-on-all-paths'],
+  },
 ];
 
 for (const shape of shapes) {

@@ -156,6 +156,26 @@ export async function breakLock(name: string) {
 `,
     },
   },
+  {
+    // redlock throws when the lock is busy: an ignored Lock object is no unchecked acquire.
+    name: 'a helper that hands back redlock\'s Lock, awaited and its result not used',
+    files: {
+      'src/locks.ts': `import Redlock from 'redlock';
+import Redis from 'ioredis';
+const redlock = new Redlock([new Redis()]);
+export class ResourceLocks {
+  lockResource(ttl = 1000) {
+    return redlock.acquire(['locks:resource'], ttl);
+  }
+}
+`,
+      'src/warmup.ts': `import { ResourceLocks } from './locks';
+export async function warmUp(locks: ResourceLocks) {
+  await locks.lockResource(10_000);
+}
+`,
+    },
+  },
 ];
 
 for (const trap of traps) {
