@@ -5,6 +5,7 @@ import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
 import { findGetCompare, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
+import { onInMemoryStore } from './in-memory-stores';
 import { fileStyle, readImports, type FileImports } from './imports';
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
@@ -174,7 +175,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const command = !meaning
       ? recogniseCommand(call, ctx)
       : meaning.kind === 'wrapper' ? wrapperCommand(call, meaning, ctx, keyOf, (node, key) => keys.set(node, key)) : undefined;
-    if (command) commands.push(command);
+    // A get/set/del on an in-memory cache the file made itself (engine/in-memory-stores.ts) is no command.
+    if (command && (meaning || !onInMemoryStore(call, imports))) commands.push(command);
   }
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
   // A thin wrapper's command is its callers' to judge (engine/wrappers.ts), not lock code of its own.

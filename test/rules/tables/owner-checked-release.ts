@@ -12,6 +12,20 @@ export const ownerCheckedReleaseCases: RuleCases = {
   await redis.del(\`cache:user:\${userId}\`, \`session:\${userId}\`);
 }
 ` },
+    // node-cache is not installed here: its import cannot type-check.
+    { name: 'an in-memory fallback store the module made itself (node-cache, a Map) is no Redis', typecheck: false, code: `import NodeCache from 'node-cache';
+const local = new NodeCache();
+export function createLocks(redis?: { del(key: string): Promise<number> }) {
+  let cache: NodeCache | undefined;
+  if (!redis) cache = new NodeCache();
+  return {
+    async releaseLock(lockKey: string) {
+      if (cache) cache.del(lockKey);
+      local.del(lockKey);
+    },
+  };
+}
+` },
     { name: 'defineCommand release script', code: `${io}redis.defineCommand('releaseLock', { numberOfKeys: 1, lua: ${RELEASE} });
 export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
@@ -61,6 +75,22 @@ export async function run(key: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a variable that holds an in-memory store or a Redis client is still a client',
+      typecheck: false,
+      code: `import NodeCache from 'node-cache';
+import Redis from 'ioredis';
+export function createLocks(url?: string) {
+  let store: NodeCache | Redis = new NodeCache();
+  if (url) store = new Redis(url);
+  return {
+    async releaseLock(lockKey: string) {
+      await store.del(lockKey);
+    },
+  };
+}
+`,
+    },
     {
       name: 'DEL of a lock whose token is process.pid: a fresh token at the acquire, every DEL compared',
       count: 2,

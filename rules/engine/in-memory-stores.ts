@@ -1,0 +1,56 @@
+// Objects that answer to get/set/del like a Redis client but are not one: an in-memory cache or
+// collection the file constructs itself (`cache = new NodeCache()`, `new LRUCache()`, `new Map()`),
+// often the fallback a lock module uses when no Redis is configured. A call on a variable that only
+// ever holds such an object is no Redis command. Anything else (a parameter, a field, a value from a
+// call, a class from the project or from a Redis module) may be a client, and stays one.
+import type { FileImports } from './imports';
+import { ts } from './typescript';
+import { declarationOf, isConstList, methodOf, unwrap } from './nodes';
+import { identifiersOfFile } from './file-index';
+
+const COLLECTIONS = new Set(['Map', 'Set', 'WeakMap']);
+/** Packages that are (or may be backed by) Redis clients: a class from one of them may be a client. */
+const CLIENT_MODULE = /redis|valkey|glide|upstash|keydb|dragonfly|garnet|semaphore|lock|keyv|cache-manager/i;
+
+/** Is `call` a method call on a variable that only ever holds an in-memory store? */
+export function onInMemoryStore(call: ts.CallExpression, imports: FileImports): boolean {
+  const method = methodOf(call);
+  if (!method) return false;
+  const values = valuesHeldBy(unwrap(method.receiver));
+  return !!values && values.length > 0 && values.every((v) => isInMemoryStore(v, imports));
+}
+
+/**
+ * Every value written to the variable, or undefined when that cannot be told the same from every tree
+ * the analyzer may build: a lean parse (engine/lock-text.ts) blanks top-level declarations, so the
+ * writes to a module-level `let` may be out of sight; a `const`'s initializer, and the writes to a
+ * variable declared inside a function (all in its scope, which is kept or blanked whole), never are.
+ */
+function valuesHeldBy(receiver: ts.Node): ts.Expression[] | undefined {
+  if (!ts.isIdentifier(receiver)) return undefined;
+  const decl = declarationOf(receiver);
+  if (!decl || !ts.isVariableDeclaration(decl)) return undefined; // a parameter may hold anything
+  if (isConstList(decl.parent)) return decl.initializer ? [decl.initializer] : undefined;
+  if (ts.isSourceFile(decl.parent.parent.parent)) return undefined;
+  const assigned = identifiersOfFile(receiver.getSourceFile(), receiver.text).flatMap((id) => {
+    const write = assignmentOf(id);
+    return write && declarationOf(id) === decl ? [write] : [];
+  });
+  return decl.initializer ? [decl.initializer, ...assigned] : assigned;
+}
+
+/** The value `id = value` writes, when `id` is the target of a plain assignment. */
+function assignmentOf(id: ts.Identifier): ts.Expression | undefined {
+  const parent = id.parent;
+  return ts.isBinaryExpression(parent) && parent.left === id && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken ? parent.right : undefined;
+}
+
+/** `new Map()`, or `new X()` of a class imported from a package that is no Redis client. */
+function isInMemoryStore(value: ts.Expression, imports: FileImports): boolean {
+  const v = unwrap(value);
+  if (!ts.isNewExpression(v) || !ts.isIdentifier(v.expression)) return false;
+  const name = v.expression.text;
+  if (COLLECTIONS.has(name)) return true;
+  const from = imports.names.get(name);
+  return !!from && !from.startsWith('.') && !from.startsWith('/') && !CLIENT_MODULE.test(from);
+}
