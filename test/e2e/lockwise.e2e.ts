@@ -264,16 +264,19 @@ test('7. when Redis goes down the rows stay, dimmed and frozen, "last read" is s
     const { element, theme } = await wb.colours(row.locator('.custom-view-tree-node-item-icon').first(), '--vscode-disabledForeground');
     assert.ok(theme !== '', 'the theme defines disabledForeground');
     assert.equal(element, theme, 'the stale icon is dimmed');
-    // The countdown stopped: after the reconnect countdown on the connection row has ticked 12 times
-    // (a live row in 10 s steps would have moved on), the row still reads the same.
-    let last = await connection.innerText();
+    // The countdown stopped: after the reconnect countdown (a row of its own under the connection) has
+    // ticked 12 times (a live row in 10 s steps would have moved on), the row still reads the same.
+    const retry = await wb.lockRow('Reconnecting in');
+    let last = await retry.innerText();
     let ticks = 0;
     await waitFor(async () => {
-      const now = await connection.innerText();
+      const now = await retry.innerText();
       if (now !== last) [last, ticks] = [now, ticks + 1];
       return ticks >= 12;
-    }, 'twelve ticks of the connection row', { timeoutMs: 40_000, intervalMs: 100 });
+    }, 'twelve ticks of the reconnect countdown', { timeoutMs: 40_000, intervalMs: 100 });
     assert.equal(await row.innerText(), frozen, 'the TTL of a stale row does not count down');
+    assert.doesNotMatch(await connection.innerText(), /reconnecting in/, 'the connection row does not tick: its rows would re-render with it');
+    // The countdown ticking does not re-render the stale rows, so the tooltip opens (and stays) at once.
     await wb.hoverTooltip('lock:payouts:3', /Not live:/);
     await wb.screenshotOf('.part.sidebar', join(README_IMAGES, 'redis-locks-stale.png'), { height: 260 });
 

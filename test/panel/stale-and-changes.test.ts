@@ -71,14 +71,15 @@ test('stale rows: dimmed icon, TTL frozen at the read, writes shown disabled, "l
   assert.match(staleItem.tooltip!, /Not live:.*Release and Extend are off/);
 
   const connection = renderNode(stale.nodes.get(stale.roots[0]!)!, later);
-  assert.match(connection.description!, new RegExp(`^last read ${clockTime(readAt)} · reconnecting in `));
+  assert.equal(connection.description, `last read ${clockTime(readAt)} · reconnecting`);
   const messages = (stale.nodes.get(stale.roots[0]!) as { children: string[] }).children
     .map((id) => stale.nodes.get(id)!)
-    .filter((n) => n.kind === 'message')
+    .filter((n) => n.kind === 'message' || n.kind === 'retry')
     .map((n) => renderNode(n, later));
   assert.equal(messages[0]!.label, `Rows below as read at ${clockTime(readAt)}`);
   assert.equal(messages[1]!.label, 'Connection refused by 127.0.0.1:6390.', 'the row shows what failed; the tooltip the rest');
   assert.match(messages[1]!.tooltip!, /Check that Redis is running there/);
+  assert.equal(messages[2]!.label, 'Reconnecting in 40s', 'the countdown has a row of its own');
   for (const m of messages) assert.ok(m.label.length <= 40, `"${m.label}" fits a default-width sidebar`);
 
   // A read-only connection shows no write entries at all, stale or not.

@@ -170,16 +170,19 @@ test('partial listings, errors and notices become message nodes; writable decide
   );
   assert.equal(renderNode(tree.nodes.get(tree.roots[0]!)!, Date.now()).label, 'lockwise.redis.db must be an integer >= 0; using the default.');
   const conn = renderNode(tree.nodes.get(tree.roots[1]!)!, Date.now());
-  assert.match(conn.description!, /^last read \d\d:\d\d:\d\d · reconnecting in [34]s · read-only$/);
+  assert.match(conn.description!, /^last read \d\d:\d\d:\d\d · reconnecting · read-only$/);
   assert.equal(conn.contextValue, ContextValue.ConnectionDown);
   assert.match(conn.tooltip!, /off: lockwise\.redis\.readOnly is on/);
-  const messages = labels(tree, tree.roots[1]).slice(0, 3);
+  const messages = labels(tree, tree.roots[1]).slice(0, 4);
   assert.match(messages[0]!, /^Rows below as read at \d\d:\d\d:\d\d$/);
   assert.equal(messages[1], 'Connection refused at 127.0.0.1:1.');
-  assert.match(messages[2]!, /^Partial: \d+ keys scanned, 2 rows shown$/);
+  assert.match(messages[2]!, /^Reconnecting in [34]s$/);
+  assert.match(messages[3]!, /^Partial: \d+ keys scanned, 2 rows shown$/);
   const lock = [...tree.nodes.values()].find((n) => n.kind === 'lock')!;
   assert.equal(renderNode(lock, Date.now()).contextValue, ContextValue.Lock);
-  assert.ok(tree.ticking.includes(tree.roots[1]!), 'the reconnect countdown ticks');
+  const retry = (tree.nodes.get(tree.roots[1]!) as { children: string[] }).children.find((id) => tree.nodes.get(id)!.kind === 'retry')!;
+  assert.ok(tree.ticking.includes(retry), 'the reconnect countdown ticks, on a row of its own');
+  assert.ok(!tree.ticking.includes(tree.roots[1]!), 'the connection row does not tick: its children would re-render with it');
   assert.ok(!tree.ticking.includes(lock.id), 'a stale row does not count down');
 });
 

@@ -29,7 +29,9 @@ export type PanelNode =
       track?: LockTrack;
       heldLongMs: number;
     }
-  | { kind: 'message'; id: string; severity: Severity; text: string; detail?: string };
+  | { kind: 'message'; id: string; severity: Severity; text: string; detail?: string }
+  /** The countdown to the next connection attempt: a leaf of its own, so its tick re-renders nothing else. */
+  | { kind: 'retry'; id: string; retryAt: number };
 
 export interface PanelTree {
   roots: string[];
@@ -83,6 +85,14 @@ export function buildTree(view: PanelView): PanelTree {
       children.push(message(`msg:${cid}:stale`, 'warning', note, `${note}: not live, not counting down. Release and Extend are off until Redis answers again.`));
     }
     if (status.error) children.push(message(`msg:${cid}:error`, 'error', status.summary ?? status.error, status.error));
+    if (status.phase === 'reconnecting' && status.retryAt !== undefined) {
+      // Not on the connection row: VS Code re-renders a row's children with it, so a tick there would
+      // close, once a second, the tooltip of every row below (the stale rows a user reads in an outage).
+      const retry = `msg:${cid}:retry`;
+      nodes.set(retry, { kind: 'retry', id: retry, retryAt: status.retryAt });
+      children.push(retry);
+      ticking.push(retry);
+    }
     if (status.phase === 'auth-failed') {
       children.push(
         message(`msg:${cid}:auth`, 'info', 'Not retrying: set the password', 'Lockwise does not retry a refused password on its own. Run "Lockwise: Set Redis Password", change the settings, or refresh to try again.'),
@@ -134,7 +144,6 @@ export function buildTree(view: PanelView): PanelTree {
 
     const id = `conn:${cid}`;
     nodes.set(id, { kind: 'connection', id, connection, shown: rows.length, children });
-    if (status.retryAt !== undefined) ticking.push(id);
     roots.push(id);
   }
   return { roots, nodes, ticking };
@@ -168,7 +177,7 @@ function lockContext(node: Extract<PanelNode, { kind: 'lock' }>): ContextValue {
   return node.stale ? ContextValue.LockStale : ContextValue.LockWritable;
 }
 
-function connectionDescription(node: Extract<PanelNode, { kind: 'connection' }>, now: number): string {
+function connectionDescription(node: Extract<PanelNode, { kind: 'connection' }>): string {
   const { status, listing, writable } = node.connection;
   const parts: string[] = [];
   if (status.phase === 'connected') {
@@ -177,9 +186,7 @@ function connectionDescription(node: Extract<PanelNode, { kind: 'connection' }>,
     else parts.push('connected');
   } else {
     if (listing) parts.push(`last read ${clockTime(listing.readAt)}`);
-    if (status.phase === 'reconnecting') {
-      parts.push(status.retryAt ? `reconnecting in ${formatDuration(Math.max(0, status.retryAt - now))}` : 'reconnecting');
-    } else parts.push(status.phase === 'auth-failed' ? 'authentication failed' : status.phase);
+    parts.push(status.phase === 'auth-failed' ? 'authentication failed' : status.phase);
   }
   if (!writable) parts.push('read-only');
   return parts.join(' · ');
@@ -200,7 +207,7 @@ export function renderNode(node: PanelNode, now: number): TreeItemData {
       return {
         id: node.id,
         label: target.label,
-        description: connectionDescription(node, now),
+        description: connectionDescription(node),
         tooltip: connectionTooltip(node.connection),
         icon: CONNECTION_ICONS[status.phase],
         contextValue: status.phase === 'connected' ? ContextValue.Connection : ContextValue.ConnectionDown,
@@ -227,6 +234,15 @@ export function renderNode(node: PanelNode, now: number): TreeItemData {
         tooltipVersion: node.track?.entries.length,
         icon: lockIcon(node.row.state, { stale: node.stale, heldLong: node.track?.heldLong === true }),
         contextValue: lockContext(node),
+        collapsible: 'none',
+      };
+    case 'retry':
+      return {
+        id: node.id,
+        label: `Reconnecting in ${formatDuration(Math.max(0, node.retryAt - now))}`,
+        tooltip: messageTooltip(`The next attempt to reach Redis is at ${clockTime(node.retryAt)}; a refresh tries at once.`),
+        icon: { id: 'sync' },
+        contextValue: ContextValue.Message,
         collapsible: 'none',
       };
     case 'message':

@@ -114,8 +114,8 @@ export class Workbench {
     const text = await waitFor(async () => {
       await this.page.mouse.move(0, 0);
       await (await this.lockRow(label)).locator('.label-name').first().hover();
-      // Short attempts: a parent row that ticks (the reconnect countdown) re-renders its children every
-      // second, which closes a tooltip that was about to open; a new hover is the way past it.
+      // Short attempts: a refresh that re-renders the row closes a tooltip that was about to open; a
+      // new hover is the way past it.
       if (!(await hover.waitFor({ state: 'visible', timeout: 2_500 }).then(() => true, () => false))) return undefined;
       return hover.innerText();
     }, `the tooltip of ${label} matching ${match}`, { timeoutMs: 30_000, intervalMs: 100 });
