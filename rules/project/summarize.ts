@@ -127,9 +127,30 @@ function handleParamOf(fn: ts.FunctionLikeDeclaration, release: Release | Extend
   return undefined;
 }
 
+/** The model's operations of each function, in model order: asked per function, a scan of the whole model each was quadratic. */
+interface FunctionOps {
+  acquires: Acquire[];
+  releases: Release[];
+  extends: Extend[];
+}
+
+function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
+  const byFn = new Map<Node, FunctionOps>();
+  const of = (fn: Node) => {
+    let ops = byFn.get(fn);
+    if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [] }));
+    return ops;
+  };
+  for (const a of model.acquires) of(a.fn).acquires.push(a);
+  for (const r of model.releases) of(r.fn).releases.push(r);
+  for (const e of model.extends) of(e.fn).extends.push(e);
+  return byFn;
+}
+
+const NO_OPS: FunctionOps = { acquires: [], releases: [], extends: [] };
+
 /** A parameter that is called (or handed to a lock routine) in `fn`: the routine it runs under a lock. */
-function routineOf(fn: ts.FunctionLikeDeclaration, model: LockModel, path: string): FunctionSummary['routine'] {
-  const acquires = model.acquires.filter((a) => a.fn === fn);
+function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[], model: LockModel, path: string): FunctionSummary['routine'] {
   for (const acquire of acquires) {
     if (!acquire.routine) continue;
     const param = parameterIndex(fn, acquire.routine);
@@ -151,7 +172,7 @@ function routineOf(fn: ts.FunctionLikeDeclaration, model: LockModel, path: strin
   return undefined;
 }
 
-function summarizeFunction(target: SummaryTarget, model: LockModel, path: string): FunctionSummary {
+function summarizeFunction(target: SummaryTarget, model: LockModel, ops: FunctionOps, path: string): FunctionSummary {
   const fn = target.fn;
   const summary: FunctionSummary = { name: target.name, params: fn.parameters.map((p) => p.name.getText()) };
   const wraps = thinWrapper(fn);
@@ -159,7 +180,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, path: string
     summary.wraps = wraps;
     return summary;
   }
-  const acquire = model.acquires.find((a) => a.fn === fn && !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a)));
+  const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a)));
   if (acquire) {
     const key = keySpecOf(fn, acquire.key, model);
     if (key) {
@@ -172,7 +193,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, path: string
       };
     }
   }
-  const release = model.releases.find((r) => r.fn === fn);
+  const release = ops.releases[0];
   if (release) {
     summary.release = {
       key: keySpecOf(fn, release.key, model),
@@ -181,9 +202,9 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, path: string
       at: release.via?.at ?? placeOf(release.call, path),
     };
   }
-  const extend = model.extends.find((e) => e.fn === fn);
+  const extend = ops.extends[0];
   if (extend) summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked, at: extend.via?.at ?? placeOf(extend.call, path) };
-  const routine = routineOf(fn, model, path);
+  const routine = routineOf(fn, ops.acquires, model, path);
   if (routine) summary.routine = routine;
   return summary;
 }
@@ -191,8 +212,9 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, path: string
 /** The file's summary: its module shape and the lock meaning of each of its functions. */
 export function summarizeFile(model: LockModel, path: string): FileSummary {
   const { summary, targets } = readFileSymbols(model.sourceFile, path);
+  const byFn = opsByFunction(model);
   for (const target of targets) {
-    const fn = summarizeFunction(target, model, path);
+    const fn = summarizeFunction(target, model, byFn.get(target.fn) ?? NO_OPS, path);
     const container = target.container;
     if (!container) summary.functions[target.name] = fn;
     else if (container.kind === 'class') summary.classes[container.name].methods[target.name] = fn;
