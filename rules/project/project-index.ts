@@ -11,7 +11,7 @@ import { mightHoldLockCode } from '../engine/prefilter';
 import { ts } from '../engine/typescript';
 import type { AnalysisResult } from '../types';
 import { projectContext, Resolution, type ProjectContext } from './call-meanings';
-import { readFileSymbols } from './file-symbols';
+import { readFileSymbols, type SummaryTarget } from './file-symbols';
 import type { ProjectHost } from './host';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
@@ -140,18 +140,31 @@ export class ProjectIndex {
 
   /**
    * The lock model of an already parsed file (an editor's kept tree) with the project's meanings.
-   * `text` is the file's text as written (a lean tree's own text has declarations blanked).
+   * `text` is the file's text as written (a lean tree's own text has declarations blanked). With
+   * `summaryOnDemand` (an edit of an open document), a file no other file has resolved into, and that
+   * calls none of its own functions, is not summarised: nothing depends on its meaning yet, and the
+   * first file to import it summarises it then (summaryOf). On the lock-heavy file, summarising was a
+   * third of the model's cost on every keystroke.
    */
-  modelOf(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig): LockModel {
-    return this.modelWithSummary(path, text, sourceFile, config).model;
+  modelOf(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand = false): LockModel {
+    return this.modelWithSummary(path, text, sourceFile, config, summaryOnDemand).model;
   }
 
-  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig): { summary: FileSummary; model: LockModel } {
+  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig): { summary: FileSummary; model: LockModel };
+  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand: boolean): { summary?: FileSummary; model: LockModel };
+  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand = false): { summary?: FileSummary; model: LockModel } {
     this.inProgress.add(path);
     try {
-      let summary = readFileSymbols(sourceFile, path).summary;
+      const symbols = readFileSymbols(sourceFile, path);
+      let summary = symbols.summary;
       let context = this.contextOf(summary);
       let model = buildModel(sourceFile, config.helpers, context);
+      if (summaryOnDemand && !this.dependents.get(path)?.size && !callsOwnFunctions(symbols.targets, sourceFile)) {
+        // Any summary kept from before is of another text, and nothing depends on it.
+        this.entries.delete(path);
+        this.names.set(path, context.names);
+        return { model };
+      }
       let next = summarizeFile(model, path);
       // Helpers that call helpers of the same file: model again with the file's own meanings.
       for (let round = 1; round < LOCAL_ROUNDS && calledLocally(next, sourceFile) && JSON.stringify(next) !== JSON.stringify(summary); round++) {
@@ -286,6 +299,11 @@ function localLockNames(summary: FileSummary): Set<string> {
   for (const cls of Object.values(summary.classes)) for (const [name, fn] of Object.entries(cls.methods)) if (hasLockMeaning(fn)) names.add(name);
   for (const members of Object.values(summary.objects)) for (const [name, fn] of Object.entries(members)) if (hasLockMeaning(fn)) names.add(name);
   return names;
+}
+
+/** Does the file name one of its own functions, methods or members anywhere but where it is defined? */
+function callsOwnFunctions(targets: readonly SummaryTarget[], sourceFile: ts.SourceFile): boolean {
+  return targets.some((t) => identifiersOfFile(sourceFile, t.name).length > 1);
 }
 
 /** Does the file call one of its own functions that has a lock meaning? */

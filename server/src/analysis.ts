@@ -65,8 +65,8 @@ export class Analyzer {
   }
 
   /** The project-wide model for a file on disk; untitled buffers are analysed alone. */
-  private projectFor(scope: FileScope, text: string) {
-    return scope.path && this.project ? this.project.providerFor(scope.path, text, scope.config) : undefined;
+  private projectFor(scope: FileScope, text: string, edited = false) {
+    return scope.path && this.project ? this.project.providerFor(scope.path, text, scope.config, edited) : undefined;
   }
 
   /** The helper names a lean parse of this file must keep (its project helpers' too). */
@@ -127,7 +127,8 @@ export class Analyzer {
     }
     const run = (): Omit<FileAnalysis, 'parsed'> & Pick<AnalysisResult, 'ruleFailures'> => {
       const helpers = this.helpersFor(scope, text);
-      const project = this.projectFor(scope, text);
+      // An open document (it has a kept tree) is analysed on every edit.
+      const project = this.projectFor(scope, text, !!tree);
       return tree
         ? analyzeSource(tree.parse(scope.fileName, text, helpers), { config: scope.config, fixes: false, project })
         : analyzeWithSites(parseSource(scope.fileName, text, helpers), scope.config, { fixes: false, project });

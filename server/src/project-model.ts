@@ -33,11 +33,14 @@ export class ServerProject {
     });
   }
 
-  /** The model provider for one file (its config is kept for when another file summarises it). */
-  providerFor(path: string, text: string, config: LockwiseConfig): ModelProvider {
+  /**
+   * The model provider for one file (its config is kept for when another file summarises it); an
+   * edited open document is summarised only once another file depends on it (ProjectIndex.modelOf).
+   */
+  providerFor(path: string, text: string, config: LockwiseConfig, edited = false): ModelProvider {
     this.configs.set(path, config);
     return {
-      modelOf: (sourceFile, fileConfig) => this.index.modelOf(path, text, sourceFile, fileConfig),
+      modelOf: (sourceFile, fileConfig) => this.index.modelOf(path, text, sourceFile, fileConfig, edited),
     };
   }
 

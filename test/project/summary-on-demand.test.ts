@@ -1,0 +1,67 @@
+// An edited open document is summarised only once another file depends on it (ProjectIndex.modelOf
+// with summaryOnDemand): the first importer summarises it then, from its current text, and a file
+// that others depend on is summarised on every edit, so they are told when its meaning changes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseSource } from '../../rules/analyze';
+import { emptyConfig } from '../../rules/config';
+import type { ProjectHost } from '../../rules/project/host';
+import { ProjectIndex } from '../../rules/project/project-index';
+
+const HELPER = '/project/src/lock.ts';
+const ROUTE = '/project/src/route.ts';
+const locking = `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export async function acquireLock(key: string) {
+  return redis.set(key, randomUUID(), 'PX', 10000, 'NX');
+}
+`;
+const notLocking = `export async function acquireLock(key: string) {
+  return key.length > 0;
+}
+`;
+const route = `import { acquireLock } from './lock';
+export async function pay(id: string, charge: () => Promise<void>) {
+  acquireLock('lock:pay:' + id);
+  await charge();
+}
+`;
+
+function project(texts: Map<string, string>) {
+  const host: ProjectHost = { readFile: (p) => texts.get(p), fileExists: (p) => texts.has(p) };
+  const changed: string[][] = [];
+  const index = new ProjectIndex({ host, onMeaningChanged: (_path, affected) => changed.push([...affected]) });
+  const edit = (path: string, text: string) => {
+    texts.set(path, text);
+    index.modelOf(path, text, parseSource(path, text), emptyConfig(), true);
+  };
+  const rules = (path: string) => index.analyze(path, texts.get(path)!).findings.map((f) => f.rule);
+  return { index, edit, rules, changed };
+}
+
+test('summary on demand: an edited file nothing depends on is not summarised; its first importer reads its current text', () => {
+  const texts = new Map([[HELPER, locking], [ROUTE, route]]);
+  const { index, edit, rules, changed } = project(texts);
+  // Summarised eagerly once (a code action's analysis), then edited with nobody depending on it.
+  index.modelOf(HELPER, locking, parseSource(HELPER, locking), emptyConfig());
+  assert.equal(index.has(HELPER), true);
+  edit(HELPER, notLocking);
+  assert.equal(index.has(HELPER), false, 'the edit left no summary, and none of the old text');
+  assert.deepEqual(rules(ROUTE), [], 'the route sees the helper as it is now: no lock in it');
+  // The route now depends on it: the next edit is summarised, and the route told.
+  edit(HELPER, locking);
+  assert.equal(index.has(HELPER), true);
+  assert.deepEqual(changed, [[ROUTE]]);
+  assert.deepEqual(rules(ROUTE), ['check-acquire-result']);
+});
+
+test('summary on demand: a file others depend on is summarised on every edit, and they are told', () => {
+  const texts = new Map([[HELPER, locking], [ROUTE, route]]);
+  const { index, edit, rules, changed } = project(texts);
+  assert.deepEqual(rules(ROUTE), ['check-acquire-result']);
+  edit(HELPER, notLocking);
+  assert.equal(index.has(HELPER), true, 'summarised: the route depends on it');
+  assert.deepEqual(changed, [[ROUTE]], 'the route is told its helper changed meaning');
+  assert.deepEqual(rules(ROUTE), []);
+});
