@@ -152,9 +152,14 @@ export function looksLikeLockKey(key: KeyRef): boolean {
 }
 
 /** How a message names a key: `key (lock:order:*)` when the expression alone does not say. */
+/** A key written over several lines (an options object) is shown on one, cut at this length. */
+const SHOWN_KEY = 60;
+
 export function describeKey(key: KeyRef | undefined): string {
   if (!key) return 'the lock';
-  const written = key.node.getText();
+  const text = key.node.getText();
+  const oneLine = text.includes('\n') ? text.replace(/\s+/g, ' ') : text;
+  const written = oneLine.length > SHOWN_KEY && oneLine !== text ? `${oneLine.slice(0, SHOWN_KEY)}…` : oneLine;
   const literal = written.replace(/^['"`]|['"`]$/g, '');
   return informative(key.glob) && literal !== key.glob ? `${written} (${key.glob})` : written;
 }

@@ -37,6 +37,8 @@ function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Help
   if (spec.param !== undefined) {
     const arg = call.arguments[spec.param];
     if (!arg) return undefined;
+    // Built from the options' members: the options as written are the key, shown as the helper builds it.
+    if (spec.members) return composedKey(arg, keyOf(arg), '', '', spec.glob);
     return spec.head || spec.tail ? composedKey(arg, keyOf(arg), spec.head, spec.tail) : keyOf(arg);
   }
   if (spec.field) {

@@ -58,9 +58,47 @@ function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mode
     const cls = ancestorWhere<ts.ClassLikeDeclaration>(n, (a) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
     return { field: { name: n.name.text, ctorParam: cls ? constructorParamOf(cls, n.name.text) : undefined }, head: '', tail: '', glob };
   }
+  const members = optionsParamOf(fn, n);
+  if (members !== undefined) return { param: members, members: true, head: '', tail: '', glob };
   // A key that names none of the parameters is the same key at every call.
   const usesParams = fn.parameters.some((p) => ts.isIdentifier(p.name) && identifiersNamed(n, p.name.text).length > 0);
   return usesParams ? undefined : { head: key.canonical, tail: '', glob };
+}
+
+/**
+ * The one parameter a key is built from the members of: `opts.scope + ':' + opts.name`, names
+ * destructured from it (`const { name } = opts`, or `({ name }: Options)`), with constants around them.
+ */
+function optionsParamOf(fn: ts.FunctionLikeDeclaration, key: Node): number | undefined {
+  const fromParam = new Map<string, number>();
+  const objectParams = new Map<string, number>();
+  fn.parameters.forEach((p, index) => {
+    if (ts.isIdentifier(p.name)) objectParams.set(p.name.text, index);
+    else if (ts.isObjectBindingPattern(p.name)) for (const el of p.name.elements) if (ts.isIdentifier(el.name)) fromParam.set(el.name.text, index);
+  });
+  for (const decl of fn.body ? descendantsOfKind<ts.VariableDeclaration>(fn.body, ts.SyntaxKind.VariableDeclaration) : []) {
+    const source = decl.initializer && unwrap(decl.initializer);
+    const index = source && ts.isIdentifier(source) ? objectParams.get(source.text) : undefined;
+    if (index === undefined || !ts.isObjectBindingPattern(decl.name)) continue;
+    for (const el of decl.name.elements) if (ts.isIdentifier(el.name)) fromParam.set(el.name.text, index);
+  }
+  const used = new Set<number>();
+  let member = false;
+  for (const id of [key, ...descendantsOfKind<ts.Identifier>(key, ts.SyntaxKind.Identifier)]) {
+    if (!ts.isIdentifier(id) || (ts.isPropertyAccessExpression(id.parent) && id.parent.name === id)) continue;
+    const whole = objectParams.get(id.text);
+    if (whole !== undefined) {
+      used.add(whole);
+      // `opts.name`: a member of the options; `opts` itself as the key is keyAroundParameter's.
+      member ||= ts.isPropertyAccessExpression(id.parent) && id.parent.expression === id;
+    }
+    const destructured = fromParam.get(id.text);
+    if (destructured !== undefined) {
+      used.add(destructured);
+      member = true;
+    }
+  }
+  return used.size === 1 && member ? [...used][0] : undefined;
 }
 
 const STRONG = /random|uuid|nanoid|ulid|cuid|v4\(/i;
@@ -101,6 +139,8 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
     else if (ts.isObjectLiteralExpression(e) && e.properties.some((p) => RELEASE_MEMBER.test(nameOf(p) ?? ''))) found.add('lock-object');
     else if (ts.isConditionalExpression(e) && tokenName && identifiersNamed(e.whenTrue, tokenName).length > 0) found.add('token');
     else if (ts.isIdentifier(e) && e.text === tokenName && !names.has(e.text)) found.add('token');
+    // `const mutex = new Mutex(...); await mutex.acquire(); return mutex`: the library's lock object.
+    else if (ts.isIdentifier(e) && e.text === acquire.owner && (acquire.kind === 'semaphore' || acquire.kind === 'semaphore-try')) found.add('lock-object');
     else if (e.pos <= acquire.call.pos && acquire.call.end <= e.end) found.add(value);
     else if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) found.add('reply');
     else if (identifiersNamed(e, names).length > 0) found.add(value);
@@ -180,7 +220,13 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
     summary.wraps = wraps;
     return summary;
   }
+  const routine = routineOf(fn, ops.acquires, model, path);
+  if (routine) summary.routine = routine;
   const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a)));
+  const returns = acquire && returnsOf(fn, acquire);
+  // A function that takes a lock, releases that lock itself and hands nothing of it back does its own
+  // work under it: to its callers it neither acquires nor releases (what is wrong inside is its own).
+  if (acquire && !routine && !HANDED_BACK.has(returns!) && ops.releases.some((r) => releasesAcquired(model, acquire, r))) return summary;
   if (acquire) {
     const key = keySpecOf(fn, acquire.key, model);
     if (key) {
@@ -188,7 +234,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
         key,
         token: tokenSpecOf(fn, acquire, model),
         hasTtl: acquire.hasTtl || !!acquire.laterExpire,
-        returns: returnsOf(fn, acquire),
+        returns: returns!,
         at: acquire.via?.at ?? placeOf(acquire.call, path),
       };
     }
@@ -204,9 +250,16 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   }
   const extend = ops.extends[0];
   if (extend) summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked, at: extend.via?.at ?? placeOf(extend.call, path) };
-  const routine = routineOf(fn, ops.acquires, model, path);
-  if (routine) summary.routine = routine;
   return summary;
+}
+
+/** What an acquire helper hands its caller to release or renew the lock with. */
+const HANDED_BACK = new Set<AcquireReturn>(['token', 'release-fn', 'lock-object']);
+
+/** Does `release` release the lock `acquire` took: the same key, or the same lock object? */
+function releasesAcquired(model: LockModel, acquire: Acquire, release: Release): boolean {
+  if (acquire.owner && release.handle === acquire.owner) return true;
+  return !!acquire.key && !!release.key && model.releasesOn(acquire.key).includes(release);
 }
 
 /** The file's summary: its module shape and the lock meaning of each of its functions. */

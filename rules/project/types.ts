@@ -20,6 +20,11 @@ export interface Place {
  */
 export interface KeySpec {
   param?: number;
+  /**
+   * The key is built from members of parameter `param`, an options object (`${opts.scope}:${opts.name}`,
+   * or names destructured from it): the argument passed there is the key's identity at a call site.
+   */
+  members?: boolean;
   /** `this.<field>` set from constructor parameter `ctorParam`. */
   field?: { name: string; ctorParam?: number };
   head: string;

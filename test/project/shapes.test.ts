@@ -227,6 +227,49 @@ async function send(id: string) {}
     expected: ['src/billing/invoices.ts: check-acquire-result'],
   },
   {
+    // Keys built from an options object: the argument as written is the key at each call site.
+    name: 'static lock helpers taking an options object, handing back a redis-semaphore Mutex',
+    files: {
+      'src/infra/locks.ts': `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const client = new Redis();
+export default class Locks {
+  static async lock(options: { name: string; scope: string; timeoutMs?: number }): Promise<Mutex> {
+    const { name } = options;
+    const mutex = new Mutex(client, options.scope + ':' + name, { lockTimeout: options.timeoutMs ?? 5000 });
+    await mutex.acquire();
+    return mutex;
+  }
+  static async unlock(mutex: Mutex): Promise<void> {
+    await mutex.release();
+  }
+}
+`,
+      'src/billing/refresh.ts': `import Locks from '../infra/locks';
+import type { Mutex } from 'redis-semaphore';
+export async function refresh(accountId: string, sync: () => Promise<void>) {
+  let mutex: Mutex | null = null;
+  try {
+    mutex = await Locks.lock({ name: accountId, scope: 'billing.refresh' });
+  } catch (err) {
+    console.error(err);
+  }
+  await sync();
+  if (mutex) await Locks.unlock(mutex);
+}
+export async function settle(accountId: string, sync: () => Promise<void>) {
+  const mutex = await Locks.lock({ name: accountId, scope: 'billing.settle' });
+  try {
+    await sync();
+  } finally {
+    await Locks.unlock(mutex);
+  }
+}
+`,
+    },
+    expected: ['src/billing/refresh.ts: release-on-all-paths', 'src/infra/locks.ts: handle-lock-lost'],
+  },
+  {
     name: 'a helper that calls a helper gets its meaning',
     files: {
       'src/redis.ts': client,

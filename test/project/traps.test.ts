@@ -176,6 +176,50 @@ export async function warmUp(locks: ResourceLocks) {
 `,
     },
   },
+  {
+    // It takes and releases its own lock: to callers it is a plain call, in a loop or a try alike.
+    name: 'a function that locks, works and releases in itself, called in a loop and under a catch',
+    files: {
+      'src/locks.ts': `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const client = new Redis();
+export async function lock(options: { id: string; scope: string }): Promise<Mutex> {
+  const mutex = new Mutex(client, options.scope + ':' + options.id, { lockTimeout: 30_000, refreshInterval: 0 });
+  await mutex.acquire();
+  return mutex;
+}
+export async function unlock(mutex: Mutex): Promise<void> {
+  await mutex.release();
+}
+`,
+      'src/metrics.ts': `import { lock, unlock } from './locks';
+export class Metrics {
+  async refreshMetrics(options: { id: string; kind: string }): Promise<void> {
+    const mutex = await lock({ id: options.id, scope: 'metrics.' + options.kind });
+    try {
+      await this.recompute(options.id);
+    } finally {
+      await unlock(mutex);
+    }
+  }
+  private async recompute(id: string) {}
+}
+`,
+      'src/sweep.ts': `import { Metrics } from './metrics';
+export async function sweep(metrics: Metrics, ids: string[]) {
+  for (const id of ids) await metrics.refreshMetrics({ id, kind: 'daily' });
+}
+export async function once(metrics: Metrics, id: string, report: (id: string) => Promise<void>) {
+  try {
+    await metrics.refreshMetrics({ id, kind: 'hourly' });
+  } catch (err) {
+    await report(id);
+  }
+  await report(id);
+}
+`,
+    },
+  },
 ];
 
 for (const trap of traps) {
