@@ -52,7 +52,36 @@ function grants(path: Node, work: Set<string>): Node | undefined {
     if (own(ret) && ret.expression && grantingValue(ret.expression)) return ret;
   }
   if (ts.isArrowFunction(path) && !ts.isBlock(path.body) && grantingValue(path.body)) return path.body;
-  return callsNamed(path, () => true).find((c) => own(c) && work.has(unwrap(c.expression).getText()));
+  return callsNamed(path, () => true).find((c) => own(c) && work.has(unwrap(c.expression).getText()) && !insideLogging(c, path));
+}
+
+/** `logger.error(err, { id: id.toString() })`: a call that only builds what is logged runs no work. */
+function insideLogging(call: Node, path: Node): boolean {
+  const logging = ancestorWhere(call, (a) => a === path || (ts.isCallExpression(a) && isLoggingCall(a)));
+  return !!logging && logging !== path;
+}
+
+/** Acquires that throw when the lock is taken or Redis fails: after their catch, no answer says "not acquired". */
+function throwsWhenNotAcquired(acquire: Acquire): boolean {
+  if (acquire.kind === 'redlock' || acquire.kind === 'semaphore') return true;
+  return acquire.kind === 'helper' && (acquire.via?.returns === 'throws' || acquire.via?.returns === 'lock-object');
+}
+
+/**
+ * A catch that only logs, around an acquire that throws when it fails: the function goes on after the
+ * try. The first statement after it that runs the work, unless an early return or throw comes first
+ * (the code decided what a failed acquire means).
+ */
+function workAfterCatch(model: LockModel, acquire: Acquire, statement: ts.TryStatement): Node | undefined {
+  const block = statement.parent;
+  if (!throwsWhenNotAcquired(acquire) || !ts.isBlock(block)) return undefined;
+  const work = workCalls(model, acquire, statement);
+  for (const next of block.statements.slice(block.statements.indexOf(statement) + 1)) {
+    if (ts.isIfStatement(next) && (throwsIn(next) || descendantsOfKind(next, ts.SyntaxKind.ReturnStatement).length > 0)) return undefined;
+    const call = callsNamed(next, () => true).find((c) => ancestorWhere(c, isFunctionLike) === acquire.fn && work.has(unwrap(c.expression).getText()) && !insideLogging(c, next));
+    if (call) return call;
+  }
+  return undefined;
 }
 
 /** A comment or name near the failure path that says failing open is intended. */
@@ -68,6 +97,8 @@ interface Found {
   path: Node;
   grant: Node;
   how: 'catch' | '.catch' | 'branch';
+  /** The grant is the work after the try, which the catch lets the function go on to. */
+  after?: boolean;
 }
 
 function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
@@ -76,7 +107,10 @@ function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
     const path = a.catchClause.block;
     if (throwsIn(path) || explicit(model, path, a.catchClause)) return undefined;
     const grant = grants(path, workCalls(model, acquire, path));
-    return grant ? { path, grant, how: 'catch' } : undefined;
+    if (grant) return { path, grant, how: 'catch' };
+    const returns = descendantsOfKind<ts.ReturnStatement>(path, ts.SyntaxKind.ReturnStatement).some((r) => ancestorWhere(r, isFunctionLike) === acquire.fn);
+    const after = returns ? undefined : workAfterCatch(model, acquire, a);
+    return after ? { path, grant: after, how: 'catch', after: true } : undefined;
   }
   return undefined;
 }
@@ -133,7 +167,8 @@ export const decideRedisFailure: Rule = {
       const key = describeKey(acquire.key);
       const when = found.how === 'branch' ? 'When the Redis client is not configured' : `When the acquire of ${key} fails with an error (Redis down, a timeout, a failover)`;
       const value = ts.isReturnStatement(found.grant) ? found.grant.expression : found.grant;
-      const grant = value && !ts.isCallExpression(value) ? `returns \`${value.getText().split('\n')[0].slice(0, 50)}\`` : `runs \`${(value && calleeName(value as ts.CallExpression)) ?? 'the work'}\``;
+      const ran = () => `\`${(value && calleeName(value as ts.CallExpression)) ?? 'the work'}\``;
+      const grant = found.after ? `lets the function go on to run ${ran()}` : value && !ts.isCallExpression(value) ? `returns \`${value.getText().split('\n')[0].slice(0, 50)}\`` : `runs ${ran()}`;
       report({
         span: spanOf(found.how === 'branch' ? (ancestorWhere(found.path, ts.isIfStatement) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
         message: `${when}, this ${found.how === 'branch' ? 'branch' : found.how} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,

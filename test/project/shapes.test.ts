@@ -267,7 +267,7 @@ export async function settle(accountId: string, sync: () => Promise<void>) {
 }
 `,
     },
-    expected: ['src/billing/refresh.ts: release-on-all-paths', 'src/infra/locks.ts: handle-lock-lost'],
+    expected: ['src/billing/refresh.ts: decide-redis-failure', 'src/billing/refresh.ts: release-on-all-paths', 'src/infra/locks.ts: handle-lock-lost'],
   },
   {
     name: 'a helper that calls a helper gets its meaning',

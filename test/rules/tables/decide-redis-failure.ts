@@ -11,6 +11,42 @@ export const decideRedisFailureCases: RuleCases = {
   }
 }
 ` },
+    { name: 'a call that only builds what the catch logs runs no work', code: `${io}const log = { error(...args: unknown[]) {} };
+export async function charge(id: { toString(): string }, token: string) {
+  let ok: string | null = null;
+  try {
+    ok = await redis.set(\`lock:charge:\${id.toString()}\`, token, 'PX', 10000, 'NX');
+  } catch (err) {
+    log.error(err, { id: id.toString() });
+  }
+  if (!ok) return false;
+  await record(id.toString());
+  return true;
+}
+async function record(id: string) {}
+` },
+    { name: 'redis-semaphore: after a catch that logs, an early return decides', code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const redis = new Redis();
+const log = { error(...args: unknown[]) {} };
+async function sync(accountId: string): Promise<void> {}
+export async function refresh(accountId: string) {
+  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
+  let locked = false;
+  try {
+    await mutex.acquire();
+    locked = true;
+  } catch (err) {
+    log.error(err);
+  }
+  if (!locked) return;
+  try {
+    await sync(accountId);
+  } finally {
+    await mutex.release();
+  }
+}
+` },
     { name: 'the catch returns not acquired', code: `${nr}export async function acquireLock(name: string, token: string) {
   try {
     return (await client.set(\`lock:\${name}\`, token, { NX: true, PX: 10000 })) === 'OK';
@@ -78,6 +114,26 @@ export class Locker {
 ` },
   ],
   invalid: [
+    {
+      name: 'redis-semaphore: a catch that only logs lets the function go on to the work',
+      message: ['lets the function go on to run `sync`'],
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const redis = new Redis();
+const log = { error(...args: unknown[]) {} };
+async function sync(accountId: string): Promise<void> {}
+export async function refresh(accountId: string) {
+  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
+  try {
+    await mutex.acquire();
+  } catch (err) {
+    log.error(err, { account: accountId.toString() });
+  }
+  await sync(accountId);
+  await mutex.release().catch(() => undefined);
+}
+`,
+    },
     {
       name: 'ioredis: catch returns true',
       message: ['fails with an error', 'returns `true`', 'fail-open'],
