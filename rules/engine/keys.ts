@@ -159,31 +159,55 @@ export function describeKey(key: KeyRef | undefined): string {
   return informative(key.glob) && literal !== key.glob ? `${written} (${key.glob})` : written;
 }
 
-/** Items by key, so "everything on the same key" is a map lookup rather than a scan (see sameKey). */
+/** An item filed under its key, and the canonical bucket the key is filed under. */
+interface Entry<T> {
+  item: T;
+  key: KeyRef;
+  bucket: Entry<T>[];
+}
+
+/**
+ * Items by key, so "everything on the same key" is a map lookup rather than a scan (see sameKey).
+ * An item's bucket tells whether its canonical is the one asked for, and what sameKey reads of the key
+ * asked for is read once per find: a lock module's every function writes the same key, so a bucket
+ * holds hundreds of items.
+ */
 export class KeyIndex<T> {
-  private readonly byCanonical = new Map<string, T[]>();
-  private readonly byGlob = new Map<string, T[]>();
+  private readonly byCanonical = new Map<string, Entry<T>[]>();
+  private readonly byGlob = new Map<string, Entry<T>[]>();
   // Many operations share one key (every function of a lock module): answer each key once.
   private readonly answers = new Map<string, T[]>();
+  private readonly answersByKey = new Map<KeyRef, T[]>();
 
   add(key: KeyRef, item: T): void {
-    push(this.byCanonical, key.canonical, item);
-    if (informative(key.glob)) push(this.byGlob, key.glob, item);
+    let bucket = this.byCanonical.get(key.canonical);
+    if (!bucket) this.byCanonical.set(key.canonical, (bucket = []));
+    const entry = { item, key, bucket };
+    bucket.push(entry);
+    if (informative(key.glob)) push(this.byGlob, key.glob, entry);
     this.answers.clear();
+    this.answersByKey.clear();
   }
 
-  constructor(private readonly keyOfItem: (item: T) => KeyRef) {}
-
   find(key: KeyRef): T[] {
+    let answer = this.answersByKey.get(key);
+    if (answer) return answer;
     const id = key.owners.length === 0 ? key.id : `${key.id}\0${key.owners.map((o) => o.pos).join(',')}`;
-    let answer = this.answers.get(id);
+    answer = this.answers.get(id);
     if (!answer) {
-      const exact = this.byCanonical.get(key.canonical) ?? [];
-      const glob = informative(key.glob) ? (this.byGlob.get(key.glob) ?? []) : [];
-      const candidates = glob.length === 0 ? exact : exact.length === 0 ? glob : [...new Set([...exact, ...glob])];
-      answer = candidates.filter((item) => sameKey(key, this.keyOfItem(item)));
+      // sameKey, with what it reads of `key` and what the buckets already say.
+      const exact = this.byCanonical.get(key.canonical);
+      const informativeGlob = informative(key.glob);
+      const globOfLock = informativeGlob && LOCK_NAME.test(key.glob);
+      answer = [];
+      if (exact) {
+        for (const e of exact) if (sameBindings(key, e.key) || (globOfLock && key.glob === e.key.glob)) answer.push(e.item);
+      }
+      const glob = informativeGlob ? this.byGlob.get(key.glob) : undefined;
+      if (glob) for (const e of glob) if (e.bucket !== exact && (globOfLock || sameBindings(key, e.key))) answer.push(e.item);
       this.answers.set(id, answer);
     }
+    this.answersByKey.set(key, answer);
     return answer;
   }
 }

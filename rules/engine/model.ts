@@ -210,7 +210,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     }
   }
 
-  const acquireIndex = new KeyIndex<Acquire>((a) => a.key as KeyRef);
+  const acquireIndex = new KeyIndex<Acquire>();
   for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
   // A key this file acquires with NX, or through a project helper that acquires a lock.
   const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => a.command || (a.via && !a.routine));
@@ -218,7 +218,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
   const ttlSetters = new Set<RedisCommand>();
-  const expireIndex = new KeyIndex<RedisCommand>((c) => keyOf(c.keys[0]));
+  const expireIndex = new KeyIndex<RedisCommand>();
   for (const c of lockCommands) if (EXPIRES.has(c.name) && c.keys[0]) expireIndex.add(keyOf(c.keys[0]), c);
   for (const acquire of acquires) {
     if (acquire.hasTtl || !acquire.key || !acquire.command) continue;
@@ -235,7 +235,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     }
   }
 
-  const getIndex = new KeyIndex<RedisCommand>((c) => keyOf(c.keys[0]));
+  const getIndex = new KeyIndex<RedisCommand>();
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
   const getsOn = (key: KeyRef) => getIndex.find(key);
 
@@ -286,14 +286,14 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     }
   }
 
-  const releaseIndex = new KeyIndex<Release>((r) => r.key as KeyRef);
+  const releaseIndex = new KeyIndex<Release>();
   for (const r of releases) if (r.key) releaseIndex.add(r.key, r);
   const releasesByFn = new Map<Node, Release[]>();
   for (const r of releases) {
     const owner = finallyCallbackOwner(r.fn) ?? r.fn;
     releasesByFn.set(owner, [...(releasesByFn.get(owner) ?? []), r]);
   }
-  const extendIndex = new KeyIndex<Extend>((e) => e.key as KeyRef);
+  const extendIndex = new KeyIndex<Extend>();
   for (const e of extendsList) if (e.key) extendIndex.add(e.key, e);
 
   return {

@@ -91,17 +91,21 @@ export function enclosingStatement(node: ts.Node): ts.Node {
 
 /** Strips parentheses, `as`, `!`, `satisfies` and `<T>` around an expression. */
 export function unwrap(node: ts.Node): ts.Node {
+  // By kind, not by five type guards: asked of nearly every node the engine reads.
   let current = node;
-  while (
-    ts.isParenthesizedExpression(current) ||
-    ts.isAsExpression(current) ||
-    ts.isNonNullExpression(current) ||
-    ts.isSatisfiesExpression(current) ||
-    ts.isTypeAssertionExpression(current)
-  ) {
-    current = current.expression;
+  for (;;) {
+    switch (current.kind) {
+      case ts.SyntaxKind.ParenthesizedExpression:
+      case ts.SyntaxKind.AsExpression:
+      case ts.SyntaxKind.NonNullExpression:
+      case ts.SyntaxKind.SatisfiesExpression:
+      case ts.SyntaxKind.TypeAssertionExpression:
+        current = (current as ts.ParenthesizedExpression).expression;
+        break;
+      default:
+        return current;
+    }
   }
-  return current;
 }
 
 /** Method name and receiver of `recv.name(...)`, `recv?.name(...)` or `recv['name'](...)`. */
