@@ -337,16 +337,17 @@ function finallyCallbackOwner(fn: Node): Node | undefined {
 }
 
 function redisAcquire(command: RedisCommand, keyOf: (n: Node) => KeyRef): Acquire | undefined {
-  const base = { call: command.call, command, fn: enclosingFunction(command.call), statement: enclosingStatement(command.call), result: resultUse(command.call) };
+  // Most commands are not acquires: where the call sits and what its result does are read only for those that are.
+  const base = () => ({ call: command.call, command, fn: enclosingFunction(command.call), statement: enclosingStatement(command.call), result: resultUse(command.call) });
   if (command.name === 'SET' && command.set?.nx && !command.set.dynamic) {
     const ttl = command.set.ttl && command.set.ttl.unit !== 'KEEPTTL' ? command.set.ttl : undefined;
-    return { ...base, kind: 'set-nx', key: keyOf(command.keys[0]), token: command.args[0], ttl, hasTtl: !!ttl };
+    return { ...base(), kind: 'set-nx', key: keyOf(command.keys[0]), token: command.args[0], ttl, hasTtl: !!ttl };
   }
   if (command.name === 'SETNX') {
-    return { ...base, kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: false };
+    return { ...base(), kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: false };
   }
   if (command.name === 'SCRIPT' && command.script?.traits?.acquires && command.keys[0]) {
-    return { ...base, kind: 'lua', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: command.script.traits.acquiresWithTtl };
+    return { ...base(), kind: 'lua', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: command.script.traits.acquiresWithTtl };
   }
   return undefined;
 }
