@@ -178,18 +178,28 @@ interface Entry<T> {
 export class KeyIndex<T> {
   private readonly byCanonical = new Map<string, Entry<T>[]>();
   private readonly byGlob = new Map<string, Entry<T>[]>();
+  /** Buckets holding a key whose owners are not all lock code (the others match every lock-code key). */
+  private readonly mixed = new Set<Entry<T>[]>();
   // Many operations share one key (every function of a lock module): answer each key once.
   private readonly answers = new Map<string, T[]>();
   private readonly answersByKey = new Map<KeyRef, T[]>();
+  /** By KeyRef id: the answer for lock-code keys over buckets of lock-code keys only, whatever their owners. */
+  private readonly lockCodeAnswers = new Map<string, T[]>();
 
   add(key: KeyRef, item: T): void {
     let bucket = this.byCanonical.get(key.canonical);
     if (!bucket) this.byCanonical.set(key.canonical, (bucket = []));
     const entry = { item, key, bucket };
     bucket.push(entry);
-    if (informative(key.glob)) push(this.byGlob, key.glob, entry);
-    this.answers.clear();
-    this.answersByKey.clear();
+    if (!key.lockOwners) this.mixed.add(bucket);
+    if (informative(key.glob)) {
+      const glob = push(this.byGlob, key.glob, entry);
+      if (!key.lockOwners) this.mixed.add(glob);
+    }
+    // Clearing allocates a new table, and indexes are filled before they are asked.
+    if (this.answers.size > 0) this.answers.clear();
+    if (this.answersByKey.size > 0) this.answersByKey.clear();
+    if (this.lockCodeAnswers.size > 0) this.lockCodeAnswers.clear();
   }
 
   find(key: KeyRef): T[] {
@@ -198,16 +208,22 @@ export class KeyIndex<T> {
     const id = key.owners.length === 0 ? key.id : `${key.id}\0${key.owners.map((o) => o.pos).join(',')}`;
     answer = this.answers.get(id);
     if (!answer) {
-      // sameKey, with what it reads of `key` and what the buckets already say.
       const exact = this.byCanonical.get(key.canonical);
       const informativeGlob = informative(key.glob);
-      const globOfLock = informativeGlob && LOCK_NAME.test(key.glob);
-      answer = [];
-      if (exact) {
-        for (const e of exact) if (sameBindings(key, e.key) || (globOfLock && key.glob === e.key.glob)) answer.push(e.item);
-      }
       const glob = informativeGlob ? this.byGlob.get(key.glob) : undefined;
-      if (glob) for (const e of glob) if (e.bucket !== exact && (globOfLock || sameBindings(key, e.key))) answer.push(e.item);
+      // sameBindings holds for every pair of lock-code keys, so the owners of such a key do not change the answer.
+      const lockCode = key.lockOwners && !(exact && this.mixed.has(exact)) && !(glob && this.mixed.has(glob));
+      answer = lockCode ? this.lockCodeAnswers.get(key.id) : undefined;
+      if (!answer) {
+        // sameKey, with what it reads of `key` and what the buckets already say.
+        const globOfLock = informativeGlob && LOCK_NAME.test(key.glob);
+        answer = [];
+        if (exact) {
+          for (const e of exact) if (sameBindings(key, e.key) || (globOfLock && key.glob === e.key.glob)) answer.push(e.item);
+        }
+        if (glob) for (const e of glob) if (e.bucket !== exact && (globOfLock || sameBindings(key, e.key))) answer.push(e.item);
+        if (lockCode) this.lockCodeAnswers.set(key.id, answer);
+      }
       this.answers.set(id, answer);
     }
     this.answersByKey.set(key, answer);
@@ -215,8 +231,9 @@ export class KeyIndex<T> {
   }
 }
 
-function push<T>(map: Map<string, T[]>, k: string, item: T): void {
-  const list = map.get(k);
+function push<T>(map: Map<string, T[]>, k: string, item: T): T[] {
+  let list = map.get(k);
   if (list) list.push(item);
-  else map.set(k, [item]);
+  else map.set(k, (list = [item]));
+  return list;
 }

@@ -81,6 +81,8 @@ export interface LibraryCalls {
 }
 
 const REDLOCKISH = /redlock/i;
+/** The method names the libraries and withLock are called by (configured helpers are added per file). */
+const LIBRARY_METHODS = ['acquire', 'tryAcquire', 'lock', 'using', 'release', 'unlock', 'extend', 'withLock'];
 
 export function recogniseLibraryCalls(
   calls: ts.CallExpression[],
@@ -97,12 +99,15 @@ export function recogniseLibraryCalls(
   const handles = new Set<string>();
 
   const isRedlock = (name: string) => redlocks.has(name) || REDLOCKISH.test(name);
+  const named = new Set([...LIBRARY_METHODS, ...helpers.acquire, ...helpers.release, ...helpers.extend]);
 
   for (const call of calls) {
-    const base = () => ({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call) });
     const m = methodOf(call);
-    const args = call.arguments;
     const plain = calleeName(call);
+    // Most calls are Redis commands (set, del, eval): no branch below reads them.
+    if (!named.has(m ? m.name : (plain as string))) continue;
+    const base = () => ({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call) });
+    const args = call.arguments;
     const receiver = m && lastSegment(m.receiver);
 
     if (m && receiver !== undefined && isRedlock(receiver)) {
