@@ -107,11 +107,14 @@ function indexOf(sourceFile: ts.SourceFile): FileIndex {
   return index;
 }
 
+// One function for every search, not a closure per query.
+const posOf = (n: ts.Node) => n.pos;
+
 /** The entries of `sorted` (document order) that lie strictly inside `node`. */
 function within<T extends ts.Node>(sorted: readonly T[] | undefined, node: ts.Node): T[] {
   if (!sorted) return [];
   const found: T[] = [];
-  for (let i = firstAtOrAfter(sorted, node.pos, (n) => n.pos); i < sorted.length && sorted[i].pos < node.end; i++) {
+  for (let i = firstAtOrAfter(sorted, node.pos, posOf); i < sorted.length && sorted[i].pos < node.end; i++) {
     const n = sorted[i];
     if (n !== node && n.end <= node.end) found.push(n);
   }

@@ -195,6 +195,8 @@ function scopeOfDeclaration(decl: ts.Node): ts.Node | undefined {
   return ts.isVariableStatement(holder) ? holder.parent : holder; // a block-like, or the for statement
 }
 
+const posOf = (n: ts.Node) => n.pos;
+
 /**
  * The declaration (variable or parameter) an identifier refers to: the nearest declaration of the name
  * before it whose scope encloses it. Declarations of enclosing scopes come before inner ones, so the
@@ -203,7 +205,7 @@ function scopeOfDeclaration(decl: ts.Node): ts.Node | undefined {
 export function declarationOf(identifier: ts.Identifier): ts.VariableDeclaration | ts.ParameterDeclaration | undefined {
   const candidates = identifiersOfFile(identifier.getSourceFile(), identifier.text);
   // From the identifier itself backwards (a declaration's own name resolves to that declaration).
-  for (let i = firstAtOrAfter(candidates, identifier.pos + 1, (c) => c.pos) - 1; i >= 0; i--) {
+  for (let i = firstAtOrAfter(candidates, identifier.pos + 1, posOf) - 1; i >= 0; i--) {
     const name = candidates[i];
     const decl = name.parent;
     if ((!ts.isVariableDeclaration(decl) && !ts.isParameter(decl)) || decl.name !== name) continue;
