@@ -36,6 +36,8 @@ export function descendantsOfKind<T extends ts.Node>(node: ts.Node, kind: ts.Syn
 /** Identifiers spelled as one of `names`, in document order. */
 export function identifiersNamed(node: ts.Node, names: string | Iterable<string>): ts.Identifier[] {
   if (typeof names === 'string') return indexedIdentifiers(node, names);
+  // Most lock code carries one name (the result variable): its list is already in document order.
+  if (Array.isArray(names) && names.length <= 1) return names.length === 0 ? [] : indexedIdentifiers(node, names[0]);
   const found = [...new Set(names)].flatMap((name) => indexedIdentifiers(node, name));
   return found.sort((a, b) => a.pos - b.pos);
 }
