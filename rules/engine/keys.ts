@@ -86,14 +86,35 @@ function addOwner(id: ts.Identifier, owners: ts.Node[]): void {
   if (decl && ts.isParameter(decl) && !owners.includes(decl.parent)) owners.push(decl.parent);
 }
 
-export function keyRef(node: ts.Node, lookup: ConstLookup): KeyRef {
+/** What a key written as the name of a `const` reads through it: the same for every use of that const. */
+export interface ConstKey {
+  canonical: string;
+  glob: string;
+  owners: readonly ts.Node[];
+  lockOwners: boolean;
+}
+
+/**
+ * The key `node` names. `consts` (one per model: initializers are its nodes) answers each `const` once,
+ * for its every use: `const key = ...` is written to by SET, EXPIRE and DEL alike.
+ */
+export function keyRef(node: ts.Node, lookup: ConstLookup, consts?: Map<ts.Node, ConstKey>): KeyRef {
   const written = unwrap(node);
-  const resolved = resolveAlias(node, lookup);
   const text = normalizeText(written);
-  const canonical = resolved === written ? text : normalizeText(resolved);
-  const glob = globOf(node, lookup);
-  const owners = parameterOwners(resolved);
-  return { node, text, canonical, glob, id: `${canonical}\0${glob}`, owners, lockOwners: owners.every((fn) => isFunctionLike(fn) && isLockFunction(fn)) };
+  const init = consts && ts.isIdentifier(written) ? lookup(written) : undefined;
+  let read = init && consts?.get(init);
+  if (!read) {
+    const resolved = resolveAlias(node, lookup);
+    const owners = parameterOwners(resolved);
+    read = {
+      canonical: resolved === written ? text : normalizeText(resolved),
+      glob: globOf(node, lookup),
+      owners,
+      lockOwners: owners.every((fn) => isFunctionLike(fn) && isLockFunction(fn)),
+    };
+    if (init) consts?.set(init, read);
+  }
+  return { node, text, canonical: read.canonical, glob: read.glob, id: `${read.canonical}\0${read.glob}`, owners: read.owners, lockOwners: read.lockOwners };
 }
 
 function globOfText(text: string): string {

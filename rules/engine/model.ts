@@ -6,7 +6,7 @@ import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserCo
 import { findGetCompare, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { fileStyle, readImports, type FileImports } from './imports';
-import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, type KeyRef } from './keys';
+import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
@@ -161,9 +161,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const ctx: RecogniserContext = { lookup, scripts: named.scripts, shas: named.shas, batchVars: batchVariables(sourceFile) };
   // One object per syntax node, so nodes can key a cache.
   const keys = new Map<Node, KeyRef>();
+  const consts = new Map<Node, ConstKey>();
   const keyOf = (node: Node) => {
     let key = keys.get(node);
-    if (!key) keys.set(node, (key = keyRef(node, lookup)));
+    if (!key) keys.set(node, (key = keyRef(node, lookup, consts)));
     return key;
   };
   const meanings = projectMeanings(calls, project);
