@@ -257,32 +257,32 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const extendKey = renews
       ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))
       : undefined;
-    const base = { call: command.call, command, fn };
+    // Written out, not spread from a base object: the spreads were the slowest part of this loop.
     switch (command.name) {
       case 'DEL':
       case 'UNLINK':
       case 'GETDEL':
         if (lockKey) {
           const kind = command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink';
-          releases.push({ ...base, kind, key: lockKey, ownerChecked: false, getCompare: findGetCompare({ ...base, key: lockKey }, getsOn) });
+          releases.push({ call: command.call, command, fn, kind, key: lockKey, ownerChecked: false, getCompare: findGetCompare({ call: command.call, fn, key: lockKey }, getsOn) });
         }
         break;
       case 'DELEX':
-        if (lockKey) releases.push({ ...base, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
+        if (lockKey) releases.push({ call: command.call, command, fn, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
         break;
       case 'DELIFEQ': // Valkey 9: DELIFEQ key token, a compare-and-delete
-        if (lockKey) releases.push({ ...base, kind: 'delifeq', key: lockKey, ownerChecked: true });
+        if (lockKey) releases.push({ call: command.call, command, fn, kind: 'delifeq', key: lockKey, ownerChecked: true });
         break;
       case 'SET': // an XX or IFEQ renewal with a TTL (`renews`)
-        if (extendKey) extendsList.push({ ...base, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
+        if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':
         // A script on a parameter key in lock code (`renewLock(key, token)`) is the lock's too.
-        scriptReleaseOrExtend(command, base, keyOf, (k) => isLockKey(k) || (isFunctionLike(fn) && isLockFunction(fn)), releases, extendsList);
+        scriptReleaseOrExtend(command, { call: command.call, command, fn }, keyOf, (k) => isLockKey(k) || (isFunctionLike(fn) && isLockFunction(fn)), releases, extendsList);
         break;
       default:
         if (EXPIRES.has(command.name) && extendKey) {
-          extendsList.push({ ...base, kind: 'expire', key: extendKey, ownerChecked: false });
+          extendsList.push({ call: command.call, command, fn, kind: 'expire', key: extendKey, ownerChecked: false });
         }
     }
   }
@@ -338,17 +338,27 @@ function finallyCallbackOwner(fn: Node): Node | undefined {
 }
 
 function redisAcquire(command: RedisCommand, keyOf: (n: Node) => KeyRef): Acquire | undefined {
-  // Most commands are not acquires: where the call sits and what its result does are read only for those that are.
-  const base = () => ({ call: command.call, command, fn: enclosingFunction(command.call), statement: enclosingStatement(command.call), result: resultUse(command.call) });
+  // Most commands are not acquires: where the call sits and what its result does are read only for
+  // those that are. Written out, not spread from a base object: the spread was most of this function.
+  const call = command.call;
   if (command.name === 'SET' && command.set?.nx && !command.set.dynamic) {
     const ttl = command.set.ttl && command.set.ttl.unit !== 'KEEPTTL' ? command.set.ttl : undefined;
-    return { ...base(), kind: 'set-nx', key: keyOf(command.keys[0]), token: command.args[0], ttl, hasTtl: !!ttl };
+    return {
+      call, command, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call),
+      kind: 'set-nx', key: keyOf(command.keys[0]), token: command.args[0], ttl, hasTtl: !!ttl,
+    };
   }
   if (command.name === 'SETNX') {
-    return { ...base(), kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: false };
+    return {
+      call, command, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call),
+      kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: false,
+    };
   }
   if (command.name === 'SCRIPT' && command.script?.traits?.acquires && command.keys[0]) {
-    return { ...base(), kind: 'lua', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: command.script.traits.acquiresWithTtl };
+    return {
+      call, command, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call),
+      kind: 'lua', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: command.script.traits.acquiresWithTtl,
+    };
   }
   return undefined;
 }
@@ -368,16 +378,17 @@ function scriptReleaseOrExtend(
   if (!script || !script.keys[0]) return;
   const key = keyOf(script.keys[0]);
   if (!isLockKey(key)) return;
+  const op = (ownerChecked: boolean) => ({ call: base.call, command: base.command, fn: base.fn, kind: 'script' as const, key, ownerChecked });
   if (script.traits && !script.traits.acquires) {
-    if (script.traits.deletes) releases.push({ ...base, kind: 'script', key, ownerChecked: script.traits.comparesOwner });
-    else if (script.traits.expires) extendsList.push({ ...base, kind: 'script', key, ownerChecked: script.traits.comparesOwner });
+    if (script.traits.deletes) releases.push(op(script.traits.comparesOwner));
+    else if (script.traits.expires) extendsList.push(op(script.traits.comparesOwner));
     return;
   }
   if (script.kind !== 'unknown') return;
   // Lua defined in another file: trust its name (`RELEASE_SCRIPT`, `releaseLock`) and assume it checks.
   const name = (methodOf(command.call)?.name ?? '') + ' ' + (command.call.arguments[0]?.getText() ?? '');
-  if (RELEASE_NAME.test(name)) releases.push({ ...base, kind: 'script', key, ownerChecked: true });
-  else if (EXTEND_NAME.test(name)) extendsList.push({ ...base, kind: 'script', key, ownerChecked: true });
+  if (RELEASE_NAME.test(name)) releases.push(op(true));
+  else if (EXTEND_NAME.test(name)) extendsList.push(op(true));
 }
 
 /** Variables holding a MULTI or pipeline: `const tx = redis.multi()`, GLIDE `new Batch(true)`. */
