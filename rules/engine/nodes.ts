@@ -40,10 +40,27 @@ export function descendantsOfKind<T extends ts.Node>(node: ts.Node, kind: ts.Syn
 /** Identifiers spelled as one of `names`, in document order. */
 export function identifiersNamed(node: ts.Node, names: string | Iterable<string>): ts.Identifier[] {
   if (typeof names === 'string') return indexedIdentifiers(node, names);
-  // Most lock code carries one name (the result variable): its list is already in document order.
-  if (Array.isArray(names) && names.length <= 1) return names.length === 0 ? [] : indexedIdentifiers(node, names[0]);
-  const found = [...new Set(names)].flatMap((name) => indexedIdentifiers(node, name));
-  return found.sort((a, b) => a.pos - b.pos);
+  // Each name's list is in document order already: merged, not concatenated and sorted (lock code asks
+  // this of its two or three names at every branch it walks).
+  let found: ts.Identifier[] = [];
+  const seen: string[] = [];
+  for (const name of names) {
+    if (seen.includes(name)) continue;
+    seen.push(name);
+    const more = indexedIdentifiers(node, name);
+    if (more.length > 0) found = found.length === 0 ? more : mergeByPos(found, more);
+  }
+  return found;
+}
+
+function mergeByPos(a: ts.Identifier[], b: ts.Identifier[]): ts.Identifier[] {
+  const merged: ts.Identifier[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) merged.push(a[i].pos < b[j].pos ? a[i++] : b[j++]);
+  while (i < a.length) merged.push(a[i++]);
+  while (j < b.length) merged.push(b[j++]);
+  return merged;
 }
 
 /** Every descendant, in document order. */
