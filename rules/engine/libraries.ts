@@ -102,11 +102,13 @@ export function recogniseLibraryCalls(
   const named = new Set([...LIBRARY_METHODS, ...helpers.acquire, ...helpers.release, ...helpers.extend]);
 
   for (const call of calls) {
+    // Most calls are Redis commands (set, del, eval): no branch below reads them, so their name is read
+    // without building methodOf's object. Acquires are written out, not spread from a base object: the
+    // spread took most of this function's time.
+    const name = calleeName(call) ?? methodOf(call)?.name;
+    if (name === undefined || !named.has(name)) continue;
     const m = methodOf(call);
     const plain = calleeName(call);
-    // Most calls are Redis commands (set, del, eval): no branch below reads them. Acquires are written
-    // out, not spread from a base object: the spread took most of this function's time.
-    if (!named.has(m ? m.name : (plain as string))) continue;
     const args = call.arguments;
     const receiver = m && lastSegment(m.receiver);
 
