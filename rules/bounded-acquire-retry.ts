@@ -117,10 +117,10 @@ export const boundedAcquireRetry: Rule = {
   check({ model, report }) {
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock' || acquire.kind === 'routine') continue;
-      const key = describeKey(acquire.key);
       const loop = unboundedLoop(acquire);
       const recursion = loop ? undefined : unboundedRecursion(acquire);
       if (!loop && !recursion) continue;
+      const key = describeKey(acquire.key);
       report({
         span: loop ? headSpan(loop) : spanOf(recursion as Node),
         message: `This ${loop ? 'loop' : 'recursion'} retries the acquire of ${key} with no attempt limit or deadline. Under contention, or behind a lock that never expires, the caller waits forever and piles up requests. Retry a bounded number of times (or until a deadline) with a random delay, then fail.`,

@@ -50,7 +50,13 @@ function uncheckedDeletes(model: LockModel): Delete[] {
 
 /** The acquire of the deleted key in `fn` whose answer is tested (before the delete, unless `anywhere`). */
 function acquireOf(model: LockModel, release: Delete, fn: Node, anywhere: boolean): Acquire | undefined {
-  return model.acquiresOn(release.key).filter((a) => TRY_KINDS.has(a.kind) && a.fn === fn && (anywhere || a.call.end <= release.call.getStart()) && tested(a)).pop();
+  // The last one, read backwards in place: a lock module's key has hundreds of acquires, in other functions.
+  const acquires = model.acquiresOn(release.key);
+  for (let i = acquires.length - 1; i >= 0; i--) {
+    const a = acquires[i];
+    if (a.fn === fn && TRY_KINDS.has(a.kind) && (anywhere || a.call.end <= release.call.getStart()) && tested(a)) return a;
+  }
+  return undefined;
 }
 
 /** The finally block holding the release, unless the release there is conditional. */

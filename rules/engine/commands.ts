@@ -127,7 +127,8 @@ function evalParts(rest: readonly ts.Node[], lookup: ConstLookup): { keys: reado
 
 function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Node[], ctx: RecogniserContext, style?: ClientStyle): RedisCommand | undefined {
   const upper = name.toUpperCase();
-  const args = rest.filter((n) => !isFunctionOrArrow(n));
+  // A callback (node_redis v3) is not an argument; most calls have none, and keep their own list.
+  const args = rest.some(isFunctionOrArrow) ? rest.filter((n) => !isFunctionOrArrow(n)) : rest;
   if (upper === 'EVAL' || upper === 'EVALSHA') {
     const [script, ...more] = args;
     if (!script) return undefined;

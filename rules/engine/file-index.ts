@@ -11,6 +11,8 @@ const INDEXED_KINDS = new Set([
   ts.SyntaxKind.IfStatement, ts.SyntaxKind.AwaitExpression, ts.SyntaxKind.BinaryExpression, ts.SyntaxKind.TemplateExpression,
   ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.ReturnStatement, ts.SyntaxKind.ThrowStatement,
 ]);
+// Read once: every member of TypeScript's namespace object is a getter, and the walk visits every node.
+const { SyntaxKind, forEachChild } = ts;
 const indexed: boolean[] = [];
 for (const kind of INDEXED_KINDS) indexed[kind] = true;
 
@@ -40,7 +42,7 @@ function walk(root: ts.Node, index: FileIndex, withRoot: boolean): void {
       const list = byKind[kind];
       if (list) list.push(node);
       else byKind[kind] = [node];
-    } else if (kind === ts.SyntaxKind.Identifier) {
+    } else if (kind === SyntaxKind.Identifier) {
       const name = (node as ts.Identifier).text;
       const named = identifiers.get(name);
       if (named) named.push(node as ts.Identifier);
@@ -48,7 +50,7 @@ function walk(root: ts.Node, index: FileIndex, withRoot: boolean): void {
     }
     const outer = parent;
     parent = node;
-    ts.forEachChild(node, visit);
+    forEachChild(node, visit);
     parent = outer;
   };
   if (withRoot) {
@@ -107,11 +109,14 @@ function indexOf(sourceFile: ts.SourceFile): FileIndex {
   return index;
 }
 
+// One function for every search, not a closure per query.
+const posOf = (n: ts.Node) => n.pos;
+
 /** The entries of `sorted` (document order) that lie strictly inside `node`. */
 function within<T extends ts.Node>(sorted: readonly T[] | undefined, node: ts.Node): T[] {
   if (!sorted) return [];
   const found: T[] = [];
-  for (let i = firstAtOrAfter(sorted, node.pos, (n) => n.pos); i < sorted.length && sorted[i].pos < node.end; i++) {
+  for (let i = firstAtOrAfter(sorted, node.pos, posOf); i < sorted.length && sorted[i].pos < node.end; i++) {
     const n = sorted[i];
     if (n !== node && n.end <= node.end) found.push(n);
   }

@@ -1,7 +1,7 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
 import { ts } from './typescript';
 import { LOCK_NAME } from './lock-name';
-import { ancestorWhere, declarationOf, descendantsWhere, functionNameOf, isFunctionLike, isPlus, literalString, normalizeText, unwrap } from './nodes';
+import { ancestorWhere, declarationOf, functionNameOf, isFunctionLike, isPlus, literalString, normalizeText, unwrap } from './nodes';
 
 export interface KeyRef {
   node: ts.Node;
@@ -71,22 +71,50 @@ function collapse(glob: string): string {
 function parameterOwners(expression: ts.Node): ts.Node[] {
   const owners: ts.Node[] = [];
   const n = unwrap(expression);
-  const ids = ts.isIdentifier(n) ? [n] : descendantsWhere<ts.Identifier>(n, (d) => ts.isIdentifier(d) && !(ts.isPropertyAccessExpression(d.parent) && d.parent.name === d));
-  for (const id of ids) {
-    const decl = declarationOf(id);
-    if (decl && ts.isParameter(decl) && !owners.includes(decl.parent)) owners.push(decl.parent);
-  }
+  // In document order, without collecting the identifiers first; names after a `.` are properties.
+  const visit = (d: ts.Node): void => {
+    if (!ts.isIdentifier(d)) ts.forEachChild(d, visit);
+    else if (!(ts.isPropertyAccessExpression(d.parent) && d.parent.name === d)) addOwner(d, owners);
+  };
+  if (ts.isIdentifier(n)) addOwner(n, owners);
+  else ts.forEachChild(n, visit);
   return owners;
 }
 
-export function keyRef(node: ts.Node, lookup: ConstLookup): KeyRef {
+function addOwner(id: ts.Identifier, owners: ts.Node[]): void {
+  const decl = declarationOf(id);
+  if (decl && ts.isParameter(decl) && !owners.includes(decl.parent)) owners.push(decl.parent);
+}
+
+/** What a key written as the name of a `const` reads through it: the same for every use of that const. */
+export interface ConstKey {
+  canonical: string;
+  glob: string;
+  owners: readonly ts.Node[];
+  lockOwners: boolean;
+}
+
+/**
+ * The key `node` names. `consts` (one per model: initializers are its nodes) answers each `const` once,
+ * for its every use: `const key = ...` is written to by SET, EXPIRE and DEL alike.
+ */
+export function keyRef(node: ts.Node, lookup: ConstLookup, consts?: Map<ts.Node, ConstKey>): KeyRef {
   const written = unwrap(node);
-  const resolved = resolveAlias(node, lookup);
   const text = normalizeText(written);
-  const canonical = resolved === written ? text : normalizeText(resolved);
-  const glob = globOf(node, lookup);
-  const owners = parameterOwners(resolved);
-  return { node, text, canonical, glob, id: `${canonical}\0${glob}`, owners, lockOwners: owners.every((fn) => isFunctionLike(fn) && isLockFunction(fn)) };
+  const init = consts && ts.isIdentifier(written) ? lookup(written) : undefined;
+  let read = init && consts?.get(init);
+  if (!read) {
+    const resolved = resolveAlias(node, lookup);
+    const owners = parameterOwners(resolved);
+    read = {
+      canonical: resolved === written ? text : normalizeText(resolved),
+      glob: globOf(node, lookup),
+      owners,
+      lockOwners: owners.every((fn) => isFunctionLike(fn) && isLockFunction(fn)),
+    };
+    if (init) consts?.set(init, read);
+  }
+  return { node, text, canonical: read.canonical, glob: read.glob, id: `${read.canonical}\0${read.glob}`, owners: read.owners, lockOwners: read.lockOwners };
 }
 
 function globOfText(text: string): string {
@@ -124,9 +152,12 @@ export function isLockFunction(fn: ts.Node): boolean {
 
 /** Are two keys' parameters the same bindings (or parameters passed along one lock module)? */
 function sameBindings(a: KeyRef, b: KeyRef): boolean {
+  // Asked of every pair of keys in a bucket: the cheap answers first, and no closure per call.
   if (a.owners.length === 0 && b.owners.length === 0) return true;
-  if (a.owners.length === b.owners.length && a.owners.every((o) => b.owners.includes(o))) return true;
-  return a.lockOwners && b.lockOwners;
+  if (a.lockOwners && b.lockOwners) return true;
+  if (a.owners.length !== b.owners.length) return false;
+  for (const owner of a.owners) if (!b.owners.includes(owner)) return false;
+  return true;
 }
 
 /**
@@ -142,8 +173,13 @@ export function sameKey(a: KeyRef, b: KeyRef): boolean {
 
 /** A glob that says more than "any key": has a literal part of at least 3 characters. */
 export function informative(glob: string): boolean {
-  return glob.replace(/\*/g, '').length >= 3;
+  // Counted, not replaced: asked of every key filed and found.
+  let literal = 0;
+  for (let i = 0; i < glob.length && literal < 3; i++) if (glob.charCodeAt(i) !== STAR) literal++;
+  return literal >= 3;
 }
+
+const STAR = 42;
 
 
 /** Does the key's glob, text or name say it is a lock ("lock:x", `lockKey`, `this.mutexName`)? */
@@ -164,37 +200,78 @@ export function describeKey(key: KeyRef | undefined): string {
   return informative(key.glob) && literal !== key.glob ? `${written} (${key.glob})` : written;
 }
 
-/** Items by key, so "everything on the same key" is a map lookup rather than a scan (see sameKey). */
+/** An item filed under its key, and the canonical bucket the key is filed under. */
+interface Entry<T> {
+  item: T;
+  key: KeyRef;
+  bucket: Entry<T>[];
+}
+
+/**
+ * Items by key, so "everything on the same key" is a map lookup rather than a scan (see sameKey).
+ * An item's bucket tells whether its canonical is the one asked for, and what sameKey reads of the key
+ * asked for is read once per find: a lock module's every function writes the same key, so a bucket
+ * holds hundreds of items.
+ */
 export class KeyIndex<T> {
-  private readonly byCanonical = new Map<string, T[]>();
-  private readonly byGlob = new Map<string, T[]>();
+  private readonly byCanonical = new Map<string, Entry<T>[]>();
+  private readonly byGlob = new Map<string, Entry<T>[]>();
+  /** Buckets holding a key whose owners are not all lock code (the others match every lock-code key). */
+  private readonly mixed = new Set<Entry<T>[]>();
   // Many operations share one key (every function of a lock module): answer each key once.
   private readonly answers = new Map<string, T[]>();
+  private readonly answersByKey = new Map<KeyRef, T[]>();
+  /** By KeyRef id: the answer for lock-code keys over buckets of lock-code keys only, whatever their owners. */
+  private readonly lockCodeAnswers = new Map<string, T[]>();
 
   add(key: KeyRef, item: T): void {
-    push(this.byCanonical, key.canonical, item);
-    if (informative(key.glob)) push(this.byGlob, key.glob, item);
-    this.answers.clear();
+    let bucket = this.byCanonical.get(key.canonical);
+    if (!bucket) this.byCanonical.set(key.canonical, (bucket = []));
+    const entry = { item, key, bucket };
+    bucket.push(entry);
+    if (!key.lockOwners) this.mixed.add(bucket);
+    if (informative(key.glob)) {
+      const glob = push(this.byGlob, key.glob, entry);
+      if (!key.lockOwners) this.mixed.add(glob);
+    }
+    // Clearing allocates a new table, and indexes are filled before they are asked.
+    if (this.answers.size > 0) this.answers.clear();
+    if (this.answersByKey.size > 0) this.answersByKey.clear();
+    if (this.lockCodeAnswers.size > 0) this.lockCodeAnswers.clear();
   }
 
-  constructor(private readonly keyOfItem: (item: T) => KeyRef) {}
-
   find(key: KeyRef): T[] {
+    let answer = this.answersByKey.get(key);
+    if (answer) return answer;
     const id = key.owners.length === 0 ? key.id : `${key.id}\0${key.owners.map((o) => o.pos).join(',')}`;
-    let answer = this.answers.get(id);
+    answer = this.answers.get(id);
     if (!answer) {
-      const exact = this.byCanonical.get(key.canonical) ?? [];
-      const glob = informative(key.glob) ? (this.byGlob.get(key.glob) ?? []) : [];
-      const candidates = glob.length === 0 ? exact : exact.length === 0 ? glob : [...new Set([...exact, ...glob])];
-      answer = candidates.filter((item) => sameKey(key, this.keyOfItem(item)));
+      const exact = this.byCanonical.get(key.canonical);
+      const informativeGlob = informative(key.glob);
+      const glob = informativeGlob ? this.byGlob.get(key.glob) : undefined;
+      // sameBindings holds for every pair of lock-code keys, so the owners of such a key do not change the answer.
+      const lockCode = key.lockOwners && !(exact && this.mixed.has(exact)) && !(glob && this.mixed.has(glob));
+      answer = lockCode ? this.lockCodeAnswers.get(key.id) : undefined;
+      if (!answer) {
+        // sameKey, with what it reads of `key` and what the buckets already say.
+        const globOfLock = informativeGlob && LOCK_NAME.test(key.glob);
+        answer = [];
+        if (exact) {
+          for (const e of exact) if (sameBindings(key, e.key) || (globOfLock && key.glob === e.key.glob)) answer.push(e.item);
+        }
+        if (glob) for (const e of glob) if (e.bucket !== exact && (globOfLock || sameBindings(key, e.key))) answer.push(e.item);
+        if (lockCode) this.lockCodeAnswers.set(key.id, answer);
+      }
       this.answers.set(id, answer);
     }
+    this.answersByKey.set(key, answer);
     return answer;
   }
 }
 
-function push<T>(map: Map<string, T[]>, k: string, item: T): void {
-  const list = map.get(k);
+function push<T>(map: Map<string, T[]>, k: string, item: T): T[] {
+  let list = map.get(k);
   if (list) list.push(item);
-  else map.set(k, [item]);
+  else map.set(k, (list = [item]));
+  return list;
 }

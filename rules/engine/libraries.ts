@@ -81,6 +81,8 @@ export interface LibraryCalls {
 }
 
 const REDLOCKISH = /redlock/i;
+/** The method names the libraries and withLock are called by (configured helpers are added per file). */
+const LIBRARY_METHODS = ['acquire', 'tryAcquire', 'lock', 'using', 'release', 'unlock', 'extend', 'withLock'];
 
 export function recogniseLibraryCalls(
   calls: ts.CallExpression[],
@@ -97,25 +99,30 @@ export function recogniseLibraryCalls(
   const handles = new Set<string>();
 
   const isRedlock = (name: string) => redlocks.has(name) || REDLOCKISH.test(name);
+  const named = new Set([...LIBRARY_METHODS, ...helpers.acquire, ...helpers.release, ...helpers.extend]);
 
   for (const call of calls) {
-    const base = () => ({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call) });
+    // Most calls are Redis commands (set, del, eval): no branch below reads them, so their name is read
+    // without building methodOf's object. Acquires are written out, not spread from a base object: the
+    // spread took most of this function's time.
+    const name = calleeName(call) ?? methodOf(call)?.name;
+    if (name === undefined || !named.has(name)) continue;
     const m = methodOf(call);
-    const args = call.arguments;
     const plain = calleeName(call);
+    const args = call.arguments;
     const receiver = m && lastSegment(m.receiver);
 
     if (m && receiver !== undefined && isRedlock(receiver)) {
       if ((m.name === 'acquire' || m.name === 'lock') && args.length >= 2) {
         const handle = storedName(call);
         if (handle) handles.add(handle);
-        out.acquires.push({ ...base(), kind: 'redlock', key: keyOf(firstResource(args[0])), hasTtl: true, owner: handle });
+        out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: 'redlock', key: keyOf(firstResource(args[0])), hasTtl: true, owner: handle });
         if (args[2]) out.redlockSettings.push(args[2]);
         continue;
       }
       if (m.name === 'using' && args.length >= 3) {
         const routine = args[args.length - 1];
-        out.acquires.push({ ...base(), kind: 'redlock-using', key: keyOf(firstResource(args[0])), hasTtl: true, routine });
+        out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: 'redlock-using', key: keyOf(firstResource(args[0])), hasTtl: true, routine });
         if (args.length >= 4) out.redlockSettings.push(args[2]);
         continue;
       }
@@ -133,7 +140,7 @@ export function recogniseLibraryCalls(
       const owner = receiver;
       if (m.name === 'acquire' || m.name === 'tryAcquire') {
         const object = objects.find((o) => o.name === owner);
-        out.acquires.push({ ...base(), kind: m.name === 'acquire' ? 'semaphore' : 'semaphore-try', key: object?.key ? keyOf(object.key) : undefined, hasTtl: true, owner });
+        out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: m.name === 'acquire' ? 'semaphore' : 'semaphore-try', key: object?.key ? keyOf(object.key) : undefined, hasTtl: true, owner });
       } else if (m.name === 'release') {
         out.releases.push({ call, fn: enclosingFunction(call), kind: 'library', handle: owner, ownerChecked: true });
       }
@@ -155,12 +162,12 @@ export function recogniseLibraryCalls(
     if (plain === 'withLock' && args.length >= 3) {
       const routine = args[args.length - 1];
       if (isFunctionOrArrow(routine)) {
-        out.acquires.push({ ...base(), kind: 'with-lock', key: keyOf(args[1]), hasTtl: true, routine });
+        out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: 'with-lock', key: keyOf(args[1]), hasTtl: true, routine });
       }
       continue;
     }
     if (plain && helpers.acquire.includes(plain)) {
-      out.acquires.push({ ...base(), kind: 'helper', key: args[0] ? keyOf(args[0]) : undefined, hasTtl: true, owner: storedName(call) });
+      out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: 'helper', key: args[0] ? keyOf(args[0]) : undefined, hasTtl: true, owner: storedName(call) });
     } else if (plain && helpers.release.includes(plain)) {
       out.releases.push({ call, fn: enclosingFunction(call), kind: 'helper', key: args[0] ? keyOf(args[0]) : undefined, handle: args[0] ? lastSegment(args[0]) : undefined, ownerChecked: true });
     } else if (plain && helpers.extend.includes(plain)) {

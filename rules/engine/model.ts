@@ -7,7 +7,7 @@ import { findGetCompare, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
 import { fileStyle, readImports, type FileImports } from './imports';
-import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, type ConstLookup, type KeyRef } from './keys';
+import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
@@ -162,9 +162,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const ctx: RecogniserContext = { lookup, scripts: named.scripts, shas: named.shas, batchVars: batchVariables(sourceFile) };
   // One object per syntax node, so nodes can key a cache.
   const keys = new Map<Node, KeyRef>();
+  const consts = new Map<Node, ConstKey>();
   const keyOf = (node: Node) => {
     let key = keys.get(node);
-    if (!key) keys.set(node, (key = keyRef(node, lookup)));
+    if (!key) keys.set(node, (key = keyRef(node, lookup, consts)));
     return key;
   };
   const meanings = projectMeanings(calls, project);
@@ -212,7 +213,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     }
   }
 
-  const acquireIndex = new KeyIndex<Acquire>((a) => a.key as KeyRef);
+  const acquireIndex = new KeyIndex<Acquire>();
   for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
   // A key this file acquires with NX, or through a project helper that acquires a lock.
   const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => a.command || (a.via && !a.routine));
@@ -220,7 +221,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
   const ttlSetters = new Set<RedisCommand>();
-  const expireIndex = new KeyIndex<RedisCommand>((c) => keyOf(c.keys[0]));
+  const expireIndex = new KeyIndex<RedisCommand>();
   for (const c of lockCommands) if (EXPIRES.has(c.name) && c.keys[0]) expireIndex.add(keyOf(c.keys[0]), c);
   for (const acquire of acquires) {
     if (acquire.hasTtl || !acquire.key || !acquire.command) continue;
@@ -237,7 +238,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     }
   }
 
-  const getIndex = new KeyIndex<RedisCommand>((c) => keyOf(c.keys[0]));
+  const getIndex = new KeyIndex<RedisCommand>();
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
   const getsOn = (key: KeyRef) => getIndex.find(key);
 
@@ -258,44 +259,44 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const extendKey = renews
       ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))
       : undefined;
-    const base = { call: command.call, command, fn };
+    // Written out, not spread from a base object: the spreads were the slowest part of this loop.
     switch (command.name) {
       case 'DEL':
       case 'UNLINK':
       case 'GETDEL':
         if (lockKey) {
           const kind = command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink';
-          releases.push({ ...base, kind, key: lockKey, ownerChecked: false, getCompare: findGetCompare({ ...base, key: lockKey }, getsOn) });
+          releases.push({ call: command.call, command, fn, kind, key: lockKey, ownerChecked: false, getCompare: findGetCompare({ call: command.call, fn, key: lockKey }, getsOn) });
         }
         break;
       case 'DELEX':
-        if (lockKey) releases.push({ ...base, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
+        if (lockKey) releases.push({ call: command.call, command, fn, kind: 'delex', key: lockKey, ownerChecked: command.args.some((a) => /ifeq/i.test(a.getText())) });
         break;
       case 'DELIFEQ': // Valkey 9: DELIFEQ key token, a compare-and-delete
-        if (lockKey) releases.push({ ...base, kind: 'delifeq', key: lockKey, ownerChecked: true });
+        if (lockKey) releases.push({ call: command.call, command, fn, kind: 'delifeq', key: lockKey, ownerChecked: true });
         break;
       case 'SET': // an XX or IFEQ renewal with a TTL (`renews`)
-        if (extendKey) extendsList.push({ ...base, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
+        if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':
         // A script on a parameter key in lock code (`renewLock(key, token)`) is the lock's too.
-        scriptReleaseOrExtend(command, base, keyOf, (k) => isLockKey(k) || (isFunctionLike(fn) && isLockFunction(fn)), releases, extendsList);
+        scriptReleaseOrExtend(command, { call: command.call, command, fn }, keyOf, (k) => isLockKey(k) || (isFunctionLike(fn) && isLockFunction(fn)), releases, extendsList);
         break;
       default:
         if (EXPIRES.has(command.name) && extendKey) {
-          extendsList.push({ ...base, kind: 'expire', key: extendKey, ownerChecked: false });
+          extendsList.push({ call: command.call, command, fn, kind: 'expire', key: extendKey, ownerChecked: false });
         }
     }
   }
 
-  const releaseIndex = new KeyIndex<Release>((r) => r.key as KeyRef);
+  const releaseIndex = new KeyIndex<Release>();
   for (const r of releases) if (r.key) releaseIndex.add(r.key, r);
   const releasesByFn = new Map<Node, Release[]>();
   for (const r of releases) {
     const owner = finallyCallbackOwner(r.fn) ?? r.fn;
     releasesByFn.set(owner, [...(releasesByFn.get(owner) ?? []), r]);
   }
-  const extendIndex = new KeyIndex<Extend>((e) => e.key as KeyRef);
+  const extendIndex = new KeyIndex<Extend>();
   for (const e of extendsList) if (e.key) extendIndex.add(e.key, e);
 
   return {
@@ -339,16 +340,27 @@ function finallyCallbackOwner(fn: Node): Node | undefined {
 }
 
 function redisAcquire(command: RedisCommand, keyOf: (n: Node) => KeyRef): Acquire | undefined {
-  const base = { call: command.call, command, fn: enclosingFunction(command.call), statement: enclosingStatement(command.call), result: resultUse(command.call) };
+  // Most commands are not acquires: where the call sits and what its result does are read only for
+  // those that are. Written out, not spread from a base object: the spread was most of this function.
+  const call = command.call;
   if (command.name === 'SET' && command.set?.nx && !command.set.dynamic) {
     const ttl = command.set.ttl && command.set.ttl.unit !== 'KEEPTTL' ? command.set.ttl : undefined;
-    return { ...base, kind: 'set-nx', key: keyOf(command.keys[0]), token: command.args[0], ttl, hasTtl: !!ttl };
+    return {
+      call, command, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call),
+      kind: 'set-nx', key: keyOf(command.keys[0]), token: command.args[0], ttl, hasTtl: !!ttl,
+    };
   }
   if (command.name === 'SETNX') {
-    return { ...base, kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: false };
+    return {
+      call, command, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call),
+      kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: false,
+    };
   }
   if (command.name === 'SCRIPT' && command.script?.traits?.acquires && command.keys[0]) {
-    return { ...base, kind: 'lua', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: command.script.traits.acquiresWithTtl };
+    return {
+      call, command, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call),
+      kind: 'lua', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: command.script.traits.acquiresWithTtl,
+    };
   }
   return undefined;
 }
@@ -368,16 +380,17 @@ function scriptReleaseOrExtend(
   if (!script || !script.keys[0]) return;
   const key = keyOf(script.keys[0]);
   if (!isLockKey(key)) return;
+  const op = (ownerChecked: boolean) => ({ call: base.call, command: base.command, fn: base.fn, kind: 'script' as const, key, ownerChecked });
   if (script.traits && !script.traits.acquires) {
-    if (script.traits.deletes) releases.push({ ...base, kind: 'script', key, ownerChecked: script.traits.comparesOwner });
-    else if (script.traits.expires) extendsList.push({ ...base, kind: 'script', key, ownerChecked: script.traits.comparesOwner });
+    if (script.traits.deletes) releases.push(op(script.traits.comparesOwner));
+    else if (script.traits.expires) extendsList.push(op(script.traits.comparesOwner));
     return;
   }
   if (script.kind !== 'unknown') return;
   // Lua defined in another file: trust its name (`RELEASE_SCRIPT`, `releaseLock`) and assume it checks.
   const name = (methodOf(command.call)?.name ?? '') + ' ' + (command.call.arguments[0]?.getText() ?? '');
-  if (RELEASE_NAME.test(name)) releases.push({ ...base, kind: 'script', key, ownerChecked: true });
-  else if (EXTEND_NAME.test(name)) extendsList.push({ ...base, kind: 'script', key, ownerChecked: true });
+  if (RELEASE_NAME.test(name)) releases.push(op(true));
+  else if (EXTEND_NAME.test(name)) extendsList.push(op(true));
 }
 
 /** Variables holding a MULTI or pipeline: `const tx = redis.multi()`, GLIDE `new Batch(true)`. */

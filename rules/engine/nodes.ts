@@ -7,6 +7,10 @@ import { firstAtOrAfter } from './sorted';
 
 export type Node = ts.Node;
 
+// Read once: every member of TypeScript's namespace object is a getter, and these kinds are compared for
+// nearly every node the engine reads (the getter showed in the profile of unwrap and isFunctionLike).
+const SyntaxKind = ts.SyntaxKind;
+
 /** Descendants that pass `keep`, in document order. For kinds and names, the file index answers faster. */
 export function descendantsWhere<T extends ts.Node = ts.Node>(node: ts.Node, keep: (n: ts.Node) => boolean): T[] {
   const found: ts.Node[] = [];
@@ -21,7 +25,7 @@ export function descendantsWhere<T extends ts.Node = ts.Node>(node: ts.Node, kee
 
 /** Calls whose callee name passes `accept`. */
 export function callsNamed(node: ts.Node, accept: (name: string) => boolean): ts.CallExpression[] {
-  return descendantsOfKind<ts.CallExpression>(node, ts.SyntaxKind.CallExpression).filter((call) => {
+  return descendantsOfKind<ts.CallExpression>(node, SyntaxKind.CallExpression).filter((call) => {
     // `f()`, `a.b.m()`, and `a['m']()`.
     const name = calleeName(call) ?? methodOf(call)?.name;
     return name !== undefined && accept(name);
@@ -36,8 +40,27 @@ export function descendantsOfKind<T extends ts.Node>(node: ts.Node, kind: ts.Syn
 /** Identifiers spelled as one of `names`, in document order. */
 export function identifiersNamed(node: ts.Node, names: string | Iterable<string>): ts.Identifier[] {
   if (typeof names === 'string') return indexedIdentifiers(node, names);
-  const found = [...new Set(names)].flatMap((name) => indexedIdentifiers(node, name));
-  return found.sort((a, b) => a.pos - b.pos);
+  // Each name's list is in document order already: merged, not concatenated and sorted (lock code asks
+  // this of its two or three names at every branch it walks).
+  let found: ts.Identifier[] = [];
+  const seen: string[] = [];
+  for (const name of names) {
+    if (seen.includes(name)) continue;
+    seen.push(name);
+    const more = indexedIdentifiers(node, name);
+    if (more.length > 0) found = found.length === 0 ? more : mergeByPos(found, more);
+  }
+  return found;
+}
+
+function mergeByPos(a: ts.Identifier[], b: ts.Identifier[]): ts.Identifier[] {
+  const merged: ts.Identifier[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) merged.push(a[i].pos < b[j].pos ? a[i++] : b[j++]);
+  while (i < a.length) merged.push(a[i++]);
+  while (j < b.length) merged.push(b[j++]);
+  return merged;
 }
 
 /** Every descendant, in document order. */
@@ -58,13 +81,13 @@ export function isAncestor(ancestor: ts.Node, node: ts.Node): boolean {
 
 export function isFunctionLike(node: ts.Node): node is ts.FunctionLikeDeclaration {
   switch (node.kind) {
-    case ts.SyntaxKind.FunctionDeclaration:
-    case ts.SyntaxKind.FunctionExpression:
-    case ts.SyntaxKind.ArrowFunction:
-    case ts.SyntaxKind.MethodDeclaration:
-    case ts.SyntaxKind.Constructor:
-    case ts.SyntaxKind.GetAccessor:
-    case ts.SyntaxKind.SetAccessor:
+    case SyntaxKind.FunctionDeclaration:
+    case SyntaxKind.FunctionExpression:
+    case SyntaxKind.ArrowFunction:
+    case SyntaxKind.MethodDeclaration:
+    case SyntaxKind.Constructor:
+    case SyntaxKind.GetAccessor:
+    case SyntaxKind.SetAccessor:
       return true;
     default:
       return false;
@@ -91,17 +114,21 @@ export function enclosingStatement(node: ts.Node): ts.Node {
 
 /** Strips parentheses, `as`, `!`, `satisfies` and `<T>` around an expression. */
 export function unwrap(node: ts.Node): ts.Node {
+  // By kind, not by five type guards: asked of nearly every node the engine reads.
   let current = node;
-  while (
-    ts.isParenthesizedExpression(current) ||
-    ts.isAsExpression(current) ||
-    ts.isNonNullExpression(current) ||
-    ts.isSatisfiesExpression(current) ||
-    ts.isTypeAssertionExpression(current)
-  ) {
-    current = current.expression;
+  for (;;) {
+    switch (current.kind) {
+      case SyntaxKind.ParenthesizedExpression:
+      case SyntaxKind.AsExpression:
+      case SyntaxKind.NonNullExpression:
+      case SyntaxKind.SatisfiesExpression:
+      case SyntaxKind.TypeAssertionExpression:
+        current = (current as ts.ParenthesizedExpression).expression;
+        break;
+      default:
+        return current;
+    }
   }
-  return current;
 }
 
 /** Method name and receiver of `recv.name(...)`, `recv?.name(...)` or `recv['name'](...)`. */
@@ -164,11 +191,11 @@ export function hasProperty(obj: ts.ObjectLiteralExpression, name: string): bool
 }
 
 export function isAssignment(node: ts.Node): node is ts.BinaryExpression {
-  return ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken;
+  return ts.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.EqualsToken;
 }
 
 export function isPlus(node: ts.Node): node is ts.BinaryExpression {
-  return ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken;
+  return ts.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.PlusToken;
 }
 
 const SPACE_OR_OPTIONAL_CHAIN = /\s|\?\./;
@@ -191,6 +218,8 @@ function scopeOfDeclaration(decl: ts.Node): ts.Node | undefined {
   return ts.isVariableStatement(holder) ? holder.parent : holder; // a block-like, or the for statement
 }
 
+const posOf = (n: ts.Node) => n.pos;
+
 /**
  * The declaration (variable or parameter) an identifier refers to: the nearest declaration of the name
  * before it whose scope encloses it. Declarations of enclosing scopes come before inner ones, so the
@@ -199,7 +228,7 @@ function scopeOfDeclaration(decl: ts.Node): ts.Node | undefined {
 export function declarationOf(identifier: ts.Identifier): ts.VariableDeclaration | ts.ParameterDeclaration | undefined {
   const candidates = identifiersOfFile(identifier.getSourceFile(), identifier.text);
   // From the identifier itself backwards (a declaration's own name resolves to that declaration).
-  for (let i = firstAtOrAfter(candidates, identifier.pos + 1, (c) => c.pos) - 1; i >= 0; i--) {
+  for (let i = firstAtOrAfter(candidates, identifier.pos + 1, posOf) - 1; i >= 0; i--) {
     const name = candidates[i];
     const decl = name.parent;
     if ((!ts.isVariableDeclaration(decl) && !ts.isParameter(decl)) || decl.name !== name) continue;

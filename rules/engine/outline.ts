@@ -42,12 +42,17 @@ function isWordChar(c: number): boolean {
   return c < 128 ? ASCII[c] === WORD : !isSpace(c) && !isLineBreak(c);
 }
 
-/** Could the word text[start, end) be a keyword the lexer acts on (all are 2-10 lowercase letters)? */
-function mayBeKeyword(text: string, start: number, end: number): boolean {
+/** The keywords the lexer acts on (all 2-10 lowercase letters), by first letter. */
+const KEYWORDS: string[][] = [];
+for (const word of new Set([...OPERATOR_WORDS, ...DECLARATIONS, 'class'])) (KEYWORDS[word.charCodeAt(0)] ??= []).push(word);
+
+/** The keyword the word text[start, end) is, or '': compared in place, since most words are names. */
+function keywordAt(text: string, start: number, end: number): string {
   const length = end - start;
-  if (length < 2 || length > 10) return false;
-  const first = text.charCodeAt(start);
-  return first >= 97 && first <= 122;
+  if (length < 2 || length > 10) return '';
+  const candidates = KEYWORDS[text.charCodeAt(start)];
+  if (candidates) for (const keyword of candidates) if (keyword.length === length && text.startsWith(keyword, start)) return keyword;
+  return '';
 }
 
 /** Offset just past a string literal opened at `start`; -1 when unterminated. */
@@ -259,8 +264,7 @@ export function outline(text: string): Outline | undefined {
       if (depth === 0) classAhead = false;
     } else if (isWordChar(c)) {
       while (i < text.length && isWordChar(text.charCodeAt(i))) i++;
-      // Most words are names: only a possible keyword is cut out of the text and looked up.
-      const word = mayBeKeyword(text, tokenStart, i) ? text.slice(tokenStart, i) : '';
+      const word = keywordAt(text, tokenStart, i);
       if (depth === 0 && lineBreakSince && valueEnd >= 0 && DECLARATIONS.has(word)) boundary(valueEnd);
       if (depth === 0 && word === 'class' && previous !== 46) classAhead = true; // not `x.class`
       value = !OPERATOR_WORDS.has(word);

@@ -88,9 +88,11 @@ export interface Exit {
 /** The first await/throw/return between the acquire and the release that skips the release. */
 export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart()): Exit | undefined {
   const from = acquire.call.end;
+  // Passed to getStart, which otherwise walks up to the file from every node visited.
+  const sourceFile = acquire.fn.getSourceFile();
   let found: Exit | undefined;
   const visit = (node: Node): void => {
-    if (found || node.end <= from || node.getStart() >= to) return;
+    if (found || node.end <= from || node.getStart(sourceFile) >= to) return;
     if (node !== acquire.fn && isFunctionLike(node)) return;
     // The catch of the try the acquire itself is in runs when the acquire threw: nothing is held.
     if (ts.isCatchClause(node) && contains(node.parent.tryBlock, acquire.call)) return;
@@ -101,7 +103,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       if (node.elseStatement) visit(node.elseStatement);
       return;
     }
-    if (node.getStart() >= from) {
+    if (node.getStart(sourceFile) >= from) {
       // The separate EXPIRE of a non-atomic acquire is atomic-acquire's finding, not the work.
       const ttlSetter = acquire.laterExpire && contains(node, acquire.laterExpire.call);
       if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call)) {

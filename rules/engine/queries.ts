@@ -57,9 +57,17 @@ export function visibleToken(model: LockModel, key: KeyRef | undefined, site: No
   // The acquire in the same function first: that is the token this release belongs to. Only a few
   // others are tried, so a module with hundreds of functions on one key stays linear.
   const fn = enclosingFunction(site);
-  const candidates = model.acquiresOn(key).filter((a) => isRedisAcquire(a) && a.token);
-  const acquire = [...candidates.filter((a) => a.fn === fn), ...candidates.filter((a) => a.fn !== fn)]
-    .slice(0, 8)
-    .find((a) => isPlainReference(a.token as Node));
+  // Read in place: copying the key's acquires (hundreds) per release was most of the work.
+  const acquires = model.acquiresOn(key);
+  let tried = 0;
+  let acquire: Acquire | undefined;
+  for (const sameFunction of [true, false]) {
+    for (const a of acquires) {
+      if (tried === 8 || acquire) break;
+      if ((a.fn === fn) !== sameFunction || !isRedisAcquire(a) || !a.token) continue;
+      tried++;
+      if (isPlainReference(a.token)) acquire = a;
+    }
+  }
   return acquire?.token && visibleAt(acquire.token, site) ? unwrap(acquire.token) : undefined;
 }
