@@ -72,10 +72,9 @@ function throwsWhenNotAcquired(acquire: Acquire): boolean {
  * try. The first statement after it that runs the work, unless an early return or throw comes first
  * (the code decided what a failed acquire means).
  */
-function workAfterCatch(model: LockModel, acquire: Acquire, statement: ts.TryStatement): Node | undefined {
+function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Set<string>): Node | undefined {
   const block = statement.parent;
   if (!throwsWhenNotAcquired(acquire) || !ts.isBlock(block)) return undefined;
-  const work = workCalls(model, acquire, statement);
   for (const next of block.statements.slice(block.statements.indexOf(statement) + 1)) {
     if (ts.isIfStatement(next) && (throwsIn(next) || descendantsOfKind(next, ts.SyntaxKind.ReturnStatement).length > 0)) return undefined;
     const call = callsNamed(next, () => true).find((c) => ancestorWhere(c, isFunctionLike) === acquire.fn && work.has(unwrap(c.expression).getText()) && !insideLogging(c, next));
@@ -106,10 +105,12 @@ function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
     if (!ts.isTryStatement(a) || !a.catchClause || !contains(a.tryBlock, acquire.call)) continue;
     const path = a.catchClause.block;
     if (throwsIn(path) || explicit(model, path, a.catchClause)) return undefined;
-    const grant = grants(path, workCalls(model, acquire, path));
+    // The work outside the catch: also every call the function goes on to after the try.
+    const work = workCalls(model, acquire, path);
+    const grant = grants(path, work);
     if (grant) return { path, grant, how: 'catch' };
     const returns = descendantsOfKind<ts.ReturnStatement>(path, ts.SyntaxKind.ReturnStatement).some((r) => ancestorWhere(r, isFunctionLike) === acquire.fn);
-    const after = returns ? undefined : workAfterCatch(model, acquire, a);
+    const after = returns ? undefined : workAfterCatch(acquire, a, work);
     return after ? { path, grant: after, how: 'catch', after: true } : undefined;
   }
   return undefined;

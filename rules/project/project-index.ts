@@ -301,16 +301,22 @@ function localLockNames(summary: FileSummary): Set<string> {
   return names;
 }
 
+/**
+ * Is one of these names of the file's own functions used anywhere but where it is defined? The
+ * definition is one identifier of that name; a call (or a reference handing it on) is another. The
+ * file index answers per name: a regular expression per name over the text cost as much as the model.
+ */
+function namedAgain(names: Iterable<string>, sourceFile: ts.SourceFile): boolean {
+  for (const name of names) if (identifiersOfFile(sourceFile, name).length > 1) return true;
+  return false;
+}
+
 /** Does the file name one of its own functions, methods or members anywhere but where it is defined? */
 function callsOwnFunctions(targets: readonly SummaryTarget[], sourceFile: ts.SourceFile): boolean {
-  return targets.some((t) => identifiersOfFile(sourceFile, t.name).length > 1);
+  return namedAgain(targets.map((t) => t.name), sourceFile);
 }
 
 /** Does the file call one of its own functions that has a lock meaning? */
 function calledLocally(summary: FileSummary, sourceFile: ts.SourceFile): boolean {
-  const names = localLockNames(summary);
-  if (names.size === 0) return false;
-  // The definition is one identifier of that name; a call (or a reference handing it on) is another.
-  // The file index answers per name: a regular expression per name over the text cost as much as the model.
-  return [...names].some((name) => identifiersOfFile(sourceFile, name).length > 1);
+  return namedAgain(localLockNames(summary), sourceFile);
 }

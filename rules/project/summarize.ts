@@ -223,18 +223,18 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   const routine = routineOf(fn, ops.acquires, model, path);
   if (routine) summary.routine = routine;
   const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a)));
-  const returns = acquire && returnsOf(fn, acquire);
-  // A function that takes a lock, releases that lock itself and hands nothing of it back does its own
-  // work under it: to its callers it neither acquires nor releases (what is wrong inside is its own).
-  if (acquire && !routine && !HANDED_BACK.has(returns!) && ops.releases.some((r) => releasesAcquired(model, acquire, r))) return summary;
   if (acquire) {
+    const returns = returnsOf(fn, acquire);
+    // A function that takes a lock, releases that lock itself and hands nothing of it back does its own
+    // work under it: to its callers it neither acquires nor releases (what is wrong inside is its own).
+    if (!routine && !HANDED_BACK.has(returns) && ops.releases.some((r) => releasesAcquired(model, acquire, r))) return summary;
     const key = keySpecOf(fn, acquire.key, model);
     if (key) {
       summary.acquire = {
         key,
         token: tokenSpecOf(fn, acquire, model),
         hasTtl: acquire.hasTtl || !!acquire.laterExpire,
-        returns: returns!,
+        returns,
         at: acquire.via?.at ?? placeOf(acquire.call, path),
       };
     }
