@@ -25,6 +25,8 @@ export interface LockwiseConfig {
   helpers: HelperNames;
   /** Default "redis": Lua scripts, which every Redis and Valkey runs. */
   server?: ServerKind;
+  /** Test files (rules/test-files.ts) are left out unless "check"; default "skip". */
+  tests?: 'skip' | 'check';
 }
 
 export interface LoadedConfig {
@@ -65,8 +67,8 @@ export function parseConfig(raw: unknown, file: string, knownRules: readonly str
   }
   const obj = raw as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (!['$schema', 'rules', 'ignore', 'helpers', 'server'].includes(key)) {
-      throw new ConfigError(file, `unknown key "${key}" (expected "rules", "ignore", "helpers" or "server")`);
+    if (!['$schema', 'rules', 'ignore', 'helpers', 'server', 'tests'].includes(key)) {
+      throw new ConfigError(file, `unknown key "${key}" (expected "rules", "ignore", "helpers", "server" or "tests")`);
     }
   }
   const config = emptyConfig();
@@ -92,6 +94,13 @@ export function parseConfig(raw: unknown, file: string, knownRules: readonly str
       throw new ConfigError(file, `"server" is ${JSON.stringify(obj.server)}; use one of ${SERVER_KINDS.join(', ')}`);
     }
     config.server = obj.server as ServerKind;
+  }
+
+  if (obj.tests !== undefined) {
+    if (obj.tests !== 'skip' && obj.tests !== 'check') {
+      throw new ConfigError(file, `"tests" is ${JSON.stringify(obj.tests)}; use "skip" (the default: test files are not checked) or "check"`);
+    }
+    config.tests = obj.tests;
   }
 
   if (obj.helpers !== undefined) {

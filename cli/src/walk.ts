@@ -2,6 +2,7 @@
 // .gitignore files at every level (and above the start folder, up to the repository root), each
 // config's `ignore` globs, and folders that never hold project source (node_modules, dist, build, .git).
 import ignore, { type Ignore } from 'ignore';
+import { skipsAsTest } from '../../rules/test-files';
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { CONFIG_FILE } from '../../rules/config';
@@ -114,7 +115,7 @@ function walkDir(
       if (!SKIPPED_DIRS.has(entry.name) && !isIgnored(levels, scope, path, true)) {
         walkDir(path, levels, scope, configs, add, result);
       }
-    } else if (isFile && isAnalyzable(entry.name) && !isIgnored(levels, scope, path, false)) {
+    } else if (isFile && isAnalyzable(entry.name) && !isIgnored(levels, scope, path, false) && !skipsAsTest(path, scope.config)) {
       add(path, scope);
     }
   }

@@ -6,6 +6,7 @@
 import { ts } from '../engine/typescript';
 import { ancestorWhere, declarationOf, methodOf, unwrap, type Node } from '../engine/nodes';
 import { importOf, newClassName, typeClassName } from './file-symbols';
+import { Implementers } from './implementers';
 import { hasLockMeaning, type ClassSummary, type FileSummary, type FunctionSummary, type ImportRef, type WrapperSummary } from './types';
 
 export type CallMeaning =
@@ -24,7 +25,13 @@ export interface ProjectContext {
 /** Summaries of other files, by specifier as written in a file. */
 export interface SummaryLookup {
   summaryOf(specifier: string, fromPath: string): FileSummary | undefined;
+  /** Summaries of the files near `fromPath` with a class implementing or extending the type `name` (implementers.ts). */
+  implementationsOf?(name: string, fromPath: string): FileSummary[];
 }
+
+// A class bound to an interface in a test or for local runs is not the one production injects.
+const STAND_IN = /mock|fake|stub|dummy|noop|in-?memory|local/i;
+const TEST_PATH = /(?:^|[/.])(?:tests?|spec|__tests__|__mocks__|mocks?|fixtures?)(?:[/.]|$)/i;
 
 type Target =
   | { kind: 'function'; file: FileSummary; summary: FunctionSummary }
@@ -135,6 +142,32 @@ export class Resolution {
     return target?.kind === 'class' ? { file: target.file, cls: target.cls } : undefined;
   }
 
+  /**
+   * The class a value typed `name` is: the class of that name, or, when `name` is an interface or an
+   * abstract class with no lock work of its own (a dependency-injection token), the one project class
+   * that implements or extends it with a lock meaning (stand-ins for tests left out).
+   */
+  typedAs(file: FileSummary, name: string, depth = 0): { file: FileSummary; cls: ClassSummary } | undefined {
+    const named = this.classNamed(file, name, depth);
+    if (named && (!named.cls.abstract || this.methodsOfClass(named.file, named.cls).some(hasLockMeaning))) return named;
+    return this.implementationOf(file, name) ?? named;
+  }
+
+  implementationOf(file: FileSummary, name: string): { file: FileSummary; cls: ClassSummary } | undefined {
+    if (!this.lookup.implementationsOf || !Implementers.wanted(name)) return undefined;
+    const found: Array<{ file: FileSummary; cls: ClassSummary }> = [];
+    for (const module of this.lookup.implementationsOf(name, file.path)) {
+      if (TEST_PATH.test(module.path)) continue;
+      for (const cls of Object.values(module.classes)) {
+        if (!cls.implements.includes(name) && cls.base !== name) continue;
+        if (STAND_IN.test(cls.name) || !this.methodsOfClass(module, cls).some(hasLockMeaning)) continue;
+        found.push({ file: module, cls });
+      }
+    }
+    // Two production implementations (Redis and another store): which one is bound cannot be told.
+    return found.length === 1 ? found[0] : undefined;
+  }
+
   /** A method of a class, looked up its `extends` chain. */
   methodOf(file: FileSummary, cls: ClassSummary, name: string, depth = 0): { file: FileSummary; summary: FunctionSummary } | undefined {
     const method = own(cls.methods, name);
@@ -146,7 +179,7 @@ export class Resolution {
 
   fieldType(file: FileSummary, cls: ClassSummary, field: string, depth = 0): { file: FileSummary; cls: ClassSummary } | undefined {
     const type = own(cls.fieldTypes, field);
-    if (type) return this.classNamed(file, type, depth + 1);
+    if (type) return this.typedAs(file, type, depth + 1);
     if (!cls.base || depth > MAX_DEPTH) return undefined;
     const base = this.classNamed(file, cls.base, depth + 1);
     return base ? this.fieldType(base.file, base.cls, field, depth + 1) : undefined;
@@ -204,7 +237,7 @@ export class Resolution {
     return names;
   }
 
-  private methodsOfClass(file: FileSummary, cls: ClassSummary, depth = 0): FunctionSummary[] {
+  methodsOfClass(file: FileSummary, cls: ClassSummary, depth = 0): FunctionSummary[] {
     const own = Object.values(cls.methods);
     const base = cls.base && depth < MAX_DEPTH ? this.classNamed(file, cls.base) : undefined;
     return base ? [...own, ...this.methodsOfClass(base.file, base.cls, depth + 1)] : own;
@@ -247,7 +280,16 @@ export class Resolution {
         if (held) addClass(held.file, held.cls);
       }
     }
-    for (const local of Object.keys(file.imports)) addTarget(this.localOf(file, local), local);
+    for (const [local, ref] of Object.entries(file.imports)) {
+      const target = this.localOf(file, local);
+      addTarget(target, local);
+      // An interface or abstract class of the project, typing an injected value: its implementation's names.
+      const typeOnly = !target || (target.kind === 'class' && target.cls.abstract);
+      if (typeOnly && Implementers.wanted(ref.name) && this.lookup.summaryOf(ref.from, file.path)) {
+        const implementation = this.implementationOf(file, ref.name);
+        if (implementation) addClass(implementation.file, implementation.cls);
+      }
+    }
     return names;
   }
 }
@@ -299,8 +341,8 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     }
     // A local `const lock = new RedisLock(...)`, or a typed variable or parameter.
     const made = ts.isVariableDeclaration(decl) ? newClassName(decl.initializer) : undefined;
-    const type = made ?? typeClassName(decl.type);
-    const cls = type ? resolution.classNamed(file, type) : undefined;
+    const typeName = made ? undefined : typeClassName(decl.type);
+    const cls = made ? resolution.classNamed(file, made) : typeName ? resolution.typedAs(file, typeName) : undefined;
     if (!cls) return undefined;
     return { kind: 'instance', ...cls, made: made ? (unwrap((decl as ts.VariableDeclaration).initializer!) as ts.NewExpression) : undefined };
   };

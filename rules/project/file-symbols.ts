@@ -87,10 +87,15 @@ function classFieldTypes(cls: ts.ClassLikeDeclaration): Record<string, string> {
   return fields;
 }
 
-function heritageName(cls: ts.ClassLikeDeclaration): string | undefined {
-  const clause = cls.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword);
-  const expr = clause?.types[0]?.expression;
-  return expr && ts.isIdentifier(expr) ? expr.text : expr && ts.isPropertyAccessExpression(expr) ? expr.name.text : undefined;
+function heritageNames(cls: ts.ClassLikeDeclaration, token: ts.SyntaxKind.ExtendsKeyword | ts.SyntaxKind.ImplementsKeyword): string[] {
+  const clause = cls.heritageClauses?.find((h) => h.token === token);
+  const names: string[] = [];
+  for (const type of clause?.types ?? []) {
+    const expr = type.expression;
+    if (ts.isIdentifier(expr)) names.push(expr.text);
+    else if (ts.isPropertyAccessExpression(expr)) names.push(expr.name.text);
+  }
+  return names;
 }
 
 export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSymbols {
@@ -106,7 +111,9 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
   };
 
   const addClass = (cls: ts.ClassLikeDeclaration, name: string) => {
-    summary.classes[name] = { name, methods: {}, base: heritageName(cls), fieldTypes: classFieldTypes(cls) };
+    const base = heritageNames(cls, ts.SyntaxKind.ExtendsKeyword)[0];
+    summary.classes[name] = { name, methods: {}, base, implements: heritageNames(cls, ts.SyntaxKind.ImplementsKeyword), fieldTypes: classFieldTypes(cls) };
+    if (hasModifier(cls, ts.SyntaxKind.AbstractKeyword)) summary.classes[name].abstract = true;
     for (const member of cls.members) {
       const method = nameOf(member);
       if (method && (ts.isMethodDeclaration(member) || ts.isGetAccessor(member)) && member.body) {

@@ -13,6 +13,7 @@ import type { AnalysisResult } from '../types';
 import { projectContext, Resolution, type ProjectContext } from './call-meanings';
 import { readFileSymbols, type SummaryTarget } from './file-symbols';
 import type { ProjectHost } from './host';
+import { Implementers } from './implementers';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
 import { emptySummary, hasLockMeaning, type FileSummary } from './types';
@@ -45,6 +46,8 @@ const REEXPORT = /\bexport\s*(?:\*|\{[^}]*\})\s*from\b|\bmodule\.exports\s*=\s*r
 const LOCAL_ROUNDS = 3;
 const SPARE_TEXT = 2 * 1024 * 1024;
 /** `from './x'`, `import('./x')`, `require('./x')`: specifiers that may name a project file. */
+/** `: ILockService`, `: LockService | null`: a type annotation naming something lock-like. */
+const LOCK_TYPE = /:\s*([A-Z][\w$]*)\b/g;
 const SPECIFIER = /\bfrom\s*['"]([^'"\n]+)['"]|\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g;
 
 function givesLockMeaningByText(text: string): boolean {
@@ -58,6 +61,7 @@ export class ProjectIndex {
   /** path -> the files that resolved a specifier to it. */
   private readonly dependents = new Map<string, Set<string>>();
   private readonly resolution: Resolution;
+  private readonly implementers: Implementers;
   private readonly names = new Map<string, ReadonlySet<string>>();
   /** Models built while summarising an import, kept for that file's own analysis (a few: they hold trees). */
   private readonly spareModels = new Map<string, { text: string; helpers: string; model: LockModel }>();
@@ -65,7 +69,11 @@ export class ProjectIndex {
 
   constructor(private readonly options: ProjectOptions) {
     this.modules = new ModuleResolver(options.host);
-    this.resolution = new Resolution({ summaryOf: (specifier, from) => this.summaryFor(specifier, from) });
+    this.implementers = new Implementers(options.host);
+    this.resolution = new Resolution({
+      summaryOf: (specifier, from) => this.summaryFor(specifier, from),
+      implementationsOf: (name, from) => this.implementationsOf(name, from),
+    });
   }
 
   private configFor(path: string): LockwiseConfig {
@@ -75,10 +83,26 @@ export class ProjectIndex {
   private summaryFor(specifier: string, fromPath: string): FileSummary | undefined {
     const path = this.modules.resolve(specifier, fromPath);
     if (!path) return undefined;
+    this.dependOn(path, fromPath);
+    return this.summaryOf(path);
+  }
+
+  /** `user`'s meaning is built on `path`'s summary: a change of `path` re-analyses it. */
+  private dependOn(path: string, user: string): void {
     let users = this.dependents.get(path);
     if (!users) this.dependents.set(path, (users = new Set()));
-    users.add(fromPath);
-    return this.summaryOf(path);
+    users.add(user);
+  }
+
+  /** Summaries of the classes that implement or extend `name` around `fromPath` (dependency injection by type). */
+  private implementationsOf(name: string, fromPath: string): FileSummary[] {
+    const found: FileSummary[] = [];
+    for (const path of this.implementers.filesFor(name, fromPath)) {
+      this.dependOn(path, fromPath);
+      const summary = this.summaryOf(path);
+      if (summary) found.push(summary);
+    }
+    return found;
   }
 
   /**
@@ -185,6 +209,7 @@ export class ProjectIndex {
   private store(path: string, text: string, summary: FileSummary): void {
     const before = this.entries.get(path);
     this.entries.set(path, { text, summary });
+    this.implementers.update(path, summary);
     if (before && before.text !== text && JSON.stringify(before.summary) !== JSON.stringify(summary)) {
       const affected = this.invalidateDependents(path);
       if (affected.size > 0) this.options.onMeaningChanged?.(path, affected);
@@ -253,6 +278,7 @@ export class ProjectIndex {
   resetResolution(): Set<string> {
     const users = new Set([...this.dependents.values()].flatMap((s) => [...s]));
     this.modules.reset();
+    this.implementers.reset();
     this.entries.clear();
     this.dependents.clear();
     return users;
@@ -281,6 +307,20 @@ export class ProjectIndex {
       const summary = target ? this.summaryOf(target) : undefined;
       // A command wrapper counts too: the caller has a lock word (mayCallLockHelpers), its key or function.
       if (summary && (this.resolution.exportedLockNames(summary).size > 0 || this.resolution.exportedLockNames(summary, true).size > 0)) return true;
+    }
+    return this.typedByLockImplementation(path, text);
+  }
+
+  /**
+   * Does the file type a value by an imported lock-named interface or abstract class (`private locks:
+   * ILockService`) that a project class implements with lock work? Dependency injection binds the class
+   * elsewhere, so the file's imports alone never lead to it.
+   */
+  private typedByLockImplementation(path: string, text: string): boolean {
+    for (const [, name] of text.matchAll(LOCK_TYPE)) {
+      if (!Implementers.wanted(name)) continue;
+      const imported = new RegExp(`\\bimport\\b[^;]*(?<![\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])[^;]*\\bfrom\\b`);
+      if (imported.test(text) && this.resolution.implementationOf(emptySummary(path), name)) return true;
     }
     return false;
   }

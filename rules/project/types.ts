@@ -103,6 +103,10 @@ export interface ClassSummary {
   methods: Record<string, FunctionSummary>;
   /** The class it extends, as written (resolved like any other class name). */
   base?: string;
+  /** The interfaces it implements, as written: a caller may hold it typed by one of them. */
+  implements: string[];
+  /** Declared `abstract`: a type to inject by, whose work is done by a class extending it. */
+  abstract?: boolean;
   /** Fields holding another class (`this.locks = new RedisLock()`, `constructor(private locks: RedisLock)`). */
   fieldTypes: Record<string, string>;
 }

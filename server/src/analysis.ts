@@ -4,6 +4,7 @@
 import { analyzeSource, mightHoldLockCode, parseSource } from '../../rules/analyze';
 import type { LockwiseConfig } from '../../rules/config';
 import { lockRegionsIn, type LockRegion } from '../../rules/regions';
+import { skipsAsTest } from '../../rules/test-files';
 import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
 import type { AnalysisResult, Finding } from '../../rules/types';
 import { Baselines } from './baseline';
@@ -25,7 +26,7 @@ export interface FileScope {
   settings: ServerSettings;
   config: LockwiseConfig;
   /** Why the file is not analysed at all; undefined when it is. */
-  skip?: 'disabled' | 'ignored';
+  skip?: 'disabled' | 'ignored' | 'test';
   /** The folder's baseline file (it may not exist); undefined outside every folder. */
   baselinePath?: string;
 }
@@ -89,6 +90,7 @@ export class Analyzer {
     if (folder) scope.baselinePath = this.baselines.pathFor(folder.path, settings);
     if (!settings.enable) scope.skip = 'disabled';
     else if (path && this.configs.isIgnored(path)) scope.skip = 'ignored';
+    else if (path && skipsAsTest(path, config)) scope.skip = 'test';
     return scope;
   }
 

@@ -102,5 +102,6 @@ export function mergeConfig(settings: ServerSettings, file: LockwiseConfig): Loc
       extend: union(settings.extendHelpers, file.helpers.extend),
     },
     ...(file.server ? { server: file.server } : {}),
+    ...(file.tests ? { tests: file.tests } : {}),
   };
 }

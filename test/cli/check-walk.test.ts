@@ -56,20 +56,20 @@ test('applies .gitignore files above the start folder up to the repository root'
 
 test("uses each folder's nearest config: its ignore globs are relative to the config's folder", () => {
   const tree = makeTree({
-    'lockwise.config.json': JSON.stringify({ ignore: ['fixtures/', '*.spec.ts'] }),
+    'lockwise.config.json': JSON.stringify({ ignore: ['fixtures/', '*.old.ts'] }),
     'fixtures/lock.ts': SETNX_THEN_EXPIRE,
-    'src/lock.spec.ts': SETNX_THEN_EXPIRE,
+    'src/lock.old.ts': SETNX_THEN_EXPIRE,
     'src/lock.ts': SETNX_THEN_EXPIRE,
     // A package with its own config (here in package.json): the root's globs no longer apply.
     'packages/app/package.json': JSON.stringify({ name: 'app', lockwise: { ignore: ['legacy/'], rules: { 'atomic-acquire': 'warning' } } }),
     'packages/app/legacy/lock.ts': SETNX_THEN_EXPIRE,
-    'packages/app/lock.spec.ts': SETNX_THEN_EXPIRE,
+    'packages/app/lock.old.ts': SETNX_THEN_EXPIRE,
   });
   try {
     const { report } = checkJson([], tree.root);
     assert.equal(report.filesScanned, 2);
     const bySeverity = report.findings.map((f) => `${f.file} ${f.severity}`).sort();
-    assert.deepEqual(bySeverity, ['packages/app/lock.spec.ts warning', 'src/lock.ts error']);
+    assert.deepEqual(bySeverity, ['packages/app/lock.old.ts warning', 'src/lock.ts error']);
   } finally {
     tree.remove();
   }
@@ -104,5 +104,28 @@ test('reports files over 2 MB and binary files as skipped, and checks explicitly
     assert.deepEqual(named.report.errors, [{ file: 'notes.txt', message: 'skipped: not a JavaScript or TypeScript file' }]);
   } finally {
     tree.remove();
+  }
+});
+
+test('leaves test files out of a walk unless the config says "tests": "check"; a test file named explicitly is checked', () => {
+  const files = {
+    'src/lock.ts': SETNX_THEN_EXPIRE,
+    'src/lock.test.ts': SETNX_THEN_EXPIRE,
+    'src/lock.spec.js': SETNX_THEN_EXPIRE,
+    'src/__tests__/helpers.ts': SETNX_THEN_EXPIRE,
+    'test/e2e/orders.e2e-spec.ts': SETNX_THEN_EXPIRE,
+    // A folder named test is not enough to call a file test code.
+    'test/support/seed.ts': SETNX_THEN_EXPIRE,
+  };
+  const skipping = makeTree(files);
+  const checking = makeTree({ ...files, 'lockwise.config.json': JSON.stringify({ tests: 'check' }) });
+  try {
+    const filesOf = (report: { findings: Array<{ file: string }> }) => [...new Set(report.findings.map((f) => f.file))].sort();
+    assert.deepEqual(filesOf(checkJson([], skipping.root).report), ['src/lock.ts', 'test/support/seed.ts']);
+    assert.deepEqual(filesOf(checkJson(['src/lock.test.ts'], skipping.root).report), ['src/lock.test.ts']);
+    assert.deepEqual(filesOf(checkJson([], checking.root).report), Object.keys(files).sort());
+  } finally {
+    skipping.remove();
+    checking.remove();
   }
 });

@@ -46,6 +46,7 @@ test('broken configs are errors that name the file and the problem', () => {
     ['{ "ignore": "dist" }', /"ignore" must be an array/],
     ['{ "server": "valkey-8" }', /"server" is "valkey-8"; use one of redis, redis-8\.4, valkey-9/],
     ['{ "helpers": { "lock": ["x"] } }', /unknown key "helpers.lock"/],
+    ['{ "tests": true }', /"tests" is true; use "skip"/],
   ];
   cases.forEach(([text, problem], i) => {
     const d = dir(`broken-${i}`, { 'lockwise.config.json': text });

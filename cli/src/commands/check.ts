@@ -32,7 +32,8 @@ const help = (ruleIds: readonly string[]): string => `Usage: lockwise check [pat
 Finds Redis lock misuse in JavaScript and TypeScript files. Folders are walked
 (default: the current folder), honouring .gitignore files and the config's
 "ignore" globs, and skipping node_modules, dist, build, .git, declaration
-files, binary files and files over 2 MB.
+files, binary files, files over 2 MB, and test files (*.test.*, *.spec.*,
+__tests__/: see the config's "tests"; a file named here is always checked).
 
 Options:
   -f, --format <pretty|json|sarif>  output format (default: pretty)

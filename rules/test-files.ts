@@ -1,0 +1,18 @@
+// Test code is not where lock misuse does harm: a test takes a lock twice without checking the first
+// answer, or releases another holder's lock, on purpose. Test files are left out unless the config
+// says `"tests": "check"`. Only names that say "test" without doubt count: `*.test.ts`, `*.spec.ts`,
+// `*.e2e-spec.ts`, and files under `__tests__` / `__mocks__`; a folder merely called `test` may hold
+// anything, so it is not enough.
+import type { LockwiseConfig } from './config';
+
+const TEST_NAME = /\.(?:test|spec|e2e-spec|e2e-test)\.[cm]?[jt]sx?$/i;
+const TEST_FOLDER = /(?:^|[\\/])(?:__tests__|__mocks__)[\\/]/;
+
+export function isTestFile(path: string): boolean {
+  return TEST_NAME.test(path) || TEST_FOLDER.test(path);
+}
+
+/** Is this file left out because it is test code the config does not ask to check? */
+export function skipsAsTest(path: string, config: LockwiseConfig): boolean {
+  return config.tests !== 'check' && isTestFile(path);
+}

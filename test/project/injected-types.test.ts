@@ -1,0 +1,155 @@
+// Lock services injected by type: the caller holds an interface or an abstract class, and the class
+// that does the work is bound elsewhere (a NestJS provider, a container), in a file the caller never
+// imports. The one production implementation is found by searching the project's class headers.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeProject, findingList } from './harness';
+
+const lockInterface = `export interface ILockService {
+  acquire(key: string, ttlMs: number): Promise<boolean>;
+  release(key: string): Promise<void>;
+}
+export const LOCK_SERVICE = Symbol('LOCK_SERVICE');
+`;
+
+const redisImplementation = `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { ILockService } from './lock.interface';
+export class RedisLockService implements ILockService {
+  constructor(private readonly redis: Redis) {}
+  async acquire(key: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(\`lock:\${key}\`, randomUUID(), 'PX', ttlMs, 'NX')) === 'OK';
+  }
+  async release(key: string): Promise<void> {
+    await this.redis.del(\`lock:\${key}\`);
+  }
+}
+`;
+
+const injectedCaller = `import { Inject, Injectable } from '@nestjs/common';
+import { ILockService, LOCK_SERVICE } from '../lock/lock.interface';
+@Injectable()
+export class ShippingService {
+  constructor(@Inject(LOCK_SERVICE) private readonly locks: ILockService) {}
+  async ship(orderId: string) {
+    await this.locks.acquire(\`ship:\${orderId}\`, 10_000);
+    await this.label(orderId);
+    await this.locks.release(\`ship:\${orderId}\`);
+  }
+  private async label(orderId: string) {}
+}
+`;
+
+const cases: Array<{ name: string; files: Record<string, string>; expected: string[] }> = [
+  {
+    name: 'an interface injected by a token: the caller ignores the boolean and releases outside finally',
+    files: {
+      'package.json': '{ "name": "shop" }',
+      'src/lock/lock.interface.ts': lockInterface,
+      'src/lock/redis-lock.service.ts': redisImplementation,
+      'src/orders/shipping.service.ts': injectedCaller,
+    },
+    expected: ['src/lock/redis-lock.service.ts: owner-checked-release', 'src/orders/shipping.service.ts: check-acquire-result', 'src/orders/shipping.service.ts: release-on-all-paths'],
+  },
+  {
+    name: 'an abstract class as the injection token, extended by the Redis service; a typed function parameter',
+    files: {
+      'package.json': '{ "name": "shop" }',
+      'src/locking/lock-provider.ts': `export abstract class LockProvider {
+  abstract tryLock(name: string, ttlMs: number): Promise<boolean>;
+  abstract unlock(name: string): Promise<void>;
+}
+`,
+      'src/locking/redis-lock-provider.ts': `import { createClient } from 'redis';
+import { randomUUID } from 'node:crypto';
+import { LockProvider } from './lock-provider';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export class RedisLockProvider extends LockProvider {
+  private readonly client = createClient();
+  private readonly token = randomUUID();
+  async tryLock(name: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.set(\`lock:\${name}\`, this.token, { NX: true, PX: ttlMs })) === 'OK';
+  }
+  async unlock(name: string): Promise<void> {
+    await this.client.eval(RELEASE, { keys: [\`lock:\${name}\`], arguments: [this.token] });
+  }
+}
+`,
+      'src/jobs/nightly.ts': `import { LockProvider } from '../locking/lock-provider';
+export async function nightly(locks: LockProvider, run: () => Promise<void>) {
+  await locks.tryLock('nightly', 60_000);
+  try {
+    await run();
+  } finally {
+    await locks.unlock('nightly');
+  }
+}
+`,
+    },
+    // The provider is one instance per process: its token is shared by every acquisition it makes.
+    expected: ['src/jobs/nightly.ts: check-acquire-result', 'src/locking/redis-lock-provider.ts: unique-token'],
+  },
+  {
+    name: 'a test double of the interface is not the implementation production injects',
+    files: {
+      'package.json': '{ "name": "shop" }',
+      'src/lock/lock.interface.ts': lockInterface,
+      'src/lock/redis-lock.service.ts': redisImplementation,
+      'test/in-memory-lock.service.ts': `import Redis from 'ioredis';
+import { ILockService } from '../src/lock/lock.interface';
+export class FakeLockService implements ILockService {
+  private readonly redis = new Redis();
+  async acquire(key: string): Promise<boolean> {
+    return (await this.redis.setnx(\`lock:\${key}\`, '1')) === 1;
+  }
+  async release(key: string): Promise<void> {
+    await this.redis.del(\`lock:\${key}\`);
+  }
+}
+`,
+      'src/orders/shipping.service.ts': injectedCaller,
+    },
+    expected: [
+      'src/lock/redis-lock.service.ts: owner-checked-release',
+      'src/orders/shipping.service.ts: check-acquire-result',
+      'src/orders/shipping.service.ts: release-on-all-paths',
+      'test/in-memory-lock.service.ts: owner-checked-release',
+      'test/in-memory-lock.service.ts: require-ttl',
+      'test/in-memory-lock.service.ts: unique-token',
+    ],
+  },
+  {
+    name: 'two production implementations: which one is bound cannot be told, so the caller means nothing',
+    files: {
+      'package.json': '{ "name": "shop" }',
+      'src/lock/lock.interface.ts': lockInterface,
+      'src/lock/redis-lock.service.ts': redisImplementation,
+      'src/lock/etcd-lock.service.ts': `import { Etcd3 } from 'etcd3';
+import Redis from 'ioredis';
+import { ILockService } from './lock.interface';
+export class ClusterLockService implements ILockService {
+  private readonly redis = new Redis();
+  async acquire(key: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(\`elect:\${key}\`, process.pid.toString(), 'PX', ttlMs, 'NX')) === 'OK';
+  }
+  async release(key: string): Promise<void> {}
+}
+`,
+      'src/orders/shipping.service.ts': injectedCaller,
+    },
+    expected: ['src/lock/redis-lock.service.ts: owner-checked-release'],
+  },
+];
+
+for (const c of cases) {
+  test(`injected by type: ${c.name}`, () => {
+    const findings = analyzeProject(c.files);
+    assert.deepEqual(findingList(findings), [...c.expected].sort(), findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
+  });
+}
+
+test('injected by type: the caller finding points at the implementation it was resolved to', () => {
+  const findings = analyzeProject(cases[0].files).filter((f) => f.file === 'src/orders/shipping.service.ts' && f.rule === 'check-acquire-result');
+  assert.equal(findings.length, 1);
+  assert.ok(findings[0].related.some((r) => r.file?.endsWith('src/lock/redis-lock.service.ts')), JSON.stringify(findings[0].related));
+});
