@@ -5,7 +5,8 @@
 import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
 import { describeKey, type KeyRef } from './engine/keys';
-import type { Acquire, LockModel } from './engine/model';
+import { helperRelated } from './engine/helper-related';
+import type { Acquire, HelperVia, LockModel, Release } from './engine/model';
 import { ancestorWhere, contains, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, type Node } from './engine/nodes';
 import { isGuard, lockNames } from './engine/paths';
 import { isRecordId } from './engine/token-strength';
@@ -29,16 +30,21 @@ interface Delete {
   fn: Node;
   /** The release compares the token (an owner-checked release): harmful only with a shared token. */
   checked?: boolean;
+  /** The project helper the release goes through, whose DEL it is. */
+  via?: HelperVia;
 }
+
+/** A release whose DEL compares the token: through a project helper, only if the helper's own does. */
+const compares = (r: Release) => r.ownerChecked && r.via?.ownerChecked !== false;
 
 /** Owner-checked releases: after a failed acquire they delete nothing, unless the token is shared. */
 function checkedReleases(model: LockModel): Delete[] {
-  return model.releases.filter((r) => r.ownerChecked && r.key && r.kind !== 'library').map((r) => ({ call: r.call, key: r.key as KeyRef, fn: r.fn, checked: true }));
+  return model.releases.filter((r) => compares(r) && r.key && r.kind !== 'library').map((r) => ({ call: r.call, key: r.key as KeyRef, fn: r.fn, checked: true, via: r.via }));
 }
 
 /** Deletes that do not compare the token. */
 function uncheckedDeletes(model: LockModel): Delete[] {
-  const deletes: Delete[] = model.releases.filter((r) => !r.ownerChecked && r.key).map((r) => ({ call: r.call, key: r.key as KeyRef, fn: r.fn }));
+  const deletes: Delete[] = model.releases.filter((r) => !compares(r) && r.key).map((r) => ({ call: r.call, key: r.key as KeyRef, fn: r.fn, via: r.via }));
   const seen = new Set(deletes.map((d) => d.call));
   for (const c of model.commands) {
     if ((c.name !== 'DEL' && c.name !== 'UNLINK') || seen.has(c.call) || c.keys.length !== 1) continue;
@@ -131,7 +137,7 @@ export const releaseOnlyAcquired: Rule = {
         report({
           span: spanOf(release.call),
           message: `This finally deletes ${key} also when the acquire failed: the not-acquired path goes through it, and ${why}. Release only if the acquire succeeded (test its answer in the finally, or acquire and test before the try), ${cure}.`,
-          related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }],
+          related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }, ...helperRelated(release.via, 'the release in the helper')],
           fix: () => fix(acquire, release),
         });
         continue;

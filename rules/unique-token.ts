@@ -26,7 +26,8 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   const key = acquire.key;
   if (!key) return undefined;
   const ops = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library');
-  const checked = ops.filter((op) => op.ownerChecked || ('getCompare' in op && op.getCompare));
+  // A release through a project helper compares the token only if the helper's own DEL does.
+  const checked = ops.filter((op) => (op.ownerChecked && op.via?.ownerChecked !== false) || ('getCompare' in op && op.getCompare));
   // The compare in the acquire's own function first: that is the one a fix can reach.
   const compare = checked.find((op) => isAncestor(acquire.fn, op.call)) ?? checked[0];
   if (compare) return { call: compare.call, compares: true };

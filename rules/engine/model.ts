@@ -31,6 +31,12 @@ export interface HelperVia {
   file: string;
   at: Place;
   returns?: AcquireReturn;
+  /**
+   * For a release or extend: does the helper compare the token itself? At the call site its operation
+   * counts as owner-checked (a bare DEL inside is reported there, once), but a release that runs after a
+   * failed acquire, or a token it would compare, still depends on it.
+   */
+  ownerChecked?: boolean;
 }
 
 export interface Acquire {

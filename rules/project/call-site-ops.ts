@@ -52,8 +52,8 @@ function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Help
   return composedKey(call, undefined, `${meaning.file}#${spec.head}`, '', spec.glob);
 }
 
-function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns']): HelperVia {
-  return { name: meaning.name, file: meaning.file, at, returns };
+function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'], ownerChecked?: boolean): HelperVia {
+  return ownerChecked === undefined ? { name: meaning.name, file: meaning.file, at, returns } : { name: meaning.name, file: meaning.file, at, returns, ownerChecked };
 }
 
 export interface HelperOps {
@@ -92,11 +92,11 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     const handleArg = r.handleParam !== undefined ? call.arguments[r.handleParam] : undefined;
     ops.releases.push({
       call, fn, kind: 'helper', key: keyAt(r.key, call, meaning, keyOf), handle: handleArg ? lastSegment(handleArg) : receiverName,
-      ownerChecked: true, via: via(meaning, r.at),
+      ownerChecked: true, via: via(meaning, r.at, undefined, r.ownerChecked),
     });
   }
   if (summary.extend) {
-    ops.extends.push({ call, fn, kind: 'helper', key: keyAt(summary.extend.key, call, meaning, keyOf), handle: receiverName, ownerChecked: true, via: via(meaning, summary.extend.at) });
+    ops.extends.push({ call, fn, kind: 'helper', key: keyAt(summary.extend.key, call, meaning, keyOf), handle: receiverName, ownerChecked: true, via: via(meaning, summary.extend.at, undefined, summary.extend.ownerChecked) });
   }
   return ops;
 }

@@ -90,6 +90,30 @@ export async function nightly(locks: LockProvider, run: () => Promise<void>) {
     expected: ['src/jobs/nightly.ts: check-acquire-result', 'src/locking/redis-lock-provider.ts: unique-token'],
   },
   {
+    name: 'a finally that releases through a bare-DEL helper also after a failed acquire deletes the holder\'s lock',
+    files: {
+      'package.json': '{ "name": "shop" }',
+      'src/lock/lock.interface.ts': lockInterface,
+      'src/lock/redis-lock.service.ts': redisImplementation,
+      'src/wallet/wallet.service.ts': `import { Inject } from '@nestjs/common';
+import { ILockService, LOCK_SERVICE } from '../lock/lock.interface';
+export class WalletService {
+  constructor(@Inject(LOCK_SERVICE) private readonly locks: ILockService) {}
+  async topUp(userId: string, credit: () => Promise<void>) {
+    const key = \`wallet:\${userId}\`;
+    try {
+      if (!(await this.locks.acquire(key, 5000))) throw new Error('busy');
+      await credit();
+    } finally {
+      await this.locks.release(key);
+    }
+  }
+}
+`,
+    },
+    expected: ['src/lock/redis-lock.service.ts: owner-checked-release', 'src/wallet/wallet.service.ts: release-only-acquired'],
+  },
+  {
     name: 'a test double of the interface is not the implementation production injects',
     files: {
       'package.json': '{ "name": "shop" }',
