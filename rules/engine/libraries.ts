@@ -90,11 +90,15 @@ export function recogniseLibraryCalls(
   imports: FileImports,
   helpers: HelperNames,
   keyOf: (n: Node) => KeyRef,
+  /** Lock-library objects this file imports from another project file, by local name. */
+  imported: ReadonlyMap<string, LibraryObject['library']> = new Map(),
 ): LibraryCalls {
   const out: LibraryCalls = { acquires: [], releases: [], extends: [], redlockSettings: [] };
   const redlocks = new Set(objects.filter((o) => o.library === 'redlock' && o.name).map((o) => o.name as string));
   const semaphores = new Set(objects.filter((o) => o.library === 'redis-semaphore' && o.name).map((o) => o.name as string));
-  const usesRedlock = [...imports.modules].some((m) => REDLOCK_MODULES.has(m)) || redlocks.size > 0;
+  for (const [name, library] of imported) (library === 'redlock' ? redlocks : semaphores).add(name);
+  // The package, or a project module named after it (`require('./lib/redlock')`, a singleton factory).
+  const usesRedlock = [...imports.modules].some((m) => REDLOCK_MODULES.has(m) || (m.startsWith('.') && REDLOCKISH.test(m))) || redlocks.size > 0;
   // Lock handles: variables holding what redlock.acquire()/lock() returned.
   const handles = new Set<string>();
 

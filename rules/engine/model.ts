@@ -202,7 +202,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     if (acquire) acquires.push(acquire);
   }
   const libraryObjects = recogniseLibraryObjects(news, imports, lookup);
-  const library = recogniseLibraryCalls(meanings.size > 0 ? calls.filter((c) => !meanings.has(c)) : calls, libraryObjects, imports, helpers, keyOf);
+  const library = recogniseLibraryCalls(meanings.size > 0 ? calls.filter((c) => !meanings.has(c)) : calls, libraryObjects, imports, helpers, keyOf, project?.libraries);
   acquires.push(...library.acquires);
   const helperReleases: Release[] = [];
   const helperExtends: Extend[] = [];

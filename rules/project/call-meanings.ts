@@ -7,6 +7,7 @@ import { ts } from '../engine/typescript';
 import { ancestorWhere, declarationOf, methodOf, unwrap, type Node } from '../engine/nodes';
 import { importOf, newClassName, typeClassName } from './file-symbols';
 import { Implementers } from './implementers';
+import { REDLOCK_MODULES, SEMAPHORE_MODULE } from '../engine/imports';
 import { hasLockMeaning, type ClassSummary, type FileSummary, type FunctionSummary, type ImportRef, type WrapperSummary } from './types';
 
 export type CallMeaning =
@@ -15,11 +16,15 @@ export type CallMeaning =
   | { kind: 'wrapper'; name: string; wrapper: WrapperSummary }
   | { kind: 'helper'; name: string; summary: FunctionSummary; file: string; receiver?: Node; receiverNew?: ts.NewExpression };
 
+export type LockLibrary = 'redlock' | 'redis-semaphore';
+
 /** What the project layer gives a file's lock model (engine/model.ts). */
 export interface ProjectContext {
   /** Callee names worth resolving: those of reachable project functions with a lock meaning. */
   names: ReadonlySet<string>;
   meaningOf(call: ts.CallExpression): CallMeaning | undefined;
+  /** Imported names that are lock-library objects made in another project file (`export const locks = new Redlock(...)`). */
+  libraries: ReadonlyMap<string, LockLibrary>;
 }
 
 /** Summaries of other files, by specifier as written in a file. */
@@ -38,7 +43,9 @@ type Target =
   | { kind: 'class'; file: FileSummary; cls: ClassSummary }
   | { kind: 'instance'; file: FileSummary; cls: ClassSummary; made?: ts.NewExpression }
   | { kind: 'object'; file: FileSummary; members: Record<string, FunctionSummary> }
-  | { kind: 'module'; file: FileSummary };
+  | { kind: 'module'; file: FileSummary }
+  /** A redlock or redis-semaphore object a project file made: its calls are the library's. */
+  | { kind: 'library'; file: FileSummary; library: LockLibrary };
 
 const MAX_DEPTH = 8;
 const own = <T>(record: Record<string, T>, key: string): T | undefined => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined);
@@ -125,7 +132,9 @@ export class Resolution {
     const instanceOf = own(file.instances, name);
     if (instanceOf) {
       const made = this.classNamed(file, instanceOf, depth + 1);
-      return made ? { kind: 'instance', file: made.file, cls: made.cls } : undefined;
+      if (made) return { kind: 'instance', file: made.file, cls: made.cls };
+      const library = libraryClass(file, instanceOf);
+      return library ? { kind: 'library', file, library } : undefined;
     }
     const imported = importOf(file, name);
     return imported ? this.importTarget(file, imported, depth + 1) : undefined;
@@ -134,7 +143,10 @@ export class Resolution {
   private importTarget(file: FileSummary, ref: ImportRef, depth: number): Target | undefined {
     const module = this.lookup.summaryOf(ref.from, file.path);
     if (!module) return undefined;
-    return ref.name === '*' ? { kind: 'module', file: module } : this.exportOf(module, ref.name, depth);
+    if (ref.name !== '*') return this.exportOf(module, ref.name, depth);
+    // `const locks = require('./locks')` of `module.exports = new Redlock(...)`: the one value it exports.
+    const only = Object.keys(module.exports);
+    return only.length === 1 && only[0] === 'default' ? (this.exportOf(module, 'default', depth) ?? { kind: 'module', file: module }) : { kind: 'module', file: module };
   }
 
   classNamed(file: FileSummary, name: string, depth = 0): { file: FileSummary; cls: ClassSummary } | undefined {
@@ -222,6 +234,8 @@ export class Resolution {
           return this.methodsOfClass(target.file, target.cls).some(counts);
         case 'module':
           return Object.keys(target.file.exports).some((name) => meaningful(this.exportOf(target.file, name), depth + 1));
+        case 'library':
+          return !wrappers;
       }
     };
     for (const name of Object.keys(file.exports)) {
@@ -309,6 +323,11 @@ function isTopLevel(decl: Node): boolean {
 /** The project context of one file, from its summary (own functions included) and the project's. */
 export function projectContext(file: FileSummary, resolution: Resolution): ProjectContext {
   const names = resolution.namesFor(file);
+  const libraries = new Map<string, LockLibrary>();
+  for (const local of Object.keys(file.imports)) {
+    const target = resolution.localOf(file, local);
+    if (target?.kind === 'library') libraries.set(local, target.library);
+  }
 
   const valueTarget = (node: Node): Target | undefined => {
     const n = unwrap(node);
@@ -381,5 +400,13 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     return { kind: 'helper', name, summary, file: found.file.path, receiver, receiverNew };
   };
 
-  return { names, meaningOf };
+  return { names, meaningOf, libraries };
+}
+
+/** The lock library a class name comes from in `file` (`import Redlock from 'redlock'`), if any. */
+function libraryClass(file: FileSummary, className: string): LockLibrary | undefined {
+  const ref = importOf(file, className);
+  if (!ref) return undefined;
+  if (REDLOCK_MODULES.has(ref.from)) return 'redlock';
+  return ref.from === SEMAPHORE_MODULE ? 'redis-semaphore' : undefined;
 }

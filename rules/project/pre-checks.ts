@@ -6,6 +6,8 @@ import { LOCK_NAME } from '../engine/lock-name';
 
 const REDIS_CLIENT = /redis|valkey/i;
 const COMMAND_CALL = /\.\s*(?:set|setnx|setNX|del|unlink|expire|pexpire|pExpire|eval|evalsha|evalSha|sendCommand)\s*\(/;
+/** `coordinator.acquire(`, `.using(`: a lock library's object imported under a name without a lock word. */
+const ACQUIRE_CALL = /\.\s*(?:acquire|using|tryAcquire)\s*\(/;
 const IMPORT = /\bfrom\s*['"]|\b(?:require|import)\s*\(\s*['"]/;
 
 // `return this.client.del(key)`, `=> redis.set(k, v, opts)`, `await client.del(key)`: a command call a
@@ -31,5 +33,5 @@ export function leanParseKeeps(text: string, helpers: HelperNames): HelperNames 
  * with lock helpers is then asked of the project index (ProjectIndex.importsLockHelpers).
  */
 export function mayCallLockHelpers(text: string): boolean {
-  return LOCK_NAME.test(text) && IMPORT.test(text);
+  return (LOCK_NAME.test(text) || ACQUIRE_CALL.test(text)) && IMPORT.test(text);
 }
