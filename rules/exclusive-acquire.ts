@@ -49,7 +49,8 @@ function addNx(command: RedisCommand): Fix | undefined {
   if (options && ts.isObjectLiteralExpression(options)) {
     const v5 = options.properties.some((p) => p.name?.getText() === 'expiration');
     const open = options.getStart() + 1;
-    return { title, isPreferred: true, edits: [{ start: open, end: open, newText: v5 ? " condition: 'NX'," : ' NX: true,' }] };
+    const nx = v5 ? " condition: 'NX'," : command.style === 'upstash' ? ' nx: true,' : ' NX: true,';
+    return { title, isPreferred: true, edits: [{ start: open, end: open, newText: nx }] };
   }
   const last = command.args[command.args.length - 1];
   return last ? { title, isPreferred: true, edits: [{ start: last.end, end: last.end, newText: ", 'NX'" }] } : undefined;

@@ -7,13 +7,14 @@ import type { ConstLookup } from './keys';
 import { glideBatchKind, glideScriptLua, invokeScriptParts, isGlideSetOptions, readGlideSetOptions } from './glide';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
 import { isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
-import { readObjectOptions, readTokenOptions, type SetOptions } from './set-options';
+import { hasLowerCaseOptions, readObjectOptions, readTokenOptions, type SetOptions } from './set-options';
 
 export type CommandName =
   | 'SET' | 'SETNX' | 'EXPIRE' | 'PEXPIRE' | 'EXPIREAT' | 'PEXPIREAT'
   | 'DEL' | 'UNLINK' | 'GETDEL' | 'DELEX' | 'DELIFEQ' | 'GET' | 'EXISTS' | 'INCR' | 'SCRIPT';
 
-export type ClientStyle = 'ioredis' | 'node-redis' | 'glide';
+/** How the client spells commands: ioredis tokens, node-redis objects, GLIDE, or the Upstash REST client (`{ nx: true, px }`, `eval(script, keys, args)`). */
+export type ClientStyle = 'ioredis' | 'node-redis' | 'glide' | 'upstash';
 
 export interface ScriptCall {
   /** The Lua text when it could be found in the file. */
@@ -118,6 +119,11 @@ function evalParts(rest: readonly ts.Node[], lookup: ConstLookup): { keys: reado
     };
     return { keys: list('keys'), args: list('arguments'), style: 'node-redis' };
   }
+  if (ts.isArrayLiteralExpression(opts)) {
+    // Upstash (@upstash/redis, @vercel/kv): eval(script, [keys], [args]).
+    const args = more[0] ? unwrap(more[0]) : undefined;
+    return { keys: opts.elements, args: args && ts.isArrayLiteralExpression(args) ? args.elements : [], style: 'upstash' };
+  }
   const numKeys = literalNumber(first) ?? (ts.isIdentifier(opts) ? literalNumber(lookup(opts) ?? opts) : undefined);
   if (numKeys === undefined) return undefined;
   // Callback-style node_redis v3 passes a trailing function; it is not an argument.
@@ -156,7 +162,7 @@ function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Nod
       result.style = 'glide';
     } else if (object && ts.isObjectLiteralExpression(object)) {
       result.set = readObjectOptions(optionArgs[0], ctx.lookup);
-      result.style = 'node-redis';
+      result.style = hasLowerCaseOptions(object) ? 'upstash' : 'node-redis';
     } else {
       result.set = readTokenOptions(optionArgs);
       if (optionArgs.length > 0 && !style) result.style = 'ioredis';

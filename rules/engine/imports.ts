@@ -49,8 +49,11 @@ export function moduleOf(decl: ts.ImportDeclaration): string | undefined {
 
 const NODE_REDIS = /^(redis|@redis\/client|@node-redis\/client)$/;
 
+const UPSTASH = /^(?:@upstash\/redis(?:\/.*)?|@vercel\/kv)$/;
+
 export function fileStyle(imports: FileImports): ClientStyle | undefined {
   if (imports.modules.has('ioredis')) return 'ioredis';
+  for (const m of imports.modules) if (UPSTASH.test(m)) return 'upstash';
   if (imports.modules.has('@valkey/valkey-glide')) return 'glide';
   for (const m of imports.modules) if (NODE_REDIS.test(m)) return 'node-redis';
   return undefined;

@@ -48,22 +48,35 @@ function isTrue(node: ts.Node | undefined): boolean {
   return !!node && unwrap(node).kind === ts.SyntaxKind.TrueKeyword;
 }
 
-/** node-redis style: the options object (resolved through a `const` if named). */
+// The Upstash REST client (@upstash/redis, @vercel/kv) spells the same options in lower case: { nx: true, px }.
+const LOWER_CASE_OPTION = /^(?:nx|xx|ex|px|exat|pxat|keepTtl)$/;
+
+/** An option written node-redis' way (`NX`) or Upstash's (`nx`, `keepTtl`). */
+function option(obj: ts.ObjectLiteralExpression, name: string): ts.Node | undefined {
+  return propertyValue(obj, name) ?? propertyValue(obj, name === 'KEEPTTL' ? 'keepTtl' : name.toLowerCase());
+}
+
+/** Options in Upstash's lower-case spelling. */
+export function hasLowerCaseOptions(obj: ts.ObjectLiteralExpression): boolean {
+  return obj.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && LOWER_CASE_OPTION.test(p.name.text));
+}
+
+/** node-redis or Upstash style: the options object (resolved through a `const` if named). */
 export function readObjectOptions(arg: ts.Node, lookup: ConstLookup): SetOptions {
   let obj = unwrap(arg);
   if (ts.isIdentifier(obj)) obj = unwrap(lookup(obj) ?? obj);
   if (!ts.isObjectLiteralExpression(obj)) return { nx: false, xx: false, dynamic: true, node: arg };
   const options: SetOptions = {
-    nx: isTrue(propertyValue(obj, 'NX')),
-    xx: isTrue(propertyValue(obj, 'XX')),
+    nx: isTrue(option(obj, 'NX')),
+    xx: isTrue(option(obj, 'XX')),
     dynamic: obj.properties.some((p) => ts.isSpreadAssignment(p)),
     node: obj,
   };
   for (const unit of TTL_UNITS) {
-    const value = propertyValue(obj, unit);
+    const value = option(obj, unit);
     if (value) options.ttl = { unit: unit as TtlUnit, value };
   }
-  if (isTrue(propertyValue(obj, 'KEEPTTL'))) options.ttl = { unit: 'KEEPTTL' };
+  if (isTrue(option(obj, 'KEEPTTL'))) options.ttl = { unit: 'KEEPTTL' };
 
   const condition = propertyValue(obj, 'condition');
   if (condition) {

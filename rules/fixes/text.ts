@@ -12,12 +12,14 @@ import { argText, commandCall, nativeExtend, nativeRelease } from './server-comm
 /** `SET key token NX <unit> ttl` as one call. node-redis uses the v4 object form, which v5 accepts. */
 export function atomicSet(style: ClientStyle, receiver: string, key: string, token: string, unit: TtlUnit, ttl: string): string {
   if (style === 'node-redis') return `${receiver}.set(${key}, ${token}, { NX: true, ${unit}: ${ttl} })`;
+  if (style === 'upstash') return `${receiver}.set(${key}, ${token}, { nx: true, ${unit.toLowerCase()}: ${ttl} })`;
   if (style === 'glide') return commandCall(style, receiver, ["'SET'", key, token, "'NX'", `'${unit}'`, argText(style, ttl)]);
   return `${receiver}.set(${key}, ${token}, '${unit}', ${ttl}, 'NX')`;
 }
 
 function evalCall(style: ClientStyle, receiver: string, script: string, key: string, args: string[]): string {
   if (style === 'node-redis') return `${receiver}.eval(${script}, { keys: [${key}], arguments: [${args.join(', ')}] })`;
+  if (style === 'upstash') return `${receiver}.eval(${script}, [${key}], [${args.join(', ')}])`;
   if (style === 'glide') return commandCall(style, receiver, ["'EVAL'", script, "'1'", key, ...args]);
   return `${receiver}.eval(${script}, 1, ${[key, ...args].join(', ')})`;
 }
@@ -93,14 +95,15 @@ function afterImports(sourceFile: ts.SourceFile): { offset: number; before: stri
  * a guarded release is made: the server's native command where the config's `server` has one.
  */
 export function guardedRelease(model: { style: ClientStyle; sourceFile: ts.SourceFile }, receiver: string, key: string, token: string, server: ServerKind = 'redis'): GuardedCall {
-  if (server !== 'redis') return { call: nativeRelease(model.style, receiver, key, token, server), edits: [] };
+  // The Upstash REST client has no call for an arbitrary command: it keeps the Lua form.
+  if (server !== 'redis' && model.style !== 'upstash') return { call: nativeRelease(model.style, receiver, key, token, server), edits: [] };
   const script = scriptConstant(model.sourceFile, 'release');
   return { call: evalCall(model.style, receiver, script.call, key, [token]), edits: script.edits };
 }
 
 /** Compare-and-pexpire: extends the key only while it still holds this token. */
 export function guardedExtend(model: { style: ClientStyle; sourceFile: ts.SourceFile }, receiver: string, key: string, token: string, ttlMs: string, server: ServerKind = 'redis'): GuardedCall {
-  if (server !== 'redis') return { call: nativeExtend(model.style, receiver, key, token, ttlMs), edits: [] };
+  if (server !== 'redis' && model.style !== 'upstash') return { call: nativeExtend(model.style, receiver, key, token, ttlMs), edits: [] };
   const script = scriptConstant(model.sourceFile, 'extend');
   const args = [token, argText(model.style, ttlMs)];
   return { call: evalCall(model.style, receiver, script.call, key, args), edits: script.edits };

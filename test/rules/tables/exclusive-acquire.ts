@@ -1,8 +1,15 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE } from './preludes';
+import { io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'Upstash lower-case { nx: true, px } is exclusive', code: `${upstash}export async function lockOrder(id: string, token: string) {
+  if (!(await kv.set(\`lock:order:\${id}\`, token, { nx: true, px: 30000 }))) return false;
+  await work();
+  await kv.eval(${RELEASE}, [\`lock:order:\${id}\`], [token]);
+  return true;
+}
+` },
     { name: 'SET NX PX is exclusive', code: `${io}export async function lockOrder(id: string, token: string) {
   if (!(await redis.set(\`lock:order:\${id}\`, token, 'PX', 30000, 'NX'))) return false;
   await work();

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { declared, glide, io, nr, RELEASE, RELEASE_DECL } from './preludes';
+import { declared, glide, io, nr, RELEASE, RELEASE_DECL, upstash } from './preludes';
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
@@ -30,6 +30,11 @@ export function createLocks(redis?: { del(key: string): Promise<number> }) {
 export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try { await work(); } finally { await (redis as any).releaseLock(key, token); }
+}
+` },
+    { name: 'Upstash: eval(script, [key], [token]) compare-and-delete', code: `${upstash}export async function run(key: string, token: string) {
+  if (!(await kv.set(key, token, { nx: true, px: 1000 }))) return;
+  try { await work(); } finally { await kv.eval(${RELEASE}, [key], [token]); }
 }
 ` },
     { name: 'Redis 8.4 DELEX IFEQ', code: `${io}export async function run(key: string, token: string) {
@@ -75,6 +80,24 @@ export async function run(key: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'Upstash: lower-case NX options are an acquire, and the fix writes its eval(script, keys, args)',
+      code: `${upstash}export async function weekly() {
+  const key = 'cron:lock:weekly';
+  const token = crypto.randomUUID();
+  if (!(await kv.set(key, token, { ex: 600, nx: true }))) return;
+  try { await work(); } finally { await kv.del(key); }
+}
+`,
+      // A file without imports gets the script constant first.
+      output: `${RELEASE_DECL.slice(1)}\n${upstash}export async function weekly() {
+  const key = 'cron:lock:weekly';
+  const token = crypto.randomUUID();
+  if (!(await kv.set(key, token, { ex: 600, nx: true }))) return;
+  try { await work(); } finally { await kv.eval(RELEASE_LOCK_SCRIPT, [key], [token]); }
+}
+`,
+    },
     {
       name: 'a variable that holds an in-memory store or a Redis client is still a client',
       typecheck: false,

@@ -16,6 +16,17 @@ declare const cluster: GlideClusterClient;
 async function work(): Promise<void> {}
 `;
 
+// The Upstash REST client (@upstash/redis, @vercel/kv), declared with its shapes (lower-case SET
+// options, eval(script, keys, args)) so the cases type-check without the package installed.
+export const upstash = `declare const kv: {
+  set(key: string, value: unknown, opts?: { nx?: boolean; xx?: boolean; ex?: number; px?: number }): Promise<'OK' | null>;
+  get<T>(key: string): Promise<T | null>;
+  del(...keys: string[]): Promise<number>;
+  eval(script: string, keys: string[], args: unknown[]): Promise<unknown>;
+};
+async function work(): Promise<void> {}
+`;
+
 export const glideBatch = `import { Batch, GlideClient } from '@valkey/valkey-glide';
 declare const valkey: GlideClient;
 `;

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { glide, io, nr, RELEASE } from './preludes';
+import { glide, io, nr, RELEASE, upstash } from './preludes';
 
 export const requireTtlCases: RuleCases = {
   valid: [
@@ -25,6 +25,21 @@ export const requireTtlCases: RuleCases = {
 ` },
   ],
   invalid: [
+    {
+      name: 'Upstash { nx: true } with no TTL: the fix writes the lower-case option',
+      code: `${upstash}export async function run(id: string) {
+  const ok = await kv.set(\`lock:job:\${id}\`, 'x', { nx: true });
+  if (!ok) return;
+  await work();
+}
+`,
+      output: `${upstash}export async function run(id: string) {
+  const ok = await kv.set(\`lock:job:\${id}\`, 'x', { nx: true, px: 30000 });
+  if (!ok) return;
+  await work();
+}
+`,
+    },
     {
       name: 'SET NX with no TTL on a lock key',
       message: ['no expiry', 'held forever'],
