@@ -184,7 +184,17 @@ const STAR = 42;
 
 /** Does the key's glob, text or name say it is a lock ("lock:x", `lockKey`, `this.mutexName`)? */
 export function looksLikeLockKey(key: KeyRef): boolean {
+  if (namesLockedState(key)) return false;
   return LOCK_NAME.test(key.glob) || LOCK_NAME.test(key.text) || LOCK_NAME.test(key.canonical);
+}
+
+// `otp_locked:<user>`, `security:lockout:<user>`, `locked_payments_for_<user>`: a state ("this account is
+// locked until...", "payments held for...") written by its own logic, not a mutex anyone acquires.
+const LOCKED_STATE = /(?<![a-z])(?:un)?locked(?![a-z])|(?<![a-z])locked_|lock_?out/i;
+
+/** Does the key's own text (not the variable it is held in) name a locked state rather than a lock? */
+export function namesLockedState(key: KeyRef): boolean {
+  return LOCKED_STATE.test(key.glob);
 }
 
 /** How a message names a key: `key (lock:order:*)` when the expression alone does not say. */

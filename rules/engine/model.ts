@@ -7,7 +7,7 @@ import { findGetCompare, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
 import { fileStyle, readImports, type FileImports } from './imports';
-import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, type ConstKey, type ConstLookup, type KeyRef } from './keys';
+import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesLockedState, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
@@ -132,6 +132,8 @@ const LOCK_CALLS = new Set([
 const SCRIPT_SETUP = new Set(['defineCommand', 'script', 'scriptLoad', 'SCRIPT_LOAD']);
 const SCRIPT_SETUP_TEXT = /defineCommand|\.script(?:Load)?\s*\(|SCRIPT_LOAD|scripts\s*:/;
 const RELEASE_FN = /release|unlock|free|drop|clear/i;
+/** `Lockout`, `Locked` in a function's name say a locked state, not lock code. */
+const LOCKED_WORDS = /lock_?out|locked/gi;
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 
 
@@ -259,8 +261,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const fn = enclosingFunction(command.call);
     const fnName = functionNameOf(fn);
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
-    const lockFn = LOCK_NAME.test(fnName);
     const commandKeys = command.keys.map(keyOf);
+    // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock.
+    const lockedState = commandKeys.some(namesLockedState);
+    const lockFn = !lockedState && LOCK_NAME.test(fnName.replace(LOCKED_WORDS, ''));
     const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && RELEASE_FN.test(fnName))) : undefined;
     const extendKey = renews
       ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))

@@ -24,7 +24,8 @@ const RECORD_ID = new RegExp(`(?:^|[.])(?:[a-z]\\w*?)?(?:${RECORD})_?id$|(?:^|[.
 function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness['kind'] | 'strong' | 'unknown' {
   const n = unwrap(node);
   // `String(x)`, `x.toString()` and `` `${x}` `` are as unique as x.
-  const text = n.getText().replace(/\s+/g, '').replace(/^String\((.*)\)$/, '$1').replace(/\.toString\(\)$/, '');
+  // `+new Date()` and `Number(x)` are as unique as x too.
+  const text = n.getText().replace(/\s+/g, '').replace(/^(?:String|Number)\((.*)\)$/, '$1').replace(/^\+/, '').replace(/\.toString\(\d*\)$/, '');
   if (literalString(n) !== undefined || ts.isNumericLiteral(n) || n.kind === ts.SyntaxKind.TrueKeyword) return 'constant';
   if (PID.test(text)) return 'pid';
   if (HOST.test(text) || /hostname\(\)$/.test(text)) return 'hostname';

@@ -3,6 +3,16 @@ import { io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'an account lockout after failed attempts is a locked state, not a lock', code: `${io}export async function noteFailure(userId: string) {
+  const tries = await redis.incr(\`otp_fail:\${userId}\`);
+  if (tries < 5) return false;
+  if (!(await redis.get(\`otp_locked:\${userId}\`))) await redis.set(\`otp_locked:\${userId}\`, String(Date.now()), 'PX', 600_000);
+  return true;
+}
+export async function clearLockout(userId: string) {
+  await redis.del(\`otp_locked:\${userId}\`, \`otp_fail:\${userId}\`);
+}
+` },
     { name: 'Upstash lower-case { nx: true, px } is exclusive', code: `${upstash}export async function lockOrder(id: string, token: string) {
   if (!(await kv.set(\`lock:order:\${id}\`, token, { nx: true, px: 30000 }))) return false;
   await work();

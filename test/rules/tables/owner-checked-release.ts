@@ -8,6 +8,18 @@ export const ownerCheckedReleaseCases: RuleCases = {
   try { await work(); } finally { await redis.eval(${RELEASE}, 1, key, token); }
 }
 ` },
+    { name: 'a list of held funds cleared in an unlock function is data named "locked", not a lock', code: `${io}export async function unlockHeldFunds(userId: string, ref: string) {
+  const items = await redis.lrange(\`locked_funds_for_\${userId}\`, 0, -1);
+  await redis.del(\`locked_funds_for_\${userId}\`);
+  for (const it of items) if (it !== ref) await redis.rpush(\`locked_funds_for_\${userId}\`, it);
+}
+export async function unlockUser(id: string) {
+  await redis.del(\`sec:lockout:\${id}\`);
+}
+export async function clearLockout(id: string) {
+  await redis.del(\`otp_locked:\${id}\`, \`otp_fail:\${id}\`);
+}
+` },
     { name: 'cache invalidation DEL', code: `${io}export async function invalidate(userId: string) {
   await redis.del(\`cache:user:\${userId}\`, \`session:\${userId}\`);
 }

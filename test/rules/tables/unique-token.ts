@@ -68,6 +68,25 @@ export async function free(seat: string, userId: string) {
 `,
     },
     {
+      name: 'a timestamp written as +new Date(), Number(new Date()) or Date.now().toString(36)',
+      count: 3,
+      message: ['timestamp'],
+      code: `${io}export async function a(key: string) {
+  const stamp = +new Date();
+  if (!(await redis.set(key, stamp, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { await redis.del(key); }
+}
+export async function b(key: string) {
+  if (!(await redis.set(key, Number(new Date()), 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { await redis.del(key); }
+}
+export async function c(key: string) {
+  if (!(await redis.set(key, Date.now().toString(36), 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { await redis.del(key); }
+}
+`,
+    },
+    {
       name: 'constant value released with a bare DEL: the owner check that fixes the DEL cannot tell holders apart',
       message: ["'1' is a constant", 'without an owner check'],
       code: `${io}export async function run() {
