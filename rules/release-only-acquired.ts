@@ -49,7 +49,7 @@ function uncheckedDeletes(model: LockModel): Delete[] {
   for (const c of model.commands) {
     if ((c.name !== 'DEL' && c.name !== 'UNLINK') || seen.has(c.call) || c.keys.length !== 1) continue;
     const key = model.keyOf(c.keys[0]);
-    if (model.acquiresOn(key).some((a) => TRY_KINDS.has(a.kind))) deletes.push({ call: c.call, key, fn: enclosingFunction(c.call) });
+    if (model.acquiresOn(key).some((a) => TRY_KINDS.has(a.kind) && !a.marker)) deletes.push({ call: c.call, key, fn: enclosingFunction(c.call) });
   }
   return deletes;
 }

@@ -9,6 +9,7 @@ import { onInMemoryStore } from './in-memory-stores';
 import { fileStyle, readImports, type FileImports } from './imports';
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesLockedState, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
+import { markerRollbacks } from './markers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
 import { calleeName, callsNamed, functionNameOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
@@ -63,6 +64,8 @@ export interface Acquire {
   tokenSpec?: TokenSpec;
   /** The routine's parameter that receives the AbortSignal (redlock.using, withLock: the first). */
   signalArg?: number;
+  /** A set-once marker with a rollback, not a lock (engine/markers.ts). */
+  marker?: boolean;
 }
 
 export type ReleaseKind = 'del' | 'unlink' | 'getdel' | 'delex' | 'delifeq' | 'script' | 'library' | 'helper';
@@ -250,7 +253,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
   const getsOn = (key: KeyRef) => getIndex.find(key);
 
-  const releases: Release[] = [...library.releases, ...helperReleases];
+  let releases: Release[] = [...library.releases, ...helperReleases];
   const extendsList: Extend[] = [...library.extends, ...helperExtends];
   for (const command of lockCommands) {
     if (ttlSetters.has(command)) continue;
@@ -299,8 +302,14 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     }
   }
 
-  const releaseIndex = new KeyIndex<Release>();
+  let releaseIndex = new KeyIndex<Release>();
   for (const r of releases) if (r.key) releaseIndex.add(r.key, r);
+  const rollbacks = markerRollbacks(acquires, (a) => (a.key ? releaseIndex.find(a.key) : []));
+  if (rollbacks.size > 0) {
+    releases = releases.filter((r) => !rollbacks.has(r));
+    releaseIndex = new KeyIndex<Release>();
+    for (const r of releases) if (r.key) releaseIndex.add(r.key, r);
+  }
   const releasesByFn = new Map<Node, Release[]>();
   for (const r of releases) {
     const owner = finallyCallbackOwner(r.fn) ?? r.fn;

@@ -17,7 +17,7 @@ export function isRedisAcquire(a: Acquire): boolean {
  * lock code (a function, class or file named like one: an `acquire(key)` helper of a lock module).
  */
 export function isLockAcquire(model: LockModel, a: Acquire): boolean {
-  if (!a.key) return false;
+  if (!a.key || a.marker) return false;
   const key = a.key;
   return looksLikeLockKey(key) || model.releasesOn(key).length > 0 || model.extendsOn(key).length > 0 || (isFunctionLike(a.fn) && isLockFunction(a.fn));
 }

@@ -1,0 +1,52 @@
+// Set-once markers with a rollback. `SET k 1 NX EX window` marks that something was done or claimed
+// (an idempotency key, a sent receipt, a replayed nonce, a claim kept for a day); the function keeps
+// the key when it goes on, and deletes it only on the paths that give up (a catch, an early return
+// or throw) so a retry can run. That is not a lock: it is never released when the work is done, and
+// its DELs undo this request's own mark moments after setting it. Such acquires are markers, and
+// their rollback DELs are no releases.
+import { ts } from './typescript';
+import type { Acquire, Release } from './model';
+import type { Node } from './nodes';
+
+const MARKER_KINDS = new Set(['set-nx', 'setnx']);
+
+function tested(acquire: Acquire): boolean {
+  const use = acquire.result;
+  return use.kind === 'tested' || (use.kind === 'assigned' && use.tested);
+}
+
+const exits = (s: ts.Statement) => ts.isReturnStatement(s) || ts.isThrowStatement(s) || ts.isContinueStatement(s) || ts.isBreakStatement(s);
+
+/**
+ * Is the release on a path that gives up: in a catch clause, or in an `if` branch that then leaves
+ * (return, throw, continue, break)? A finally, or the function's main line, is the work's own end.
+ */
+function givesUp(release: Release, fn: Node): boolean {
+  for (let a: Node = release.call; a.parent && a !== fn; a = a.parent) {
+    const parent = a.parent;
+    if (ts.isTryStatement(parent) && parent.finallyBlock === a) return false;
+    if (ts.isCatchClause(parent)) return true;
+    if (ts.isBlock(a) && ts.isIfStatement(parent) && a.statements.some(exits)) return true;
+    // `if (!eligible) return redis.del(key)`: the branch itself leaves.
+    if (ts.isIfStatement(parent) && a !== parent.expression && exits(a as ts.Statement)) return true;
+  }
+  return false;
+}
+
+/**
+ * The NX acquires that are markers (each gets `marker`), and the deletes that only roll them back:
+ * every release of the key in the acquiring function comes after it and gives up.
+ */
+export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acquire: Acquire) => readonly Release[]): Set<Release> {
+  const rollbacks = new Set<Release>();
+  for (const acquire of acquires) {
+    if (!MARKER_KINDS.has(acquire.kind) || !acquire.key || !tested(acquire)) continue;
+    const own = releasesOn(acquire).filter((r) => r.fn === acquire.fn);
+    if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire.fn))) continue;
+    // Released anywhere else in the file (a release helper, a finally in another function): a lock.
+    if (releasesOn(acquire).some((r) => r.fn !== acquire.fn)) continue;
+    acquire.marker = true;
+    for (const r of own) rollbacks.add(r);
+  }
+  return rollbacks;
+}

@@ -1,0 +1,71 @@
+// Set-once markers with a rollback (engine/markers.ts) are not locks: no rule reports them, while the
+// same key released when the work is done is a lock again and keeps every finding.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeText } from '../../rules/analyze';
+
+const prelude = `import Redis from 'ioredis';
+const redis = new Redis();
+declare function deliver(id: string): Promise<void>;
+declare function eligible(id: string): Promise<boolean>;
+declare function settle(id: string): Promise<void>;
+`;
+
+const rulesOf = (code: string) => analyzeText('case.ts', prelude + code).findings.map((f) => f.rule).sort();
+
+test('an idempotency marker deleted only in the catch that gives up is no lock', () => {
+  assert.deepEqual(rulesOf(`export async function sendReceiptOnce(orderId: string) {
+  const marker = \`receipt:sent:\${orderId}\`;
+  if ((await redis.set(marker, '1', 'EX', 86400, 'NX')) !== 'OK') return;
+  try {
+    await deliver(orderId);
+  } catch (err) {
+    await redis.del(marker);
+    throw err;
+  }
+}
+`), []);
+});
+
+test('a day-long claim deleted on the early "not for us" paths and kept on success is no lock', () => {
+  assert.deepEqual(rulesOf(`export async function claim(signature: string) {
+  const key = \`lock:claim:\${signature}\`;
+  const claimed = await redis.set(key, 'seen', 'EX', 86400, 'NX');
+  if (!claimed) return;
+  if (!(await eligible(signature))) {
+    await redis.del(key);
+    return;
+  }
+  if (signature.length < 10) return void redis.del(key);
+  await settle(signature);
+}
+`), []);
+});
+
+test('the same key also released when the work is done is a lock, with every finding', () => {
+  assert.deepEqual(rulesOf(`export async function settleOnce(id: string) {
+  const key = \`lock:settle:\${id}\`;
+  const ok = await redis.set(key, 'seen', 'EX', 30, 'NX');
+  if (!ok) return;
+  if (!(await eligible(id))) {
+    await redis.del(key);
+    return;
+  }
+  await settle(id);
+  await redis.del(key);
+}
+`), ['owner-checked-release', 'owner-checked-release', 'release-on-all-paths', 'unique-token']);
+});
+
+test('a rollback in a finally is a release on every path: a lock', () => {
+  assert.deepEqual(rulesOf(`export async function once(id: string) {
+  const key = \`job:\${id}:lock\`;
+  if (!(await redis.set(key, 'x', 'EX', 60, 'NX'))) return;
+  try {
+    await settle(id);
+  } finally {
+    await redis.del(key);
+  }
+}
+`), ['owner-checked-release', 'unique-token']);
+});
