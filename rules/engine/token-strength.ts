@@ -57,8 +57,30 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   return 'unknown';
 }
 
+/**
+ * Does the key vary with the call: built from a parameter of a function (through `const` aliases)?
+ * A key fixed per process or per object (a literal, a module constant, `this.lockKey`) is one lock,
+ * and an id made once for it is that process's or object's own identity: the shape of leader election.
+ */
+function keyVariesPerCall(key: Node, depth = 0): boolean {
+  const n = unwrap(key);
+  if (ts.isIdentifier(n)) {
+    const decl = declarationOf(n);
+    if (!decl) return false;
+    if (ts.isParameter(decl)) return true;
+    return !!decl.initializer && !ts.isSourceFile(decl.parent.parent.parent) && depth < 4 && keyVariesPerCall(decl.initializer, depth + 1);
+  }
+  if (ts.isPropertyAccessExpression(n)) return n.expression.kind !== ts.SyntaxKind.ThisKeyword && keyVariesPerCall(n.expression, depth + 1);
+  let varies = false;
+  n.forEachChild((child) => {
+    varies ||= keyVariesPerCall(child, depth + 1);
+  });
+  return varies;
+}
+
 /** The module-level or once-per-object declaration of a token used inside a function, if any. */
 function reusedDeclaration(token: Node, fn: Node, key?: Node): Node | undefined {
+  if (key && !keyVariesPerCall(key)) return undefined;
   const n = unwrap(token);
   if (ts.isIdentifier(n)) {
     const decl = declarationOf(n);

@@ -41,6 +41,27 @@ export async function free(seat: string, userId: string) {
   try { await work(); } finally { ${release('key', 'lockId')} }
 }
 ` },
+    { name: "a leader's random id made once per process, for its one fixed key: the process's identity", code: `import { randomUUID } from 'node:crypto';
+${io}const ME = randomUUID();
+const SEAT = 'svc:leader';
+export class Elector {
+  private readonly id = \`\${process.pid}:\${randomUUID()}\`;
+  constructor(private readonly key = 'svc:primary') {}
+  async campaign() {
+    return (await redis.set(this.key, this.id, 'PX', 20000, 'NX')) === 'OK';
+  }
+  async resign() {
+    await redis.eval(${RELEASE}, 1, this.key, this.id);
+  }
+}
+export async function elect() {
+  if (!(await redis.set(SEAT, ME, 'PX', 20000, 'NX'))) return false;
+  return true;
+}
+export async function resign() {
+  await redis.eval(${RELEASE}, 1, SEAT, ME);
+}
+` },
     { name: 'dedup marker with a constant value, never released', code: `${io}export async function once(id: string) {
   return redis.set(\`dedup:\${id}\`, '1', 'EX', 60, 'NX');
 }
