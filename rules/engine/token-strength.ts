@@ -78,9 +78,34 @@ function keyVariesPerCall(key: Node, depth = 0): boolean {
   return varies;
 }
 
+/**
+ * Does the function record what it acquired in a collection of its object (`this.ownedGames.add(id)`,
+ * `this.leases.set(id, ...)`)? Then the object owns many leases at once, by design: its id, made once,
+ * names the owning instance (every owner check is that instance's), not one acquisition.
+ */
+function recordsOwnership(fn: Node): boolean {
+  const cls = ancestorWhere<ts.ClassDeclaration>(fn, ts.isClassDeclaration);
+  if (!cls) return false;
+  return descendantsOfKind<ts.CallExpression>(fn, ts.SyntaxKind.CallExpression).some((call) => {
+    const callee = unwrap(call.expression);
+    if (!ts.isPropertyAccessExpression(callee) || !/^(?:add|set)$/.test(callee.name.text)) return false;
+    const holder = unwrap(callee.expression);
+    return ts.isPropertyAccessExpression(holder) && holder.expression.kind === ts.SyntaxKind.ThisKeyword && isCollectionField(cls, holder.name.text);
+  });
+}
+
+const COLLECTION = /^new\s+(?:Map|Set)\b|^(?:Readonly)?(?:Map|Set)\s*</;
+
+/** A field that holds a Map or Set (`owned = new Set<string>()`, `leases: Map<string, Lease>`), not a Redis client. */
+function isCollectionField(cls: ts.ClassDeclaration, name: string): boolean {
+  const prop = cls.members.find((m): m is ts.PropertyDeclaration => ts.isPropertyDeclaration(m) && ts.isIdentifier(m.name) && m.name.text === name);
+  if (prop && COLLECTION.test((prop.initializer ?? prop.type)?.getText() ?? '')) return true;
+  return descendantsOfKind<ts.BinaryExpression>(cls, ts.SyntaxKind.BinaryExpression).some((b) => isAssignment(b) && b.left.getText() === `this.${name}` && COLLECTION.test(b.right.getText()));
+}
+
 /** The module-level or once-per-object declaration of a token used inside a function, if any. */
 function reusedDeclaration(token: Node, fn: Node, key?: Node): Node | undefined {
-  if (key && !keyVariesPerCall(key)) return undefined;
+  if ((key && !keyVariesPerCall(key)) || recordsOwnership(fn)) return undefined;
   const n = unwrap(token);
   if (ts.isIdentifier(n)) {
     const decl = declarationOf(n);

@@ -62,6 +62,20 @@ export async function resign() {
   await redis.eval(${RELEASE}, 1, SEAT, ME);
 }
 ` },
+    { name: 'an instance id owning many leases, recorded in its own set: the owning instance, by design', code: `import { randomUUID } from 'node:crypto';
+${io}export class TableOwnership {
+  private readonly instanceId = randomUUID();
+  private readonly owned = new Set<string>();
+  async acquire(tableId: string) {
+    const ok = (await redis.set(\`owner:table:\${tableId}\`, this.instanceId, 'EX', 30, 'NX')) === 'OK';
+    if (ok) this.owned.add(tableId);
+    return ok;
+  }
+  async release(tableId: string) {
+    if ((await redis.eval(${RELEASE}, 1, \`owner:table:\${tableId}\`, this.instanceId)) === 1) this.owned.delete(tableId);
+  }
+}
+` },
     { name: 'dedup marker with a constant value, never released', code: `${io}export async function once(id: string) {
   return redis.set(\`dedup:\${id}\`, '1', 'EX', 60, 'NX');
 }
