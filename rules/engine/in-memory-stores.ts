@@ -1,11 +1,11 @@
 // Objects that answer to get/set/del like a Redis client but are not one: an in-memory cache or
 // collection the file constructs itself (`cache = new NodeCache()`, `new LRUCache()`, `new Map()`),
-// often the fallback a lock module uses when no Redis is configured. A call on a variable that only
-// ever holds such an object is no Redis command. Anything else (a parameter, a field, a value from a
-// call, a class from the project or from a Redis module) may be a client, and stays one.
+// often the fallback a lock module uses when no Redis is configured. A call on a variable or a class
+// field that only ever holds such an object is no Redis command. Anything else (a parameter, a value
+// from a call, a class from the project or from a Redis module) may be a client, and stays one.
 import type { FileImports } from './imports';
 import { ts } from './typescript';
-import { declarationOf, isConstList, methodOf, unwrap } from './nodes';
+import { ancestorWhere, declarationOf, descendantsOfKind, isConstList, methodOf, unwrap } from './nodes';
 import { identifiersOfFile } from './file-index';
 
 const COLLECTIONS = new Set(['Map', 'Set', 'WeakMap']);
@@ -27,6 +27,7 @@ export function onInMemoryStore(call: ts.CallExpression, imports: FileImports): 
  * variable declared inside a function (all in its scope, which is kept or blanked whole), never are.
  */
 function valuesHeldBy(receiver: ts.Node): ts.Expression[] | undefined {
+  if (ts.isPropertyAccessExpression(receiver) && receiver.expression.kind === ts.SyntaxKind.ThisKeyword) return fieldValues(receiver);
   if (!ts.isIdentifier(receiver)) return undefined;
   const decl = declarationOf(receiver);
   if (!decl || !ts.isVariableDeclaration(decl)) return undefined; // a parameter may hold anything
@@ -37,6 +38,25 @@ function valuesHeldBy(receiver: ts.Node): ts.Expression[] | undefined {
     return write && declarationOf(id) === decl ? [write] : [];
   });
   return decl.initializer ? [decl.initializer, ...assigned] : assigned;
+}
+
+/**
+ * Every value a class writes to `this.<field>`: its initializer and its assignments. A class is kept or
+ * blanked whole by a lean parse, so its writes are all in sight together.
+ */
+function fieldValues(receiver: ts.PropertyAccessExpression): ts.Expression[] | undefined {
+  const cls = ancestorWhere<ts.ClassLikeDeclaration>(receiver, (a) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
+  if (!cls) return undefined;
+  const name = receiver.name.text;
+  const values: ts.Expression[] = [];
+  for (const member of cls.members) {
+    if (ts.isPropertyDeclaration(member) && ts.isIdentifier(member.name) && member.name.text === name && member.initializer) values.push(member.initializer);
+  }
+  for (const write of descendantsOfKind<ts.BinaryExpression>(cls, ts.SyntaxKind.BinaryExpression)) {
+    const left = unwrap(write.left);
+    if (write.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(left) && left.expression.kind === ts.SyntaxKind.ThisKeyword && left.name.text === name) values.push(write.right);
+  }
+  return values.length > 0 ? values : undefined;
 }
 
 /** The value `id = value` writes, when `id` is the target of a plain assignment. */

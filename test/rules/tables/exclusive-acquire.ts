@@ -3,6 +3,21 @@ import { io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'a class field that only holds a Map is an in-memory store: its get/set are no Redis GET then SET', code: `${io}export class Sessions {
+  private readonly seen = new Map<string, number>();
+  private owners: Map<string, string>;
+  constructor() { this.owners = new Map(); }
+  async touch(lockKey: string, owner: string) {
+    const at = this.seen.get(lockKey);
+    if (at && Date.now() - at < 1000) return;
+    this.seen.set(lockKey, Date.now());
+    if (!this.owners.get(lockKey)) this.owners.set(lockKey, owner);
+  }
+  async releaseLock(lockKey: string, token: string) {
+    await redis.eval(${RELEASE}, 1, lockKey, token);
+  }
+}
+` },
     { name: 'an account lockout after failed attempts is a locked state, not a lock', code: `${io}export async function noteFailure(userId: string) {
   const tries = await redis.incr(\`otp_fail:\${userId}\`);
   if (tries < 5) return false;
