@@ -128,7 +128,8 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   const tokenName = acquire.token && ts.isIdentifier(unwrap(acquire.token)) ? (unwrap(acquire.token) as ts.Identifier).text : undefined;
   // What the acquire itself hands back: redlock's a Lock object (it throws when busy), redis-semaphore's
   // acquire() nothing (it throws on timeout); a Redis reply or tryAcquire's boolean says acquired or not.
-  const value: AcquireReturn = acquire.kind === 'redlock' ? 'lock-object' : acquire.kind === 'semaphore' ? 'throws' : 'reply';
+  // Through a helper, what that helper hands back (a lock object, a token, or nothing when it throws).
+  const value: AcquireReturn = acquire.via?.returns ?? (acquire.kind === 'redlock' ? 'lock-object' : acquire.kind === 'semaphore' ? 'throws' : 'reply');
   const found = new Set<AcquireReturn>();
   const bodies: Node[] = ownReturns(fn).map((r) => r.expression).filter((e): e is ts.Expression => !!e);
   if (fn.body && !ts.isBlock(fn.body)) bodies.push(fn.body);
@@ -145,7 +146,7 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
     else if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) found.add('reply');
     else if (identifiersNamed(e, names).length > 0) found.add(value);
   }
-  for (const kind of ['release-fn', 'lock-object', 'token', 'reply'] as const) if (found.has(kind)) return kind;
+  for (const kind of ['release-fn', 'lock-object', 'token', 'reply', 'throws'] as const) if (found.has(kind)) return kind;
   const throwsWhenBusy = descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
     (s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length + (ts.isThrowStatement(s.thenStatement) ? 1 : 0) > 0,
   );

@@ -220,6 +220,54 @@ export async function once(metrics: Metrics, id: string, report: (id: string) =>
 `,
     },
   },
+  {
+    // The lease is taken on the way to a connection, and a busy lease throws: callers two hops away
+    // get a client, not an answer to test.
+    name: 'a connection getter that takes a lease and throws when it is busy, reached through two services',
+    files: {
+      'src/leases.ts': `import Redis from 'ioredis';
+const redis = new Redis();
+const INSTANCE = \`node:\${process.pid}:\${Math.random()}\`;
+export class Leases {
+  private readonly held = new Set<string>();
+  async acquire(id: string): Promise<boolean> {
+    const ok = (await redis.set(\`lease:bridge:\${id}\`, INSTANCE, 'EX', 60, 'NX')) === 'OK';
+    if (ok) this.held.add(id);
+    return ok;
+  }
+}
+export const leases = new Leases();
+`,
+      'src/bridges.ts': `import { leases } from './leases';
+export interface Bridge { resize(cols: number): Promise<void> }
+declare function connect(id: string): Promise<Bridge>;
+export class Bridges {
+  async getClient(id: string): Promise<Bridge> {
+    const leased = await leases.acquire(id);
+    if (!leased) throw new Error('bridge owned by another instance');
+    return connect(id);
+  }
+}
+export const bridges = new Bridges();
+`,
+      'src/terminals.ts': `import { bridges } from './bridges';
+export class Terminals {
+  private async bridgeFor(id: string) {
+    return bridges.getClient(id);
+  }
+  async resize(id: string, cols: number) {
+    const bridge = await this.bridgeFor(id);
+    return bridge.resize(cols);
+  }
+}
+`,
+      'src/routes.ts': `import { Terminals } from './terminals';
+export async function onResize(terminals: Terminals, id: string, cols: number) {
+  await terminals.resize(id, cols);
+}
+`,
+    },
+  },
 ];
 
 for (const trap of traps) {
