@@ -6,7 +6,7 @@
 // their rollback DELs are no releases.
 import { ts } from './typescript';
 import type { Acquire, Release } from './model';
-import type { Node } from './nodes';
+import { descendantsOfKind, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -33,18 +33,60 @@ function givesUp(release: Release, fn: Node): boolean {
   return false;
 }
 
+const names = (acquire: Acquire): string[] => {
+  const key = acquire.key ? unwrap(acquire.key.node) : undefined;
+  const use = acquire.result;
+  return [...(key && ts.isIdentifier(key) ? [key.text] : []), ...(use.kind === 'assigned' ? [use.name] : [])];
+};
+
+/**
+ * Is the acquire's answer tested by a plain `if (!ok) <leave>` (or `!== 'OK'`, `=== null`)? A test that
+ * also reads something else (`!ok && !held`) lets the not-acquired path go on to the deletes, which
+ * then remove a key this request did not set: that is no rollback.
+ */
+function cleanlyGuarded(acquire: Acquire): boolean {
+  const statement = acquire.result.kind === 'tested' ? acquire.statement : nextStatement(acquire.statement);
+  if (!statement || !ts.isIfStatement(statement)) return false;
+  const then = statement.thenStatement;
+  const leaves = exits(then) || (ts.isBlock(then) && then.statements.some(exits));
+  let condition: Node = unwrap(statement.expression);
+  if (ts.isPrefixUnaryExpression(condition) && condition.operator === ts.SyntaxKind.ExclamationToken) condition = unwrap(condition.operand);
+  if (ts.isBinaryExpression(condition) && /^[!=]==?$/.test(condition.operatorToken.getText())) condition = unwrap(condition.left);
+  if (ts.isAwaitExpression(condition)) condition = unwrap(condition.expression);
+  return leaves && (condition === acquire.call || (ts.isIdentifier(condition) && names(acquire).includes(condition.text)));
+}
+
+function nextStatement(statement: Node): ts.Statement | undefined {
+  const block = statement.parent;
+  if (!block || !(ts.isBlock(block) || ts.isSourceFile(block))) return undefined;
+  return block.statements[block.statements.indexOf(statement as ts.Statement) + 1];
+}
+
+/**
+ * Is the key handed to another function after the acquire (`await payout(account, lockKey)`)? Then the
+ * lock lives on past this function, which may release it there: no marker can be told.
+ */
+function keyHandedOn(acquire: Acquire, isCommand: (call: ts.CallExpression) => boolean): boolean {
+  const key = acquire.key ? unwrap(acquire.key.node) : undefined;
+  if (!key || !ts.isIdentifier(key)) return false;
+  return descendantsOfKind<ts.CallExpression>(acquire.fn, ts.SyntaxKind.CallExpression).some(
+    (call) => call.pos > acquire.call.end && !isCommand(call) && call.arguments.some((a) => ts.isIdentifier(unwrap(a)) && (unwrap(a) as ts.Identifier).text === key.text),
+  );
+}
+
 /**
  * The NX acquires that are markers (each gets `marker`), and the deletes that only roll them back:
- * every release of the key in the acquiring function comes after it and gives up.
+ * its answer is tested by a plain guard, every release of the key in the acquiring function comes
+ * after it and gives up, and the key is not handed on.
  */
-export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acquire: Acquire) => readonly Release[]): Set<Release> {
+export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acquire: Acquire) => readonly Release[], isCommand: (call: ts.CallExpression) => boolean): Set<Release> {
   const rollbacks = new Set<Release>();
   for (const acquire of acquires) {
-    if (!MARKER_KINDS.has(acquire.kind) || !acquire.key || !tested(acquire)) continue;
+    if (!MARKER_KINDS.has(acquire.kind) || !acquire.key || !tested(acquire) || !cleanlyGuarded(acquire)) continue;
     const own = releasesOn(acquire).filter((r) => r.fn === acquire.fn);
     if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire.fn))) continue;
     // Released anywhere else in the file (a release helper, a finally in another function): a lock.
-    if (releasesOn(acquire).some((r) => r.fn !== acquire.fn)) continue;
+    if (releasesOn(acquire).some((r) => r.fn !== acquire.fn) || keyHandedOn(acquire, isCommand)) continue;
     acquire.marker = true;
     for (const r of own) rollbacks.add(r);
   }

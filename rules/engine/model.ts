@@ -304,7 +304,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
 
   let releaseIndex = new KeyIndex<Release>();
   for (const r of releases) if (r.key) releaseIndex.add(r.key, r);
-  const rollbacks = markerRollbacks(acquires, (a) => (a.key ? releaseIndex.find(a.key) : []));
+  const commandCalls = new Set<Node>(commands.map((c) => c.call));
+  const rollbacks = markerRollbacks(acquires, (a) => (a.key ? releaseIndex.find(a.key) : []), (call) => commandCalls.has(call));
   if (rollbacks.size > 0) {
     releases = releases.filter((r) => !rollbacks.has(r));
     releaseIndex = new KeyIndex<Release>();

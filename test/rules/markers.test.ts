@@ -69,3 +69,35 @@ test('a rollback in a finally is a release on every path: a lock', () => {
 }
 `), ['owner-checked-release', 'unique-token']);
 });
+
+test('a key handed to another function lives on there: a lock, not a marker', () => {
+  assert.deepEqual(rulesOf(`export async function startPayout(userId: string) {
+  const lockKey = \`lock:payout:\${userId}\`;
+  if (!(await redis.set(lockKey, 'busy', 'EX', 60, 'NX'))) return 'busy';
+  if (!(await eligible(userId))) {
+    await redis.del(lockKey);
+    return 'no';
+  }
+  await payout(userId, lockKey);
+  return 'ok';
+}
+async function payout(userId: string, lockKey: string) {
+  await settle(userId);
+}
+`), ['owner-checked-release', 'release-on-all-paths', 'unique-token']);
+});
+
+test('a test that lets the not-acquired path go on (`!ok && !held`) deletes keys it did not set: a lock', () => {
+  assert.deepEqual(rulesOf(`export async function claim(id: string, agent: string) {
+  const key = \`claim:conversation:\${id}\`;
+  const held = (await redis.get(key)) === agent;
+  const ok = await redis.set(key, agent, 'EX', 300, 'NX');
+  if (!ok && !held) return false;
+  if (!(await eligible(agent))) {
+    await redis.del(key);
+    return false;
+  }
+  return true;
+}
+`), ['owner-checked-release']);
+});
