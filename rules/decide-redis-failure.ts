@@ -156,6 +156,13 @@ function fix(found: Found): Fix | undefined {
   return undefined;
 }
 
+/** The key as the message names it; a key fixed inside a helper stands as the helper call, so it is named by what it locks. */
+function keyName(acquire: Acquire): string {
+  const key = acquire.key;
+  if (key && unwrap(key.node) === acquire.call) return key.glob === '*' ? 'the lock' : `'${key.glob}'`;
+  return describeKey(key);
+}
+
 export const decideRedisFailure: Rule = {
   id: 'decide-redis-failure',
   defaultSeverity: 'warning',
@@ -165,7 +172,7 @@ export const decideRedisFailure: Rule = {
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
       const found = tryCatchPath(model, acquire) ?? catchCallbackPath(model, acquire) ?? unconfiguredBranch(model, acquire);
       if (!found) continue;
-      const key = describeKey(acquire.key);
+      const key = keyName(acquire);
       const when = found.how === 'branch' ? 'When the Redis client is not configured' : `When the acquire of ${key} fails with an error (Redis down, a timeout, a failover)`;
       const value = ts.isReturnStatement(found.grant) ? found.grant.expression : found.grant;
       const ran = () => `\`${(value && calleeName(value as ts.CallExpression)) ?? 'the work'}\``;
