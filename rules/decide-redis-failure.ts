@@ -3,7 +3,7 @@
 // critical section at once. Failing open can be right, but it must be a decision that says so.
 import { ts } from './engine/typescript';
 import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './engine/failure-answers';
-import { FAIL_OPEN, isLoggingCall, throwsIn } from './engine/failure-paths';
+import { bodyStatements, FAIL_OPEN, isLoggingCall, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
@@ -168,6 +168,28 @@ function catchCallbackPath(model: LockModel, acquire: Acquire): Found | undefine
   return grant ? { path: handler, grant, how: '.catch' } : undefined;
 }
 
+/** The comments that lead `node` and the declaration it belongs to (a JSDoc included). */
+function leadingComments(node: Node): string[] {
+  const text = node.getSourceFile().getFullText();
+  const comments: string[] = [];
+  for (let n: Node | undefined = node; n && !ts.isBlock(n) && !ts.isSourceFile(n) && !ts.isClassLike(n) && !ts.isObjectLiteralExpression(n); n = n.parent) {
+    for (const range of ts.getLeadingCommentRanges(text, n.pos) ?? []) comments.push(text.slice(range.pos, range.end));
+  }
+  return comments;
+}
+
+/**
+ * A "not configured" branch its code documents: a comment on the branch, in it, or on the function,
+ * that names the missing client ("Redis", or the client's own name). Running without Redis is then a
+ * deployment mode someone chose and wrote down, not an outage read as success.
+ */
+function documented(test: ts.IfStatement, fn: Node, client: string): boolean {
+  const name = client.split('.').pop()?.replace(/\W/g, '') ?? '';
+  const names = new RegExp(`redis|valkey${name ? `|\\b${name}\\b` : ''}`, 'i');
+  const holders = [test, ...bodyStatements(test.thenStatement), fn];
+  return holders.some((h) => leadingComments(h).some((c) => names.test(c)));
+}
+
 /** `if (!this.redis) return work();` before the acquire: no Redis, no lock, work anyway. */
 function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefined {
   const receiver = methodOf(acquire.call)?.receiver;
@@ -178,7 +200,7 @@ function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefin
     const condition = unwrap(test.expression);
     const absent = ts.isPrefixUnaryExpression(condition) && unwrap(condition.operand).getText() === client;
     const isNull = ts.isBinaryExpression(condition) && /^[!=]=/.test(condition.operatorToken.getText()) && unwrap(condition.left).getText() === client && /^(?:null|undefined)$/.test(condition.right.getText());
-    if ((!absent && !isNull) || explicit(model, test.thenStatement, test)) continue;
+    if ((!absent && !isNull) || explicit(model, test.thenStatement, test) || documented(test, acquire.fn, client)) continue;
     const grant = grants(test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
     if (grant) return { path: test.thenStatement, grant, how: 'branch' };
   }

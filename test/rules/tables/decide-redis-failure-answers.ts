@@ -171,6 +171,21 @@ export async function themeFor(tenant: string, me: string): Promise<{ theme: str
 `;
 }
 
+function leases(doc: string): string {
+  return `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class Leases {
+  constructor(private readonly redis: Redis | null) {}
+  ${doc}
+  async take(name: string): Promise<{ name: string; token: string } | null> {
+    const token = randomUUID();
+    if (!this.redis) return { name, token };
+    return (await this.redis.set(\`lease:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK' ? { name, token } : null;
+  }
+}
+`;
+}
+
 export const answerValidCases: ValidCase[] = [
   { name: 'the catch answers an HTTP error response', code: importRoute(`return res.status(503).json({ error: 'the sheet is locked, or the lock store is down' });`) },
   {
@@ -217,6 +232,10 @@ export async function rebuildIndex(me: string): Promise<{ state: string; took?: 
   { name: 'the catch stops the loop', code: settleLoop('break;') },
   { name: 'a function-wide catch marks the job failed and says so', code: renderJob(`await markFailed(id);\n    notify(id, 'failed');`) },
   { name: 'the catch answers what the busy branch answers', code: themeFill(`{ theme: 'light' }`) },
+  {
+    name: 'a "not configured" branch documented as such',
+    code: leases('/** Without a Redis client (local development) every caller gets a lease: there is no coordination between instances. */'),
+  },
 ];
 
 export const answerInvalidCases: InvalidCase[] = [
@@ -233,4 +252,5 @@ export const answerInvalidCases: InvalidCase[] = [
   { name: 'the catch lets the loop go on to the work', message: ['lets the function go on to run `settle`'], output: null, code: settleLoop('console.warn(err);') },
   { name: 'a function-wide catch marks the job failed, then renders anyway', message: ['runs `renderFrames`'], output: null, code: renderJob(`await markFailed(id);\n    await renderFrames(id);`) },
   { name: 'the catch fills the cache as if it held the lock', message: ['runs `loadTheme`'], output: null, code: themeFill(`{ theme: await loadTheme(tenant) }`) },
+  { name: 'a "not configured" branch whose doc says nothing about it', message: ['not configured'], code: leases('/** Takes the lease for `name`. */') },
 ];
