@@ -11,12 +11,14 @@ const NOT_ACQUIRED = /^(?:false|null|undefined|0|''|""|void 0)$/;
 const GRANTING_WORD = /^(?:ok|acquired|locked|granted|held|true|yes)$/i;
 const REFUSING_WORD = /^(?:error|errored|fail|failed|failure|unavailable|busy|denied|rejected|refused|skipped|timeout|timed[-_ ]?out|conflict|aborted)$/i;
 /** A field that carries why something failed: `error`, `lastError`, `reason`, `unavailable: true`. */
+const STATUS_FIELD = /^status(?:Code)?$/;
 const NEGATIVE_FIELD = /^(?:err|reason|failure|failed|unavailable|busy|denied|rejected|refused|skipped|timed_?out|conflict|aborted)$|^error|error$/i;
 
 /**
  * An object literal's answer from its own fields, under any names: a flag set to true (`usable: true`)
  * grants; a flag set to false, a negative flag set to true (`unavailable: true`), an error or reason,
- * or a status word like 'error' refuses; a method or function field (a release, even a no-op) grants.
+ * a status word like 'error' or an HTTP status of 400 and up refuses; a method or function field (a
+ * release, even a no-op) grants.
  */
 export function objectAnswer(obj: ts.ObjectLiteralExpression): Answer {
   let yes = false;
@@ -35,6 +37,7 @@ export function objectAnswer(obj: ts.ObjectLiteralExpression): Answer {
     } else if (value.kind === ts.SyntaxKind.FalseKeyword) no ||= !negative;
     else if (isFunctionOrArrow(value)) handsBack = true;
     else if (negative) no ||= !NOT_ACQUIRED.test(value.getText());
+    else if (STATUS_FIELD.test(nameOf(p) ?? '') && literalNumber(value) !== undefined) no ||= statusVerdict(value) === 'error';
     else if (word !== undefined && REFUSING_WORD.test(word)) no = true;
     else if (word !== undefined && GRANTING_WORD.test(word)) yes = true;
   }
@@ -84,7 +87,7 @@ function initStatus(args: readonly ts.Expression[]): 'error' | 'ok' | undefined 
   for (const arg of args) {
     const init = unwrap(arg);
     if (!ts.isObjectLiteralExpression(init)) continue;
-    const status = init.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && /^status(?:Code)?$/.test(nameOf(p) ?? ''));
+    const status = init.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && STATUS_FIELD.test(nameOf(p) ?? ''));
     if (status) return statusVerdict(status.initializer);
   }
   return undefined;

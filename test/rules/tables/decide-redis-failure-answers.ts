@@ -207,6 +207,25 @@ export async function POST(slug: string): Promise<Response> {
 }
 `,
   },
+  {
+    name: 'the catch answers a handler result with an error status code',
+    code: `${io}async function resize(image: string): Promise<string> {
+  return image;
+}
+export async function handler(event: { image: string }, me: string): Promise<{ statusCode: number; body: string }> {
+  try {
+    if (!(await redis.set(\`lock:resize:\${event.image}\`, me, 'PX', 30000, 'NX'))) return { statusCode: 409, body: 'busy' };
+    try {
+      return { statusCode: 200, body: await resize(event.image) };
+    } finally {
+      await redis.eval(${RELEASE}, 1, \`lock:resize:\${event.image}\`, me);
+    }
+  } catch {
+    return { statusCode: 503, body: 'lock store unavailable' };
+  }
+}
+`,
+  },
   { name: 'the catch says "no" under another field name', code: seatReservation(`{ usable: false, why: 'store down' }`) },
   { name: 'the catch answers with a flag that says why it refused', code: seatReservation(`{ unavailable: true, why: 'store down' }`) },
   {
