@@ -2,63 +2,105 @@
 // lock anyway (returns success, runs the work, hands back a no-op release) lets every process into the
 // critical section at once. Failing open can be right, but it must be a decision that says so.
 import { ts } from './engine/typescript';
-import { FAIL_OPEN, isLoggingCall, throwsIn } from './engine/failure-paths';
+import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './engine/failure-answers';
+import { bodyStatements, FAIL_OPEN, isLoggingCall, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, spanOf, unwrap, type Node } from './engine/nodes';
-import { isLockAcquire, isRedisAcquire } from './engine/queries';
+import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
+import { isGuard } from './engine/paths';
+import { isLockAcquire, isPlainReference, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 
-const NOT_ACQUIRED = /^(?:false|null|undefined|0|''|""|void 0)$/;
-const NOT_ACQUIRED_FIELD = /^(?:acquired|ok|locked|success|granted|held)$/;
-const GRANTING_WORD = /^(?:ok|acquired|locked|granted|held|true|yes)$/i;
-
-/** A value that says "you have the lock": true, 'OK', 1, a lock-like object, a (no-op) release function. */
-function grantingValue(node: Node): boolean {
-  const v = unwrap(node);
-  const text = v.getText();
-  if (NOT_ACQUIRED.test(text)) return false;
-  if (v.kind === ts.SyntaxKind.TrueKeyword || ts.isNumericLiteral(v)) return true;
-  // 'OK' is SET's own reply; 'busy' or 'unavailable' are answers, not grants.
-  if (ts.isStringLiteral(v) || ts.isNoSubstitutionTemplateLiteral(v)) return GRANTING_WORD.test(v.text);
-  if (isFunctionOrArrow(v)) return true;
-  if (ts.isObjectLiteralExpression(v)) {
-    return !v.properties.some((p) => ts.isPropertyAssignment(p) && NOT_ACQUIRED_FIELD.test(p.name.getText()) && NOT_ACQUIRED.test(unwrap(p.initializer).getText()));
-  }
-  return false;
+/** The work the lock protects: the calls it guards (after the acquire in its function, outside the failure path), by their text, and the routines handed in. */
+interface Work {
+  calls: Set<string>;
+  /** A routine run under the lock, or a callback parameter the guarded code calls: the caller's work, whatever it is called with. */
+  routines: Set<string>;
 }
 
-/** The work the lock protects: calls after the acquire in its function (outside the failure path), and a routine passed to it. */
-function workCalls(model: LockModel, acquire: Acquire, path: Node): Set<string> {
+function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
   const lockCalls = new Set<Node>([...model.commands.map((c) => c.call), ...model.acquires.map((a) => a.call), ...model.releases.map((r) => r.call), ...model.extends.map((e) => e.call)]);
-  const names = new Set<string>();
+  const work: Work = { calls: new Set(), routines: new Set() };
+  const scope = ancestorWhere<ts.FunctionLikeDeclaration>(acquire.call, isFunctionLike);
   for (const call of callsNamed(acquire.fn, () => true)) {
-    if (call.getStart() < acquire.call.end || contains(path, call) || lockCalls.has(call) || isLoggingCall(call)) continue;
-    if (ancestorWhere(call, isFunctionLike) !== ancestorWhere(acquire.call, isFunctionLike)) continue;
-    names.add(unwrap(call.expression).getText());
+    if (call.getStart() < acquire.call.end || contains(path, call) || lockCalls.has(call) || isLoggingCall(call) || isIncidentalCall(call)) continue;
+    if (ancestorWhere(call, isFunctionLike) !== scope) continue;
+    work.calls.add(normalizeText(call));
+    const callee = unwrap(call.expression);
+    if (scope && ts.isIdentifier(callee) && parameterIndex(scope, callee) !== undefined) work.routines.add(callee.text);
   }
   const routine = acquire.routine ? unwrap(acquire.routine) : undefined;
-  if (routine && (ts.isIdentifier(routine) || ts.isPropertyAccessExpression(routine))) names.add(routine.getText());
-  return names;
+  if (routine && (ts.isIdentifier(routine) || ts.isPropertyAccessExpression(routine))) work.routines.add(routine.getText());
+  return work;
+}
+
+/** The same call as one the lock guards, or a call of a routine run under it. */
+function runsWork(call: ts.CallExpression, work: Work): boolean {
+  if (isLoggingCall(call) || isIncidentalCall(call)) return false;
+  return work.calls.has(normalizeText(call)) || work.routines.has(unwrap(call.expression).getText());
+}
+
+/** `res.status(503).json(...)` and each call of its chain: an error response answers, it runs no work. */
+function inErrorResponse(call: ts.CallExpression): boolean {
+  let top: Node = call;
+  while (ts.isPropertyAccessExpression(top.parent) && top.parent.expression === top && ts.isCallExpression(top.parent.parent)) top = top.parent.parent;
+  return isErrorResponse(top);
+}
+
+/** What the function answers when the acquire says "not acquired" (the branch of a guard on its result), as text. */
+function notAcquiredAnswers(acquire: Acquire): Set<string> {
+  const answers = new Set<string>();
+  for (const test of descendantsOfKind<ts.IfStatement>(acquire.fn, ts.SyntaxKind.IfStatement)) {
+    if (test.end < acquire.call.getStart() || ancestorWhere(test, isFunctionLike) !== acquire.fn || !isGuard(test, acquire)) continue;
+    const branch = saysNotAcquired(test.expression) ? test.thenStatement : test.elseStatement;
+    const returns = branch ? (ts.isReturnStatement(branch) ? [branch] : descendantsOfKind<ts.ReturnStatement>(branch, ts.SyntaxKind.ReturnStatement)) : [];
+    for (const ret of returns) if (ret.expression && ancestorWhere(ret, isFunctionLike) === acquire.fn) answers.add(normalizeText(unwrap(ret.expression)));
+  }
+  return answers;
+}
+
+/**
+ * A value that says "you have the lock": true, 'OK', a lock-like object, a (no-op) release function,
+ * the acquire's own token. An object whose fields decide nothing grants unless it is what the function
+ * answers when the lock is busy.
+ */
+function grantingValue(node: Node, acquire: Acquire): boolean {
+  let v = unwrap(node);
+  if (ts.isAwaitExpression(v)) v = unwrap(v.expression);
+  if (acquire.token && isPlainReference(acquire.token) && normalizeText(v) === normalizeText(unwrap(acquire.token))) return true;
+  const answer = answerOf(v);
+  if (answer) return answer === 'grant';
+  return ts.isObjectLiteralExpression(v) && !notAcquiredAnswers(acquire).has(normalizeText(v));
 }
 
 /** Does this failure path grant the lock: return a granting value, or run the protected work? */
-function grants(path: Node, work: Set<string>): Node | undefined {
+function grants(path: Node, acquire: Acquire, work: Work): Node | undefined {
   const scopeFn = isFunctionLike(path) ? path : ancestorWhere(path, isFunctionLike);
   const own = (n: Node) => ancestorWhere(n, isFunctionLike) === scopeFn || (isFunctionLike(path) && ancestorWhere(n, isFunctionLike) === path);
+  const ran = callsNamed(path, () => true).filter((c) => own(c) && runsWork(c, work) && !inErrorResponse(c) && !insideLogging(c, path));
+  // Name the work itself: not a link of a call chain (`res.status(200)`), nor a call around the work.
+  const named = ran.filter((c) => !(ts.isPropertyAccessExpression(c.parent) && ts.isCallExpression(c.parent.parent)));
+  const ranWork = named.find((c) => !named.some((other) => other !== c && contains(c, other))) ?? ran[0];
+  if (ranWork) return ranWork;
   const returns = ts.isReturnStatement(path) ? [path] : descendantsOfKind<ts.ReturnStatement>(path, ts.SyntaxKind.ReturnStatement);
-  for (const ret of returns) {
-    if (own(ret) && ret.expression && grantingValue(ret.expression)) return ret;
-  }
-  if (ts.isArrowFunction(path) && !ts.isBlock(path.body) && grantingValue(path.body)) return path.body;
-  return callsNamed(path, () => true).find((c) => own(c) && work.has(unwrap(c.expression).getText()) && !insideLogging(c, path));
+  const granting = returns.find((ret) => own(ret) && ret.expression && grantingValue(ret.expression, acquire));
+  if (granting) return granting;
+  return ts.isArrowFunction(path) && !ts.isBlock(path.body) && grantingValue(path.body, acquire) ? path.body : undefined;
 }
 
 /** `logger.error(err, { id: id.toString() })`: a call that only builds what is logged runs no work. */
 function insideLogging(call: Node, path: Node): boolean {
   const logging = ancestorWhere(call, (a) => a === path || (ts.isCallExpression(a) && isLoggingCall(a)));
   return !!logging && logging !== path;
+}
+
+/** Does every way through `statement` end in a return, throw, continue or break (so nothing after it runs from here)? */
+function endsInJump(statement: Node | undefined): boolean {
+  if (!statement) return false;
+  if (ts.isBlock(statement)) return endsInJump(statement.statements[statement.statements.length - 1]);
+  if (ts.isIfStatement(statement)) return endsInJump(statement.thenStatement) && endsInJump(statement.elseStatement);
+  return ts.isReturnStatement(statement) || ts.isThrowStatement(statement) || ts.isContinueStatement(statement) || ts.isBreakStatement(statement);
 }
 
 /** Acquires that throw when the lock is taken or Redis fails: after their catch, no answer says "not acquired". */
@@ -72,12 +114,12 @@ function throwsWhenNotAcquired(acquire: Acquire): boolean {
  * try. The first statement after it that runs the work, unless an early return or throw comes first
  * (the code decided what a failed acquire means).
  */
-function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Set<string>): Node | undefined {
+function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work): Node | undefined {
   const block = statement.parent;
   if (!throwsWhenNotAcquired(acquire) || !ts.isBlock(block)) return undefined;
   for (const next of block.statements.slice(block.statements.indexOf(statement) + 1)) {
     if (ts.isIfStatement(next) && (throwsIn(next) || descendantsOfKind(next, ts.SyntaxKind.ReturnStatement).length > 0)) return undefined;
-    const call = callsNamed(next, () => true).find((c) => ancestorWhere(c, isFunctionLike) === acquire.fn && work.has(unwrap(c.expression).getText()) && !insideLogging(c, next));
+    const call = callsNamed(next, () => true).find((c) => ancestorWhere(c, isFunctionLike) === acquire.fn && runsWork(c, work) && !insideLogging(c, next));
     if (call) return call;
   }
   return undefined;
@@ -106,11 +148,11 @@ function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
     const path = a.catchClause.block;
     if (throwsIn(path) || explicit(model, path, a.catchClause)) return undefined;
     // The work outside the catch: also every call the function goes on to after the try.
-    const work = workCalls(model, acquire, path);
-    const grant = grants(path, work);
+    const work = workOf(model, acquire, path);
+    const grant = grants(path, acquire, work);
     if (grant) return { path, grant, how: 'catch' };
-    const returns = descendantsOfKind<ts.ReturnStatement>(path, ts.SyntaxKind.ReturnStatement).some((r) => ancestorWhere(r, isFunctionLike) === acquire.fn);
-    const after = returns ? undefined : workAfterCatch(acquire, a, work);
+    // A catch that returns, rethrows, or leaves the loop iteration (continue, break) decided; one whose end is reached goes on.
+    const after = endsInJump(path) ? undefined : workAfterCatch(acquire, a, work);
     return after ? { path, grant: after, how: 'catch', after: true } : undefined;
   }
   return undefined;
@@ -122,8 +164,30 @@ function catchCallbackPath(model: LockModel, acquire: Acquire): Found | undefine
   const handler = chained?.arguments[0];
   if (!chained || !handler || !isFunctionOrArrow(handler)) return undefined;
   if (throwsIn(handler.body) || explicit(model, handler, chained)) return undefined;
-  const grant = grants(handler, workCalls(model, acquire, handler));
+  const grant = grants(handler, acquire, workOf(model, acquire, handler));
   return grant ? { path: handler, grant, how: '.catch' } : undefined;
+}
+
+/** The comments that lead `node` and the declaration it belongs to (a JSDoc included). */
+function leadingComments(node: Node): string[] {
+  const text = node.getSourceFile().getFullText();
+  const comments: string[] = [];
+  for (let n: Node | undefined = node; n && !ts.isBlock(n) && !ts.isSourceFile(n) && !ts.isClassLike(n) && !ts.isObjectLiteralExpression(n); n = n.parent) {
+    for (const range of ts.getLeadingCommentRanges(text, n.pos) ?? []) comments.push(text.slice(range.pos, range.end));
+  }
+  return comments;
+}
+
+/**
+ * A "not configured" branch its code documents: a comment on the branch, in it, or on the function,
+ * that names the missing client ("Redis", or the client's own name). Running without Redis is then a
+ * deployment mode someone chose and wrote down, not an outage read as success.
+ */
+function documented(test: ts.IfStatement, fn: Node, client: string): boolean {
+  const name = client.split('.').pop()?.replace(/\W/g, '') ?? '';
+  const names = new RegExp(`redis|valkey${name ? `|\\b${name}\\b` : ''}`, 'i');
+  const holders = [test, ...bodyStatements(test.thenStatement), fn];
+  return holders.some((h) => leadingComments(h).some((c) => names.test(c)));
 }
 
 /** `if (!this.redis) return work();` before the acquire: no Redis, no lock, work anyway. */
@@ -136,8 +200,8 @@ function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefin
     const condition = unwrap(test.expression);
     const absent = ts.isPrefixUnaryExpression(condition) && unwrap(condition.operand).getText() === client;
     const isNull = ts.isBinaryExpression(condition) && /^[!=]=/.test(condition.operatorToken.getText()) && unwrap(condition.left).getText() === client && /^(?:null|undefined)$/.test(condition.right.getText());
-    if ((!absent && !isNull) || explicit(model, test.thenStatement, test)) continue;
-    const grant = grants(test.thenStatement, workCalls(model, acquire, test.thenStatement));
+    if ((!absent && !isNull) || explicit(model, test.thenStatement, test) || documented(test, acquire.fn, client)) continue;
+    const grant = grants(test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
     if (grant) return { path: test.thenStatement, grant, how: 'branch' };
   }
   return undefined;
@@ -156,6 +220,13 @@ function fix(found: Found): Fix | undefined {
   return undefined;
 }
 
+/** The key as the message names it; a key fixed inside a helper stands as the helper call, so it is named by what it locks. */
+function keyName(acquire: Acquire): string {
+  const key = acquire.key;
+  if (key && unwrap(key.node) === acquire.call) return key.glob === '*' ? 'the lock' : `'${key.glob}'`;
+  return describeKey(key);
+}
+
 export const decideRedisFailure: Rule = {
   id: 'decide-redis-failure',
   defaultSeverity: 'warning',
@@ -165,7 +236,7 @@ export const decideRedisFailure: Rule = {
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
       const found = tryCatchPath(model, acquire) ?? catchCallbackPath(model, acquire) ?? unconfiguredBranch(model, acquire);
       if (!found) continue;
-      const key = describeKey(acquire.key);
+      const key = keyName(acquire);
       const when = found.how === 'branch' ? 'When the Redis client is not configured' : `When the acquire of ${key} fails with an error (Redis down, a timeout, a failover)`;
       const value = ts.isReturnStatement(found.grant) ? found.grant.expression : found.grant;
       const ran = () => `\`${(value && calleeName(value as ts.CallExpression)) ?? 'the work'}\``;

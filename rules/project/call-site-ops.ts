@@ -43,7 +43,8 @@ function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Help
   }
   if (spec.field) {
     const fromNew = spec.field.ctorParam !== undefined ? meaning.receiverNew?.arguments?.[spec.field.ctorParam] : undefined;
-    if (fromNew) return keyOf(fromNew);
+    // The constructor may build the key around its parameter (`this.key = 'lock:' + name`).
+    if (fromNew) return spec.head || spec.tail ? composedKey(fromNew, keyOf(fromNew), spec.head, spec.tail) : keyOf(fromNew);
     // The object's own key: the same receiver is the same lock.
     const receiver = meaning.receiver;
     return receiver ? composedKey(receiver, keyOf(receiver), '', `.${spec.field.name}`, spec.glob) : undefined;

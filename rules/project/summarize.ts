@@ -32,18 +32,18 @@ function followAliases(fn: ts.FunctionLikeDeclaration, node: Node, model: LockMo
   return n;
 }
 
-/** The constructor parameter a `this.<field>` is set from (parameter property or `this.f = param`). */
-function constructorParamOf(cls: ts.ClassLikeDeclaration, field: string): number | undefined {
+/** The constructor parameter a `this.<field>` is set from (parameter property, `this.f = param`, or a key built around it: `this.f = 'lock:' + param`). */
+function constructorSourceOf(cls: ts.ClassLikeDeclaration, field: string): { param: number; head: string; tail: string } | undefined {
   const ctor = cls.members.find(ts.isConstructorDeclaration);
   if (!ctor) return undefined;
   const property = ctor.parameters.findIndex((p) => ts.isIdentifier(p.name) && p.name.text === field && (ts.getModifiers(p)?.length ?? 0) > 0);
-  if (property >= 0) return property;
+  if (property >= 0) return { param: property, head: '', tail: '' };
   for (const assignment of descendantsOfKind<ts.BinaryExpression>(ctor, ts.SyntaxKind.BinaryExpression)) {
     if (assignment.operatorToken.kind !== ts.SyntaxKind.EqualsToken) continue;
     const left = assignment.left;
     if (!ts.isPropertyAccessExpression(left) || left.expression.kind !== ts.SyntaxKind.ThisKeyword || left.name.text !== field) continue;
-    const index = parameterIndex(ctor, assignment.right);
-    if (index !== undefined) return index;
+    const source = keyAroundParameter(ctor, unwrap(assignment.right));
+    if (source) return source;
   }
   return undefined;
 }
@@ -52,17 +52,23 @@ function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mode
   if (!key) return undefined;
   const n = followAliases(fn, key.node, model);
   const glob = key.glob;
+  // A key that names none of the parameters is the same key at every call.
+  const usesParams = fn.parameters.some((p) => ts.isIdentifier(p.name) && identifiersNamed(n, p.name.text).length > 0);
+  const fixed = usesParams ? undefined : { head: key.canonical, tail: '', glob };
+  // The call of a helper whose key is fixed inside it stands for that key: its arguments are not the key.
+  if ([...model.acquires, ...model.releases, ...model.extends].some((op) => op.call === n)) return fixed;
   const around = keyAroundParameter(fn, n);
   if (around) return { ...around, glob };
-  if (ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword) {
+  // `this.name`, or `this.take()` whose key is the object's field `name` (written `${this}.name`).
+  const field = ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword ? n.name.text : n.kind === ts.SyntaxKind.ThisKeyword ? /^\$\{this\}\.([\w$]+)$/.exec(key.text)?.[1] : undefined;
+  if (field) {
     const cls = ancestorWhere<ts.ClassLikeDeclaration>(n, (a) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
-    return { field: { name: n.name.text, ctorParam: cls ? constructorParamOf(cls, n.name.text) : undefined }, head: '', tail: '', glob };
+    const source = cls ? constructorSourceOf(cls, field) : undefined;
+    return { field: { name: field, ctorParam: source?.param }, head: source?.head ?? '', tail: source?.tail ?? '', glob };
   }
   const members = optionsParamOf(fn, n);
   if (members !== undefined) return { param: members, members: true, head: '', tail: '', glob };
-  // A key that names none of the parameters is the same key at every call.
-  const usesParams = fn.parameters.some((p) => ts.isIdentifier(p.name) && identifiersNamed(n, p.name.text).length > 0);
-  return usesParams ? undefined : { head: key.canonical, tail: '', glob };
+  return fixed;
 }
 
 /**

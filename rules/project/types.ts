@@ -25,7 +25,7 @@ export interface KeySpec {
    * or names destructured from it): the argument passed there is the key's identity at a call site.
    */
   members?: boolean;
-  /** `this.<field>` set from constructor parameter `ctorParam`. */
+  /** `this.<field>` set from constructor parameter `ctorParam` (with `head` and `tail` around it). */
   field?: { name: string; ctorParam?: number };
   head: string;
   tail: string;

@@ -1,4 +1,5 @@
 import type { RuleCases } from '../harness';
+import { answerInvalidCases, answerValidCases } from './decide-redis-failure-answers';
 import { io, nr, RELEASE } from './preludes';
 
 export const decideRedisFailureCases: RuleCases = {
@@ -112,6 +113,7 @@ export class Locker {
   }
 }
 ` },
+    ...answerValidCases,
   ],
   invalid: [
     {
@@ -235,5 +237,6 @@ export async function tryLock(key: string) {
 }
 `,
     },
+    ...answerInvalidCases,
   ],
 };
