@@ -20,26 +20,31 @@ export interface SetOptions {
 
 const TTL_UNITS = new Set(['EX', 'PX', 'EXAT', 'PXAT']);
 
-/** ioredis / call() / sendCommand() style: a flat list of tokens after key and value. */
-export function readTokenOptions(tokens: readonly ts.Node[]): SetOptions {
-  const options: SetOptions = { nx: false, xx: false, dynamic: false, node: tokens[0] };
+/**
+ * ioredis / call() / sendCommand() style: a flat list of tokens after key and value. A string token is
+ * an option word a thin wrapper writes itself (read at its call site, where only the caller's
+ * arguments are nodes).
+ */
+export function readTokenOptions(tokens: readonly (ts.Node | string)[]): SetOptions {
+  const node = (t: ts.Node | string | undefined) => (typeof t === 'string' ? undefined : t);
+  const options: SetOptions = { nx: false, xx: false, dynamic: false, node: tokens.map(node).find((t) => !!t) };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
-    if (ts.isSpreadElement(token)) {
+    if (typeof token !== 'string' && ts.isSpreadElement(token)) {
       options.dynamic = true;
       continue;
     }
-    const word = literalString(token)?.toUpperCase();
+    const word = (typeof token === 'string' ? token : literalString(token))?.toUpperCase();
     if (word === undefined) {
       // A number right after a TTL unit was consumed below; anything else is unknowable here.
-      if (!ts.isNumericLiteral(unwrap(token))) options.dynamic = true;
+      if (typeof token !== 'string' && !ts.isNumericLiteral(unwrap(token))) options.dynamic = true;
       continue;
     }
     if (word === 'NX') options.nx = true;
     else if (word === 'XX') options.xx = true;
     else if (word === 'KEEPTTL') options.ttl = { unit: 'KEEPTTL' };
-    else if (word === 'IFEQ') options.ifeq = tokens[++i];
-    else if (TTL_UNITS.has(word)) options.ttl = { unit: word as TtlUnit, value: tokens[++i] };
+    else if (word === 'IFEQ') options.ifeq = node(tokens[++i]);
+    else if (TTL_UNITS.has(word)) options.ttl = { unit: word as TtlUnit, value: node(tokens[++i]) };
   }
   return options;
 }

@@ -31,9 +31,20 @@ function forwardedCall(fn: ts.FunctionLikeDeclaration): ts.CallExpression | unde
   const call = found[0];
   let carrier: ts.Node = call;
   while (ts.isAwaitExpression(carrier.parent) || ts.isParenthesizedExpression(carrier.parent) || ts.isAsExpression(carrier.parent)) carrier = carrier.parent;
+  // `return (await client.set(...)) === 'OK'`: the reply, turned into a boolean, is still handed back.
+  if (isReplyTest(carrier.parent)) carrier = carrier.parent;
   const statement = carrier.parent;
   const used = ts.isReturnStatement(statement) || ts.isExpressionStatement(statement) || (ts.isVariableDeclaration(statement) && returnsVariable(body, statement));
   return used && statement.parent && (statement.parent === body || ts.isVariableDeclarationList(statement.parent)) ? call : undefined;
+}
+
+/** `reply === 'OK'`, `reply !== null`: the reply read as a boolean. */
+function isReplyTest(node: ts.Node): boolean {
+  if (!ts.isBinaryExpression(node)) return false;
+  const op = node.operatorToken.kind;
+  const equality = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsEqualsToken || op === ts.SyntaxKind.EqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsToken;
+  const other = unwrap(node.right);
+  return equality && (literalString(other) === 'OK' || other.kind === ts.SyntaxKind.NullKeyword || ts.isNumericLiteral(other));
 }
 
 /** `const result = await client.del(key); return result;` */
@@ -86,6 +97,8 @@ function forwardedArg(fn: ts.FunctionLikeDeclaration, node: Node, depth = 0): Fo
   return keyAroundParameter(fn, n);
 }
 
+const SET_WORDS = /^(?:NX|XX|EX|PX|EXAT|PXAT|KEEPTTL|GET)$/i;
+
 // The client methods a wrapper can forward to: Redis commands the lock model reads, in any case.
 const FORWARDABLE = /^(set|setnx|expire|pexpire|expireat|pexpireat|del|unlink|getdel|delex|get|eval|evalsha|call|sendcommand)$/i;
 
@@ -100,6 +113,12 @@ export function thinWrapper(fn: Node): WrapperSummary | undefined {
   if (call.arguments.length === 0) return undefined;
   const args: ForwardedArg[] = [];
   for (const [i, arg] of call.arguments.entries()) {
+    // An option word of SET the wrapper writes itself: `set(key, value, 'EX', ttl, 'NX')`.
+    const word = i > 1 && /^set$/i.test(method.name) ? literalString(arg) : undefined;
+    if (word !== undefined && SET_WORDS.test(word)) {
+      args.push({ word });
+      continue;
+    }
     // Only the key may be wrapped into a longer key; every other argument is a parameter as given.
     const forwarded = forwardedArg(fn, arg);
     if (!forwarded || (i > 0 && 'param' in forwarded && (forwarded.head || forwarded.tail))) return undefined;

@@ -4,6 +4,7 @@
 // other operation; what is wrong inside the helper itself is reported there, once.
 import { ts } from '../engine/typescript';
 import { commandFromArgs, type RecogniserContext, type RedisCommand } from '../engine/commands';
+import { readTokenOptions } from '../engine/set-options';
 import { composedKey, type KeyRef } from '../engine/keys';
 import { lastSegment, storedName } from '../engine/libraries';
 import type { Acquire, Extend, HelperVia, Release } from '../engine/model';
@@ -17,8 +18,12 @@ type KeyOf = (node: Node) => KeyRef;
 
 /** The command a thin wrapper sends, read from the caller's arguments. */
 export function wrapperCommand(call: ts.CallExpression, meaning: Extract<CallMeaning, { kind: 'wrapper' }>, ctx: RecogniserContext, keyOf: KeyOf, seedKey: (node: Node, key: KeyRef) => void): RedisCommand | undefined {
-  const args: Node[] = [];
+  const args: Array<Node | string> = [];
   for (const forwarded of meaning.wrapper.args) {
+    if ('word' in forwarded) {
+      args.push(forwarded.word);
+      continue;
+    }
     if ('rest' in forwarded) {
       args.push(...call.arguments.slice(forwarded.rest));
       continue;
@@ -29,7 +34,16 @@ export function wrapperCommand(call: ts.CallExpression, meaning: Extract<CallMea
     if (forwarded.head || forwarded.tail) seedKey(arg, composedKey(arg, keyOf(arg), forwarded.head, forwarded.tail));
     args.push(arg);
   }
-  return commandFromArgs(call, meaning.wrapper.method, args, ctx);
+  if (args.every((a): a is Node => typeof a !== 'string')) return commandFromArgs(call, meaning.wrapper.method, args, ctx);
+  // Option words the wrapper writes (only after key and value, only for SET): the caller's key and
+  // value make the command, and the words with the caller's other arguments its options.
+  const [key, value, ...options] = args;
+  if (meaning.wrapper.method.toLowerCase() !== 'set' || typeof key === 'string' || typeof value === 'string') return undefined;
+  const command = commandFromArgs(call, meaning.wrapper.method, [key, value], ctx);
+  if (!command) return undefined;
+  command.args = [value, ...options.filter((o): o is Node => typeof o !== 'string')];
+  command.set = readTokenOptions(options);
+  return command;
 }
 
 function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): KeyRef | undefined {

@@ -125,6 +125,11 @@ function ownReturns(fn: ts.FunctionLikeDeclaration): ts.ReturnStatement[] {
   return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
 }
 
+/** Does `fn` itself (not a function nested in it) throw? */
+function ownThrows(fn: ts.FunctionLikeDeclaration): boolean {
+  return descendantsOfKind<ts.ThrowStatement>(fn, ts.SyntaxKind.ThrowStatement).some((t) => ancestorWhere(t, isFunctionLike) === fn);
+}
+
 const RELEASE_MEMBER = /^(release|unlock|free|close|dispose)$/i;
 
 /** What the helper hands back of this acquire (see AcquireReturn). */
@@ -139,6 +144,8 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   const found = new Set<AcquireReturn>();
   const bodies: Node[] = ownReturns(fn).map((r) => r.expression).filter((e): e is ts.Expression => !!e);
   if (fn.body && !ts.isBlock(fn.body)) bodies.push(fn.body);
+  // `return true` once acquired, `throw` when it gives up: never an answer to test, like redlock's acquire.
+  if (bodies.length > 0 && bodies.every((e) => unwrap(e).kind === ts.SyntaxKind.TrueKeyword) && ownThrows(fn)) return 'throws';
   for (const expression of bodies) {
     const e = unwrap(ts.isAwaitExpression(unwrap(expression)) ? (unwrap(expression) as ts.AwaitExpression).expression : expression);
     if (isFunctionLike(e)) found.add('release-fn');

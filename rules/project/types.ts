@@ -78,8 +78,11 @@ export interface RoutineSummary {
   at: Place;
 }
 
-/** An argument of a forwarded command: a parameter (optionally wrapped into a key), or all from a parameter on. */
-export type ForwardedArg = { param: number; head: string; tail: string } | { rest: number };
+/**
+ * An argument of a forwarded command: a parameter (optionally wrapped into a key), all from a parameter
+ * on, or an option word the wrapper writes itself (`setNX(key, value, ttl)` sending `SET key value EX ttl NX`).
+ */
+export type ForwardedArg = { param: number; head: string; tail: string } | { rest: number } | { word: string };
 
 /** A thin wrapper of one Redis command (`delete(key) { return this.client.del(key) }`). */
 export interface WrapperSummary {

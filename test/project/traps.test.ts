@@ -268,6 +268,54 @@ export async function onResize(terminals: Terminals, id: string, cols: number) {
 `,
     },
   },
+  {
+    name: 'an acquire helper that answers true or throws, awaited without a test',
+    files: {
+      'src/gate.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export class Gate {
+  constructor(private readonly name: string, private readonly token = randomUUID()) {}
+  async enter(waitMs = 30_000): Promise<boolean> {
+    const until = Date.now() + waitMs;
+    while (Date.now() < until) {
+      if ((await redis.set(this.name, this.token, 'PX', 60_000, 'NX')) === 'OK') return true;
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 200));
+    }
+    throw new Error('gate timeout');
+  }
+}
+`,
+      'src/encode.ts': `import { Gate } from './gate';
+const gpu = new Gate('gpu-slot');
+export async function encodeOne(encode: () => Promise<void>) {
+  await gpu.enter();
+  await encode();
+}
+`,
+    },
+  },
+  {
+    name: 'a setNX(key, value, ttl) wrapper that writes EX and NX itself gives its callers a TTL',
+    files: {
+      'src/kv.ts': `import Redis from 'ioredis';
+export class Kv {
+  constructor(private readonly client: Redis) {}
+  async setNX(key: string, value: string, ttlSeconds: number): Promise<boolean> {
+    return (await this.client.set(key, value, 'EX', ttlSeconds, 'NX')) === 'OK';
+  }
+}
+`,
+      'src/board.ts': `import { Kv } from './kv';
+export class Board {
+  constructor(private readonly kv: Kv, private readonly me: string) {}
+  async claim(id: string): Promise<boolean> {
+    return this.kv.setNX(\`board:lock:\${id}\`, this.me, 15);
+  }
+}
+`,
+    },
+  },
 ];
 
 for (const trap of traps) {

@@ -1,0 +1,34 @@
+// A thin wrapper that writes SET's option words itself (`set(key, value, 'NX')`, `'EX', ttl, 'NX'`):
+// its callers' commands carry those options, so what the words leave out is reported at the call.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeProject, findingList } from './harness';
+
+const kv = `import Redis from 'ioredis';
+export class Kv {
+  constructor(private readonly client: Redis) {}
+  async setIfAbsent(key: string, value: string): Promise<boolean> {
+    return (await this.client.set(key, value, 'NX')) === 'OK';
+  }
+  async setIfAbsentFor(key: string, value: string, ttlSeconds: number): Promise<boolean> {
+    return (await this.client.set(key, value, 'EX', ttlSeconds, 'NX')) === 'OK';
+  }
+}
+`;
+
+test('a wrapper that writes NX but no TTL: the caller\'s lock has no expiry, and its ignored answer is reported', () => {
+  const findings = analyzeProject({
+    'src/kv.ts': kv,
+    'src/jobs.ts': `import { Kv } from './kv';
+export async function nightly(kv: Kv, run: () => Promise<void>) {
+  await kv.setIfAbsent('lock:nightly', 'worker');
+  await run();
+}
+export async function hourly(kv: Kv, run: () => Promise<void>) {
+  if (!(await kv.setIfAbsentFor('lock:hourly', 'worker', 60))) return;
+  await run();
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/jobs.ts: check-acquire-result', 'src/jobs.ts: require-ttl'], findings.map((f) => `${f.file}:${f.span.start} ${f.rule}: ${f.message}`).join('\n'));
+});
