@@ -6,8 +6,11 @@ import { LOCK_NAME } from '../engine/lock-name';
 
 const REDIS_CLIENT = /redis|valkey/i;
 const COMMAND_CALL = /\.\s*(?:set|setnx|setNX|del|unlink|expire|pexpire|pExpire|eval|evalsha|evalSha|sendCommand)\s*\(/;
-/** `coordinator.acquire(`, `.using(`: a lock library's object imported under a name without a lock word. */
-const ACQUIRE_CALL = /\.\s*(?:acquire|using|tryAcquire)\s*\(/;
+/**
+ * `coordinator.acquire(`, `.using(`, `claims.acquireMatchOwnership(`: a lock library's object, or a
+ * project helper, imported under a name without a lock word.
+ */
+const ACQUIRE_CALL = /\.\s*(?:tryAcquire|acquire)\w*\s*\(|\.\s*using\s*\(/;
 const IMPORT = /\bfrom\s*['"]|\b(?:require|import)\s*\(\s*['"]/;
 
 // `return this.client.del(key)`, `=> redis.set(k, v, opts)`, `await client.del(key)`: a command call a

@@ -54,3 +54,44 @@ test('check: SARIF relatedLocations name the helper file, pretty output prints i
   const pretty = runCli(['check', 'src'], tree.root).stdout;
   assert.match(pretty, /src\/lib\/lock\/redis-lock\.ts:3:10 {2}the acquire inside take/);
 });
+
+test('check: a file with no lock word that calls an imported acquire (a Redlock made elsewhere, an acquire* helper) is analysed', () => {
+  const words = makeTree({
+    'src/coordination.ts': `import Redlock from 'redlock';
+import Redis from 'ioredis';
+export const coordinator = new Redlock([new Redis()]);
+`,
+    'src/claims.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export class Claims {
+  async acquireMatchOwnership(id: string, me: string) { return (await redis.set(\`claim:\${id}\`, me, 'EX', 10, 'NX')) === 'OK'; }
+  async releaseMatchOwnership(id: string, me: string) { await redis.eval(RELEASE, 1, \`claim:\${id}\`, me); }
+}
+export const newOwner = () => randomUUID();
+`,
+    // Neither file says "lock": only their calls and imports lead to lock code.
+    'src/search.ts': `import { coordinator } from './coordination';
+export async function reindex(rebuild: () => Promise<void>) {
+  const held = await coordinator.acquire(['search:rebuild'], 30_000);
+  await rebuild();
+  await held.release();
+}
+`,
+    'src/arena.ts': `import { Claims, newOwner } from './claims';
+export async function open(claims: Claims, id: string, run: () => Promise<void>) {
+  const me = newOwner();
+  if (!(await claims.acquireMatchOwnership(id, me))) return;
+  await run();
+  await claims.releaseMatchOwnership(id, me);
+}
+`,
+  });
+  try {
+    const { report } = checkJson(['src'], words.root);
+    assert.deepEqual(report.findings.map((f) => `${f.file} ${f.rule}`).sort(), ['src/arena.ts release-on-all-paths', 'src/search.ts release-on-all-paths']);
+  } finally {
+    words.remove();
+  }
+});
