@@ -43,7 +43,8 @@ function plainSet(command: RedisCommand): boolean {
 /** Adds NX in the call's own option style. */
 function addNx(command: RedisCommand): Fix | undefined {
   const set = command.set;
-  if (!set?.ttl || set.ttl.unit === 'KEEPTTL') return undefined;
+  // A cache client's set(key, value, ttl) has no NX to add: the lock needs the Redis client itself.
+  if (!set?.ttl || set.ttl.unit === 'KEEPTTL' || set.ttlOnly) return undefined;
   const options = set.node ? unwrap(set.node) : undefined;
   const title = 'Acquire with NX (only if the key does not exist)';
   if (options && ts.isObjectLiteralExpression(options)) {

@@ -163,12 +163,24 @@ function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Nod
     } else if (object && ts.isObjectLiteralExpression(object)) {
       result.set = readObjectOptions(optionArgs[0], ctx.lookup);
       result.style = hasLowerCaseOptions(object) ? 'upstash' : 'node-redis';
+    } else if (optionArgs.length === 1 && isTtlArgument(optionArgs[0], ctx)) {
+      // cache-manager and Keyv: set(key, value, ttl), a plain write that expires (no NX).
+      result.set = { nx: false, xx: false, dynamic: false, ttl: { unit: 'PX', value: optionArgs[0] }, node: optionArgs[0], ttlOnly: true };
     } else {
       result.set = readTokenOptions(optionArgs);
       if (optionArgs.length > 0 && !style) result.style = 'ioredis';
     }
   }
   return result;
+}
+
+/** A lone third argument of set() that is a number or a duration, not an option word. */
+function isTtlArgument(node: ts.Node, ctx: RecogniserContext): boolean {
+  const n = unwrap(node);
+  if (ts.isNumericLiteral(n) || ts.isBinaryExpression(n)) return true;
+  if (!ts.isIdentifier(n) && !ts.isPropertyAccessExpression(n)) return false;
+  const init = ts.isIdentifier(n) ? ctx.lookup(n) : undefined;
+  return init ? literalString(init) === undefined : /ttl|ms|seconds|duration|expir|timeout/i.test(n.getText());
 }
 
 function shaLua(node: ts.Node, ctx: RecogniserContext): string | undefined {

@@ -16,6 +16,8 @@ export interface SetOptions {
   dynamic: boolean;
   /** The node holding the options (the object literal, or the first option token). */
   node?: ts.Node;
+  /** set(key, value, ttl) of a cache client (cache-manager, Keyv): it takes a TTL and no NX. */
+  ttlOnly?: boolean;
 }
 
 const TTL_UNITS = new Set(['EX', 'PX', 'EXAT', 'PXAT']);

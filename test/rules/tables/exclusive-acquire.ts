@@ -70,6 +70,22 @@ export async function clearLockout(userId: string) {
   ],
   invalid: [
     {
+      name: "cache-manager's set(key, value, ttl) after a get: check-then-act, and no NX to add",
+      typecheck: false,
+      code: `import type { Cache } from 'cache-manager';
+declare const store: Cache;
+export async function acquireLock(name: string, ms: number) {
+  if (await store.get(name)) return false;
+  await store.set(name, Date.now(), ms);
+  return true;
+}
+export async function releaseLock(name: string) {
+  await store.del(name);
+}
+`,
+      output: null,
+    },
+    {
       name: 'ioredis SET PX without NX, reply tested',
       message: ['has no NX', 'always replies OK'],
       code: `${io}export async function lockOrder(id: string, token: string) {
