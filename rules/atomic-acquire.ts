@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
-import { isPlainReference, isRedisAcquire, receiverText } from './engine/queries';
+import { isPlainReference, isRedisAcquire, clientReceiver } from './engine/queries';
 import { tokenWeakness } from './engine/token-strength';
 import type { TtlUnit } from './engine/set-options';
 import { atomicSet, guardedRelease, removeStatement } from './fixes/text';
@@ -29,9 +29,10 @@ function expireStatementToRemove(call: Node): Node | undefined {
 
 function fix(model: LockModel, acquire: Acquire): Fix | Fix[] | string | undefined {
   const expire = acquire.laterExpire;
-  const receiver = receiverText(acquire.call);
+  const receiver = clientReceiver(acquire);
   if (!expire || !acquire.token || !acquire.key) return undefined;
   if (expire.batch || acquire.command?.batch) return 'No automatic fix: the acquire is inside a MULTI or pipeline; take the lock with one SET key token NX PX ttl before it.';
+  if (acquire.command?.wrapped) return `No automatic fix: the acquire goes through the project's wrapper ${acquire.call.expression.getText()}, which may not send SET with options; make it send one SET key token NX PX ttl.`;
   if (!receiver) return 'No automatic fix: the acquire is not a method call on a client.';
   if (acquire.kind === 'setnx' && !resultUsedOnlyAsTruthy(acquire)) return 'No automatic fix: the SETNX reply (1/0) is used as a number; SET NX replies OK/null, so rewrite that use by hand.';
   const ttl = expire.args[0];
@@ -64,7 +65,7 @@ function safeLock(model: LockModel, acquire: Acquire, receiver: string, unit: Tt
   const tokenText = fresh?.name ?? unwrap(token).getText();
   const edits: TextEdit[] = [...(fresh?.declare ?? []), { ...spanOf(acquire.call), newText: atomicSet(model.style, receiver, key.node.getText(), tokenText, unit, ttl) }, removeExpire];
   for (const release of releases) {
-    const releaseReceiver = receiverText(release.call);
+    const releaseReceiver = clientReceiver(release);
     const keyNode = release.command?.keys[0];
     if (!releaseReceiver || !keyNode) return undefined;
     const guarded = guardedRelease(model, releaseReceiver, keyNode.getText(), tokenText);

@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
 import { isFunctionOrArrow, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
-import { receiverText, visibleToken } from './engine/queries';
+import { clientReceiver, visibleToken } from './engine/queries';
 import { guardedExtend } from './fixes/text';
 import type { ServerKind } from './config';
 import { extendFixTitle } from './fixes/server-commands';
@@ -37,7 +37,7 @@ function replyUnused(call: Node): boolean {
 }
 
 function fix(model: LockModel, extend: Extend, server: ServerKind): Fix | string {
-  const receiver = receiverText(extend.call);
+  const receiver = clientReceiver(extend);
   const command = extend.command;
   const keyNode = command?.keys[0];
   const ttl = ttlMsText(extend);

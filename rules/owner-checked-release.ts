@@ -6,7 +6,7 @@ import type { LockModel, Release } from './engine/model';
 import { ancestorWhere, callsNamed, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { ServerKind } from './config';
 import { releaseFixTitle } from './fixes/server-commands';
-import { isRedisAcquire, receiverText, visibleToken } from './engine/queries';
+import { isRedisAcquire, clientReceiver, visibleToken } from './engine/queries';
 import { freshToken } from './fixes/token';
 import { guardedRelease, removeStatement } from './fixes/text';
 import type { Rule } from './rule';
@@ -14,10 +14,11 @@ import type { Fix, TextEdit } from './types';
 
 /** The pieces of a DEL that can be replaced by a guarded call; a reason when it cannot be. */
 function replaceable(model: LockModel, release: Release): { receiver: string; keyNode: Node; awaited: boolean; statement: Node } | string {
-  const receiver = receiverText(release.call);
+  const receiver = clientReceiver(release);
   const keyNode = release.command?.keys.find((k) => release.key && sameKey(model.keyOf(k), release.key));
   if (release.kind === 'script') return 'No automatic fix: rewrite the script to compare the token before it deletes (see the rule documentation).';
   if (release.command?.batch) return 'No automatic fix: the DEL is part of a MULTI or pipeline; release with a compare-and-delete after it.';
+  if (release.command?.wrapped) return `No automatic fix: the DEL goes through the project's wrapper ${release.call.expression.getText()}, which may offer no compare-and-delete; release through one that runs the Lua compare-and-delete.`;
   if (!receiver || !keyNode || (release.command?.keys.length ?? 0) > 1) return 'No automatic fix: the DEL deletes several keys; release the lock key alone with a compare-and-delete.';
   const statement = valueCarrier(release.call).parent;
   if (!ts.isExpressionStatement(statement)) return 'No automatic fix: the DEL reply is used; a compare-and-delete replies 1 or 0 the same way, so rewrite it by hand.';

@@ -1,7 +1,7 @@
 // An NX acquire that never gets an expiry: if the holder dies, the lock is held forever.
 import type { Acquire, LockModel } from './engine/model';
 import { spanOf } from './engine/nodes';
-import { isLockAcquire, isRedisAcquire, receiverText } from './engine/queries';
+import { isLockAcquire, isRedisAcquire, clientReceiver } from './engine/queries';
 import { atomicSet } from './fixes/text';
 import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
 import type { Rule } from './rule';
@@ -11,7 +11,7 @@ import { describeKey } from './engine/keys';
 const DEFAULT_TTL_MS = '30000';
 
 function fix(model: LockModel, acquire: Acquire): Fix | undefined {
-  const receiver = receiverText(acquire.call);
+  const receiver = clientReceiver(acquire);
   if (acquire.kind === 'lua' || acquire.command?.batch || !receiver || !acquire.key || !acquire.token) return undefined;
   if (acquire.kind === 'setnx' && !resultUsedOnlyAsTruthy(acquire)) return undefined;
   return {

@@ -37,6 +37,8 @@ export interface RedisCommand {
   style?: ClientStyle;
   /** The MULTI/pipeline the command is queued on. */
   batch?: { root: ts.Node; kind: 'multi' | 'pipeline' };
+  /** Sent through a project wrapper (`redisService.delete(key)`): the call is not the client's own. */
+  wrapped?: boolean;
 }
 
 /** A named Lua script registered with defineCommand / `scripts: {...}` / node-redis defineScript. */

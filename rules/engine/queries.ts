@@ -1,5 +1,6 @@
 // Questions rules ask of the model, answered once here so every rule agrees on them.
 import { ts } from './typescript';
+import type { RedisCommand } from './commands';
 import type { Acquire, LockModel } from './model';
 import { isLockFunction, looksLikeLockKey, type KeyRef } from './keys';
 import { ancestorWhere, contains, declarationOf, enclosingFunction, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
@@ -20,6 +21,14 @@ export function isLockAcquire(model: LockModel, a: Acquire): boolean {
   if (!a.key || a.marker) return false;
   const key = a.key;
   return looksLikeLockKey(key) || model.releasesOn(key).length > 0 || model.extendsOn(key).length > 0 || (isFunctionLike(a.fn) && isLockFunction(a.fn));
+}
+
+/**
+ * The client a fix can write a new call on: the receiver of the command's own call, but none for a
+ * call through a project wrapper (`redisService.delete(key)`), whose class may have no `set` or `eval`.
+ */
+export function clientReceiver(op: { call: Node; command?: RedisCommand }): string | undefined {
+  return op.command?.wrapped ? undefined : receiverText(op.call);
 }
 
 /** The receiver text of a method call (`this.redis` in `this.redis.set(...)`). */

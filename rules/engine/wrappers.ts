@@ -20,7 +20,12 @@ function forwardedCall(fn: ts.FunctionLikeDeclaration): ts.CallExpression | unde
   if (!ts.isBlock(body)) {
     let n = unwrap(body);
     if (ts.isAwaitExpression(n)) n = unwrap(n.expression);
-    return ts.isCallExpression(n) ? n : undefined;
+    return ts.isCallExpression(n) ? n : promisified(n);
+  }
+  const only = body.statements.length === 1 ? body.statements[0] : undefined;
+  if (only && ts.isReturnStatement(only) && only.expression) {
+    const wrapped = promisified(unwrap(only.expression));
+    if (wrapped) return wrapped;
   }
   // The file index lists the body's calls: asked of every function of a file, a walk of each body cost
   // more than building the file's lock model. Calls inside a nested function are not the function's own.
@@ -36,6 +41,21 @@ function forwardedCall(fn: ts.FunctionLikeDeclaration): ts.CallExpression | unde
   const statement = carrier.parent;
   const used = ts.isReturnStatement(statement) || ts.isExpressionStatement(statement) || (ts.isVariableDeclaration(statement) && returnsVariable(body, statement));
   return used && statement.parent && (statement.parent === body || ts.isVariableDeclarationList(statement.parent)) ? call : undefined;
+}
+
+/**
+ * A callback-style client call promisified by hand (node_redis v3):
+ * `new Promise((resolve, reject) => client.setnx(k, v, (err, reply) => ...))`. The callback is not an
+ * argument of the command (the recogniser drops it), so the call forwards like any other.
+ */
+function promisified(n: ts.Node): ts.CallExpression | undefined {
+  if (!ts.isNewExpression(n) || unwrap(n.expression).getText() !== 'Promise') return undefined;
+  const executor = n.arguments?.[0] ? unwrap(n.arguments[0]) : undefined;
+  if (!executor || !(ts.isArrowFunction(executor) || ts.isFunctionExpression(executor))) return undefined;
+  const body = executor.body;
+  const inner = ts.isBlock(body) ? (body.statements.length === 1 && ts.isExpressionStatement(body.statements[0]) ? body.statements[0].expression : undefined) : body;
+  const call = inner ? unwrap(inner) : undefined;
+  return call && ts.isCallExpression(call) && FORWARDABLE.test(methodOf(call)?.name ?? '') && call.arguments.some(isFunctionLike) ? call : undefined;
 }
 
 /** `reply === 'OK'`, `reply !== null`: the reply read as a boolean. */
@@ -113,6 +133,8 @@ export function thinWrapper(fn: Node): WrapperSummary | undefined {
   if (call.arguments.length === 0) return undefined;
   const args: ForwardedArg[] = [];
   for (const [i, arg] of call.arguments.entries()) {
+    // A node-style callback is how the reply comes back, not an argument of the command.
+    if (isFunctionLike(unwrap(arg)) && i === call.arguments.length - 1) continue;
     // An option word of SET the wrapper writes itself: `set(key, value, 'EX', ttl, 'NX')`.
     const word = i > 1 && /^set$/i.test(method.name) ? literalString(arg) : undefined;
     if (word !== undefined && SET_WORDS.test(word)) {

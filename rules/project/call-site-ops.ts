@@ -34,6 +34,12 @@ export function wrapperCommand(call: ts.CallExpression, meaning: Extract<CallMea
     if (forwarded.head || forwarded.tail) seedKey(arg, composedKey(arg, keyOf(arg), forwarded.head, forwarded.tail));
     args.push(arg);
   }
+  const command = commandOfArgs(call, meaning, args, ctx);
+  if (command) command.wrapped = true;
+  return command;
+}
+
+function commandOfArgs(call: ts.CallExpression, meaning: Extract<CallMeaning, { kind: 'wrapper' }>, args: Array<Node | string>, ctx: RecogniserContext): RedisCommand | undefined {
   if (args.every((a): a is Node => typeof a !== 'string')) return commandFromArgs(call, meaning.wrapper.method, args, ctx);
   // Option words the wrapper writes (only after key and value, only for SET): the caller's key and
   // value make the command, and the words with the caller's other arguments its options.

@@ -32,3 +32,31 @@ export async function hourly(kv: Kv, run: () => Promise<void>) {
   });
   assert.deepEqual(findingList(findings), ['src/jobs.ts: check-acquire-result', 'src/jobs.ts: require-ttl'], findings.map((f) => `${f.file}:${f.span.start} ${f.rule}: ${f.message}`).join('\n'));
 });
+
+test('a finding on a call through a command wrapper offers no fix that would call a method the wrapper lacks', () => {
+  const findings = analyzeProject({
+    'src/redis.service.ts': `import Redis from 'ioredis';
+export class RedisService {
+  private client = new Redis();
+  async setnx(key: string, value: string) { return this.client.setnx(key, value); }
+  async expire(key: string, seconds: number) { return this.client.expire(key, seconds); }
+  async delete(key: string) { return this.client.del(key); }
+}
+`,
+    'src/orders.ts': `import { randomUUID } from 'node:crypto';
+import { RedisService } from './redis.service';
+export async function pay(redisService: RedisService, id: string, charge: () => Promise<void>) {
+  const key = \`lock:order:\${id}\`;
+  const token = randomUUID();
+  if (!(await redisService.setnx(key, token))) return;
+  await redisService.expire(key, 30);
+  try { await charge(); } finally { await redisService.delete(key); }
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/orders.ts: atomic-acquire', 'src/orders.ts: owner-checked-release']);
+  for (const f of findings) {
+    assert.deepEqual(f.fixes, [], `${f.rule} must not rewrite the wrapper call`);
+    assert.match(f.noFix ?? '', /wrapper redisService\.(setnx|delete)/);
+  }
+});
