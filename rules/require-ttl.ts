@@ -1,6 +1,7 @@
 // An NX acquire that never gets an expiry: if the holder dies, the lock is held forever.
 import type { Acquire, LockModel } from './engine/model';
-import { spanOf } from './engine/nodes';
+import { ts } from './engine/typescript';
+import { literalNumber, spanOf, unwrap, type Node } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire, clientReceiver } from './engine/queries';
 import { atomicSet } from './fixes/text';
 import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
@@ -21,6 +22,32 @@ function fix(model: LockModel, acquire: Acquire): Fix | undefined {
   };
 }
 
+const FOREVER = /^(?:Number\.MAX_SAFE_INTEGER|Number\.MAX_VALUE|Infinity|Number\.POSITIVE_INFINITY)$/;
+/** A redlock duration longer than a day is no expiry for a crashed holder: it outlives every incident. */
+const DAY_MS = 86_400_000;
+
+/** The duration of redlock's acquire/using/lock when it is "forever" (MAX_SAFE_INTEGER, Infinity, > a day). */
+function foreverDuration(acquire: Acquire, model: LockModel): Node | undefined {
+  if (acquire.kind !== 'redlock' && acquire.kind !== 'redlock-using') return undefined;
+  const duration = acquire.call.arguments[1];
+  if (!duration) return undefined;
+  let n = unwrap(duration);
+  if (ts.isIdentifier(n) && !FOREVER.test(n.text)) n = unwrap(model.lookup(n) ?? n);
+  const text = n.getText().replace(/\s+/g, '');
+  const value = numberOf(n);
+  return FOREVER.test(text) || (value !== undefined && value > DAY_MS) ? duration : undefined;
+}
+
+/** A number written as a literal or a product or sum of literals (`7 * 86_400_000`). */
+function numberOf(node: Node): number | undefined {
+  const n = unwrap(node);
+  if (!ts.isBinaryExpression(n)) return literalNumber(n);
+  const [left, right] = [numberOf(n.left), numberOf(n.right)];
+  if (left === undefined || right === undefined) return undefined;
+  if (n.operatorToken.kind === ts.SyntaxKind.AsteriskToken) return left * right;
+  return n.operatorToken.kind === ts.SyntaxKind.PlusToken ? left + right : undefined;
+}
+
 export const requireTtl: Rule = {
   id: 'require-ttl',
   defaultSeverity: 'error',
@@ -34,6 +61,14 @@ export const requireTtl: Rule = {
         span: spanOf(acquire.call),
         message: `${what} ${key} with no expiry. If this process crashes or is killed before it releases, the lock is held forever and every other worker waits on it (PTTL -1). Acquire with SET key token NX PX ttl.`,
         fix: () => fix(model, acquire),
+      });
+    }
+    for (const acquire of model.acquires) {
+      const forever = foreverDuration(acquire, model);
+      if (!forever) continue;
+      report({
+        span: spanOf(forever),
+        message: `This redlock lock on ${describeKey(acquire.key)} lasts ${forever.getText()} ms: in effect it never expires. If this process crashes or is killed before it releases, every other process waits on it (or fails to acquire) until an operator deletes the key. Give it a TTL the work can finish in, and extend it while the work runs (redlock.using() does).`,
       });
     }
   },

@@ -26,6 +26,20 @@ export const requireTtlCases: RuleCases = {
   ],
   invalid: [
     {
+      name: 'a redlock lock held for Number.MAX_SAFE_INTEGER ms, or more than a day, never expires in practice',
+      count: 2,
+      message: ['never expires'],
+      output: null,
+      code: `import Redlock from 'redlock';
+import Redis from 'ioredis';
+const redlock = new Redlock([new Redis()], { retryCount: 2 });
+const FOREVER = Number.MAX_SAFE_INTEGER;
+export const grab = (item: string) => redlock.acquire([\`grab:\${item}\`], FOREVER);
+export const hold = (room: string) => redlock.acquire([\`room:\${room}\`], 7 * 86_400_000);
+export const briefly = (room: string) => redlock.acquire([\`room:\${room}\`], 30_000);
+`,
+    },
+    {
       name: 'Upstash { nx: true } with no TTL: the fix writes the lower-case option',
       code: `${upstash}export async function run(id: string) {
   const ok = await kv.set(\`lock:job:\${id}\`, 'x', { nx: true });
