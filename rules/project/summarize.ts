@@ -125,6 +125,21 @@ function ownReturns(fn: ts.FunctionLikeDeclaration): ts.ReturnStatement[] {
   return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
 }
 
+/**
+ * Does `fn` keep the acquire's answer on its object (`this.holding = true` / `= ok`)? An elector that
+ * records whether it leads is asked by its other methods (`isLeader()`); a caller that ignores the
+ * answer it also returns does not act on a lock it lacks.
+ */
+function recordsAnswer(fn: ts.FunctionLikeDeclaration, names: ReadonlySet<string>): boolean {
+  return descendantsOfKind<ts.BinaryExpression>(fn, ts.SyntaxKind.BinaryExpression).some((b) => {
+    if (b.operatorToken.kind !== ts.SyntaxKind.EqualsToken || ancestorWhere(b, isFunctionLike) !== fn) return false;
+    const left = unwrap(b.left);
+    if (!ts.isPropertyAccessExpression(left) || left.expression.kind !== ts.SyntaxKind.ThisKeyword) return false;
+    const right = unwrap(b.right);
+    return right.kind === ts.SyntaxKind.TrueKeyword || (ts.isIdentifier(right) && names.has(right.text)) || identifiersNamed(right, names).length > 0;
+  });
+}
+
 /** Does `fn` itself (not a function nested in it) throw? */
 function ownThrows(fn: ts.FunctionLikeDeclaration): boolean {
   return descendantsOfKind<ts.ThrowStatement>(fn, ts.SyntaxKind.ThrowStatement).some((t) => ancestorWhere(t, isFunctionLike) === fn);
@@ -132,10 +147,29 @@ function ownThrows(fn: ts.FunctionLikeDeclaration): boolean {
 
 const RELEASE_MEMBER = /^(release|unlock|free|close|dispose)$/i;
 
+/** `const ok = (await redis.set(...)) === 'OK'` (or `!!`, `Boolean(...)`): the variable holding the acquire's answer. */
+function answerVariable(call: Node): string | undefined {
+  let node: Node = call;
+  for (;;) {
+    const parent = node.parent;
+    const comparesToLiteral = ts.isBinaryExpression(parent) && EQUALITY.has(parent.operatorToken.kind) && [parent.left, parent.right].some((side) => ts.isLiteralExpression(unwrap(side)));
+    const negates = ts.isPrefixUnaryExpression(parent) && parent.operator === ts.SyntaxKind.ExclamationToken;
+    const booleanCall = ts.isCallExpression(parent) && ts.isIdentifier(parent.expression) && parent.expression.text === 'Boolean';
+    if (!(ts.isAwaitExpression(parent) || ts.isParenthesizedExpression(parent) || comparesToLiteral || negates || booleanCall)) break;
+    node = parent;
+  }
+  const declaration = node.parent;
+  return ts.isVariableDeclaration(declaration) && declaration.initializer === node && ts.isIdentifier(declaration.name) ? declaration.name.text : undefined;
+}
+
+const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+
 /** What the helper hands back of this acquire (see AcquireReturn). */
 function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireReturn {
   const names = new Set<string>();
   if (acquire.result.kind === 'assigned') names.add(acquire.result.name);
+  const answer = answerVariable(acquire.call);
+  if (answer) names.add(answer);
   const tokenName = acquire.token && ts.isIdentifier(unwrap(acquire.token)) ? (unwrap(acquire.token) as ts.Identifier).text : undefined;
   // What the acquire itself hands back: redlock's a Lock object (it throws when busy), redis-semaphore's
   // acquire() nothing (it throws on timeout); a Redis reply or tryAcquire's boolean says acquired or not.
@@ -157,9 +191,10 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
     else if (ts.isIdentifier(e) && e.text === acquire.owner && (acquire.kind === 'semaphore' || acquire.kind === 'semaphore-try')) found.add('lock-object');
     else if (e.pos <= acquire.call.pos && acquire.call.end <= e.end) found.add(value);
     else if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) found.add('reply');
-    else if (identifiersNamed(e, names).length > 0) found.add(value);
+    else if ((ts.isIdentifier(e) && names.has(e.text)) || identifiersNamed(e, names).length > 0) found.add(value);
   }
-  for (const kind of ['release-fn', 'lock-object', 'token', 'reply', 'throws'] as const) if (found.has(kind)) return kind;
+  if (found.has('reply') && recordsAnswer(fn, names)) return 'recorded';
+  for (const kind of ['release-fn', 'lock-object', 'token', 'reply', 'recorded', 'throws'] as const) if (found.has(kind)) return kind;
   const throwsWhenBusy = descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
     (s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length + (ts.isThrowStatement(s.thenStatement) ? 1 : 0) > 0,
   );

@@ -42,9 +42,10 @@ export type TokenSpec =
 /**
  * What the acquire helper hands back: the acquire's own reply (truthy when acquired), the token (or a
  * falsy value when busy), a release function, a lock object, nothing useful (it throws when busy), or
- * something this analysis cannot tell.
+ * something this analysis cannot tell; or its answer, which it also records on its object
+ * (`this.isLeader = true`) for the object's other methods to read.
  */
-export type AcquireReturn = 'reply' | 'token' | 'release-fn' | 'lock-object' | 'throws' | 'unknown';
+export type AcquireReturn = 'reply' | 'token' | 'release-fn' | 'lock-object' | 'throws' | 'recorded' | 'unknown';
 
 export interface AcquireSummary {
   key: KeySpec;

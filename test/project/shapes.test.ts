@@ -421,6 +421,29 @@ export async function render(locks: ReportLocks, id: string, draw: () => Promise
     },
     expected: ['src/reports.ts: release-on-all-paths'],
   },
+  {
+    name: 'a claim() that answers a comparison of the reply, ignored by its caller',
+    files: {
+      'src/elector.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class Elector {
+  private readonly id = randomUUID();
+  constructor(private readonly redis: Redis) {}
+  async claim(): Promise<boolean> {
+    const ok = (await this.redis.set('lock:leader', this.id, 'PX', 10000, 'NX')) === 'OK';
+    return ok;
+  }
+}
+`,
+      'src/main.ts': `import { Elector } from './elector';
+export async function tick(elector: Elector, work: () => Promise<void>) {
+  await elector.claim();
+  await work();
+}
+`,
+    },
+    expected: ['src/main.ts: check-acquire-result'],
+  },
 ];
 
 for (const shape of shapes) {

@@ -316,6 +316,33 @@ export class Board {
 `,
     },
   },
+  {
+    name: 'an elector that records whether it leads on itself, its answer to claim() ignored by a caller that asks isLeader()',
+    files: {
+      'src/elector.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class Elector {
+  private leading = false;
+  private readonly id = randomUUID();
+  constructor(private readonly redis: Redis) {}
+  async claim(): Promise<boolean> {
+    const ok = (await this.redis.set('lock:leader', this.id, 'PX', 10000, 'NX')) === 'OK';
+    this.leading = ok;
+    return ok;
+  }
+  isLeader(): boolean {
+    return this.leading;
+  }
+}
+`,
+      'src/main.ts': `import { Elector } from './elector';
+export async function tick(elector: Elector, work: () => Promise<void>) {
+  await elector.claim();
+  if (elector.isLeader()) await work();
+}
+`,
+    },
+  },
 ];
 
 for (const trap of traps) {
