@@ -72,6 +72,20 @@ function catchAndAfter(releases: Release[]): boolean {
   });
 }
 
+/** A release in a catch clause and one in its try block: an exception in the try releases too. */
+function catchAndTry(releases: Release[]): { release: Release; tryBlock: Node } | undefined {
+  for (const r of releases) {
+    const clause = ancestorWhere<ts.CatchClause>(r.call, ts.isCatchClause);
+    // Only a release every run of the catch reaches: a statement of the catch block itself.
+    const statement = ancestorWhere(r.call, ts.isExpressionStatement);
+    if (!clause || statement?.parent !== clause.block) continue;
+    const tryStatement = clause.parent;
+    const inTry = releases.find((other) => other !== r && contains(tryStatement.tryBlock, other.call));
+    if (inTry) return { release: inTry, tryBlock: tryStatement.tryBlock };
+  }
+  return undefined;
+}
+
 /** The `if (!ok) return/throw` right after an acquire: the not-acquired path, which has nothing to release. */
 export function isGuard(statement: Node, acquire: Acquire): boolean {
   if (!ts.isIfStatement(statement)) return false;
@@ -86,7 +100,7 @@ export interface Exit {
 }
 
 /** The first await/throw/return between the acquire and the release that skips the release. */
-export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart()): Exit | undefined {
+export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart(), caught?: Node): Exit | undefined {
   const from = acquire.call.end;
   // Passed to getStart, which otherwise walks up to the file from every node visited.
   const sourceFile = acquire.fn.getSourceFile();
@@ -106,11 +120,13 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     if (node.getStart(sourceFile) >= from) {
       // The separate EXPIRE of a non-atomic acquire is atomic-acquire's finding, not the work.
       const ttlSetter = acquire.laterExpire && contains(node, acquire.laterExpire.call);
-      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call)) {
+      // An exception inside `caught` reaches a catch that releases.
+      const throwsPast = !caught || !contains(caught, node);
+      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && throwsPast) {
         found = { node, kind: 'exception' };
         return;
       }
-      if (ts.isThrowStatement(node)) {
+      if (ts.isThrowStatement(node) && throwsPast) {
         found = { node, kind: 'exception' };
         return;
       }
@@ -138,6 +154,11 @@ export function releaseCoverage(model: LockModel, acquire: Acquire) {
   if (releases.length === 0) return undefined;
   if (escapes(acquire, releases.map((r) => r.call))) return undefined;
   if (releases.some((r) => isFinallyCallback(r)) || catchAndAfter(releases)) return undefined;
+  const caught = catchAndTry(releases);
+  if (caught) {
+    const exit = firstExit(acquire, caught.release, caught.release.call.getStart(), caught.tryBlock);
+    return exit ? { release: caught.release, exit, statement: enclosingStatement(caught.release.call) } : undefined;
+  }
   const guarded = releases.map((r) => ({ r, tryStatement: finallyTry(r, acquire) })).find((g) => g.tryStatement);
   if (guarded?.tryStatement) {
     // Awaited work between the acquire (and its check) and the try that releases can throw past it.

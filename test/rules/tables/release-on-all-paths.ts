@@ -41,6 +41,18 @@ export const releaseOnAllPathsCases: RuleCases = {
   await redis.eval(${RELEASE}, 1, key, token);
 }
 ` },
+    { name: 'release at the end of the try and in its catch', code: `${io}export async function run(key: string, token: string): Promise<number> {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return 409;
+  try {
+    await work();
+    await redis.eval(${RELEASE}, 1, key, token);
+    return 200;
+  } catch (err) {
+    await redis.eval(${RELEASE}, 1, key, token);
+    return 500;
+  }
+}
+` },
     { name: 'promise .finally', code: `${rl}export async function run() {
   const lock = await redlock.acquire(['report'], 5000);
   return work().finally(() => lock.release());
@@ -55,6 +67,41 @@ export const releaseOnAllPathsCases: RuleCases = {
 ` },
   ],
   invalid: [
+    {
+      name: 'release in the try and in its catch, but an early return in the try skips both',
+      message: ['the early `return 204;`'],
+      code: `${io}export async function run(key: string, token: string, empty: boolean): Promise<number> {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return 409;
+  try {
+    if (empty) return 204;
+    await work();
+    await redis.eval(${RELEASE}, 1, key, token);
+    return 200;
+  } catch (err) {
+    await redis.eval(${RELEASE}, 1, key, token);
+    return 500;
+  }
+}
+`,
+      output: null,
+    },
+    {
+      name: 'release in the try, and in its catch only for some errors',
+      message: ['an exception from `await work()`'],
+      code: `${io}export async function run(key: string, token: string): Promise<number> {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return 409;
+  try {
+    await work();
+    await redis.eval(${RELEASE}, 1, key, token);
+    return 200;
+  } catch (err) {
+    if (err instanceof TypeError) await redis.eval(${RELEASE}, 1, key, token);
+    return 500;
+  }
+}
+`,
+      output: null,
+    },
     {
       name: 'awaited work between the acquire check and the try that releases',
       message: ['an exception from `await load(id)`'],
