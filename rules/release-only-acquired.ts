@@ -84,7 +84,7 @@ function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean
   }
   const block = tryStatement.parent;
   if (!ts.isBlock(block) && !ts.isSourceFile(block)) return false;
-  return block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && /\b(?:return|throw)\b/.test(s.thenStatement.getText()));
+  return block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && /\b(?:return|throw|continue|break)\b/.test(s.thenStatement.getText()));
 }
 
 /** `res.on('finish', () => del(key))` written before the acquire's answer is tested. */

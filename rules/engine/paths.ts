@@ -3,7 +3,7 @@
 import { ts } from './typescript';
 import { sameKey } from './keys';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, type Node } from './nodes';
+import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, type Node } from './nodes';
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
@@ -112,6 +112,16 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     if (ts.isCatchClause(node) && contains(node.parent.tryBlock, acquire.call)) return;
     // `while (!(await acquire())) { ... }`: the loop body runs while the lock is not held.
     if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;
+    // Work in a try whose catch swallows the error, before the release: its exceptions go on to the release.
+    if (ts.isTryStatement(node) && swallows(node) && node.end <= to && !contains(node, acquire.call)) {
+      const outer = caught;
+      caught = node.tryBlock;
+      visit(node.tryBlock);
+      caught = outer;
+      if (node.catchClause) visit(node.catchClause);
+      if (node.finallyBlock) visit(node.finallyBlock);
+      return;
+    }
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.
     if (ts.isIfStatement(node) && isGuard(node, acquire) && !contains(node.thenStatement, release.call)) {
       if (node.elseStatement) visit(node.elseStatement);
@@ -139,6 +149,14 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   };
   ts.forEachChild(acquire.fn, visit);
   return found;
+}
+
+/** A catch that neither rethrows nor leaves: the code after the try runs whatever the try block threw. */
+function swallows(statement: ts.TryStatement): boolean {
+  const clause = statement.catchClause;
+  if (!clause) return false;
+  const own = (n: Node) => ancestorWhere(n, isFunctionLike) === ancestorWhere(statement, isFunctionLike);
+  return ![ts.SyntaxKind.ThrowStatement, ts.SyntaxKind.ReturnStatement].some((kind) => descendantsOfKind(clause.block, kind).some(own));
 }
 
 /** A `return` preceded in its own block by a release of the same lock (`await release(); return;`). */

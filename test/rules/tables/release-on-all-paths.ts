@@ -53,6 +53,16 @@ export const releaseOnAllPathsCases: RuleCases = {
   }
 }
 ` },
+    { name: 'the work in a try whose catch logs and goes on to the release', code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try {
+    await work();
+  } catch (err) {
+    console.error('work failed', err);
+  }
+  await redis.eval(${RELEASE}, 1, key, token);
+}
+` },
     { name: 'promise .finally', code: `${rl}export async function run() {
   const lock = await redlock.acquire(['report'], 5000);
   return work().finally(() => lock.release());
@@ -67,6 +77,35 @@ export const releaseOnAllPathsCases: RuleCases = {
 ` },
   ],
   invalid: [
+    {
+      name: 'the work in a try whose catch rethrows, before the release',
+      message: ['an exception from `await work()`'],
+      code: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try {
+    await work();
+  } catch (err) {
+    console.error('work failed', err);
+    throw err;
+  }
+  await redis.eval(${RELEASE}, 1, key, token);
+}
+`,
+      output: `${io}export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try {
+    try {
+      await work();
+    } catch (err) {
+      console.error('work failed', err);
+      throw err;
+    }
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     {
       name: 'release in the try and in its catch, but an early return in the try skips both',
       message: ['the early `return 204;`'],

@@ -23,6 +23,22 @@ export const releaseOnlyAcquiredCases: RuleCases = {
   return true;
 }
 ` },
+    { name: 'in a loop, the not-acquired branch continues before the try', code: `${io}export async function drain(ids: string[], token: string) {
+  for (const id of ids) {
+    const key = \`lock:job:\${id}\`;
+    const taken = await redis.set(key, token, 'PX', 30000, 'NX');
+    if (!taken) {
+      console.log('busy', id);
+      continue;
+    }
+    try {
+      await work();
+    } finally {
+      await redis.del(key);
+    }
+  }
+}
+` },
     { name: 'the finally tests the flag', code: `${io}export async function run(id: string, token: string) {
   let acquired = false;
   try {
