@@ -3,7 +3,7 @@
 import { ts } from './typescript';
 import { sameKey } from './keys';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, type Node } from './nodes';
+import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
@@ -13,6 +13,11 @@ export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
     if (acquire.owner && r.handle === acquire.owner) return true;
     return !!acquire.key && !!r.key && sameKey(acquire.key, r.key) && !acquire.owner;
   });
+}
+
+/** `res.on('finish', () => del(key))`: a release of the lock in a function nested in the acquire's. */
+function releasedInCallback(model: LockModel, acquire: Acquire): boolean {
+  return !!acquire.key && model.releasesOn(acquire.key).some((r) => r.fn !== acquire.fn && r.call.pos > acquire.call.end && contains(acquire.fn, r.call));
 }
 
 /** `promise.finally(() => lock.release())` runs on every path too. */
@@ -72,16 +77,18 @@ function catchAndAfter(releases: Release[]): boolean {
   });
 }
 
-/** A release in a catch clause and one in its try block: an exception in the try releases too. */
-function catchAndTry(releases: Release[]): { release: Release; tryBlock: Node } | undefined {
+/**
+ * A release that every run of a catch reaches (a statement of the catch block itself): an exception in
+ * its try releases. With a release in the try block too, that one is the
+ * success path's; with none, the lock is kept on success by design (a rollback on failure only).
+ */
+function catchRelease(releases: Release[]): { release: Release; tryBlock: ts.Block; success?: Release } | undefined {
   for (const r of releases) {
     const clause = ancestorWhere<ts.CatchClause>(r.call, ts.isCatchClause);
-    // Only a release every run of the catch reaches: a statement of the catch block itself.
     const statement = ancestorWhere(r.call, ts.isExpressionStatement);
     if (!clause || statement?.parent !== clause.block) continue;
-    const tryStatement = clause.parent;
-    const inTry = releases.find((other) => other !== r && contains(tryStatement.tryBlock, other.call));
-    if (inTry) return { release: inTry, tryBlock: tryStatement.tryBlock };
+    const tryBlock = clause.parent.tryBlock;
+    return { release: r, tryBlock, success: releases.find((other) => other !== r && contains(tryBlock, other.call)) };
   }
   return undefined;
 }
@@ -93,6 +100,26 @@ export function isGuard(statement: Node, acquire: Acquire): boolean {
   return identifiersNamed(condition, lockNames(acquire)).length > 0 ||
     condition.getText().includes(acquire.call.getText());
 }
+
+/** A branch that only returns (`return token;`): what the acquired path hands back is the caller's to release. */
+function isHandOver(branch: Node): boolean {
+  const only = ts.isBlock(branch) && branch.statements.length === 1 ? branch.statements[0] : branch;
+  return ts.isReturnStatement(only) && !!only.expression;
+}
+
+/** Is this guard's condition true when the acquire failed (`!ok`, `ok === null`, `reply !== 'OK'`)? */
+function testsFailure(condition: Node): boolean {
+  const e = unwrap(condition);
+  if (ts.isPrefixUnaryExpression(e)) return e.operator === ts.SyntaxKind.ExclamationToken;
+  if (!ts.isBinaryExpression(e)) return false;
+  const literal = [e.left, e.right].map(unwrap).find((side) => FAILED.has(side.kind) || ts.isLiteralExpression(side) || (ts.isIdentifier(side) && side.text === 'undefined'));
+  if (!literal) return false;
+  const failedValue = FAILED.has(literal.kind) || (ts.isIdentifier(literal) && literal.text === 'undefined') || (ts.isNumericLiteral(literal) && literal.text === '0');
+  const equal = e.operatorToken.kind === ts.SyntaxKind.EqualsEqualsEqualsToken || e.operatorToken.kind === ts.SyntaxKind.EqualsEqualsToken;
+  return equal === failedValue;
+}
+
+const FAILED = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword]);
 
 export interface Exit {
   node: Node;
@@ -124,7 +151,10 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     }
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.
     if (ts.isIfStatement(node) && isGuard(node, acquire) && !contains(node.thenStatement, release.call)) {
-      if (node.elseStatement) visit(node.elseStatement);
+      // `if (ok) { ... }`: its then-branch is the acquired path, the else the not-acquired one.
+      const acquiredPath = testsFailure(node.expression) ? node.elseStatement : node.thenStatement;
+      // `if (await set(...)) return token;`: an acquire helper handing the lock to its caller.
+      if (acquiredPath && !isHandOver(acquiredPath)) visit(acquiredPath);
       return;
     }
     if (node.getStart(sourceFile) >= from) {
@@ -172,17 +202,20 @@ export function releaseCoverage(model: LockModel, acquire: Acquire) {
   if (releases.length === 0) return undefined;
   if (escapes(acquire, releases.map((r) => r.call))) return undefined;
   if (releases.some((r) => isFinallyCallback(r)) || catchAndAfter(releases)) return undefined;
-  const caught = catchAndTry(releases);
-  if (caught) {
-    const exit = firstExit(acquire, caught.release, caught.release.call.getStart(), caught.tryBlock);
-    return exit ? { release: caught.release, exit, statement: enclosingStatement(caught.release.call) } : undefined;
-  }
+  const caught = catchRelease(releases);
   const guarded = releases.map((r) => ({ r, tryStatement: finallyTry(r, acquire) })).find((g) => g.tryStatement);
   if (guarded?.tryStatement) {
     // Awaited work between the acquire (and its check) and the try that releases can throw past it.
     const tryStart = guarded.tryStatement.getStart();
-    const exit = tryStart > acquire.call.end ? firstExit(acquire, guarded.r, tryStart) : undefined;
+    const exit = tryStart > acquire.call.end ? firstExit(acquire, guarded.r, tryStart, caught?.tryBlock) : undefined;
     return exit ? { release: guarded.r, exit, statement: enclosingStatement(guarded.r.call) } : undefined;
+  }
+  if (caught) {
+    const release = caught.success ?? caught.release;
+    // With no release on the success path the lock is kept by design, unless a callback releases it later.
+    const kept = !caught.success && !releasedInCallback(model, acquire);
+    const exit = firstExit(acquire, release, kept ? caught.tryBlock.getStart() : release.call.getStart(), caught.tryBlock);
+    return exit ? { release, exit, statement: enclosingStatement(release.call) } : undefined;
   }
   const release = releases.find((r) => r.fn === acquire.fn && enclosingFunction(r.call) === acquire.fn);
   if (!release) return undefined;

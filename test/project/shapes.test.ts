@@ -444,6 +444,41 @@ export async function tick(elector: Elector, work: () => Promise<void>) {
     },
     expected: ['src/main.ts: check-acquire-result'],
   },
+  {
+    name: 'an ownership taken through a service, kept on success and released only in the catch when adopting fails',
+    files: {
+      'src/ownership.ts': `import Redis from 'ioredis';
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+export class Ownership {
+  constructor(private readonly redis: Redis) {}
+  async acquire(id: string, token: string): Promise<boolean> {
+    return (await this.redis.set(\`lock:game:\${id}\`, token, 'PX', 60000, 'NX')) === 'OK';
+  }
+  async release(id: string, token: string): Promise<void> {
+    await this.redis.eval(RELEASE, 1, \`lock:game:\${id}\`, token);
+  }
+}
+`,
+      'src/recovery.ts': `import { randomUUID } from 'node:crypto';
+import { Ownership } from './ownership';
+export async function recover(ids: string[], ownership: Ownership, load: (id: string) => Promise<void>) {
+  for (const id of ids) {
+    const token = randomUUID();
+    const acquired = await ownership.acquire(id, token);
+    if (acquired) {
+      try {
+        await load(id);
+      } catch (err) {
+        console.error(err);
+        await ownership.release(id, token);
+      }
+    }
+  }
+}
+`,
+    },
+    expected: [],
+  },
 ];
 
 for (const shape of shapes) {

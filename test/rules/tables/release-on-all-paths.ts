@@ -63,6 +63,24 @@ export const releaseOnAllPathsCases: RuleCases = {
   await redis.eval(${RELEASE}, 1, key, token);
 }
 ` },
+    { name: 'an ownership kept on success, released in the catch when taking over fails', code: `${io}export async function adopt(id: string, token: string) {
+  if (!(await redis.set(\`lock:game:\${id}\`, token, 'PX', 60000, 'NX'))) return false;
+  try {
+    await work();
+    return true;
+  } catch (err) {
+    await redis.eval(${RELEASE}, 1, \`lock:game:\${id}\`, token);
+    return false;
+  }
+}
+` },
+    { name: 'an acquire helper that hands its token back when taken, and clears a stale lock otherwise', code: `${io}export async function take(key: string, token: string): Promise<string | undefined> {
+  if (await redis.set(key, token, 'PX', 1000, 'NX')) return token;
+  await work();
+  await redis.del(key);
+  return undefined;
+}
+` },
     { name: 'promise .finally', code: `${rl}export async function run() {
   const lock = await redlock.acquire(['report'], 5000);
   return work().finally(() => lock.release());
@@ -77,6 +95,43 @@ export const releaseOnAllPathsCases: RuleCases = {
 ` },
   ],
   invalid: [
+    {
+      name: 'an early return in the acquired branch of if (ok), before the try-block release',
+      message: ['the early `return \'done\';`'],
+      code: `${io}export async function run(key: string, token: string) {
+  try {
+    const ok = await redis.set(key, token, 'PX', 1000, 'NX');
+    if (ok) {
+      if (await redis.exists('done')) return 'done';
+    }
+    await work();
+    await redis.eval(${RELEASE}, 1, key, token);
+    return 'ran';
+  } catch (err) {
+    await redis.eval(${RELEASE}, 1, key, token);
+    throw err;
+  }
+}
+`,
+      output: `${io}export async function run(key: string, token: string) {
+  try {
+    const ok = await redis.set(key, token, 'PX', 1000, 'NX');
+    try {
+      if (ok) {
+        if (await redis.exists('done')) return 'done';
+      }
+      await work();
+    } finally {
+      await redis.eval(${RELEASE}, 1, key, token);
+    }
+    return 'ran';
+  } catch (err) {
+    await redis.eval(${RELEASE}, 1, key, token);
+    throw err;
+  }
+}
+`,
+    },
     {
       name: 'the work in a try whose catch rethrows, before the release',
       message: ['an exception from `await work()`'],
