@@ -3,7 +3,7 @@
 // critical section at once. Failing open can be right, but it must be a decision that says so.
 import { ts } from './engine/typescript';
 import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './engine/failure-answers';
-import { bodyStatements, FAIL_OPEN, isLoggingCall, throwsIn } from './engine/failure-paths';
+import { bodyStatements, FAIL_OPEN, isLoggingCall, releasesSomething, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
@@ -22,17 +22,29 @@ interface Work {
 function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
   const lockCalls = new Set<Node>([...model.commands.map((c) => c.call), ...model.acquires.map((a) => a.call), ...model.releases.map((r) => r.call), ...model.extends.map((e) => e.call)]);
   const work: Work = { calls: new Set(), routines: new Set() };
+  const incidental = (call: ts.CallExpression) => lockCalls.has(call) || isLoggingCall(call) || isIncidentalCall(call);
+  const routine = acquire.routine ? unwrap(acquire.routine) : undefined;
+  if (routine) {
+    // withLock(key, routine): the lock is held while the routine runs, and gone when the call returns.
+    if (ts.isIdentifier(routine) || ts.isPropertyAccessExpression(routine)) work.routines.add(routine.getText());
+    if (isFunctionOrArrow(routine)) for (const call of callsNamed(routine, () => true)) if (!incidental(call)) work.calls.add(normalizeText(call));
+    return work;
+  }
   const scope = ancestorWhere<ts.FunctionLikeDeclaration>(acquire.call, isFunctionLike);
   for (const call of callsNamed(acquire.fn, () => true)) {
-    if (call.getStart() < acquire.call.end || contains(path, call) || lockCalls.has(call) || isLoggingCall(call) || isIncidentalCall(call)) continue;
-    if (ancestorWhere(call, isFunctionLike) !== scope) continue;
+    if (call.getStart() < acquire.call.end || contains(path, call) || incidental(call)) continue;
+    if (ancestorWhere(call, isFunctionLike) !== scope || handlesError(call, acquire)) continue;
     work.calls.add(normalizeText(call));
     const callee = unwrap(call.expression);
     if (scope && ts.isIdentifier(callee) && parameterIndex(scope, callee) !== undefined) work.routines.add(callee.text);
   }
-  const routine = acquire.routine ? unwrap(acquire.routine) : undefined;
-  if (routine && (ts.isIdentifier(routine) || ts.isPropertyAccessExpression(routine))) work.routines.add(routine.getText());
   return work;
+}
+
+/** A call in a catch clause after the acquire (recording or cleaning up a failed step) handles an error; it is not the work. */
+function handlesError(call: Node, acquire: Acquire): boolean {
+  const clause = ancestorWhere(call, (a) => a === acquire.fn || ts.isCatchClause(a));
+  return !!clause && ts.isCatchClause(clause) && !contains(clause, acquire.call);
 }
 
 /** The same call as one the lock guards, or a call of a routine run under it. */
@@ -74,8 +86,12 @@ function grantingValue(node: Node, acquire: Acquire): boolean {
   return ts.isObjectLiteralExpression(v) && !notAcquiredAnswers(acquire).has(normalizeText(v));
 }
 
-/** Does this failure path grant the lock: return a granting value, or run the protected work? */
-function grants(path: Node, acquire: Acquire, work: Work): Node | undefined {
+/**
+ * Does this failure path grant the lock: return a granting value, or run the protected work? When the
+ * failed code was the whole critical section (`answers` false), what it returns answers for the work,
+ * not for the lock.
+ */
+function grants(path: Node, acquire: Acquire, work: Work, answers = true): Node | undefined {
   const scopeFn = isFunctionLike(path) ? path : ancestorWhere(path, isFunctionLike);
   const own = (n: Node) => ancestorWhere(n, isFunctionLike) === scopeFn || (isFunctionLike(path) && ancestorWhere(n, isFunctionLike) === path);
   const ran = callsNamed(path, () => true).filter((c) => own(c) && runsWork(c, work) && !inErrorResponse(c) && !insideLogging(c, path));
@@ -83,6 +99,7 @@ function grants(path: Node, acquire: Acquire, work: Work): Node | undefined {
   const named = ran.filter((c) => !(ts.isPropertyAccessExpression(c.parent) && ts.isCallExpression(c.parent.parent)));
   const ranWork = named.find((c) => !named.some((other) => other !== c && contains(c, other))) ?? ran[0];
   if (ranWork) return ranWork;
+  if (!answers) return undefined;
   const returns = ts.isReturnStatement(path) ? [path] : descendantsOfKind<ts.ReturnStatement>(path, ts.SyntaxKind.ReturnStatement);
   const granting = returns.find((ret) => own(ret) && ret.expression && grantingValue(ret.expression, acquire));
   if (granting) return granting;
@@ -142,6 +159,16 @@ interface Found {
   after?: boolean;
 }
 
+/**
+ * Did the try run the whole critical section: a locked routine, or the work after the acquire and a
+ * release (in the try or its finally)? Then it hands no lock to its caller.
+ */
+function ranCriticalSection(model: LockModel, acquire: Acquire, statement: ts.TryStatement, work: Work): boolean {
+  if (acquire.routine) return true;
+  const released = releasesSomething(model, statement.tryBlock) || (!!statement.finallyBlock && releasesSomething(model, statement.finallyBlock));
+  return released && callsNamed(statement.tryBlock, () => true).some((c) => c.getStart() > acquire.call.end && runsWork(c, work));
+}
+
 function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
   for (let a = acquire.call.parent; a && a !== acquire.fn; a = a.parent) {
     if (!ts.isTryStatement(a) || !a.catchClause || !contains(a.tryBlock, acquire.call)) continue;
@@ -149,7 +176,7 @@ function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
     if (throwsIn(path) || explicit(model, path, a.catchClause)) return undefined;
     // The work outside the catch: also every call the function goes on to after the try.
     const work = workOf(model, acquire, path);
-    const grant = grants(path, acquire, work);
+    const grant = grants(path, acquire, work, !ranCriticalSection(model, acquire, a, work));
     if (grant) return { path, grant, how: 'catch' };
     // A catch that returns, rethrows, or leaves the loop iteration (continue, break) decided; one whose end is reached goes on.
     const after = endsInJump(path) ? undefined : workAfterCatch(acquire, a, work);

@@ -6,7 +6,7 @@ import { mentions } from './engine/failure-paths';
 import { describeKey, sameKey } from './engine/keys';
 import { LOCK_NAME } from './engine/lock-name';
 import type { LockModel } from './engine/model';
-import { contains, enclosingFunction, literalString, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { contains, descendantsOfKind, enclosingFunction, literalString, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -66,7 +66,22 @@ function checkBefore(model: LockModel, set: RedisCommand): RedisCommand | undefi
     if (enclosingFunction(c.call) !== fn || !sameKey(model.keyOf(c.keys[0]), key)) return false;
     const use = resultUse(c.call);
     const names = use.kind === 'assigned' ? [use.name] : [];
-    return decidesSet(fn, c, names, set);
+    return !handedBack(fn, names) && decidesSet(fn, c, names, set);
+  });
+}
+
+/**
+ * Is the read value returned (`return cached`, `return JSON.parse(cached)`)? A lock's check only asks
+ * whether the key is free; a read-through cache answers with what it found, so its key holds data
+ * (a cached "lock status" of something else), and filling it after a miss is no acquire.
+ */
+function handedBack(fn: Node, names: readonly string[]): boolean {
+  if (names.length === 0) return false;
+  return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).some((ret) => {
+    let value = ret.expression && unwrap(ret.expression);
+    while (value && (ts.isAwaitExpression(value) || ts.isAsExpression(value))) value = unwrap(value.expression);
+    if (value && ts.isCallExpression(value) && value.arguments.length === 1) value = unwrap(value.arguments[0]);
+    return !!value && ts.isIdentifier(value) && names.includes(value.text);
   });
 }
 

@@ -188,9 +188,10 @@ export function looksLikeLockKey(key: KeyRef): boolean {
   return LOCK_NAME.test(key.glob) || LOCK_NAME.test(key.text) || LOCK_NAME.test(key.canonical);
 }
 
-// `otp_locked:<user>`, `security:lockout:<user>`, `locked_payments_for_<user>`: a state ("this account is
-// locked until...", "payments held for...") written by its own logic, not a mutex anyone acquires.
-const LOCKED_STATE = /(?<![a-z])(?:un)?locked(?![a-z])|(?<![a-z])locked_|lock_?out/i;
+// `otp_locked:<user>`, `security:lockout:<user>`, `locked_payments_for_<user>`, `server:lockdown`: a state
+// ("this account is locked until...", "payments held for...", maintenance mode) written by its own
+// logic, not a mutex anyone acquires.
+const LOCKED_STATE = /(?<![a-z])(?:un)?locked(?![a-z])|(?<![a-z])locked_|lock_?(?:out|down)/i;
 
 /** Does the key's own text (not the variable it is held in) name a locked state rather than a lock? */
 export function namesLockedState(key: KeyRef): boolean {

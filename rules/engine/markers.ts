@@ -1,12 +1,12 @@
 // Set-once markers with a rollback. `SET k 1 NX EX window` marks that something was done or claimed
 // (an idempotency key, a sent receipt, a replayed nonce, a claim kept for a day); the function keeps
 // the key when it goes on, and deletes it only on the paths that give up (a catch, an early return
-// or throw) so a retry can run. That is not a lock: it is never released when the work is done, and
-// its DELs undo this request's own mark moments after setting it. Such acquires are markers, and
-// their rollback DELs are no releases.
+// or throw, the else of a success check) so a retry can run. That is not a lock: it is never
+// released when the work is done, and its DELs undo this request's own mark moments after setting
+// it. Such acquires are markers, and their rollback DELs are no releases.
 import { ts } from './typescript';
 import type { Acquire, Release } from './model';
-import { descendantsOfKind, unwrap, type Node } from './nodes';
+import { descendantsOfKind, isAncestor, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -18,19 +18,31 @@ function tested(acquire: Acquire): boolean {
 const exits = (s: ts.Statement) => ts.isReturnStatement(s) || ts.isThrowStatement(s) || ts.isContinueStatement(s) || ts.isBreakStatement(s);
 
 /**
- * Is the release on a path that gives up: in a catch clause, or in an `if` branch that then leaves
- * (return, throw, continue, break)? A finally, or the function's main line, is the work's own end.
+ * Is the release on a path that gives up: in a catch clause, in an `if` branch that then leaves
+ * (return, throw, continue, break), or in one branch of an if/else whose other branch keeps the key
+ * (`if (result.ok) {...} else del`) on a test other than the acquire's answer? A finally, or the
+ * function's main line, is the work's own end.
  */
-function givesUp(release: Release, fn: Node): boolean {
-  for (let a: Node = release.call; a.parent && a !== fn; a = a.parent) {
+function givesUp(release: Release, acquire: Acquire, own: readonly Release[]): boolean {
+  for (let a: Node = release.call; a.parent && a !== acquire.fn; a = a.parent) {
     const parent = a.parent;
     if (ts.isTryStatement(parent) && parent.finallyBlock === a) return false;
     if (ts.isCatchClause(parent)) return true;
     if (ts.isBlock(a) && ts.isIfStatement(parent) && a.statements.some(exits)) return true;
     // `if (!eligible) return redis.del(key)`: the branch itself leaves.
     if (ts.isIfStatement(parent) && a !== parent.expression && exits(a as ts.Statement)) return true;
+    if (ts.isIfStatement(parent) && parent.elseStatement && a !== parent.expression && keptOnOtherBranch(parent, a, acquire, own)) return true;
   }
   return false;
+}
+
+/** The other branch of `if (...) a else b` deletes nothing, and the test is not the acquire's answer. */
+function keptOnOtherBranch(statement: ts.IfStatement, branch: Node, acquire: Acquire, own: readonly Release[]): boolean {
+  const other = branch === statement.thenStatement ? statement.elseStatement! : statement.thenStatement;
+  const answer = acquire.result.kind === 'assigned' ? acquire.result.name : undefined;
+  const test = statement.expression;
+  const readsAnswer = [test, ...descendantsOfKind<ts.Identifier>(test, ts.SyntaxKind.Identifier)].some((n) => ts.isIdentifier(n) && n.text === answer);
+  return !readsAnswer && !own.some((r) => isAncestor(other, r.call));
 }
 
 const names = (acquire: Acquire): string[] => {
@@ -84,7 +96,7 @@ export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acqui
   for (const acquire of acquires) {
     if (!MARKER_KINDS.has(acquire.kind) || !acquire.key || !tested(acquire) || !cleanlyGuarded(acquire)) continue;
     const own = releasesOn(acquire).filter((r) => r.fn === acquire.fn);
-    if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire.fn))) continue;
+    if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire, own))) continue;
     // Released anywhere else in the file (a release helper, a finally in another function): a lock.
     if (releasesOn(acquire).some((r) => r.fn !== acquire.fn) || keyHandedOn(acquire, isCommand)) continue;
     acquire.marker = true;

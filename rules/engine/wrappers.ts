@@ -67,10 +67,12 @@ function isReplyTest(node: ts.Node): boolean {
   return equality && (literalString(other) === 'OK' || other.kind === ts.SyntaxKind.NullKeyword || ts.isNumericLiteral(other));
 }
 
-/** `const result = await client.del(key); return result;` */
+/** `const result = await client.del(key); return result;` (or `return result === 'OK'`). */
 function returnsVariable(body: ts.Block, decl: ts.VariableDeclaration): boolean {
   const name = ts.isIdentifier(decl.name) ? decl.name.text : undefined;
-  return !!name && decl.parent.parent.parent === body && body.statements.some((s) => ts.isReturnStatement(s) && !!s.expression && unwrap(s.expression).getText() === name);
+  const isName = (n: ts.Node) => unwrap(n).getText() === name;
+  const handsBack = (e: ts.Expression) => isName(e) || (isReplyTest(unwrap(e)) && isName((unwrap(e) as ts.BinaryExpression).left));
+  return !!name && decl.parent.parent.parent === body && body.statements.some((s) => ts.isReturnStatement(s) && !!s.expression && handsBack(s.expression));
 }
 
 /** A parameter, or a key built around one: `` `${this.prefix}${key}` ``, `'cache:' + key`, `this.key(key)`. */

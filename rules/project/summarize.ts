@@ -191,7 +191,7 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
     else if (ts.isIdentifier(e) && e.text === acquire.owner && (acquire.kind === 'semaphore' || acquire.kind === 'semaphore-try')) found.add('lock-object');
     else if (e.pos <= acquire.call.pos && acquire.call.end <= e.end) found.add(value);
     else if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) found.add('reply');
-    else if ((ts.isIdentifier(e) && names.has(e.text)) || identifiersNamed(e, names).length > 0) found.add(value);
+    else if ((ts.isIdentifier(e) && names.has(e.text)) || identifiersNamed(e, names).some(isReference)) found.add(value);
   }
   if (found.has('reply') && recordsAnswer(fn, names)) return 'recorded';
   for (const kind of ['release-fn', 'lock-object', 'token', 'reply', 'recorded', 'throws'] as const) if (found.has(kind)) return kind;
@@ -199,6 +199,13 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
     (s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length + (ts.isThrowStatement(s.thenStatement) ? 1 : 0) > 0,
   );
   return throwsWhenBusy || acquire.kind === 'redlock' || acquire.kind === 'semaphore' ? 'throws' : 'unknown';
+}
+
+/** Not a property name (`{ acquired: true }`, `x.acquired`): that names no variable. */
+function isReference(id: ts.Identifier): boolean {
+  const parent = id.parent;
+  if ((ts.isPropertyAssignment(parent) || ts.isPropertyAccessExpression(parent)) && parent.name === id) return false;
+  return true;
 }
 
 function handleParamOf(fn: ts.FunctionLikeDeclaration, release: Release | Extend): number | undefined {

@@ -104,3 +104,110 @@ export async function report(): Promise<number> {
   assert.equal(findings.length, 1, findings.map((f) => f.message).join('\n'));
   assert.match(findings[0].message, /the acquire of 'lock:nightly' fails/);
 });
+
+const failures = (files: Record<string, string>) => analyzeProject({ 'src/locks/gate.ts': GATE_MODULE, ...files }).filter((f) => f.rule === 'decide-redis-failure');
+
+test('decide-redis-failure: a catch around a locked routine that only answers the request grants nothing', () => {
+  assert.deepEqual(failures({
+    'src/settle.ts': `import { guarded } from './locks/gate';
+declare function settle(id: string): Promise<void>;
+declare function find(id: string): Promise<unknown>;
+interface Res { redirect(to: string): void; send(body: string): void }
+export async function settleRoute(id: string, res: Res) {
+  try {
+    await guarded(\`settle:\${id}\`, async () => { await settle(id); });
+    if (await find(id)) return res.redirect(\`/settled/\${id}\`);
+    res.send('<p>closed</p>');
+  } catch (err) {
+    console.error(err);
+    res.send('<p>closed</p>');
+  }
+}
+`,
+  }), []);
+});
+
+test('decide-redis-failure: a catch around a locked routine that returns an error result grants nothing', () => {
+  assert.deepEqual(failures({
+    'src/withdraw.ts': `import { guarded } from './locks/gate';
+declare function withdraw(id: string): Promise<{ code: number }>;
+export async function withdrawFor(id: string) {
+  try {
+    return await guarded(\`withdraw:\${id}\`, () => withdraw(id));
+  } catch (err) {
+    return { code: 500, message: String(err) };
+  }
+}
+`,
+  }), []);
+});
+
+test('decide-redis-failure: a catch that runs the inline locked routine again grants the lock', () => {
+  const found = failures({
+    'src/ship.ts': `import { guarded } from './locks/gate';
+declare function ship(id: string): Promise<void>;
+export async function shipOnce(id: string) {
+  try {
+    await guarded(\`ship:\${id}\`, () => ship(id));
+  } catch {
+    await ship(id);
+  }
+}
+`,
+  });
+  assert.equal(found.length, 1, found.map((f) => f.message).join('\n'));
+  assert.match(found[0].message, /runs `ship`/);
+});
+
+test('decide-redis-failure: a catch whose try also ran the work answers for the work, not for the lock', () => {
+  assert.deepEqual(failures({
+    'src/lobby.ts': `import { Gate } from './locks/gate';
+declare function finish(id: string): Promise<void>;
+declare function markFailed(id: string): Promise<void>;
+export async function endRound(id: string): Promise<boolean> {
+  const gate = new Gate(\`round:\${id}\`, 5000);
+  try {
+    if (!(await gate.take())) return false;
+    await finish(id);
+    await gate.give();
+    return true;
+  } catch (err) {
+    await markFailed(id);
+    setTimeout(() => void endRound(id), 10000);
+    return true;
+  }
+}
+`,
+  }), []);
+});
+
+test('decide-redis-failure: an outer catch around a scan loop that records the error grants nothing', () => {
+  assert.deepEqual(failures({
+    'src/recover.ts': `import { Gate } from './locks/gate';
+declare function listOrphans(): Promise<string[]>;
+declare function restore(id: string): Promise<void>;
+export async function recoverAll() {
+  const result = { recovered: 0, errors: [] as string[] };
+  try {
+    for (const id of await listOrphans()) {
+      const gate = new Gate(\`table:\${id}\`, 10000);
+      if (await gate.take()) {
+        try {
+          await restore(id);
+          result.recovered++;
+        } catch (error) {
+          const message = \`failed \${id}: \${error}\`;
+          result.errors.push(message);
+          await gate.give();
+        }
+      }
+    }
+  } catch (error) {
+    const message = \`scan failed: \${error}\`;
+    result.errors.push(message);
+  }
+  return result;
+}
+`,
+  }), []);
+});

@@ -343,6 +343,38 @@ export async function tick(elector: Elector, work: () => Promise<void>) {
 `,
     },
   },
+  {
+    name: 'an acquire that throws when the lock is taken and otherwise answers { acquired: true, ... }: nothing to test at its call',
+    files: {
+      'src/desk-lock.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+const FREE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+export class DeskLockService {
+  async acquireLock(desk: string, agent: string) {
+    const holder = { agent, token: randomUUID() };
+    const acquired = await redis.set(\`lock:desk:\${desk}\`, JSON.stringify(holder), 'EX', 120, 'NX');
+    if (acquired !== 'OK') throw new Error(\`desk \${desk} is taken\`);
+    return { acquired: true, holder };
+  }
+  async releaseLock(desk: string, token: string) {
+    await redis.eval(FREE, 1, \`lock:desk:\${desk}\`, token);
+  }
+}
+`,
+      'src/claim.ts': `import { DeskLockService } from './desk-lock';
+export async function claimDesk(locks: DeskLockService, desk: string, agent: string, open: () => Promise<void>) {
+  try {
+    await locks.acquireLock(desk, agent);
+  } catch {
+    return false;
+  }
+  await open();
+  return true;
+}
+`,
+    },
+  },
 ];
 
 for (const trap of traps) {

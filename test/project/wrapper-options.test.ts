@@ -60,3 +60,27 @@ export async function pay(redisService: RedisService, id: string, charge: () => 
     assert.match(f.noFix ?? '', /wrapper redisService\.(setnx|delete)/);
   }
 });
+
+test('a wrapper named like the raw command, setNX(key, value, ttl), that tests the reply it stored in a variable: the TTL is its', () => {
+  const findings = analyzeProject({
+    'src/store.ts': `import Redis from 'ioredis';
+export class RedisStore {
+  private readonly client = new Redis();
+  async setNX(key: string, value: string, ttlSeconds: number): Promise<boolean> {
+    const reply = await this.client.set(key, value, 'EX', ttlSeconds, 'NX');
+    return reply === 'OK';
+  }
+}
+`,
+    'src/tables.ts': `import { RedisStore } from './store';
+export class Tables {
+  constructor(private readonly redisStore: RedisStore, private readonly me: string) {}
+  async acquireTable(id: string): Promise<boolean> {
+    const mine = await this.redisStore.setNX(\`table:\${id}\`, this.me, 10);
+    return mine;
+  }
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), []);
+});

@@ -101,3 +101,57 @@ test('a test that lets the not-acquired path go on (`!ok && !held`) deletes keys
 }
 `), ['owner-checked-release']);
 });
+
+test('a claim kept when the work succeeds and deleted in the else of that check is no lock', () => {
+  assert.deepEqual(rulesOf(`declare function buy(id: string): Promise<{ ok: boolean }>;
+export function scheduleBuys(ids: string[]) {
+  for (const id of ids) {
+    setTimeout(async () => {
+      try {
+        const claim = \`lock:autobuy:\${id}\`;
+        const mine = await redis.set(claim, '1', 'EX', 86400, 'NX');
+        if (!mine) return;
+        if (!(await eligible(id))) { await redis.del(claim); return; }
+        const result = await buy(id);
+        if (result.ok) {
+          await settle(id);
+        } else {
+          await redis.del(claim);
+        }
+      } catch {}
+    }, 50);
+  }
+}
+`), []);
+});
+
+test('deleted in both branches of the final check, the key is released when the work is done: a lock', () => {
+  assert.deepEqual(rulesOf(`declare function buy(id: string): Promise<{ ok: boolean }>;
+export async function buyOnce(id: string) {
+  const claim = \`lock:buy:\${id}\`;
+  if (!(await redis.set(claim, '1', 'EX', 30, 'NX'))) return;
+  const result = await buy(id);
+  if (result.ok) {
+    await settle(id);
+    await redis.del(claim);
+  } else {
+    await redis.del(claim);
+  }
+}
+`), ['owner-checked-release', 'owner-checked-release', 'release-on-all-paths', 'unique-token']);
+});
+
+test('a branch on the acquire answer itself (`if (mine) del else ...`) is a release, not a rollback', () => {
+  assert.deepEqual(rulesOf(`export async function tidy(id: string) {
+  const key = \`lock:tidy:\${id}\`;
+  const mine = await redis.set(key, '1', 'EX', 30, 'NX');
+  if (!mine) return;
+  await settle(id);
+  if (mine) {
+    await redis.del(key);
+  } else {
+    console.log('not ours');
+  }
+}
+`), ['owner-checked-release', 'release-on-all-paths', 'unique-token']);
+});

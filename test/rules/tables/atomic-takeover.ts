@@ -17,6 +17,24 @@ export const atomicTakeoverCases: RuleCases = {
   return null;
 }
 ` },
+    { name: 'a maintenance lockdown flag is a state an admin sets, not a lock', code: `${io}const LOCK_KEY = 'site:lockdown';
+export async function startLockdown(minutes: number) {
+  await redis.set(LOCK_KEY, JSON.stringify({ until: Date.now() + minutes * 60000 }));
+}
+export async function unlock() {
+  await redis.del(LOCK_KEY);
+}
+export async function lockdownUntil(): Promise<number | null> {
+  const raw = await redis.get(LOCK_KEY);
+  if (!raw) return null;
+  const { until } = JSON.parse(raw) as { until: number };
+  if (until <= Date.now()) {
+    await redis.del(LOCK_KEY);
+    return null;
+  }
+  return until;
+}
+` },
     { name: 'a stale cache entry deleted is not a lock', code: `${io}export async function refresh(id: string) {
   const cachedAt = await redis.get(\`cache:prices:\${id}:at\`);
   if (cachedAt && Date.now() - Number(cachedAt) > 60000) await redis.del(\`cache:prices:\${id}\`);

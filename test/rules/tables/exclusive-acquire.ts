@@ -51,6 +51,18 @@ export async function clearLockout(userId: string) {
   return value;
 }
 ` },
+    { name: 'a cache of a "lock" status read through: the hit is handed back, so the key holds data', code: `${io}export async function vaultLockStatus(pool: string, fetch: () => Promise<{ locked: boolean }>) {
+  const cacheKey = \`pool_lock:\${pool}\`;
+  const cached = await redis.get(cacheKey);
+  if (cached) return JSON.parse(cached) as { locked: boolean };
+  const status = await fetch();
+  await redis.set(cacheKey, JSON.stringify(status), 'EX', 600);
+  return status;
+}
+export async function claimPool(pool: string) {
+  return (await redis.set(\`claim:\${pool}\`, '1', 'EX', 60, 'NX')) === 'OK';
+}
+` },
     { name: 'a leader lease renewed with SET XX', code: `${io}export async function renewLeadership(me: string) {
   const holder = await redis.get('leader:scheduler');
   if (holder !== me) return false;

@@ -20,6 +20,24 @@ export async function clearLockout(id: string) {
   await redis.del(\`otp_locked:\${id}\`, \`otp_fail:\${id}\`);
 }
 ` },
+    { name: 'a maintenance lockdown flag is a state an admin sets, not a lock', code: `${io}const LOCK_KEY = 'site:lockdown';
+export async function startLockdown(minutes: number) {
+  await redis.set(LOCK_KEY, JSON.stringify({ until: Date.now() + minutes * 60000 }));
+}
+export async function unlock() {
+  await redis.del(LOCK_KEY);
+}
+export async function lockdownUntil(): Promise<number | null> {
+  const raw = await redis.get(LOCK_KEY);
+  if (!raw) return null;
+  const { until } = JSON.parse(raw) as { until: number };
+  if (until <= Date.now()) {
+    await redis.del(LOCK_KEY);
+    return null;
+  }
+  return until;
+}
+` },
     { name: 'cache invalidation DEL', code: `${io}export async function invalidate(userId: string) {
   await redis.del(\`cache:user:\${userId}\`, \`session:\${userId}\`);
 }
