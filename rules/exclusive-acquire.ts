@@ -103,12 +103,37 @@ function comparesWithValue(condition: Node): boolean {
   return found;
 }
 
+/** `{ NX: true, EX: 30 }` for the words `'NX', 'EX', 30`: node-redis' own spelling of the same SET. */
+function optionsObject(command: RedisCommand): Fix | undefined {
+  const words = command.args.slice(1);
+  if (!command.set || command.set.dynamic || words.length === 0) return undefined;
+  const parts: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = literalString(words[i])?.toUpperCase();
+    if (word === 'NX' || word === 'XX' || word === 'KEEPTTL' || word === 'GET') parts.push(`${word}: true`);
+    else if (word && /^(?:EX|PX|EXAT|PXAT)$/.test(word) && words[i + 1]) parts.push(`${word}: ${words[++i].getText()}`);
+    else return undefined;
+  }
+  const first = words[0];
+  const last = words[words.length - 1];
+  return { title: `Pass the options as node-redis reads them: { ${parts.join(', ')} }`, isPreferred: true, edits: [{ start: first.getStart(), end: last.end, newText: `{ ${parts.join(', ')} }` }] };
+}
+
 export const exclusiveAcquire: Rule = {
   id: 'exclusive-acquire',
   defaultSeverity: 'error',
   summary: 'An acquire that excludes no one: SET without NX used as the lock, NX in the value position, or GET/EXISTS then SET.',
   check({ model, report }) {
     for (const command of model.commands) {
+      if (command.name === 'SET' && command.set?.dropped && command.set.nx) {
+        const words = command.args.slice(1).map((a) => a.getText()).join(', ');
+        report({
+          span: spanOf(command.call),
+          message: `node-redis 4 and later read SET's options from one object, set(key, value, { NX: true, EX: 30 }), and ignore further arguments: the ${words} here are never sent (the client looks for options.NX and options.EX on the string, finds none, and sends a plain SET; TypeScript would reject the call). So this SET always replies OK, overwrites whoever holds ${describeKey(model.keyOf(command.keys[0]))}${command.set.ttl ? ', and sets no TTL' : ''}: every caller believes it won${command.set.ttl ? ', and the key never expires' : ''}. Pass the options as an object.`,
+          fix: () => optionsObject(command),
+        });
+        continue;
+      }
       if (command.name !== 'SET' || !command.set || command.set.nx || command.batch || !command.keys[0]) continue;
       const key = model.keyOf(command.keys[0]);
       if (!model.isLockKey(key) && !inLockAcquireFunction(command)) continue;

@@ -6,7 +6,7 @@ import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserCo
 import { findGetCompare, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
-import { fileStyle, readImports, type FileImports } from './imports';
+import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesLockedState, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { markerRollbacks } from './markers';
@@ -14,7 +14,7 @@ import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } fr
 import { collectNamedScripts } from './named-scripts';
 import { calleeName, callsNamed, functionNameOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
-import type { TtlUnit } from './set-options';
+import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
 import { handedBackOps, helperOps, wrapperCommand } from '../project/call-site-ops';
 import type { CallMeaning, ProjectContext } from '../project/call-meanings';
@@ -191,6 +191,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     if (command && (meaning || !onInMemoryStore(call, imports))) commands.push(command);
   }
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
+  if (!LEGACY_MODE.test(text) && dropsPositionalSetOptions(imports, project?.packages)) markDroppedOptions(commands);
   // A thin wrapper's command is its callers' to judge (engine/wrappers.ts), not lock code of its own.
   const wrappers = new Map<Node, boolean>();
   const inWrapper = (command: RedisCommand) => {
@@ -338,6 +339,18 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     releasesIn: (fn) => releasesByFn.get(fn) ?? [],
     extendsOn: (key) => extendIndex.find(key),
   };
+}
+
+/** node-redis' `legacyMode: true` (v4) and `.legacy()` (v5) clients still take the words one by one. */
+const LEGACY_MODE = /legacyMode|\.legacy\(/;
+
+/** A client's own `set(key, value, 'NX', 'EX', 30)` where the client reads options only from an object. */
+function markDroppedOptions(commands: RedisCommand[]): void {
+  for (const command of commands) {
+    if (command.name !== 'SET' || !command.set || command.wrapped || command.style !== 'ioredis') continue;
+    if (methodOf(command.call)?.name.toLowerCase() !== 'set') continue;
+    if (hasPositionalWords(command.args.slice(1))) command.set.dropped = true;
+  }
 }
 
 /** What the project says of the calls it knows (none without a project context). */

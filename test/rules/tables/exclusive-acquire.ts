@@ -70,6 +70,23 @@ export async function clearLockout(userId: string) {
   ],
   invalid: [
     {
+      name: "node-redis set() given ioredis-style 'NX', 'EX' words: the client reads only an options object, so it is a plain SET",
+      typecheck: false,
+      message: ['node-redis', "'NX'", 'no TTL'],
+      code: `import { createClient } from '@redis/client';
+const client = createClient();
+export async function claim(id: string) {
+  return (await client.set(\`job:\${id}\`, '1', 'NX', 'EX', 30)) === 'OK';
+}
+`,
+      output: `import { createClient } from '@redis/client';
+const client = createClient();
+export async function claim(id: string) {
+  return (await client.set(\`job:\${id}\`, '1', { NX: true, EX: 30 })) === 'OK';
+}
+`,
+    },
+    {
       name: "cache-manager's set(key, value, ttl) after a get: check-then-act, and no NX to add",
       typecheck: false,
       code: `import type { Cache } from 'cache-manager';
