@@ -3,7 +3,7 @@
 import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
-import { findGetCompare, type GetCompare } from './get-compare';
+import { findCompareBeforeWrite, findGetCompare, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
@@ -84,7 +84,8 @@ export interface Release {
   via?: HelperVia;
 }
 
-export type ExtendKind = 'expire' | 'set-xx' | 'set-ifeq' | 'script' | 'library' | 'helper';
+/** `set`: a plain SET with a TTL after a GET compared with this process's value (GET-compare-SET). */
+export type ExtendKind = 'expire' | 'set-xx' | 'set-ifeq' | 'set' | 'script' | 'library' | 'helper';
 
 export interface Extend {
   kind: ExtendKind;
@@ -95,6 +96,8 @@ export interface Extend {
   ownerChecked: boolean;
   fn: Node;
   via?: HelperVia;
+  /** For a plain SET renewal: the GET and the comparison that decide it, in another round trip. */
+  getCompare?: GetCompare;
 }
 
 export interface LockModel {
@@ -261,7 +264,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     // Only deletes, scripts, SET XX/IFEQ and expires can release or extend (most commands are GETs and SETs).
     const deletes = DELETES.has(command.name);
     const renews = EXPIRES.has(command.name) || (command.name === 'SET' && !!command.set && !command.set.nx && !!command.set.ttl && (command.set.xx || !!command.set.ifeq));
-    if (!deletes && !renews && command.name !== 'SCRIPT') continue;
+    const rewrites = !deletes && !renews && isPlainSetWithTtl(command);
+    if (!deletes && !renews && !rewrites && command.name !== 'SCRIPT') continue;
     const fn = enclosingFunction(command.call);
     const fnName = functionNameOf(fn);
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
@@ -289,8 +293,12 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
       case 'DELIFEQ': // Valkey 9: DELIFEQ key token, a compare-and-delete
         if (lockKey) releases.push({ call: command.call, command, fn, kind: 'delifeq', key: lockKey, ownerChecked: true });
         break;
-      case 'SET': // an XX or IFEQ renewal with a TTL (`renews`)
-        if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
+      case 'SET': // an XX or IFEQ renewal with a TTL (`renews`), or a plain SET after an owner check (`rewrites`)
+        if (rewrites) {
+          const key = commandKeys[0];
+          const getCompare = key && (acquiredHere(key) || looksLikeLockKey(key) || lockFn) ? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn) : undefined;
+          if (getCompare) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: false, getCompare });
+        } else if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':
         // A script on a parameter key in lock code (`renewLock(key, token)`) is the lock's too.
@@ -339,6 +347,12 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     releasesIn: (fn) => releasesByFn.get(fn) ?? [],
     extendsOn: (key) => extendIndex.find(key),
   };
+}
+
+/** `SET key value EX ttl`: no NX, XX or IFEQ, options all read, a TTL of its own. */
+function isPlainSetWithTtl(command: RedisCommand): boolean {
+  const set = command.set;
+  return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !set.dropped && !command.batch && !!set.ttl && set.ttl.unit !== 'KEEPTTL';
 }
 
 /** node-redis' `legacyMode: true` (v4) and `.legacy()` (v5) clients still take the words one by one. */
