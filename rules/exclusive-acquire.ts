@@ -3,6 +3,7 @@
 import { ts } from './engine/typescript';
 import type { RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
+import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, sameKey } from './engine/keys';
 import { LOCK_NAME } from './engine/lock-name';
 import type { LockModel } from './engine/model';
@@ -156,6 +157,18 @@ export const exclusiveAcquire: Rule = {
         });
         continue;
       }
+      // `if (cur && cur.owner !== me) throw; set(...)`: an owner check that lets the free key through too.
+      const compare = findCompareBeforeWrite({ call: command.call, fn: enclosingFunction(command.call), key }, model.getsOn);
+      if (compare?.whenFree && command.set.ttl) {
+        report({
+          span: spanOf(command.call),
+          message: `This SET takes ${name} when a separate GET found it free (or held by this process): check-then-act in two round trips. Two processes can both see the key free and both SET it, and each believes it holds the lock. Take a free lock with SET key token NX PX ttl and test its reply; renew your own with an atomic compare-and-pexpire.`,
+          related: [{ span: spanOf(compare.get), message: 'the separate GET' }],
+        });
+        continue;
+      }
+      // Written only while the value is this process's: a renewal, owner-checked-extend's to judge.
+      if (compare) continue;
       const check = checkBefore(model, command);
       if (check) {
         report({

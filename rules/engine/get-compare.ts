@@ -11,6 +11,11 @@ export interface GetCompare {
   ifStatement: Node;
   /** The other side of the comparison: the token this process expects. */
   token?: Node;
+  /**
+   * The write is reached when the key was free too (`if (cur && cur.owner !== me) throw; set(...)`), and
+   * no other test of the reply's truthiness keeps that case away: a check-then-act acquire as well.
+   */
+  whenFree?: boolean;
 }
 
 /** `if ((await redis.get(key)) === token) { await redis.del(key) }`, directly or via a variable; `getsOnKey` gives the GETs of a key. */
@@ -101,8 +106,19 @@ export function findCompareBeforeWrite(
       const equal = compare.operatorToken.getText().startsWith('=');
       const holds = equal ? contains(s.thenStatement, write.call) : !!s.elseStatement && contains(s.elseStatement, write.call);
       const leaves = !equal && !contains(s, write.call) && /\b(?:return|throw)\b/.test(s.thenStatement.getText());
-      if (holds || leaves) return { get: get.call, ifStatement: s, token: refers(compare.left) ? compare.right : compare.left };
+      if (!holds && !leaves) continue;
+      const reply = (n: Node) => { const u = unwrap(n); return u === get.call || (ts.isIdentifier(u) && u.text === variable); };
+      const truthiness = (n: Node) => { const u = unwrap(n); return reply(u) || (ts.isPrefixUnaryExpression(u) && u.operator === ts.SyntaxKind.ExclamationToken && reply(u.operand)); };
+      const whenFree = leaves && reply(leftmostOfAnd(s.expression)) && !ifs.some((other) => other !== s && truthiness(other.expression));
+      return { get: get.call, ifStatement: s, token: refers(compare.left) ? compare.right : compare.left, whenFree };
     }
   }
   return undefined;
+}
+
+/** `a` of `a && b && c`. */
+function leftmostOfAnd(condition: Node): Node {
+  let n = unwrap(condition);
+  while (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) n = unwrap(n.left);
+  return n;
 }

@@ -10,6 +10,7 @@ import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } f
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesLockedState, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { markerRollbacks } from './markers';
+import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
 import { calleeName, callsNamed, functionNameOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
@@ -124,6 +125,8 @@ export interface LockModel {
   /** Releases in a function, including `.finally(() => release)` callbacks written inside it. */
   releasesIn(fn: Node): Release[];
   extendsOn(key: KeyRef): Extend[];
+  /** The GETs of a key, a same-file reader's call included (engine/readers.ts). */
+  getsOn(key: KeyRef): RedisCommand[];
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
@@ -193,6 +196,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     // A get/set/del on an in-memory cache the file made itself (engine/in-memory-stores.ts) is no command.
     if (command && (meaning || !onInMemoryStore(call, imports))) commands.push(command);
   }
+  commands.push(...readerGets(sourceFile, commands, keyOf, lookup, (node, key) => keys.set(node, key)));
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
   if (!LEGACY_MODE.test(text) && dropsPositionalSetOptions(imports, project?.packages)) markDroppedOptions(commands);
   // A thin wrapper's command is its callers' to judge (engine/wrappers.ts), not lock code of its own.
@@ -297,7 +301,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
         if (rewrites) {
           const key = commandKeys[0];
           const getCompare = key && (acquiredHere(key) || looksLikeLockKey(key) || lockFn) ? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn) : undefined;
-          if (getCompare) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: false, getCompare });
+          if (getCompare && !getCompare.whenFree) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: false, getCompare });
         } else if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':
@@ -346,6 +350,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     releasesOn: (key) => releaseIndex.find(key),
     releasesIn: (fn) => releasesByFn.get(fn) ?? [],
     extendsOn: (key) => extendIndex.find(key),
+    getsOn,
   };
 }
 

@@ -70,6 +70,28 @@ export async function clearLockout(userId: string) {
   ],
   invalid: [
     {
+      name: 'a takeover that lets the free key through a guard on another holder, read by a reader method, then a plain SET EX',
+      message: ['found it free', 'check-then-act'],
+      code: `${io}export class SeatLocks {
+  constructor(private readonly store: Redis) {}
+  private key(room: string, seat: string) { return \`lock:seat:\${room}:\${seat}\`; }
+  async holder(room: string, seat: string) {
+    const raw = await this.store.get(this.key(room, seat));
+    return raw ? (JSON.parse(raw) as { owner: string }) : null;
+  }
+  async acquire(room: string, seat: string, me: string) {
+    return (await this.store.set(this.key(room, seat), JSON.stringify({ owner: me }), 'EX', 60, 'NX')) === 'OK';
+  }
+  async take(room: string, seat: string, me: string, force = false) {
+    const prev = await this.holder(room, seat);
+    if (prev && prev.owner !== me && !force) throw new Error('taken');
+    await this.store.set(this.key(room, seat), JSON.stringify({ owner: me }), 'EX', 60);
+  }
+}
+`,
+      output: null,
+    },
+    {
       name: "node-redis set() given ioredis-style 'NX', 'EX' words: the client reads only an options object, so it is a plain SET",
       typecheck: false,
       message: ['node-redis', "'NX'", 'no TTL'],

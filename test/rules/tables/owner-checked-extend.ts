@@ -45,6 +45,30 @@ export const ownerCheckedExtendCases: RuleCases = {
   ],
   invalid: [
     {
+      name: 'a heartbeat that reads the holder through a reader method of its class, then rewrites it with a plain SET EX',
+      message: ['after a GET compared'],
+      code: `${io}export class SeatLocks {
+  constructor(private readonly store: Redis) {}
+  private key(room: string, seat: string) { return \`lock:seat:\${room}:\${seat}\`; }
+  async holder(room: string, seat: string) {
+    const raw = await this.store.get(this.key(room, seat));
+    return raw ? (JSON.parse(raw) as { owner: string }) : null;
+  }
+  async acquire(room: string, seat: string, me: string) {
+    return (await this.store.set(this.key(room, seat), JSON.stringify({ owner: me }), 'EX', 60, 'NX')) === 'OK';
+  }
+  async heartbeat(room: string, seat: string, me: string) {
+    const cur = await this.holder(room, seat);
+    if (!cur) return false;
+    if (cur.owner !== me) throw new Error('taken');
+    await this.store.set(this.key(room, seat), JSON.stringify({ owner: me, at: Date.now() }), 'EX', 60);
+    return true;
+  }
+}
+`,
+      output: null,
+    },
+    {
       name: 'GET compared with this process, then a plain SET PX: a renewal in two round trips',
       message: ['after a GET compared', 'overwrites'],
       code: `${io}export async function renewLeader(me: string) {
