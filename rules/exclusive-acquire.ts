@@ -71,6 +71,35 @@ function checkBefore(model: LockModel, set: RedisCommand): RedisCommand | undefi
   });
 }
 
+/**
+ * A once-only claim on a key not named like a lock: `if (await get(k)) return; await set(k, 'done', 'EX', t)`
+ * and then the work. The SET writes a literal marker (a cache fill writes the value it computed) right
+ * after the check leaves on a hit, with nothing awaited in between, and more follows it.
+ */
+function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefined {
+  const value = set.args[0] ? unwrap(set.args[0]) : undefined;
+  const literal = value && (literalString(value) !== undefined || ts.isNumericLiteral(value) || value.kind === ts.SyntaxKind.TrueKeyword);
+  const statement = valueCarrier(set.call).parent;
+  if (!literal || !ts.isExpressionStatement(statement) || !ts.isBlock(statement.parent)) return undefined;
+  const siblings = statement.parent.statements;
+  const at = siblings.indexOf(statement);
+  if (at === siblings.length - 1) return undefined;
+  const check = checkBefore(model, set);
+  if (!check) return undefined;
+  // The leaving `if` and the SET are neighbours but for statements that await nothing.
+  for (let i = at - 1; i >= 0; i--) {
+    const s = siblings[i];
+    if (ts.isIfStatement(s) && !s.elseStatement && /\b(?:return|throw)\b/.test(s.thenStatement.getText()) && (contains(s.expression, check.call) || mentions(s.expression, namesOf(check)))) return check;
+    if (/\bawait\b/.test(s.getText()) && !contains(s, check.call)) return undefined;
+  }
+  return undefined;
+}
+
+function namesOf(check: RedisCommand): string[] {
+  const use = resultUse(check.call);
+  return use.kind === 'assigned' ? [use.name] : [];
+}
+
 /** An `if` on the check's answer that holds the SET or leaves before it; not an owner comparison. */
 function decidesSet(fn: Node, check: RedisCommand, names: string[], set: RedisCommand): boolean {
   const ifs: ts.IfStatement[] = [];
@@ -137,7 +166,18 @@ export const exclusiveAcquire: Rule = {
       }
       if (command.name !== 'SET' || !command.set || command.set.nx || command.batch || !command.keys[0]) continue;
       const key = model.keyOf(command.keys[0]);
-      if (!model.isLockKey(key) && !inLockAcquireFunction(command)) continue;
+      if (!model.isLockKey(key) && !inLockAcquireFunction(command)) {
+        const check = plainSet(command) ? markerClaim(model, command) : undefined;
+        if (check) {
+          report({
+            span: spanOf(command.call),
+            message: `${check.name} then SET of a marker on ${describeKey(key)} is a claim made in two round trips: two concurrent deliveries can both find the key missing, both SET it and both go on to do the work once each. Claim in one command, SET key value NX EX ttl, and go on only when it replies OK.`,
+            related: [{ span: spanOf(check.call), message: `the separate ${check.name}` }],
+            fix: () => addNx(command),
+          });
+        }
+        continue;
+      }
       const name = describeKey(key);
       const value = command.args[0];
       const shifted = value && OPTION_WORD.test(literalString(value) ?? '');

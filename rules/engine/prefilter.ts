@@ -8,7 +8,7 @@
 // - a lock library: redlock, redis-semaphore, Lockwise's withLock;
 // - a DEL/UNLINK/GETDEL/DELEX/DELIFEQ, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
 //   like a lock (LOCK_NAME, the engine's own test);
-// - a plain SET with a TTL after a GET (a GET-compare-SET renewal), with a key or a function named like a lock;
+// - a plain SET with a TTL after a GET: a GET-compare-SET renewal, or a once-only claim by GET then SET of a marker;
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
@@ -28,6 +28,8 @@ const NX = option('nx');
 const GLIDE_NX = /['"`]onlyIfDoesNotExist['"`]/;
 const XX = option('xx');
 const GET = command('get');
+/** `.set(key, 'done', 'EX', ...)`: a literal marker written with a TTL, the SET of a once-only claim. */
+const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
 const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
 const DELETE_OR_EXPIRE = command('del|unlink|getdel|delex|delifeq|p?expire(?:at)?');
 // Lua also releases by removing the holder from a zset or a hash (redis-semaphore, Redisson).
@@ -71,5 +73,5 @@ export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
   if (names.some((n) => text.includes(n))) return true;
   if (!ANY_EVIDENCE.test(text)) return false;
   const code = text.replace(COMMENT_BLOCK, ' ');
-  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code);
+  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET.test(code));
 }
