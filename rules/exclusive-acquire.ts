@@ -3,6 +3,7 @@
 import { ts } from './engine/typescript';
 import type { RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
+import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, sameKey } from './engine/keys';
 import { LOCK_NAME } from './engine/lock-name';
 import type { LockModel } from './engine/model';
@@ -85,6 +86,35 @@ function handedBack(fn: Node, names: readonly string[]): boolean {
   });
 }
 
+/**
+ * A once-only claim on a key not named like a lock: `if (await get(k)) return; await set(k, 'done', 'EX', t)`
+ * and then the work. The SET writes a literal marker (a cache fill writes the value it computed) right
+ * after the check leaves on a hit, with nothing awaited in between, and more follows it.
+ */
+function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefined {
+  const value = set.args[0] ? unwrap(set.args[0]) : undefined;
+  const literal = value && (literalString(value) !== undefined || ts.isNumericLiteral(value) || value.kind === ts.SyntaxKind.TrueKeyword);
+  const statement = valueCarrier(set.call).parent;
+  if (!literal || !ts.isExpressionStatement(statement) || !ts.isBlock(statement.parent)) return undefined;
+  const siblings = statement.parent.statements;
+  const at = siblings.indexOf(statement);
+  if (at === siblings.length - 1) return undefined;
+  const check = checkBefore(model, set);
+  if (!check) return undefined;
+  // The leaving `if` and the SET are neighbours but for statements that await nothing.
+  for (let i = at - 1; i >= 0; i--) {
+    const s = siblings[i];
+    if (ts.isIfStatement(s) && !s.elseStatement && /\b(?:return|throw)\b/.test(s.thenStatement.getText()) && (contains(s.expression, check.call) || mentions(s.expression, namesOf(check)))) return check;
+    if (/\bawait\b/.test(s.getText()) && !contains(s, check.call)) return undefined;
+  }
+  return undefined;
+}
+
+function namesOf(check: RedisCommand): string[] {
+  const use = resultUse(check.call);
+  return use.kind === 'assigned' ? [use.name] : [];
+}
+
 /** An `if` on the check's answer that holds the SET or leaves before it; not an owner comparison. */
 function decidesSet(fn: Node, check: RedisCommand, names: string[], set: RedisCommand): boolean {
   const ifs: ts.IfStatement[] = [];
@@ -118,15 +148,51 @@ function comparesWithValue(condition: Node): boolean {
   return found;
 }
 
+/** `{ NX: true, EX: 30 }` for the words `'NX', 'EX', 30`: node-redis' own spelling of the same SET. */
+function optionsObject(command: RedisCommand): Fix | undefined {
+  const words = command.args.slice(1);
+  if (!command.set || command.set.dynamic || words.length === 0) return undefined;
+  const parts: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = literalString(words[i])?.toUpperCase();
+    if (word === 'NX' || word === 'XX' || word === 'KEEPTTL' || word === 'GET') parts.push(`${word}: true`);
+    else if (word && /^(?:EX|PX|EXAT|PXAT)$/.test(word) && words[i + 1]) parts.push(`${word}: ${words[++i].getText()}`);
+    else return undefined;
+  }
+  const first = words[0];
+  const last = words[words.length - 1];
+  return { title: `Pass the options as node-redis reads them: { ${parts.join(', ')} }`, isPreferred: true, edits: [{ start: first.getStart(), end: last.end, newText: `{ ${parts.join(', ')} }` }] };
+}
+
 export const exclusiveAcquire: Rule = {
   id: 'exclusive-acquire',
   defaultSeverity: 'error',
   summary: 'An acquire that excludes no one: SET without NX used as the lock, NX in the value position, or GET/EXISTS then SET.',
   check({ model, report }) {
     for (const command of model.commands) {
+      if (command.name === 'SET' && command.set?.dropped && command.set.nx) {
+        const words = command.args.slice(1).map((a) => a.getText()).join(', ');
+        report({
+          span: spanOf(command.call),
+          message: `node-redis 4 and later read SET's options from one object, set(key, value, { NX: true, EX: 30 }), and ignore further arguments: the ${words} here are never sent (the client looks for options.NX and options.EX on the string, finds none, and sends a plain SET; TypeScript would reject the call). So this SET always replies OK, overwrites whoever holds ${describeKey(model.keyOf(command.keys[0]))}${command.set.ttl ? ', and sets no TTL' : ''}: every caller believes it won${command.set.ttl ? ', and the key never expires' : ''}. Pass the options as an object.`,
+          fix: () => optionsObject(command),
+        });
+        continue;
+      }
       if (command.name !== 'SET' || !command.set || command.set.nx || command.batch || !command.keys[0]) continue;
       const key = model.keyOf(command.keys[0]);
-      if (!model.isLockKey(key) && !inLockAcquireFunction(command)) continue;
+      if (!model.isLockKey(key) && !inLockAcquireFunction(command)) {
+        const check = plainSet(command) ? markerClaim(model, command) : undefined;
+        if (check) {
+          report({
+            span: spanOf(command.call),
+            message: `${check.name} then SET of a marker on ${describeKey(key)} is a claim made in two round trips: two concurrent deliveries can both find the key missing, both SET it and both go on to do the work once each. Claim in one command, SET key value NX EX ttl, and go on only when it replies OK.`,
+            related: [{ span: spanOf(check.call), message: `the separate ${check.name}` }],
+            fix: () => addNx(command),
+          });
+        }
+        continue;
+      }
       const name = describeKey(key);
       const value = command.args[0];
       const shifted = value && OPTION_WORD.test(literalString(value) ?? '');
@@ -146,6 +212,18 @@ export const exclusiveAcquire: Rule = {
         });
         continue;
       }
+      // `if (cur && cur.owner !== me) throw; set(...)`: an owner check that lets the free key through too.
+      const compare = findCompareBeforeWrite({ call: command.call, fn: enclosingFunction(command.call), key }, model.getsOn);
+      if (compare?.whenFree && command.set.ttl) {
+        report({
+          span: spanOf(command.call),
+          message: `This SET takes ${name} when a separate GET found it free (or held by this process): check-then-act in two round trips. Two processes can both see the key free and both SET it, and each believes it holds the lock. Take a free lock with SET key token NX PX ttl and test its reply; renew your own with an atomic compare-and-pexpire.`,
+          related: [{ span: spanOf(compare.get), message: 'the separate GET' }],
+        });
+        continue;
+      }
+      // Written only while the value is this process's: a renewal, owner-checked-extend's to judge.
+      if (compare) continue;
       const check = checkBefore(model, command);
       if (check) {
         report({

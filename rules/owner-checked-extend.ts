@@ -2,7 +2,7 @@
 // a watchdog that lost its lock keeps another holder's lock alive, or overwrites it.
 import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
-import { isFunctionOrArrow, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { isFunctionOrArrow, normalizeText, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { clientReceiver, visibleToken } from './engine/queries';
 import { guardedExtend } from './fixes/text';
 import type { ServerKind } from './config';
@@ -46,6 +46,10 @@ function fix(model: LockModel, extend: Extend, server: ServerKind): Fix | string
   if (command.batch) return 'No automatic fix: the renewal is part of a MULTI or pipeline; extend with a compare-and-pexpire on its own.';
   if (!ttl) return 'No automatic fix: the TTL is not in milliseconds or seconds Lockwise can read.';
   if (!replyUnused(extend.call)) return 'No automatic fix: the renewal\'s reply is used; a compare-and-pexpire replies 1 or 0, so rewrite it by hand.';
+  // A value rewritten after the compare (a JSON record with a fresh timestamp) is no token to compare with.
+  if (extend.kind === 'set' && normalizeText(unwrap(command.args[0])) !== normalizeText(unwrap(extend.getCompare?.token ?? command.call))) {
+    return 'No automatic fix: the SET writes a new value, not the token the GET compared; store a token that stays the same and compare-and-pexpire it.';
+  }
   const token = command.name === 'SET' ? command.args[0] : visibleToken(model, extend.key, extend.call);
   if (!token) return 'No automatic fix: the lock\'s token is not in a variable this code can see; keep the token the acquire stored and compare it.';
   const guarded = guardedExtend(model, receiver, keyNode.getText(), unwrap(token).getText(), ttl, server);
@@ -65,6 +69,15 @@ export const ownerCheckedExtend: Rule = {
     for (const extend of model.extends) {
       if (extend.ownerChecked) continue;
       const key = describeKey(extend.key);
+      if (extend.kind === 'set' && extend.getCompare) {
+        report({
+          span: spanOf(extend.call),
+          message: `This SET renews ${key} after a GET compared its value with this process's, in another round trip. If the lock expires between the GET and the SET and another process takes it, this SET overwrites their value and TTL: both believe they hold the lock. Renew only while the value is still this process's, atomically (Lua compare-and-pexpire, or SET key token IFEQ token PX ttl on Redis 8.4+).`,
+          related: [{ span: spanOf(extend.getCompare.get), message: 'the separate GET' }],
+          fix: () => fix(model, extend, server),
+        });
+        continue;
+      }
       const how = extend.kind === 'set-xx'
         ? `SET XX with a TTL on ${key} overwrites the value and TTL of whoever holds the lock now`
         : extend.kind === 'script'

@@ -4,13 +4,18 @@ import { ts } from './typescript';
 import type { RedisCommand } from './commands';
 import type { KeyRef } from './keys';
 import { storedName } from './libraries';
-import { identifiersNamed, unwrap, type Node } from './nodes';
+import { contains, identifiersNamed, unwrap, type Node } from './nodes';
 
 export interface GetCompare {
   get: Node;
   ifStatement: Node;
   /** The other side of the comparison: the token this process expects. */
   token?: Node;
+  /**
+   * The write is reached when the key was free too (`if (cur && cur.owner !== me) throw; set(...)`), and
+   * no other test of the reply's truthiness keeps that case away: a check-then-act acquire as well.
+   */
+  whenFree?: boolean;
 }
 
 /** `if ((await redis.get(key)) === token) { await redis.del(key) }`, directly or via a variable; `getsOnKey` gives the GETs of a key. */
@@ -45,3 +50,75 @@ export function findGetCompare(
   return undefined;
 }
 
+
+/** A value the reply of a GET is compared with to learn "is it mine?": not null, '', 0, 'OK' or a boolean. */
+const EMPTYISH = /^(?:null|undefined|0|1|false|true|''|""|'OK'|"OK")$/;
+
+/** Does the condition compare something with a real value (`holder === me`, `cur?.owner !== me`)? */
+function comparesWithValue(condition: Node): Node | undefined {
+  let other: Node | undefined;
+  const visit = (n: Node): void => {
+    if (other) return;
+    if (ts.isBinaryExpression(n) && /^[!=]==?$/.test(n.operatorToken.getText())) {
+      const sides = [unwrap(n.left), unwrap(n.right)];
+      if (!sides.some((x) => EMPTYISH.test(x.getText()))) other = n;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(condition);
+  return other;
+}
+
+/** The variable a GET's reply is kept in, directly or parsed (`const cur = JSON.parse((await get(k)) ?? 'null')`). */
+function replyVariable(get: Node, fn: Node): string | undefined {
+  for (let n: Node | undefined = get.parent; n && n !== fn; n = n.parent) {
+    if (ts.isVariableDeclaration(n)) return ts.isIdentifier(n.name) ? n.name.text : undefined;
+    if (ts.isStatement(n) || ts.isFunctionLike(n)) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * GET, compare with a value in the client, then a write on the same key: the `if` holding the write
+ * (`if ((await get(k)) === me) set(...)`), or an `if` before it that leaves when the value differs
+ * (`if (cur?.owner !== me) throw ...`). The owner check and the write are two round trips.
+ */
+export function findCompareBeforeWrite(
+  write: { call: Node; fn: Node; key?: KeyRef },
+  getsOnKey: (key: KeyRef) => readonly RedisCommand[],
+): GetCompare | undefined {
+  const key = write.key;
+  if (!key) return undefined;
+  const gets = getsOnKey(key).filter((c) => c.call.end <= write.call.getStart() && write.fn.pos <= c.call.pos && c.call.end <= write.fn.end);
+  for (const get of gets) {
+    const variable = replyVariable(get.call, write.fn);
+    const refers = (condition: Node) => contains(condition, get.call) || (!!variable && identifiersNamed(condition, variable).length > 0);
+    const ifs: ts.IfStatement[] = [];
+    const visit = (n: Node): void => {
+      if (ts.isIfStatement(n) && n.getStart() < write.call.getStart() && n.end > get.call.getStart() && refers(n.expression)) ifs.push(n);
+      if (n === write.fn || !ts.isFunctionLike(n)) ts.forEachChild(n, visit);
+    };
+    visit(write.fn);
+    for (const s of ifs) {
+      const compare = comparesWithValue(s.expression);
+      if (!compare || !ts.isBinaryExpression(compare)) continue;
+      // Written when the value is this process's: in the `then` of `===`, the `else` of `!==`, or after an `if (!==)` that leaves.
+      const equal = compare.operatorToken.getText().startsWith('=');
+      const holds = equal ? contains(s.thenStatement, write.call) : !!s.elseStatement && contains(s.elseStatement, write.call);
+      const leaves = !equal && !contains(s, write.call) && /\b(?:return|throw)\b/.test(s.thenStatement.getText());
+      if (!holds && !leaves) continue;
+      const reply = (n: Node) => { const u = unwrap(n); return u === get.call || (ts.isIdentifier(u) && u.text === variable); };
+      const truthiness = (n: Node) => { const u = unwrap(n); return reply(u) || (ts.isPrefixUnaryExpression(u) && u.operator === ts.SyntaxKind.ExclamationToken && reply(u.operand)); };
+      const whenFree = leaves && reply(leftmostOfAnd(s.expression)) && !ifs.some((other) => other !== s && truthiness(other.expression));
+      return { get: get.call, ifStatement: s, token: refers(compare.left) ? compare.right : compare.left, whenFree };
+    }
+  }
+  return undefined;
+}
+
+/** `a` of `a && b && c`. */
+function leftmostOfAnd(condition: Node): Node {
+  let n = unwrap(condition);
+  while (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) n = unwrap(n.left);
+  return n;
+}

@@ -59,5 +59,23 @@ export function fileStyle(imports: FileImports): ClientStyle | undefined {
   return undefined;
 }
 
+/**
+ * Does the client of this file read SET's options only from an object, so ioredis-style words after the
+ * value ('NX', 'EX', 30) are never sent? node-redis 4 and later do: set(key, value, options) looks up
+ * options.NX, options.EX, options.condition... on the string 'NX' and finds none. node_redis 3 still
+ * took the words, so the version must be known: from the file's `@redis/client` import, or from the
+ * package.json when the file imports `redis` or, given its client, when node-redis is the package's
+ * only client.
+ */
+export function dropsPositionalSetOptions(imports: FileImports, packages: ReadonlyMap<string, number | undefined> = new Map()): boolean {
+  if (imports.modules.has('@redis/client')) return true;
+  const style = fileStyle(imports);
+  if (style !== undefined && style !== 'node-redis') return false;
+  const modern = packages.has('@redis/client') || (packages.get('redis') ?? 0) >= 4;
+  if (!modern) return false;
+  if (style === 'node-redis') return true;
+  return [...packages.keys()].every((name) => name === 'redis' || name === '@redis/client');
+}
+
 export const REDLOCK_MODULES = new Set(['redlock', '@sesamecare-oss/redlock']);
 export const SEMAPHORE_MODULE = 'redis-semaphore';

@@ -29,6 +29,8 @@ const EVIDENCE = new RegExp(
     'lock|mutex|mtx|semaphore|leader|latch',
     // Commands a lock is taken, released, extended or fenced with, in any client's spelling, and SET's options.
     String.raw`\b(?:setnx|del|unlink|getdel|delex|delifeq|p?expire(?:at)?|eval(?:sha)?|incr|sendcommand|send_command|customcommand|invokescript|callbuffer|multi|pipeline|nx|xx|ifeq|onlyifdoesnotexist|onlyifequal)\b`,
+    // SET with a TTL (a GET-compare-SET renewal, a GET-then-SET claim): `'EX'`, `"PX"`, node-redis `{ EX: 60 }`.
+    String.raw`['"\x60](?:ex|px)['"\x60]|\b(?:EX|PX)\s*:`,
     // Lua scripts loaded or registered under a name.
     String.raw`\b(?:definecommand|script|scriptload|script_load)\b`,
     String.raw`\b(?:acquire|tryacquire|release|extend|using)\s*(?:<[^()]*>\s*)?(?:\?\.\s*)?\(|['"\x60](?:acquire|tryacquire|release|extend|using)['"\x60]`,

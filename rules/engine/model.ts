@@ -3,18 +3,19 @@
 import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
-import { findGetCompare, type GetCompare } from './get-compare';
+import { findCompareBeforeWrite, findGetCompare, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
-import { fileStyle, readImports, type FileImports } from './imports';
+import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesLockedState, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { markerRollbacks } from './markers';
+import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
 import { calleeName, callsNamed, functionNameOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
-import type { TtlUnit } from './set-options';
+import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
 import { handedBackOps, helperOps, wrapperCommand } from '../project/call-site-ops';
 import type { CallMeaning, ProjectContext } from '../project/call-meanings';
@@ -84,7 +85,8 @@ export interface Release {
   via?: HelperVia;
 }
 
-export type ExtendKind = 'expire' | 'set-xx' | 'set-ifeq' | 'script' | 'library' | 'helper';
+/** `set`: a plain SET with a TTL after a GET compared with this process's value (GET-compare-SET). */
+export type ExtendKind = 'expire' | 'set-xx' | 'set-ifeq' | 'set' | 'script' | 'library' | 'helper';
 
 export interface Extend {
   kind: ExtendKind;
@@ -95,6 +97,8 @@ export interface Extend {
   ownerChecked: boolean;
   fn: Node;
   via?: HelperVia;
+  /** For a plain SET renewal: the GET and the comparison that decide it, in another round trip. */
+  getCompare?: GetCompare;
 }
 
 export interface LockModel {
@@ -121,6 +125,8 @@ export interface LockModel {
   /** Releases in a function, including `.finally(() => release)` callbacks written inside it. */
   releasesIn(fn: Node): Release[];
   extendsOn(key: KeyRef): Extend[];
+  /** The GETs of a key, a same-file reader's call included (engine/readers.ts). */
+  getsOn(key: KeyRef): RedisCommand[];
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
@@ -190,7 +196,9 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     // A get/set/del on an in-memory cache the file made itself (engine/in-memory-stores.ts) is no command.
     if (command && (meaning || !onInMemoryStore(call, imports))) commands.push(command);
   }
+  commands.push(...readerGets(sourceFile, commands, keyOf, lookup, (node, key) => keys.set(node, key)));
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
+  if (!LEGACY_MODE.test(text) && dropsPositionalSetOptions(imports, project?.packages)) markDroppedOptions(commands);
   // A thin wrapper's command is its callers' to judge (engine/wrappers.ts), not lock code of its own.
   const wrappers = new Map<Node, boolean>();
   const inWrapper = (command: RedisCommand) => {
@@ -260,7 +268,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     // Only deletes, scripts, SET XX/IFEQ and expires can release or extend (most commands are GETs and SETs).
     const deletes = DELETES.has(command.name);
     const renews = EXPIRES.has(command.name) || (command.name === 'SET' && !!command.set && !command.set.nx && !!command.set.ttl && (command.set.xx || !!command.set.ifeq));
-    if (!deletes && !renews && command.name !== 'SCRIPT') continue;
+    const rewrites = !deletes && !renews && isPlainSetWithTtl(command);
+    if (!deletes && !renews && !rewrites && command.name !== 'SCRIPT') continue;
     const fn = enclosingFunction(command.call);
     const fnName = functionNameOf(fn);
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
@@ -288,8 +297,12 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
       case 'DELIFEQ': // Valkey 9: DELIFEQ key token, a compare-and-delete
         if (lockKey) releases.push({ call: command.call, command, fn, kind: 'delifeq', key: lockKey, ownerChecked: true });
         break;
-      case 'SET': // an XX or IFEQ renewal with a TTL (`renews`)
-        if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
+      case 'SET': // an XX or IFEQ renewal with a TTL (`renews`), or a plain SET after an owner check (`rewrites`)
+        if (rewrites) {
+          const key = commandKeys[0];
+          const getCompare = key && (acquiredHere(key) || looksLikeLockKey(key) || lockFn) ? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn) : undefined;
+          if (getCompare && !getCompare.whenFree) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: false, getCompare });
+        } else if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':
         // A script on a parameter key in lock code (`renewLock(key, token)`) is the lock's too.
@@ -337,7 +350,26 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     releasesOn: (key) => releaseIndex.find(key),
     releasesIn: (fn) => releasesByFn.get(fn) ?? [],
     extendsOn: (key) => extendIndex.find(key),
+    getsOn,
   };
+}
+
+/** `SET key value EX ttl`: no NX, XX or IFEQ, options all read, a TTL of its own. */
+function isPlainSetWithTtl(command: RedisCommand): boolean {
+  const set = command.set;
+  return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !set.dropped && !command.batch && !!set.ttl && set.ttl.unit !== 'KEEPTTL';
+}
+
+/** node-redis' `legacyMode: true` (v4) and `.legacy()` (v5) clients still take the words one by one. */
+const LEGACY_MODE = /legacyMode|\.legacy\(/;
+
+/** A client's own `set(key, value, 'NX', 'EX', 30)` where the client reads options only from an object. */
+function markDroppedOptions(commands: RedisCommand[]): void {
+  for (const command of commands) {
+    if (command.name !== 'SET' || !command.set || command.wrapped || command.style !== 'ioredis') continue;
+    if (methodOf(command.call)?.name.toLowerCase() !== 'set') continue;
+    if (hasPositionalWords(command.args.slice(1))) command.set.dropped = true;
+  }
 }
 
 /** What the project says of the calls it knows (none without a project context). */

@@ -8,6 +8,7 @@
 // - a lock library: redlock, redis-semaphore, Lockwise's withLock;
 // - a DEL/UNLINK/GETDEL/DELEX/DELIFEQ, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
 //   like a lock (LOCK_NAME, the engine's own test);
+// - a plain SET with a TTL after a GET: a GET-compare-SET renewal, or a once-only claim by GET then SET of a marker;
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
@@ -26,6 +27,10 @@ const SETNX = command('setnx');
 const NX = option('nx');
 const GLIDE_NX = /['"`]onlyIfDoesNotExist['"`]/;
 const XX = option('xx');
+const GET = command('get');
+/** `.set(key, 'done', 'EX', ...)`: a literal marker written with a TTL, the SET of a once-only claim. */
+const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
+const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
 const DELETE_OR_EXPIRE = command('del|unlink|getdel|delex|delifeq|p?expire(?:at)?');
 // Lua also releases by removing the holder from a zset or a hash (redis-semaphore, Redisson).
 const LUA_DELETE = /['"`](?:zrem|hdel)\\?['"`]/i;
@@ -42,7 +47,7 @@ const WITH_LOCK = /\bwithLock\b/;
 
 // One pass that turns away most files: every test below needs one of these words.
 const ANY_EVIDENCE = new RegExp(
-  [REDLOCK_WORD, /mutex|semaphore/, WITH_LOCK, SETNX, NX, GLIDE_NX, XX, DELETE_OR_EXPIRE, LUA_DELETE].map((r) => r.source).join('|'),
+  [REDLOCK_WORD, /mutex|semaphore/, WITH_LOCK, SETNX, NX, GLIDE_NX, XX, DELETE_OR_EXPIRE, LUA_DELETE, TTL].map((r) => r.source).join('|'),
   'i',
 );
 // Comment blocks that open a line (JSDoc, license headers): library code documents every command and
@@ -60,7 +65,7 @@ function acquiresWithNx(code: string): boolean {
 }
 
 function releasesOrExtendsLock(code: string): boolean {
-  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)));
+  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (TTL.test(code) && SET.test(code) && GET.test(code)));
 }
 
 export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
@@ -68,5 +73,5 @@ export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
   if (names.some((n) => text.includes(n))) return true;
   if (!ANY_EVIDENCE.test(text)) return false;
   const code = text.replace(COMMENT_BLOCK, ' ');
-  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code);
+  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET.test(code));
 }

@@ -18,6 +18,28 @@ export interface SetOptions {
   node?: ts.Node;
   /** set(key, value, ttl) of a cache client (cache-manager, Keyv): it takes a TTL and no NX. */
   ttlOnly?: boolean;
+  /**
+   * ioredis-style option words given to a client that reads only an options object (node-redis 4+):
+   * they are never sent, and the SET is a plain one, whatever the words say (imports.ts).
+   */
+  dropped?: boolean;
+}
+
+const OPTION_WORD = /^(?:NX|XX|EX|PX|EXAT|PXAT|KEEPTTL|GET)$/i;
+
+/** Does a SET's options list (after key and value) hold option words written as separate arguments? */
+export function hasPositionalWords(options: readonly ts.Node[]): boolean {
+  return options.some((n) => OPTION_WORD.test(literalString(n) ?? '') || (ts.isSpreadElement(n) && hasWordInside(n)));
+}
+
+function hasWordInside(node: ts.Node): boolean {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (!found && OPTION_WORD.test(literalString(n) ?? '')) found = true;
+    else if (!found) ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
 }
 
 const TTL_UNITS = new Set(['EX', 'PX', 'EXAT', 'PXAT']);

@@ -7,6 +7,7 @@ import { ts } from '../engine/typescript';
 import { ancestorWhere, declarationOf, methodOf, unwrap, type Node } from '../engine/nodes';
 import { importOf, newClassName, typeClassName } from './file-symbols';
 import { Implementers } from './implementers';
+import type { ClientPackages } from './packages';
 import { REDLOCK_MODULES, SEMAPHORE_MODULE } from '../engine/imports';
 import { hasLockMeaning, type ClassSummary, type FileSummary, type FunctionSummary, type ImportRef, type WrapperSummary } from './types';
 
@@ -25,6 +26,8 @@ export interface ProjectContext {
   meaningOf(call: ts.CallExpression): CallMeaning | undefined;
   /** Imported names that are lock-library objects made in another project file (`export const locks = new Redlock(...)`). */
   libraries: ReadonlyMap<string, LockLibrary>;
+  /** The Redis client packages the file's package.json depends on (packages.ts). */
+  packages?: ClientPackages;
 }
 
 /** Summaries of other files, by specifier as written in a file. */

@@ -14,6 +14,7 @@ import { projectContext, Resolution, type ProjectContext } from './call-meanings
 import { readFileSymbols, type SummaryTarget } from './file-symbols';
 import type { ProjectHost } from './host';
 import { Implementers } from './implementers';
+import { PackageClients } from './packages';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
 import { emptySummary, hasLockMeaning, type FileSummary } from './types';
@@ -62,6 +63,7 @@ export class ProjectIndex {
   private readonly dependents = new Map<string, Set<string>>();
   private readonly resolution: Resolution;
   private readonly implementers: Implementers;
+  private readonly packages: PackageClients;
   private readonly names = new Map<string, ReadonlySet<string>>();
   /** Models built while summarising an import, kept for that file's own analysis (a few: they hold trees). */
   private readonly spareModels = new Map<string, { text: string; helpers: string; model: LockModel }>();
@@ -70,6 +72,7 @@ export class ProjectIndex {
   constructor(private readonly options: ProjectOptions) {
     this.modules = new ModuleResolver(options.host);
     this.implementers = new Implementers(options.host);
+    this.packages = new PackageClients(options.host);
     this.resolution = new Resolution({
       summaryOf: (specifier, from) => this.summaryFor(specifier, from),
       implementationsOf: (name, from) => this.implementationsOf(name, from),
@@ -222,7 +225,7 @@ export class ProjectIndex {
   }
 
   private contextOf(summary: FileSummary): ProjectContext {
-    return projectContext(summary, this.resolution);
+    return { ...projectContext(summary, this.resolution), packages: this.packages.of(summary.path) };
   }
 
   /**

@@ -479,6 +479,28 @@ export async function recover(ids: string[], ownership: Ownership, load: (id: st
     },
     expected: [],
   },
+  {
+    name: "node-redis (package.json: redis ^5) given ioredis-style 'NX', 'EX' words: they are dropped, so the claim is a plain SET",
+    files: {
+      'package.json': '{ "dependencies": { "redis": "^5.1.0", "express": "^4.0.0" } }',
+      'app/package.json': '{ "dependencies": { "express": "^4.0.0" } }',
+      'app/src/client.js': `const { createClient } = require('redis');
+const client = createClient();
+module.exports = { client };
+`,
+      'app/src/guard.js': `async function claimOnce(store, jobId) {
+  const got = await store.set(\`job:\${jobId}:claim\`, '1', 'NX', 'EX', 30);
+  return !!got;
+}
+async function firstTime(store, key, ttl = 0) {
+  const ok = await store.set(key, '1', 'NX', ...(ttl > 0 ? ['EX', ttl] : []));
+  return !!ok;
+}
+module.exports = { claimOnce, firstTime };
+`,
+    },
+    expected: ['app/src/guard.js: exclusive-acquire', 'app/src/guard.js: exclusive-acquire'],
+  },
 ];
 
 for (const shape of shapes) {

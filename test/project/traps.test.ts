@@ -3,6 +3,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeProject, findingList } from './harness';
 
+// A claim written with ioredis' positional option words, the client handed in.
+const GUARD = `async function claimOnce(store, jobId) {
+  const got = await store.set(\`job:\${jobId}:claim\`, '1', 'NX', 'EX', 30);
+  return !!got;
+}
+module.exports = { claimOnce };
+`;
+
 const traps: Array<{ name: string; files: Record<string, string> }> = [
   {
     name: 'a generic cache service: its del/expire/pExpire are not lock operations, nor its callers\' uses',
@@ -374,6 +382,18 @@ export async function claimDesk(locks: DeskLockService, desk: string, agent: str
 }
 `,
     },
+  },
+  {
+    name: "positional 'NX', 'EX' words where the project's client takes them (ioredis)",
+    files: { 'package.json': '{ "dependencies": { "ioredis": "^5.3.0" } }', 'src/guard.js': GUARD },
+  },
+  {
+    name: "positional 'NX', 'EX' words with node_redis 3, which still took them",
+    files: { 'package.json': '{ "dependencies": { "redis": "^3.1.2" } }', 'src/guard.js': GUARD },
+  },
+  {
+    name: "positional 'NX', 'EX' words when the project has node-redis and ioredis both",
+    files: { 'package.json': '{ "dependencies": { "redis": "^4.6.0", "ioredis": "^5.3.0" } }', 'src/guard.js': GUARD },
   },
 ];
 

@@ -3,6 +3,20 @@ import { io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'a flag written after the work it records is no claim (the check and the SET are far apart)', code: `${io}export async function migrateOnce() {
+  if (await redis.get('migrated:v2')) return;
+  await work();
+  await redis.set('migrated:v2', '1', 'EX', 86400);
+}
+` },
+    { name: 'a cache filled with the value it computed after a miss', code: `${io}export async function profile(id: string) {
+  const hit = await redis.get(\`profile:\${id}\`);
+  if (hit) return hit;
+  const fresh = JSON.stringify({ id });
+  await redis.set(\`profile:\${id}\`, fresh, 'EX', 60);
+  return fresh;
+}
+` },
     { name: 'a class field that only holds a Map is an in-memory store: its get/set are no Redis GET then SET', code: `${io}export class Sessions {
   private readonly seen = new Map<string, number>();
   private owners: Map<string, string>;
@@ -81,6 +95,65 @@ export async function claimPool(pool: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a webhook made idempotent by GET then SET of a marker, and the work after it',
+      message: ['claim made in two round trips'],
+      code: `${io}export async function onDelivery(id: string) {
+  const seen = await redis.get(\`delivery:\${id}\`);
+  if (seen) return 'duplicate';
+  await redis.set(\`delivery:\${id}\`, 'done', 'EX', 3600);
+  await work();
+  return 'ok';
+}
+`,
+      output: `${io}export async function onDelivery(id: string) {
+  const seen = await redis.get(\`delivery:\${id}\`);
+  if (seen) return 'duplicate';
+  await redis.set(\`delivery:\${id}\`, 'done', 'EX', 3600, 'NX');
+  await work();
+  return 'ok';
+}
+`,
+    },
+    {
+      name: 'a takeover that lets the free key through a guard on another holder, read by a reader method, then a plain SET EX',
+      message: ['found it free', 'check-then-act'],
+      code: `${io}export class SeatLocks {
+  constructor(private readonly store: Redis) {}
+  private key(room: string, seat: string) { return \`lock:seat:\${room}:\${seat}\`; }
+  async holder(room: string, seat: string) {
+    const raw = await this.store.get(this.key(room, seat));
+    return raw ? (JSON.parse(raw) as { owner: string }) : null;
+  }
+  async acquire(room: string, seat: string, me: string) {
+    return (await this.store.set(this.key(room, seat), JSON.stringify({ owner: me }), 'EX', 60, 'NX')) === 'OK';
+  }
+  async take(room: string, seat: string, me: string, force = false) {
+    const prev = await this.holder(room, seat);
+    if (prev && prev.owner !== me && !force) throw new Error('taken');
+    await this.store.set(this.key(room, seat), JSON.stringify({ owner: me }), 'EX', 60);
+  }
+}
+`,
+      output: null,
+    },
+    {
+      name: "node-redis set() given ioredis-style 'NX', 'EX' words: the client reads only an options object, so it is a plain SET",
+      typecheck: false,
+      message: ['node-redis', "'NX'", 'no TTL'],
+      code: `import { createClient } from '@redis/client';
+const client = createClient();
+export async function claim(id: string) {
+  return (await client.set(\`job:\${id}\`, '1', 'NX', 'EX', 30)) === 'OK';
+}
+`,
+      output: `import { createClient } from '@redis/client';
+const client = createClient();
+export async function claim(id: string) {
+  return (await client.set(\`job:\${id}\`, '1', { NX: true, EX: 30 })) === 'OK';
+}
+`,
+    },
     {
       name: "cache-manager's set(key, value, ttl) after a get: check-then-act, and no NX to add",
       typecheck: false,

@@ -3,6 +3,15 @@ import { declared, EXTEND, EXTEND_DECL, glide, io, nr } from './preludes';
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
+    { name: 'a cache entry rewritten after comparing its version is no lock', code: `${io}export async function bump(id: string, version: string, next: string) {
+  if ((await redis.get(\`cache:doc:\${id}:v\`)) !== version) return;
+  await redis.set(\`cache:doc:\${id}:v\`, next, 'EX', 60);
+}
+` },
+    { name: 'a lock written when the holder is NOT this process is a takeover, not a renewal', code: `${io}export async function steal(me: string, token: string) {
+  if ((await redis.get('leader:jobs')) !== me) await redis.set('leader:jobs', token, 'PX', 30000);
+}
+` },
     { name: 'Lua compare-and-pexpire watchdog', code: `${io}export function watchdog(key: string, token: string) {
   return setInterval(() => {
     void redis.eval(${EXTEND}, 1, key, token, 30000);
@@ -35,6 +44,49 @@ export const ownerCheckedExtendCases: RuleCases = {
 ` },
   ],
   invalid: [
+    {
+      name: 'a heartbeat that reads the holder through a reader method of its class, then rewrites it with a plain SET EX',
+      message: ['after a GET compared'],
+      code: `${io}export class SeatLocks {
+  constructor(private readonly store: Redis) {}
+  private key(room: string, seat: string) { return \`lock:seat:\${room}:\${seat}\`; }
+  async holder(room: string, seat: string) {
+    const raw = await this.store.get(this.key(room, seat));
+    return raw ? (JSON.parse(raw) as { owner: string }) : null;
+  }
+  async acquire(room: string, seat: string, me: string) {
+    return (await this.store.set(this.key(room, seat), JSON.stringify({ owner: me }), 'EX', 60, 'NX')) === 'OK';
+  }
+  async heartbeat(room: string, seat: string, me: string) {
+    const cur = await this.holder(room, seat);
+    if (!cur) return false;
+    if (cur.owner !== me) throw new Error('taken');
+    await this.store.set(this.key(room, seat), JSON.stringify({ owner: me, at: Date.now() }), 'EX', 60);
+    return true;
+  }
+}
+`,
+      output: null,
+    },
+    {
+      name: 'GET compared with this process, then a plain SET PX: a renewal in two round trips',
+      message: ['after a GET compared', 'overwrites'],
+      code: `${io}export async function renewLeader(me: string) {
+  if ((await redis.get('leader:jobs')) === me) await redis.set('leader:jobs', me, 'PX', 30000);
+}
+`,
+    },
+    {
+      name: 'GET, leave unless the JSON owner is this agent, then a plain SET EX of a new record',
+      message: ['after a GET compared'],
+      code: `${io}export async function heartbeat(id: string, me: string) {
+  const cur = JSON.parse((await redis.get(\`lock:conv:\${id}\`)) ?? 'null');
+  if (cur?.owner !== me) throw new Error('lost');
+  await redis.set(\`lock:conv:\${id}\`, JSON.stringify({ owner: me, at: Date.now() }), 'EX', 120);
+}
+`,
+      output: null,
+    },
     {
       name: 'PEXPIRE watchdog in setInterval',
       message: ['extends whoever holds the lock now', 'compare-and-pexpire'],
