@@ -61,7 +61,7 @@ export const scriptRefused = (client: Redis): boolean => modes.get(client) === '
 /** What a refusal of the command itself (not of a key) says about the next batches. */
 function noteRefusal(client: Redis, mode: Mode, err: Error): void {
   if (mode === 'EVAL_RO' && /unknown command/i.test(err.message)) modes.set(client, 'EVAL');
-  else if (/unknown command|permissions to run the|scripting|NOSCRIPT/i.test(err.message)) modes.set(client, 'none');
+  else if (/unknown command|permissions to run the/i.test(err.message)) modes.set(client, 'none');
 }
 
 type Row = [string, number, unknown?, number?, (string | null)?];
