@@ -6,7 +6,8 @@
 //     finds, one pipeline per batch, the next SCAN not waiting for it. Lockwise's listing of lock:* (first
 //     listing, and a refresh that knows the previous rows) against it, wall and CPU of this process
 //     (target <= 1.2x). Also printed: the keys-only scanStream and `redis-cli --scan`.
-//  3. Commands per lock key, from INFO commandstats, for the floor and for each listing.
+//  3. Commands per lock key, from INFO commandstats, for the floor and for each listing (the listing sends
+//     only SCAN and one EVAL_RO per batch; the commands run inside its scripts are counted too).
 //  4. The longest single command the listing sent, from SLOWLOG (target < 5 ms), with the floor's and
 //     redis-cli's own longest on the same server as the measure of this machine's scheduling noise.
 // Also printed: the default four patterns (each pattern is one full SCAN of the keyspace).

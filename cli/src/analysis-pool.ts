@@ -8,7 +8,6 @@
 // keep it busy for longer than its start (loading TypeScript) takes, so a run over a little lock code
 // keeps to one. Each worker keeps its own project model: a module imported from files of two workers
 // is parsed in both.
-import { availableParallelism } from 'node:os';
 import { AnalysisWorker, CLAIM_CHUNK_BITS, type AnalysisJob, type AnalysisOutcome } from './analysis-worker';
 
 /**
@@ -18,6 +17,9 @@ import { AnalysisWorker, CLAIM_CHUNK_BITS, type AnalysisJob, type AnalysisOutcom
  */
 const WORK_PER_WORKER = 4 * 1024 * 1024;
 const WORK_PER_FILE = 4 * 1024;
+
+/** One worker per core but one; node:os is required only once a file needs analysing (a check of nothing never does). */
+const defaultSize = () => Math.max(1, (require('node:os') as typeof import('node:os')).availableParallelism() - 1);
 
 export interface PoolOptions {
   /** Analyse each file alone (`--no-project`). */
@@ -51,7 +53,7 @@ export class AnalysisPool {
       this.pending.set(job.id, { job, cost, resolve, reject });
       this.queued += cost;
       this.ensureClaims(job.id);
-      if (this.workers.length === 0 || (this.queued > this.workers.length * WORK_PER_WORKER && this.workers.length < (this.options.size ?? Math.max(1, availableParallelism() - 1)))) {
+      if (this.workers.length === 0 || (this.queued > this.workers.length * WORK_PER_WORKER && this.workers.length < (this.options.size ?? defaultSize()))) {
         this.addWorker();
       } else {
         for (const worker of this.workers) worker.post(job);

@@ -48,6 +48,22 @@ test('check loads the analyzer only when a file passes the pre-check', () => {
   assert.match(locks.run.stdout, /atomic-acquire/);
 });
 
+test('a check with nothing to analyse loads none of worker_threads, os or the stream modules, and still prints its report through a pipe', () => {
+  // Node's own list of the built-in modules it loaded, printed at exit by a preload.
+  const dir = mkdtempSync(join(tmpdir(), 'lockwise-preload-'));
+  try {
+    const preload = join(dir, 'loaded.cjs');
+    writeFileSync(preload, "process.on('exit', () => require('fs').writeSync(2, '\\nLOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'));");
+    const run = runCli(['check', 'plain'], tree.root, { NODE_OPTIONS: `--require ${preload}` });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /No problems found[\s\S]*1 files? scanned, 0 parsed/);
+    const loaded = JSON.parse(/^LOADED (.*)$/m.exec(run.stderr)![1]!) as string[];
+    assert.deepEqual(loaded.filter((m) => /^NativeModule (worker_threads|os|stream|internal\/streams\/(readable|writable))$/.test(m)), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the analyzer and check code caches are written by the first run, used by the next, and replaced when bad', () => {
   // A copy of the CLI, so that this test alone writes its cache.
   const dist = mkdtempSync(join(tmpdir(), 'lockwise-dist-'));

@@ -7,6 +7,8 @@ export interface CommandCount {
   command: string;
   calls: number;
   failed: number;
+  /** Refused before it ran (an ACL, an unknown command). */
+  rejected: number;
 }
 
 const MEASURING = /^(config|info|slowlog)/;
@@ -17,8 +19,8 @@ export async function commandCounts(admin: Redis, work: () => Promise<unknown>):
   await work();
   const info = await admin.info('commandstats');
   const counts: CommandCount[] = [];
-  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),.*?failed_calls=(\d+)/gm)) {
-    if (!MEASURING.test(m[1]!)) counts.push({ command: m[1]!.toUpperCase(), calls: Number(m[2]), failed: Number(m[3]) });
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),.*?rejected_calls=(\d+),failed_calls=(\d+)/gm)) {
+    if (!MEASURING.test(m[1]!)) counts.push({ command: m[1]!.toUpperCase(), calls: Number(m[2]), rejected: Number(m[3]), failed: Number(m[4]) });
   }
   return counts.sort((a, b) => b.calls - a.calls);
 }

@@ -59,6 +59,8 @@ test('a user with only the browse rules lists every seeded lock; KEYS, SET and E
     await assert.rejects(raw.keys('*'), /NOPERM.*'keys'/);
     await assert.rejects(raw.set('lock:orders', 'stolen'), /NOPERM.*'set'/);
     await assert.rejects(raw.eval("return redis.call('DEL', KEYS[1])", 1, 'lock:orders'), /NOPERM/);
+    // The listing's read-only scripts are allowed; a write inside one is refused all the same.
+    await assert.rejects(raw.call('EVAL_RO', "return redis.call('DEL', KEYS[1])", 1, 'lock:orders'), /can't run this command|Write commands are not allowed/);
     await assert.rejects(raw.get('session:abc'), /NOPERM/, 'keys outside the lock patterns are not readable');
   } finally {
     raw.disconnect();

@@ -1,5 +1,6 @@
 // A real 3-master Redis Cluster: the listing covers every master exactly once (no duplicates), fences in
-// the lock's slot and in another slot are both found (and read only where they exist), guarded release
+// the lock's slot (inside the per-slot listing script) and in another slot are both found (and read only
+// where they exist), guarded release
 // routes by slot, and a stopped master makes the result partial with that node's error instead of
 // silently missing its keys.
 import { after, before, test } from 'node:test';
@@ -52,6 +53,9 @@ test('fence keys are read only where they exist, on whichever master holds them;
     const result = await conn.list();
     const gets = await Promise.all(nodes.map(async (n) => Number(/^cmdstat_get:calls=(\d+)/m.exec(await n.info('commandstats'))?.[1] ?? 0)));
     assert.equal(gets.reduce((a, b) => a + b, 0), 2, `GETs per master: ${gets.join(', ')}`);
+    // One read-only script per slot of a batch: never one whose keys span slots (CROSSSLOT), which would fall back key by key.
+    const scripts = await Promise.all(nodes.map(async (n) => /^cmdstat_eval_ro:calls=(\d+),.*?rejected_calls=(\d+),failed_calls=(\d+)/m.exec(await n.info('commandstats'))));
+    assert.ok(scripts.every((m) => m && Number(m[1]) > 0 && m[2] === '0' && m[3] === '0'), scripts.map((m) => m?.[0]).join('; '));
     assert.ok(!result.rows.some((r) => r.key === 'lock:{order}:fence'));
     assert.equal(result.rows.filter((r) => r.fence).length, 2);
   } finally {

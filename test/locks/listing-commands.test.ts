@@ -1,11 +1,13 @@
-// Which commands a listing sends, counted by the server (INFO commandstats) and seen by MONITOR: fences
-// are read only where the fence key exists, a plain string lock costs its GETRANGE and PTTL and nothing
-// per key beyond the fence check, and a refresh that knows the previous types sends no command that fails.
+// Which commands a listing sends, counted by the server (INFO commandstats) and seen by MONITOR: one
+// read-only script per SCAN batch, in which each key costs its TYPE, PTTL and bounded read and fences are
+// read only where the fence key exists. A user who may not run the script gets the same rows the
+// per-command way: a plain string lock costs its GETRANGE and PTTL and nothing per key beyond the fence
+// check, and a refresh that knows the previous types sends no command that fails.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { openLockConnection, type LockConnection, type LockRow } from '../../client/src/locks/index';
+import { BROWSE_ACL_RULES, openLockConnection, type LockConnection, type LockRow } from '../../client/src/locks/index';
 import { callsOf, commandCounts } from '../helpers/command-stats';
 import { startRedis, type RedisProcess } from '../helpers/redis-server';
 import { waitFor } from '../helpers/wait';
@@ -14,7 +16,8 @@ const STRING_LOCKS = 60;
 const FILLER = 2000;
 let server: RedisProcess;
 let admin: Redis;
-let conn: LockConnection;
+/** A user with the browse rules but not +eval_ro: the listing reads key by key. */
+const NO_SCRIPT = { username: 'noscript', password: `pw-${randomBytes(8).toString('hex')}` };
 
 /** Fence keys that exist, by the lock they belong to (the Redisson one beside a string lock does not count). */
 const FENCES: Record<string, { key: string; value: string }> = {
@@ -37,11 +40,20 @@ before(async () => {
   for (const { key, value } of Object.values(FENCES)) p.set(key, value);
   for (const [key, value] of Object.entries(NOT_FENCES)) p.set(key, value);
   await p.exec();
-  conn = await openLockConnection({ url: server.url });
+  await admin.call('ACL', 'SETUSER', NO_SCRIPT.username, 'on', `>${NO_SCRIPT.password}`, ...BROWSE_ACL_RULES.replace(' +eval_ro', '').split(' '));
 });
 
+/** Runs `work` on a fresh connection, by script or as the user who may not run it. */
+async function withConnection<T>(scripted: boolean, work: (c: LockConnection) => Promise<T>): Promise<T> {
+  const fresh = await openLockConnection({ url: server.url, ...(scripted ? {} : NO_SCRIPT) });
+  try {
+    return await work(fresh);
+  } finally {
+    await fresh.close();
+  }
+}
+
 after(async () => {
-  await conn?.close();
   admin?.disconnect();
   await server?.stop();
 });
@@ -50,14 +62,22 @@ function assertFences(rows: LockRow[]): void {
   for (const row of rows) assert.deepEqual(row.fence, FENCES[row.key], `${row.key} fence`);
 }
 
-/** The keys the listing sent GET for, from MONITOR. */
-async function getsDuring(work: () => Promise<unknown>): Promise<string[]> {
+interface Seen {
+  command: string;
+  args: string[];
+  /** Run inside a script, as opposed to sent by the client. */
+  lua: boolean;
+}
+
+/** Every command the server ran during `work`, from MONITOR. */
+async function monitorDuring(work: () => Promise<unknown>): Promise<Seen[]> {
   const monitor = await admin.monitor();
-  const gets: string[] = [];
+  const seen: Seen[] = [];
   let done = false;
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    if (String(args[0]).toLowerCase() === 'get') gets.push(String(args[1]));
-    if (String(args[0]).toLowerCase() === 'echo') done = true;
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const command = String(args[0]).toLowerCase();
+    if (command === 'echo') done = true;
+    else seen.push({ command, args: args.slice(1), lua: source === 'lua' });
   });
   try {
     await work();
@@ -66,62 +86,98 @@ async function getsDuring(work: () => Promise<unknown>): Promise<string[]> {
   } finally {
     monitor.disconnect();
   }
-  return gets;
+  return seen;
 }
 
-test('fences are shown exactly where they exist, and GET goes only to fence keys that exist, once each', async () => {
-  let rows: LockRow[] = [];
-  const gets = await getsDuring(async () => (rows = (await conn.list({ count: 50 })).rows));
-  assert.equal(rows.length, STRING_LOCKS + 2);
-  assertFences(rows);
-  assert.deepEqual(gets.sort(), [...Object.values(FENCES).map((f) => f.key), ...Object.keys(NOT_FENCES)].sort());
-});
+/** The keys the listing read with GET (sent or run inside a script). */
+const getsDuring = async (work: () => Promise<unknown>) => (await monitorDuring(work)).filter((s) => s.command === 'get').map((s) => s.args[0]!);
+/** The commands the client itself sent. */
+const sentDuring = async (work: () => Promise<unknown>) => (await monitorDuring(work)).filter((s) => !s.lua).map((s) => s.command);
 
-test('a first listing sends per key its GETRANGE and PTTL; TYPE (and a re-read) only for the keys that are not strings; no STRLEN', async () => {
-  const counts = await commandCounts(admin, () => openLockConnection({ url: server.url }).then(async (fresh) => {
-    try {
-      assertFences((await fresh.list({ count: 50 })).rows);
-    } finally {
-      await fresh.close();
-    }
-  }));
-  const locks = STRING_LOCKS + 2;
-  assert.equal(callsOf(counts, 'GETRANGE'), locks);
-  assert.equal(callsOf(counts, 'TYPE'), 2, 'the hash and the zset');
-  assert.equal(callsOf(counts, 'PTTL'), locks + 2, 'the re-read of the hash and the zset carries its own PTTL');
-  assert.equal(callsOf(counts, 'STRLEN'), 0, 'every value was shorter than the range read');
-  assert.equal(callsOf(counts, 'HLEN') + callsOf(counts, 'ZCARD') + callsOf(counts, 'HGET'), 0, 'small values need no size of their own');
-  assert.equal(callsOf(counts, 'GET'), Object.keys(FENCES).length + Object.keys(NOT_FENCES).length);
-});
+for (const scripted of [true, false]) {
+  test(`fences are shown exactly where they exist, and GET goes only to fence keys that exist, once each (${scripted ? 'script' : 'per command'})`, async () => {
+    let rows: LockRow[] = [];
+    const gets = await getsDuring(() => withConnection(scripted, async (c) => (rows = (await c.list({ count: 50 })).rows)));
+    assert.equal(rows.length, STRING_LOCKS + 2);
+    assertFences(rows);
+    assert.deepEqual(gets.sort(), [...Object.values(FENCES).map((f) => f.key), ...Object.keys(NOT_FENCES)].sort());
+  });
+}
 
-test('a refresh with the previous rows reads each key as its known type: no TYPE, and no command fails', async () => {
-  const previous = (await conn.list({ count: 50 })).rows;
-  const counts = await commandCounts(admin, async () => assertFences((await conn.list({ count: 50, previous })).rows));
-  assert.equal(callsOf(counts, 'TYPE'), 0);
+test('a listing sends one EVAL_RO per SCAN batch that found keys; in it per key TYPE, PTTL and the bounded read, no size of a small value; nothing fails', async () => {
+  const counts = await commandCounts(admin, () => withConnection(true, async (c) => assertFences((await c.list({ count: 50, patterns: ['lock:*'] })).rows)));
+  const locks = STRING_LOCKS + 1;
+  assert.ok(callsOf(counts, 'EVAL_RO') >= 1 && callsOf(counts, 'EVAL_RO') <= callsOf(counts, 'SCAN'));
+  assert.equal(callsOf(counts, 'TYPE'), locks);
+  assert.equal(callsOf(counts, 'PTTL'), locks);
   assert.equal(callsOf(counts, 'GETRANGE'), STRING_LOCKS);
   assert.equal(callsOf(counts, 'HRANDFIELD'), 1);
-  assert.equal(callsOf(counts, 'ZRANGE'), 1);
-  assert.deepEqual(counts.filter((c) => c.failed > 0), []);
+  assert.equal(callsOf(counts, 'STRLEN') + callsOf(counts, 'HLEN') + callsOf(counts, 'HGET'), 0, 'small values need no size of their own');
+  assert.deepEqual(counts.filter((c) => c.failed > 0 || c.rejected > 0), []);
 });
 
-test('a key whose type changed since the previous listing is read as its new type', async () => {
-  const previous = (await conn.list()).rows;
-  await admin.del('lock:s:1', 'lock:r', 'semaphore:pool');
-  await admin.hset('lock:s:1', `${randomUUID()}:5`, '1');
-  await admin.set('lock:r', 'WEB-SERVER-01');
-  await admin.rpush('semaphore:pool', 'a');
-  try {
-    const rows = new Map((await conn.list({ previous })).rows.map((r) => [r.key, r]));
-    assert.equal(rows.get('lock:s:1')?.type, 'hash');
-    assert.match(rows.get('lock:s:1')!.holder.label, /thread 5/);
-    assert.equal(rows.get('lock:r')?.type, 'string');
-    assert.equal(rows.get('lock:r')?.holder.token, 'WEB-SERVER-01');
-    assert.equal(rows.get('semaphore:pool')?.type, 'list');
-    assert.equal(rows.get('semaphore:pool')?.state, 'no-expiry');
-  } finally {
-    await admin.del('lock:s:1', 'lock:r', 'semaphore:pool');
-    await admin.set('lock:s:1', 'lw1:web-1:1:0123456789abcdef0123456789abcdef', 'PX', 60_000);
-    await admin.hset('lock:r', `${randomUUID()}:1`, '1');
-    await admin.zadd('semaphore:pool', Date.now(), randomUUID());
-  }
+test('one batch is one script: a SCAN that returns every key sends a single EVAL_RO', async () => {
+  const counts = await commandCounts(admin, () => withConnection(true, async (c) => assertFences((await c.list({ count: 100_000 })).rows)));
+  // One SCAN per default pattern, and a script for each pattern that found keys (lock:* and semaphore:*).
+  assert.equal(callsOf(counts, 'EVAL_RO'), 2);
+  assert.equal(callsOf(counts, 'GET'), Object.keys(FENCES).length + Object.keys(NOT_FENCES).length, 'fences were read inside the script where they exist');
+  assert.deepEqual(
+    (await sentDuring(() => withConnection(true, (c) => c.list({ count: 100_000 })))).filter((cmd) => !['client', 'info', 'ping', 'scan', 'eval_ro'].includes(cmd)),
+    [],
+    'no command of its own per key or per fence',
+  );
 });
+
+test('without +eval_ro: a first listing sends per key its GETRANGE and PTTL; TYPE (and a re-read) only for the keys that are not strings; the next listing does not try the script again', async () => {
+  await withConnection(false, async (c) => {
+    const counts = await commandCounts(admin, async () => assertFences((await c.list({ count: 50 })).rows));
+    const locks = STRING_LOCKS + 2;
+    assert.equal(callsOf(counts, 'GETRANGE'), locks);
+    assert.equal(callsOf(counts, 'TYPE'), 2, 'the hash and the zset');
+    assert.equal(callsOf(counts, 'PTTL'), locks + 2, 'the re-read of the hash and the zset carries its own PTTL');
+    assert.equal(callsOf(counts, 'STRLEN'), 0, 'every value was shorter than the range read');
+    assert.equal(callsOf(counts, 'HLEN') + callsOf(counts, 'ZCARD') + callsOf(counts, 'HGET'), 0, 'small values need no size of their own');
+    assert.equal(callsOf(counts, 'GET'), Object.keys(FENCES).length + Object.keys(NOT_FENCES).length);
+    assert.ok((counts.find((x) => x.command === 'EVAL_RO')?.rejected ?? 0) >= 1, 'the script was tried');
+    const again = await commandCounts(admin, async () => assertFences((await c.list({ count: 50 })).rows));
+    assert.equal(again.find((x) => x.command === 'EVAL_RO'), undefined);
+  });
+});
+
+test('without +eval_ro: a refresh with the previous rows reads each key as its known type: no TYPE, and no command fails', async () => {
+  await withConnection(false, async (c) => {
+    const previous = (await c.list({ count: 50 })).rows;
+    const counts = await commandCounts(admin, async () => assertFences((await c.list({ count: 50, previous })).rows));
+    assert.equal(callsOf(counts, 'TYPE'), 0);
+    assert.equal(callsOf(counts, 'GETRANGE'), STRING_LOCKS);
+    assert.equal(callsOf(counts, 'HRANDFIELD'), 1);
+    assert.equal(callsOf(counts, 'ZRANGE'), 1);
+    assert.deepEqual(counts.filter((c) => c.failed > 0 || c.rejected > 0), []);
+  });
+});
+
+for (const scripted of [true, false]) {
+  test(`a key whose type changed since the previous listing is read as its new type (${scripted ? 'script' : 'per command'})`, () =>
+    withConnection(scripted, async (conn) => {
+      const previous = (await conn.list()).rows;
+      await admin.del('lock:s:1', 'lock:r', 'semaphore:pool');
+      await admin.hset('lock:s:1', `${randomUUID()}:5`, '1');
+      await admin.set('lock:r', 'WEB-SERVER-01');
+      await admin.rpush('semaphore:pool', 'a');
+      try {
+        const rows = new Map((await conn.list({ previous })).rows.map((r) => [r.key, r]));
+        assert.equal(rows.get('lock:s:1')?.type, 'hash');
+        assert.match(rows.get('lock:s:1')!.holder.label, /thread 5/);
+        assert.equal(rows.get('lock:r')?.type, 'string');
+        assert.equal(rows.get('lock:r')?.holder.token, 'WEB-SERVER-01');
+        assert.equal(rows.get('semaphore:pool')?.type, 'list');
+        assert.equal(rows.get('semaphore:pool')?.state, 'no-expiry');
+      } finally {
+        await admin.del('lock:s:1', 'lock:r', 'semaphore:pool');
+        await admin.set('lock:s:1', 'lw1:web-1:1:0123456789abcdef0123456789abcdef', 'PX', 60_000);
+        await admin.hset('lock:r', `${randomUUID()}:1`, '1');
+        await admin.zadd('semaphore:pool', Date.now(), randomUUID());
+      }
+    }),
+  );
+}

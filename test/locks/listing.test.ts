@@ -92,7 +92,7 @@ test('read() re-reads one lock with its fence, and says undefined once it is gon
   assert.equal(await conn.read('lock:never-existed'), undefined);
 });
 
-test('MONITOR sees only SCAN/TYPE/EXISTS/PTTL and bounded reads (+INFO, PING) from a listing: never KEYS, HGETALL or GET of a value, never a write', async () => {
+test('MONITOR sees only SCAN, read-only scripts (EVAL_RO) and the bounded reads in them (+INFO, PING) from a listing: never KEYS, HGETALL, GET of a value or a plain EVAL, never a write', async () => {
   const monitor = await admin.monitor();
   const seen: string[] = [];
   monitor.on('monitor', (_time: string, args: string[]) => seen.push(String(args[0]).toLowerCase()));
@@ -112,6 +112,7 @@ test('MONITOR sees only SCAN/TYPE/EXISTS/PTTL and bounded reads (+INFO, PING) fr
   const fromLockwise = seen.slice(0, seen.lastIndexOf('set'));
   assert.ok(fromLockwise.includes('scan'));
   assert.ok(!fromLockwise.includes('keys'));
-  const allowed = new Set(['client', 'ping', 'info', 'scan', 'type', 'exists', 'pttl', 'get', 'strlen', 'getrange', 'hlen', 'hrandfield', 'hget', 'zcard', 'zrange']);
+  assert.ok(fromLockwise.includes('eval_ro'));
+  const allowed = new Set(['client', 'ping', 'info', 'scan', 'eval_ro', 'type', 'exists', 'pttl', 'get', 'strlen', 'getrange', 'hlen', 'hrandfield', 'hget', 'zcard', 'zrange']);
   assert.deepEqual([...new Set(fromLockwise.filter((c) => !allowed.has(c)))], []);
 });

@@ -15,6 +15,7 @@ import { applyBaseline } from '../baseline';
 import { ConfigResolver } from '../check-config';
 import type { Command } from '../command';
 import { formatJson } from '../format/json';
+import { isTerminal, write } from '../output';
 import { formatPretty } from '../format/pretty';
 import { severityCounts, type CheckReport, type CheckedFile, type RunProblem } from '../format/report';
 import { formatSarif } from '../format/sarif';
@@ -306,7 +307,7 @@ function render(report: CheckReport, options: Options): string {
       return formatSarif(report, analyzerManifest().rules);
     case 'pretty': {
       const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
-      return formatPretty(report, { color: process.stdout.isTTY === true && !noColor, showFixes: options.showFixes, docPath: (rule) => localDoc(report.cwd, rule) });
+      return formatPretty(report, { color: isTerminal(1) && !noColor, showFixes: options.showFixes, docPath: (rule) => localDoc(report.cwd, rule) });
     }
   }
 }
@@ -318,29 +319,29 @@ export const command: Command = {
       const ruleIds = analyzerManifest().rules.map((r) => r.id);
       const options = parseOptions(argv, ruleIds);
       if (options.help) {
-        process.stdout.write(help(ruleIds));
+        write(1, help(ruleIds));
         return 0;
       }
       const report = await check(options, process.cwd(), ruleIds);
-      if (report.fixes?.diff) process.stdout.write(report.fixes.diff);
+      if (report.fixes?.diff) write(1, report.fixes.diff);
       if (report.fixes) {
         const verb = report.fixes.written ? 'applied' : 'would apply';
-        process.stderr.write(`lockwise check: ${verb} ${report.fixes.applied} fix${report.fixes.applied === 1 ? '' : 'es'}${options.unsafe ? '' : ' (unattended-safe only; --unsafe for all)'}; what is left:\n`);
+        write(2, `lockwise check: ${verb} ${report.fixes.applied} fix${report.fixes.applied === 1 ? '' : 'es'}${options.unsafe ? '' : ' (unattended-safe only; --unsafe for all)'}; what is left:\n`);
       }
       // A dry run's stdout is the patch alone (`> fixes.patch`); the report goes to stderr.
-      (options.fix === 'dry-run' ? process.stderr : process.stdout).write(render(report, options));
+      write(options.fix === 'dry-run' ? 2 : 1, render(report, options));
       return exitCode(report, options.maxWarnings);
     } catch (err) {
       if (err instanceof UsageError) {
-        process.stderr.write(`lockwise check: ${err.message}\nRun "lockwise check --help" for usage.\n`);
+        write(2, `lockwise check: ${err.message}\nRun "lockwise check --help" for usage.\n`);
         return 2;
       }
       if (err instanceof ConfigError) {
-        process.stderr.write(`lockwise check: invalid configuration: ${err.message}\n`);
+        write(2, `lockwise check: invalid configuration: ${err.message}\n`);
         return 2;
       }
       if (err instanceof BaselineError) {
-        process.stderr.write(`lockwise check: baseline: ${err.message}\n`);
+        write(2, `lockwise check: baseline: ${err.message}\n`);
         return 2;
       }
       throw err;

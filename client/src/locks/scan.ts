@@ -1,13 +1,14 @@
 // The listing: SCAN MATCH per pattern on every master (never replicas, never KEYS), duplicates removed,
-// a row cap, an optional pause between batches. Each SCAN batch is read (batch-read.ts: value and PTTL,
-// every value read bounded; fence-lookup.ts: the fences that exist) while the next SCAN is already on
-// its way, so the walk of the keyspace never waits for the reads.
+// a row cap, an optional pause between batches. Each SCAN batch is read (script-read.ts: one read-only
+// script per batch for values, TTLs and fences; where it cannot run, batch-read.ts and fence-lookup.ts
+// per command) while the next SCAN is already on its way, so the walk of the keyspace never waits for the reads.
 import type Redis from 'ioredis';
 import { readValues } from './batch-read';
 import { LockwiseError } from './errors';
 import { readExisting, slotGroups } from './fence-lookup';
 import { fenceCandidates, pickFence } from './fences';
 import { decodeHolder, renderRaw } from './holders';
+import { readByScript, scriptRefused } from './script-read';
 import { direct, SharedPipeline, type Queue } from './shared-pipeline';
 import { applyStates, goneRows } from './states';
 import type { ListOptions, ListResult, LockRow } from './types';
@@ -70,18 +71,25 @@ function noteError(c: Collector, node: string, error: LockwiseError): void {
 }
 
 /** Reads one batch of keys that all live on `node` (through `send`): values and TTLs, and beside them the fences that exist. */
-async function readBatch(ctx: ScanContext, c: Collector, node: string, send: Queue, keys: string[]): Promise<void> {
+async function readBatch(ctx: ScanContext, c: Collector, node: string, client: Redis, send: Queue, keys: string[]): Promise<void> {
   const cluster = ctx.ownerOf !== undefined;
   const local = (k: string) => !cluster || ctx.ownerOf!(k) === node;
   // Every candidate, the Redisson one too: the type is not known yet (it counts only for a hash).
-  const groups = slotGroups(keys.flatMap((k) => fenceCandidates(k, 'hash').filter(local)), cluster);
-  const [values, fences] = await Promise.all([readValues(send, keys, c.typeHints), readExisting(send, groups)]);
+  const candidates = (k: string) => fenceCandidates(k, 'hash').filter(local);
+  const scripted = scriptRefused(client) ? undefined : await readByScript(client, send, keys, candidates, cluster);
+  const rest = scripted?.rest ?? keys;
+  // What the script did not cover: keys it could not read, and in a Cluster the candidates in other slots.
+  const unchecked = cluster || rest.length ? keys.flatMap(candidates).filter((f) => !scripted?.checked.has(f)) : [];
+  const [values, fences] = rest.length || unchecked.length
+    ? await Promise.all([readValues(send, rest, c.typeHints), readExisting(send, slotGroups(unchecked, cluster))])
+    : [{ read: [], refused: [], unreadable: [] }, new Map<string, string>()];
+  for (const [k, v] of scripted?.fences ?? []) fences.set(k, v);
 
   for (const { error } of values.refused) noteError(c, node, ctx.explain(error, node)); // e.g. an ACL that denies this key
   for (const key of values.unreadable) {
     noteError(c, node, new LockwiseError('server', `Could not read the value of ${key} on ${node}.`, 'It may have changed type or been moved; refresh.'));
   }
-  for (const { key, type, pttl, value } of values.read) {
+  for (const { key, type, pttl, value } of scripted ? [...scripted.read, ...values.read] : values.read) {
     const row: LockRow = { key, type, pttl, holder: decodeHolder(key, value), raw: renderRaw(value), state: 'held', node };
     const fence = fences.size ? pickFence(key, type, fences) : undefined;
     if (fence) row.fence = fence;
@@ -132,7 +140,7 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
   let failure: { error: unknown } | undefined;
   const read = (batch: string[]) => {
     pending++;
-    readBatch(ctx, c, node.name, send, batch)
+    readBatch(ctx, c, node.name, client, send, batch)
       .catch((error: unknown) => void (failure ??= { error }))
       .finally(() => pending--);
   };
