@@ -52,12 +52,25 @@ function commandOfArgs(call: ts.CallExpression, meaning: Extract<CallMeaning, { 
   return command;
 }
 
+/** `{ lockKey }` or `{ lockKey: key }` written at the call: the node that gives that property its value. */
+function propertyValue(arg: Node, name: string): Node | undefined {
+  const object = unwrap(arg);
+  if (!ts.isObjectLiteralExpression(object)) return undefined;
+  for (const p of object.properties) {
+    if (ts.isShorthandPropertyAssignment(p) && p.name.text === name) return p.name;
+    if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === name) return p.initializer;
+  }
+  return undefined;
+}
+
 function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): KeyRef | undefined {
   if (!spec) return undefined;
   if (spec.param !== undefined) {
     const arg = call.arguments[spec.param];
     if (!arg) return undefined;
     // Built from the options' members: the options as written are the key, shown as the helper builds it.
+    const property = spec.member ? propertyValue(arg, spec.member) : undefined;
+    if (property) return keyOf(property);
     if (spec.members) return composedKey(arg, keyOf(arg), '', '', spec.glob);
     return spec.head || spec.tail ? composedKey(arg, keyOf(arg), spec.head, spec.tail) : keyOf(arg);
   }

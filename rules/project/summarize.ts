@@ -67,8 +67,23 @@ function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mode
     return { field: { name: field, ctorParam: source?.param }, head: source?.head ?? '', tail: source?.tail ?? '', glob };
   }
   const members = optionsParamOf(fn, n);
-  if (members !== undefined) return { param: members, members: true, head: '', tail: '', glob };
+  if (members !== undefined) {
+    const member = wholeMember(fn, n);
+    return member ? { param: members, members: true, member, head: '', tail: '', glob } : { param: members, members: true, head: '', tail: '', glob };
+  }
   return fixed;
+}
+
+/** The options property that is the whole key: `({ lockKey }: Options)` or `opts.lockKey` used as is. */
+function wholeMember(fn: ts.FunctionLikeDeclaration, key: Node): string | undefined {
+  if (ts.isPropertyAccessExpression(key) && ts.isIdentifier(key.expression)) return key.name.text;
+  if (!ts.isIdentifier(key)) return undefined;
+  for (const p of fn.parameters) {
+    if (!ts.isObjectBindingPattern(p.name)) continue;
+    const el = p.name.elements.find((e) => ts.isIdentifier(e.name) && e.name.text === key.text);
+    if (el) return el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : key.text;
+  }
+  return undefined;
 }
 
 /**

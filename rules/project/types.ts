@@ -25,6 +25,8 @@ export interface KeySpec {
    * or names destructured from it): the argument passed there is the key's identity at a call site.
    */
   members?: boolean;
+  /** With `members`: the one property that is the whole key, read from an object literal at the call. */
+  member?: string;
   /** `this.<field>` set from constructor parameter `ctorParam` (with `head` and `tail` around it). */
   field?: { name: string; ctorParam?: number };
   head: string;

@@ -501,6 +501,36 @@ module.exports = { claimOnce, firstTime };
     },
     expected: ['app/src/guard.js: exclusive-acquire', 'app/src/guard.js: exclusive-acquire'],
   },
+  {
+    name: 'an acquire helper taking its key in an options object, whose caller deletes that key in a finally on every path',
+    files: {
+      'src/lock.ts': `import Redis from 'ioredis';
+interface TakeOptions { redis: Redis; lockKey: string; ttl?: number; onBusy: () => void }
+export async function takeRoundLock({ redis, lockKey, ttl = 5, onBusy }: TakeOptions): Promise<boolean> {
+  const ok = await redis.set(lockKey, 'busy', 'EX', ttl, 'NX');
+  if (!ok) {
+    onBusy();
+    return false;
+  }
+  return true;
+}
+`,
+      'src/rounds.ts': `import Redis from 'ioredis';
+import { takeRoundLock } from './lock';
+export async function startRound(redis: Redis, room: string, play: () => Promise<void>) {
+  const lockKey = \`lock:round:\${room}\`;
+  try {
+    const taken = await takeRoundLock({ redis, lockKey, onBusy: () => console.log('busy') });
+    if (!taken) return;
+    await play();
+  } finally {
+    await redis.del(lockKey);
+  }
+}
+`,
+    },
+    expected: ['src/rounds.ts: owner-checked-release', 'src/rounds.ts: release-only-acquired'],
+  },
 ];
 
 for (const shape of shapes) {
