@@ -7,6 +7,7 @@ import { ts } from '../engine/typescript';
 import type { Acquire, Extend, LockModel, Release } from '../engine/model';
 import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
+import { mentions } from '../engine/failure-paths';
 import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, nameOf, unwrap, type Node } from '../engine/nodes';
 import { readFileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
@@ -151,7 +152,7 @@ function recordsAnswer(fn: ts.FunctionLikeDeclaration, names: ReadonlySet<string
     const left = unwrap(b.left);
     if (!ts.isPropertyAccessExpression(left) || left.expression.kind !== ts.SyntaxKind.ThisKeyword) return false;
     const right = unwrap(b.right);
-    return right.kind === ts.SyntaxKind.TrueKeyword || (ts.isIdentifier(right) && names.has(right.text)) || identifiersNamed(right, names).length > 0;
+    return right.kind === ts.SyntaxKind.TrueKeyword || mentions(right, [...names]);
   });
 }
 
