@@ -73,7 +73,13 @@ after(async () => {
 
 test('1. the first Ctrl+. once the diagnostic shows lists the fix, on a file just opened', async () => {
   await step(page, server, 'diagnostics-1-first-quick-fix', async () => {
-    // The first TypeScript file of the session: it activates the extension and starts the server.
+    // The first TypeScript file of the session activates Lockwise and TypeScript's extension; once its
+    // squiggles show, the server runs. TypeScript registers its code action providers as it activates,
+    // and a registration cancels a pending Ctrl+.: on a loaded machine it can come after the first file's
+    // squiggles (the likely cause of one CI run's "No code actions available" 22 s into the start).
+    await wb.openFile('src/reserve-stock.ts');
+    await waitFor(async () => (await wb.editor().locator('.squiggly-error').count()) >= 2, 'the first file\'s squiggles', { timeoutMs: 60_000 });
+    // The file under test is opened only now, on a server that has just started.
     await wb.openFile('src/nightly.ts');
     const at = lineOf(NIGHTLY, 'redis.setnx(');
     await wb.goTo(at.line, at.column + 'redis.s'.length);

@@ -20,7 +20,8 @@ export class Workbench {
     const widget = this.page.locator(QUICK_INPUT);
     await widget.waitFor({ state: 'visible', timeout: 10_000 });
     await this.page.keyboard.type(text);
-    await widget.locator('.monaco-list-row').filter({ hasText: pick }).first().waitFor({ timeout: 15_000 });
+    // Quick Open's first file search after a start can take this long on a loaded machine.
+    await widget.locator('.monaco-list-row').filter({ hasText: pick }).first().waitFor({ timeout: 45_000 });
     // The first row is the focused one: wait until the best match is on top, then accept it.
     await waitFor(
       async () => {
