@@ -1,9 +1,9 @@
 // The analysis of an open document, kept for its next edit. An edit that changed the analysed text only
-// in blanks between top-level statements (outside comments, no line break added or removed) leaves every
-// statement's tokens, and so the tree, the lock model, every rule's reasoning and the code messages quote,
-// as they were: the findings are the previous ones with their offsets moved. That covers every keystroke
-// inside a statement that cannot hold lock code, because the lean parse blanks such statements
-// (engine/lock-text.ts). Any other edit is analysed afresh.
+// in blanks between top-level statements or between the members of a top-level class (outside comments,
+// no line break added or removed) leaves every statement's tokens, and so the tree, the lock model, every
+// rule's reasoning and the code messages quote, as they were: the findings are the previous ones with
+// their offsets moved. That covers every keystroke inside a declaration that cannot hold lock code,
+// because the lean parse blanks such declarations (engine/lock-text.ts). Any other edit is analysed afresh.
 import { analyzeSource, type AnalyzeOptions } from './analyze';
 import { applySuppressions } from './suppressions';
 import { ts } from './engine/typescript';
@@ -78,7 +78,7 @@ function blankEdit(before: string, sourceFile: ts.SourceFile): Edit | undefined 
   // Blanks next to a blank only widen or narrow a gap; between two other characters they could join
   // or split a token (`a b` -> `ab`).
   if (!isBlank(after[start - 1]) && !isBlank(after[newEnd])) return undefined;
-  return inStatementOrComment(sourceFile, start, newEnd) ? undefined : edit;
+  return inTokensOrComment(sourceFile, start, newEnd) ? undefined : edit;
 }
 
 function isJsxFile(sourceFile: ts.SourceFile): boolean {
@@ -86,11 +86,15 @@ function isJsxFile(sourceFile: ts.SourceFile): boolean {
 }
 
 /**
- * Do the blanks at [from, to] of the tree's text lie in a top-level statement's tokens or in a comment?
- * Between a statement's tokens they would be no token's, but messages quote code as written.
+ * Do the blanks at [from, to] of the tree's text lie in a token of a top-level statement, or of a member
+ * of a top-level class, or in a comment? Between a function's tokens they would be no token's, but
+ * messages quote code as written and rules test it with regular expressions; a statement or a class
+ * member is never quoted whole (the lean parse blanks both for the same reason: engine/lock-text.ts).
  */
-function inStatementOrComment(sourceFile: ts.SourceFile, from: number, to: number): boolean {
-  const owner = [...sourceFile.statements, sourceFile.endOfFileToken].find((s) => s.pos <= from && to <= s.end && from < s.end);
+function inTokensOrComment(sourceFile: ts.SourceFile, from: number, to: number): boolean {
+  const owns = (n: ts.Node) => n.pos <= from && to <= n.end && from < n.end;
+  let owner: ts.Node | undefined = [...sourceFile.statements, sourceFile.endOfFileToken].find(owns);
+  if (owner && ts.isClassDeclaration(owner) && to > owner.getStart(sourceFile)) owner = owner.members.find(owns);
   if (!owner || to > owner.getStart(sourceFile)) return true;
   // The blanks cannot hold a comment's first character, so they are in one only past its start.
   return (ts.getLeadingCommentRanges(sourceFile.text, owner.pos) ?? []).some((c) => c.pos < from && from < c.end);

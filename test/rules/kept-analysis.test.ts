@@ -35,14 +35,35 @@ export function total${i}(values: number[], weights: Map<string, number>): numbe
 }
 `;
 
+/** A class with lock code in one method: the lean parse blanks its other, larger members. */
+const lockingClass = (i: number) => `
+export class Worker${i} {
+  constructor(private readonly redis: Redis) {}
+
+  async claim(id: string): Promise<boolean> {
+    return (await this.redis.set(\`lock:worker${i}:\${id}\`, 'me', 'PX', 5000, 'NX')) === 'OK';
+  }
+
+  summarise(rows: Array<{ name: string; count: number }>): string {
+    const parts: string[] = [];
+    for (const row of rows) {
+      if (row.count === 0) continue; // "skip" the 'empty' ones
+      parts.push(\`\${row.name}=\${row.count}\`);
+    }
+    const total = rows.reduce((n, row) => n + row.count, 0);
+    return parts.join(', ') + ' of ' + String(total) + ' rows in ' + String(rows.length) + ' groups';
+  }
+}
+`;
+
 /** Lock code in every other function. */
 function lockHeavyText(): string {
   return lockHeavyFile(200).split('\nexport ').join(`${plain(0)}\nexport `);
 }
 
-/** The examples' lock code, right and wrong, between plain code. */
+/** The examples' lock code, right and wrong, between plain code and classes with some lock code. */
 function mixedText(): string {
-  return exampleFiles().sort().slice(0, 6).map((f, i) => readFileSync(f, 'utf8') + plain(i)).join('\n');
+  return exampleFiles().sort().slice(0, 6).map((f, i) => readFileSync(f, 'utf8') + plain(i) + lockingClass(i)).join('\n');
 }
 
 /** A small deterministic PRNG, so a failure can be replayed. */
@@ -118,5 +139,5 @@ test('mixed text: every edit of random sequences gets the findings of a fresh an
   const text = mixedText();
   let reused = 0;
   for (let seed = 21; seed <= 38; seed++) reused += checkSequence(text, seed, 20);
-  assert.ok(reused >= 3, `the kept findings were re-used (${reused} times)`);
+  assert.ok(reused >= 5, `the kept findings were re-used (${reused} times)`);
 });
