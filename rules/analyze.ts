@@ -104,7 +104,7 @@ export function reparseSource(previous: ts.SourceFile, text: string, helpers: He
 const BLOCK = 4096;
 
 /** The one span that covers every difference between two texts (common prefix and suffix left out). */
-function changedSpan(before: string, after: string): ts.TextChangeRange {
+export function changedSpan(before: string, after: string): ts.TextChangeRange {
   const shorter = Math.min(before.length, after.length);
   let prefix = 0;
   while (prefix + BLOCK <= shorter && before.slice(prefix, prefix + BLOCK) === after.slice(prefix, prefix + BLOCK)) prefix += BLOCK;

@@ -4,7 +4,7 @@
 // rule's reasoning and the code messages quote, as they were: the findings are the previous ones with
 // their offsets moved. That covers every keystroke inside a declaration that cannot hold lock code,
 // because the lean parse blanks such declarations (engine/lock-text.ts). Any other edit is analysed afresh.
-import { analyzeSource, type AnalyzeOptions } from './analyze';
+import { analyzeSource, changedSpan, type AnalyzeOptions } from './analyze';
 import { applySuppressions } from './suppressions';
 import { ts } from './engine/typescript';
 import type { AnalysisResult, Finding, RelatedLocation, Span } from './types';
@@ -65,13 +65,10 @@ export class KeptAnalysis {
 function blankEdit(before: string, sourceFile: ts.SourceFile): Edit | undefined {
   const after = sourceFile.text;
   if (isJsxFile(sourceFile)) return undefined; // blanks in JSX text are content
-  let start = 0;
-  const shorter = Math.min(before.length, after.length);
-  while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start++;
-  let suffix = 0;
-  while (suffix < shorter - start && before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)) suffix++;
-  const oldEnd = before.length - suffix;
-  const newEnd = after.length - suffix;
+  const { span, newLength } = changedSpan(before, after);
+  const start = span.start;
+  const oldEnd = start + span.length;
+  const newEnd = start + newLength;
   if (!BLANKS.test(before.slice(start, oldEnd)) || !BLANKS.test(after.slice(start, newEnd))) return undefined;
   const edit = { start, oldEnd, delta: newEnd - oldEnd };
   if (edit.delta === 0 && oldEnd === start) return edit; // the same text
