@@ -53,7 +53,8 @@ export class KeptAnalysis {
     this.kept = undefined; // a throw below leaves nothing to re-use
     this.stats.fresh++;
     const result = analyzeSource(sourceFile, { ...options, fixes: false, suppress: false });
-    // Same-file places (line and character) would need moving too: such findings are not kept.
+    // A project helper's place has a line and character, which a move in this file would have to follow:
+    // findings with one are not kept (simpler than telling this file's places from another's).
     if (!result.findings.some((f) => f.related.some((r) => r.file))) {
       this.kept = { text: sourceFile.text, config: options.config, unsuppressed: result.findings, ruleFailures: result.ruleFailures };
     }
