@@ -23,6 +23,8 @@ export interface AnalyzeOptions {
   only?: readonly string[];
   /** Compute each finding's fix (default true); diagnostics alone do not need them. */
   fixes?: boolean;
+  /** Leave out what `lockwise-disable` comments suppress (default true); off for a caller that does it itself. */
+  suppress?: boolean;
 }
 
 const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
@@ -102,7 +104,7 @@ export function reparseSource(previous: ts.SourceFile, text: string, helpers: He
 const BLOCK = 4096;
 
 /** The one span that covers every difference between two texts (common prefix and suffix left out). */
-function changedSpan(before: string, after: string): ts.TextChangeRange {
+export function changedSpan(before: string, after: string): ts.TextChangeRange {
   const shorter = Math.min(before.length, after.length);
   let prefix = 0;
   while (prefix + BLOCK <= shorter && before.slice(prefix, prefix + BLOCK) === after.slice(prefix, prefix + BLOCK)) prefix += BLOCK;
@@ -136,7 +138,7 @@ export function withModel<T>(source: ts.SourceFile | { fileName: string; text: s
 export const NO_FIX = 'No automatic fix for this code: the rule documentation shows the safe form.';
 
 /** Runs the active rules on a model; a rule that throws is reported and the others still run. */
-export function runRules(model: LockModel, rules: readonly Rule[], config: LockwiseConfig, withFixes = true): Omit<AnalysisResult, 'parsed'> {
+export function runRules(model: LockModel, rules: readonly Rule[], config: LockwiseConfig, withFixes = true, suppress = true): Omit<AnalysisResult, 'parsed'> {
   const findings: Finding[] = [];
   const ruleFailures: AnalysisResult['ruleFailures'] = [];
   for (const rule of rules) {
@@ -158,7 +160,7 @@ export function runRules(model: LockModel, rules: readonly Rule[], config: Lockw
     }
   }
   findings.sort((a, b) => a.span.start - b.span.start || a.rule.localeCompare(b.rule));
-  return { findings: applySuppressions(model.text, findings), ruleFailures };
+  return { findings: suppress ? applySuppressions(model.text, findings) : findings, ruleFailures };
 }
 
 export function activeRules(config: LockwiseConfig, only?: readonly string[]): Rule[] {
@@ -183,7 +185,7 @@ export function analyzeSource(sourceFile: ts.SourceFile, options: AnalyzeOptions
   const config = options.config ?? emptyConfig();
   const active = activeRules(config, options.only);
   if (active.length === 0) return { findings: [], ruleFailures: [] };
-  return withModel(sourceFile, config, (model) => runRules(model, active, config, options.fixes), options.project);
+  return withModel(sourceFile, config, (model) => runRules(model, active, config, options.fixes, options.suppress), options.project);
 }
 
 export { mightHoldLockCode };

@@ -57,6 +57,14 @@ function spans(start: number, end: number, boundaries: number[]): Array<[number,
   return [start, ...inside].map((from, k) => [from, k < inside.length ? inside[k] : end]);
 }
 
+/**
+ * The answers of the last leanText by declaration text (with the helper names they were tested for): an
+ * editor's next keystroke re-tests only the declaration it changed, not the 5,000 lines around it.
+ */
+let lastTests = { names: '', holds: new Map<string, boolean>() };
+/** The blanked form of each declaration the last leanText blanked, by its text. */
+let lastBlanks = new Map<string, string>();
+
 /** The lean text of a script, or undefined when there is too little to blank (or it cannot be cut safely). */
 export function leanText(text: string, helpers: HelperNames, isJsx: boolean): LeanText | undefined {
   if (isJsx || SCRIPTS_OPTION.test(text)) return undefined;
@@ -68,9 +76,15 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean): Le
     names.push(script);
   }
   // Slices share the file's characters, and a test stops at the first word it finds.
+  const namesKey = names.join('\0');
+  const previous = lastTests.names === namesKey ? lastTests.holds : undefined;
+  const holds = new Map<string, boolean>();
   const holdsEvidence = ([start, end]: [number, number]) => {
     const code = text.slice(start, end);
-    return EVIDENCE.test(code) || names.some((name) => code.includes(name));
+    let answer = holds.get(code) ?? previous?.get(code);
+    answer ??= EVIDENCE.test(code) || names.some((name) => code.includes(name));
+    holds.set(code, answer);
+    return answer;
   };
 
   const blanked: Array<[number, number]> = [];
@@ -87,14 +101,21 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean): Le
       if (member[1] - member[0] > SMALL_MEMBER && !holdsEvidence(member)) blanked.push(member);
     }
   }
+  lastTests = { names: namesKey, holds };
   const saved = blanked.reduce((n, [start, end]) => n + end - start, 0);
   if (saved < text.length * WORTH_BLANKING) return undefined;
 
   blanked.sort((a, b) => a[0] - b[0]);
+  const previousBlanks = lastBlanks;
+  lastBlanks = new Map();
   let lean = '';
   let at = 0;
   for (const [start, end] of blanked) {
-    lean += text.slice(at, start) + blank(text.slice(start, end));
+    const code = text.slice(start, end);
+    let blanks = previousBlanks.get(code);
+    if (blanks === undefined) blanks = blank(code);
+    lastBlanks.set(code, blanks);
+    lean += text.slice(at, start) + blanks;
     at = end;
   }
   return { text: lean + text.slice(at), blanked };

@@ -5,6 +5,7 @@
 import type { ts } from 'ts-morph';
 import type { HelperNames } from '../../rules/config';
 import { parseSource, reparseSource } from '../../rules/analyze';
+import { KeptAnalysis } from '../../rules/kept-analysis';
 
 export class DocumentTree {
   private tree: ts.SourceFile | undefined;
@@ -14,6 +15,8 @@ export class DocumentTree {
   private text = '';
   /** The helper names the lean parse kept declarations for: other names, another blanking. */
   private helpersKey = '';
+  /** The findings of `tree`, re-used by the next edit where it changed no token. */
+  readonly analysis = new KeptAnalysis();
 
   /** Forgets the tree: the next parse is a full one. */
   drop(): void {
@@ -23,6 +26,8 @@ export class DocumentTree {
   /** A tree of `text`, which must be the document's current text; kept for the next edit. */
   parse(fileName: string, text: string, helpers: HelperNames): ts.SourceFile {
     const key = keyOf(helpers);
+    // Other project helper names: the file's calls may mean something else now.
+    if (key !== this.helpersKey) this.analysis.forget();
     const previous = this.tree && this.fileName === fileName && this.helpersKey === key ? this.tree : undefined;
     this.drop(); // `previous` is consumed below whatever happens; a throw leaves no tree behind
     let tree: ts.SourceFile | undefined;

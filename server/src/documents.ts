@@ -41,7 +41,7 @@ interface OpenDocument {
   /** The latest version whose diagnostics were published: an older one is never published after it. */
   published: number;
   /** What was published for it: the same diagnostics again (a settings change) are not re-sent. */
-  publishedText?: string;
+  publishedDiagnostics?: Diagnostic[];
   notedSkip: boolean;
 }
 
@@ -77,7 +77,11 @@ export class LiveDocuments {
   /** Called on open and on every change; `meaningChanged` when a project helper it uses changed. */
   changed(uri: string, meaningChanged = false): void {
     const state = this.stateOf(uri);
-    if (meaningChanged) state.result = undefined; // the same version has a new analysis
+    if (meaningChanged) {
+      // The same version has a new analysis, not the kept one.
+      state.result = undefined;
+      state.tree.analysis.forget();
+    }
     state.changes++;
     if (state.due) return; // the pending turn will see this change and wait one more
     // The first turn runs before the connection takes its next queued message, so it cannot tell
@@ -121,12 +125,14 @@ export class LiveDocuments {
     if (!state.result || version >= state.result.version) state.result = result;
     if (result.version >= state.published) {
       const diagnostics = analysisDiagnostics(uri, text, analysis);
-      const published = JSON.stringify(diagnostics);
       // Re-sending unchanged diagnostics makes the editor re-ask for code actions and cancel the
-      // ones the user asked for (Ctrl+. right after opening answered "no code actions").
-      if (result.version !== state.published || published !== state.publishedText) this.publish(uri, diagnostics, result.version);
+      // ones the user asked for (Ctrl+. right after opening answered "no code actions"). Compared only
+      // for the same version: a new version is always published, and serialising 700 diagnostics on
+      // every keystroke cost milliseconds.
+      const same = result.version === state.published && !!state.publishedDiagnostics && JSON.stringify(diagnostics) === JSON.stringify(state.publishedDiagnostics);
+      if (!same) this.publish(uri, diagnostics, result.version);
       state.published = result.version;
-      state.publishedText = published;
+      state.publishedDiagnostics = diagnostics;
     }
     this.collectSoon();
     return result;
@@ -191,7 +197,9 @@ export class LiveDocuments {
   revalidateAll(): void {
     this.epoch++;
     for (const uri of this.documents.keys()) {
-      this.stateOf(uri).notedSkip = false;
+      const state = this.stateOf(uri);
+      state.notedSkip = false;
+      state.tree.analysis.forget();
       this.changed(uri);
     }
   }

@@ -1,0 +1,143 @@
+// An editor's analysis re-used across edits (rules/kept-analysis.ts) equals a fresh analysis of the same
+// text after every edit of random sequences: characters and lines typed and deleted at random places and
+// in lock calls, keys, try/finally and imports, with runs of blanks typed and deleted, which is where the
+// kept findings are re-used.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { analyzeSource, parseSource, reparseSource } from '../../rules/analyze';
+import { KeptAnalysis } from '../../rules/kept-analysis';
+import type { ts } from '../../rules/engine/typescript';
+import type { Finding } from '../../rules/types';
+import { lockHeavyFile } from '../../bench/fixtures/lock-heavy-file';
+
+function exampleFiles(dir = 'examples/src'): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? exampleFiles(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** A function without lock code, which the lean parse blanks: edits in it re-use the kept findings. */
+const plain = (i: number) => `
+export function total${i}(values: number[], weights: Map<string, number>): number {
+  let sum = 0;
+  for (const v of values) {
+    if (v % 2 === 0) sum += v * ${i}; // "a comment" with 'quotes'
+    else sum -= v;
+  }
+  for (const [name, weight] of weights) {
+    const label = \`\${name}:\${weight}\`;
+    if (label.length > 10) sum += weight / 2;
+  }
+  return sum;
+}
+`;
+
+/** A class with lock code in one method: the lean parse blanks its other, larger members. */
+const lockingClass = (i: number) => `
+export class Worker${i} {
+  constructor(private readonly redis: Redis) {}
+
+  async claim(id: string): Promise<boolean> {
+    return (await this.redis.set(\`lock:worker${i}:\${id}\`, 'me', 'PX', 5000, 'NX')) === 'OK';
+  }
+
+  summarise(rows: Array<{ name: string; count: number }>): string {
+    const parts: string[] = [];
+    for (const row of rows) {
+      if (row.count === 0) continue; // "skip" the 'empty' ones
+      parts.push(\`\${row.name}=\${row.count}\`);
+    }
+    const total = rows.reduce((n, row) => n + row.count, 0);
+    return parts.join(', ') + ' of ' + String(total) + ' rows in ' + String(rows.length) + ' groups';
+  }
+}
+`;
+
+/** Lock code in every other function. */
+function lockHeavyText(): string {
+  return lockHeavyFile(200).split('\nexport ').join(`${plain(0)}\nexport `);
+}
+
+/** The examples' lock code, right and wrong, between plain code and classes with some lock code. */
+function mixedText(): string {
+  return exampleFiles().sort().slice(0, 6).map((f, i) => readFileSync(f, 'utf8') + plain(i) + lockingClass(i)).join('\n');
+}
+
+/** A small deterministic PRNG, so a failure can be replayed. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const TYPED = [' ', ' ', '  ', '\t', '\n', 'x', '(', ')', '{', '}', ';', "'", '`', '/', '*', '// ', 'await ', 'finally ', 'lock', ':', ','];
+const PLACES = ['setnx', 'redis.set(', 'lock:', 'finally', 'try {', 'import ', '.del(', 'release', 'expire', "'", '`', '//', '\n\n'];
+
+/** One random edit of `text`: returns the new text. */
+function edit(text: string, next: () => number): string {
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+  let at = Math.floor(next() * (text.length + 1));
+  if (next() < 0.5) {
+    // Near a lock call, a key, try/finally or an import.
+    const word = pick(PLACES);
+    const hits: number[] = [];
+    for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) hits.push(i);
+    if (hits.length > 0) at = pick(hits) + Math.floor(next() * (word.length + 3));
+  }
+  at = Math.min(at, text.length);
+  const kind = next();
+  if (kind < 0.35) return text.slice(0, at) + pick(TYPED) + text.slice(at); // type
+  if (kind < 0.55) return text.slice(0, at) + text.slice(at + 1 + Math.floor(next() * 3)); // delete characters
+  if (kind < 0.75) {
+    // At the next blank: delete the blanks there (the undo of typing them), or type more.
+    while (at < text.length && !' \t\n'.includes(text[at])) at++;
+    let end = at;
+    while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
+    if (end - at >= 2 && next() < 0.5) return text.slice(0, at) + text.slice(end - 1); // keep one: tokens stay apart
+    return end > at && next() < 0.3 ? text.slice(0, at) + text.slice(end) : text.slice(0, at) + ' '.repeat(1 + Math.floor(next() * 3)) + text.slice(at);
+  }
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  const lineEnd = text.indexOf('\n', at);
+  const line = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd + 1);
+  if (kind < 0.85) return text.slice(0, lineStart) + text.slice(lineStart + line.length); // delete a line
+  return text.slice(0, lineStart) + line + text.slice(lineStart); // duplicate a line
+}
+
+const shown = (findings: readonly Finding[]) => findings.map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, span: f.span, related: f.related }));
+
+/** Runs `edits` random edits on `text`; returns how many analyses were re-used. */
+function checkSequence(text: string, seed: number, edits: number, kept = new KeptAnalysis()): number {
+  const next = random(seed);
+  let tree: ts.SourceFile = parseSource('edited.ts', text);
+  kept.analyze(tree, {});
+  let reused = 0;
+  for (let i = 0; i < edits; i++) {
+    text = edit(text, next);
+    tree = reparseSource(tree, text);
+    const before = kept.stats.reused;
+    const incremental = kept.analyze(tree, {});
+    reused += kept.stats.reused - before;
+    const fresh = analyzeSource(parseSource('edited.ts', text), { fixes: false });
+    assert.deepEqual(shown(incremental.findings), shown(fresh.findings), `edit ${i + 1} of seed ${seed}:\n${text}`);
+  }
+  return reused;
+}
+
+test('lock-heavy text: every edit of random sequences gets the findings of a fresh analysis', () => {
+  const text = lockHeavyText();
+  let reused = 0;
+  for (let seed = 1; seed <= 18; seed++) reused += checkSequence(text, seed, 20);
+  assert.ok(reused >= 10, `the kept findings were re-used (${reused} times)`);
+});
+
+test('mixed text: every edit of random sequences gets the findings of a fresh analysis', () => {
+  const text = mixedText();
+  let reused = 0;
+  for (let seed = 21; seed <= 38; seed++) reused += checkSequence(text, seed, 20);
+  assert.ok(reused >= 5, `the kept findings were re-used (${reused} times)`);
+});
