@@ -89,14 +89,22 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean): Le
 
   const blanked: Array<[number, number]> = [];
   const statements = spans(0, text.length, shape.statements);
+  // Only functions and classes are blanked, and a class is asked again for its members: each statement
+  // is searched for evidence at most once, and only once its cheap anchored test says it may matter.
+  const evidence = new Map<[number, number], boolean>();
+  const statementHoldsEvidence = (statement: [number, number]) => {
+    let holds = evidence.get(statement);
+    if (holds === undefined) evidence.set(statement, (holds = holdsEvidence(statement)));
+    return holds;
+  };
   for (let k = 1; k < statements.length; k++) {
     // The first statement stays: fixes add imports before it.
     const statement = statements[k];
-    if (!holdsEvidence(statement) && FUNCTION_OR_CLASS.test(text.slice(statement[0], statement[1]))) blanked.push(statement);
+    if (FUNCTION_OR_CLASS.test(text.slice(statement[0], statement[1])) && !statementHoldsEvidence(statement)) blanked.push(statement);
   }
   for (const body of shape.classBodies) {
     const holder = statements[firstAtOrAfter(statements, body.start + 1, ([, end]) => end)];
-    if (!holder || !holdsEvidence(holder) || !CLASS.test(text.slice(holder[0], body.start))) continue;
+    if (!holder || !CLASS.test(text.slice(holder[0], body.start)) || !statementHoldsEvidence(holder)) continue;
     for (const member of spans(body.start, body.end, body.members)) {
       if (member[1] - member[0] > SMALL_MEMBER && !holdsEvidence(member)) blanked.push(member);
     }

@@ -192,13 +192,13 @@ export class ProjectIndex {
         this.names.set(path, context.names);
         return { model };
       }
-      let next = summarizeFile(model, path);
+      let next = summarizeFile(model, symbols);
       // Helpers that call helpers of the same file: model again with the file's own meanings.
       for (let round = 1; round < LOCAL_ROUNDS && calledLocally(next, sourceFile) && JSON.stringify(next) !== JSON.stringify(summary); round++) {
         summary = next;
         context = this.contextOf(summary);
         model = buildModel(sourceFile, config.helpers, context);
-        next = summarizeFile(model, path);
+        next = summarizeFile(model, symbols);
       }
       this.store(path, text, next);
       this.names.set(path, context.names);

@@ -9,7 +9,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, nameOf, unwrap, type Node } from '../engine/nodes';
-import { readFileSymbols, type SummaryTarget } from './file-symbols';
+import type { FileSymbols, SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
 import type { AcquireReturn, FileSummary, FunctionSummary, KeySpec, Place, TokenSpec } from './types';
 import type { KeyRef } from '../engine/keys';
@@ -334,9 +334,20 @@ function releasesAcquired(model: LockModel, acquire: Acquire, release: Release):
   return !!acquire.key && !!release.key && model.releasesOn(acquire.key).includes(release);
 }
 
-/** The file's summary: its module shape and the lock meaning of each of its functions. */
-export function summarizeFile(model: LockModel, path: string): FileSummary {
-  const { summary, targets } = readFileSymbols(model.sourceFile, path);
+/**
+ * The file's summary: its module shape (`symbols`, read once per tree by the caller, which also builds
+ * the model's project context on it) and the lock meaning of each of its functions. `symbols.summary`
+ * is left as it is: answers about it may be cached by the summary object (call-meanings.ts).
+ */
+export function summarizeFile(model: LockModel, symbols: FileSymbols): FileSummary {
+  const { summary: shape, targets } = symbols;
+  const path = shape.path;
+  const summary: FileSummary = {
+    ...shape,
+    functions: {},
+    classes: Object.fromEntries(Object.entries(shape.classes).map(([name, cls]) => [name, { ...cls, methods: {} }])),
+    objects: Object.fromEntries(Object.keys(shape.objects).map((name) => [name, {}])),
+  };
   const byFn = opsByFunction(model);
   for (const target of targets) {
     const fn = summarizeFunction(target, model, byFn.get(target.fn) ?? NO_OPS, path);
