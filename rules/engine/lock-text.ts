@@ -89,22 +89,16 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean): Le
 
   const blanked: Array<[number, number]> = [];
   const statements = spans(0, text.length, shape.statements);
-  // Only functions and classes are blanked, and a class is asked again for its members: each statement
-  // is searched for evidence at most once, and only once its cheap anchored test says it may matter.
-  const evidence = new Map<[number, number], boolean>();
-  const statementHoldsEvidence = (statement: [number, number]) => {
-    let holds = evidence.get(statement);
-    if (holds === undefined) evidence.set(statement, (holds = holdsEvidence(statement)));
-    return holds;
-  };
+  // Only functions and classes are blanked: the cheap anchored test first, the evidence search (kept by
+  // text, so a class asked again for its members is not searched twice) only where it may matter.
   for (let k = 1; k < statements.length; k++) {
     // The first statement stays: fixes add imports before it.
     const statement = statements[k];
-    if (FUNCTION_OR_CLASS.test(text.slice(statement[0], statement[1])) && !statementHoldsEvidence(statement)) blanked.push(statement);
+    if (FUNCTION_OR_CLASS.test(text.slice(statement[0], statement[1])) && !holdsEvidence(statement)) blanked.push(statement);
   }
   for (const body of shape.classBodies) {
     const holder = statements[firstAtOrAfter(statements, body.start + 1, ([, end]) => end)];
-    if (!holder || !CLASS.test(text.slice(holder[0], body.start)) || !statementHoldsEvidence(holder)) continue;
+    if (!holder || !CLASS.test(text.slice(holder[0], body.start)) || !holdsEvidence(holder)) continue;
     for (const member of spans(body.start, body.end, body.members)) {
       if (member[1] - member[0] > SMALL_MEMBER && !holdsEvidence(member)) blanked.push(member);
     }
