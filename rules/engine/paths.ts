@@ -2,6 +2,7 @@
 // returns that skip the release. Structured (try/finally aware), not a full control-flow graph.
 import { ts } from './typescript';
 import { sameKey } from './keys';
+import { neverThrows } from './never-throws';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
@@ -162,7 +163,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       const ttlSetter = acquire.laterExpire && contains(node, acquire.laterExpire.call);
       // An exception inside `caught` reaches a catch that releases.
       const throwsPast = !caught || !contains(caught, node);
-      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && throwsPast) {
+      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && throwsPast && !neverThrows(node)) {
         found = { node, kind: 'exception' };
         return;
       }
