@@ -8,7 +8,7 @@ import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
-import { secondsGivenMilliseconds, secondsTtl } from './engine/ttl-units';
+import { secondsGivenMilliseconds, secondsTtls } from './engine/ttl-units';
 
 const DEFAULT_TTL_MS = '30000';
 
@@ -69,15 +69,16 @@ export const requireTtl: Rule = {
       ...model.acquires.filter((a) => isRedisAcquire(a) && isLockAcquire(model, a)).flatMap((a) => [a.command, a.laterExpire]),
       ...model.extends.map((e) => e.command),
     ];
-    for (const command of lockTtls) {
-      const value = secondsTtl(command);
-      const why = value && secondsGivenMilliseconds(value, model.commands);
-      if (!value || !why) continue;
-      const unit = command?.name === 'EXPIRE' ? 'EXPIRE' : 'EX';
-      report({
-        span: spanOf(value),
-        message: `This lock's TTL ${value.getText()} is given to ${unit}, which Redis reads in seconds, but ${why}. The lock lives 1000 times longer than meant: if the holder crashes, every other worker waits hours instead of seconds. Give milliseconds with ${unit === 'EX' ? 'PX' : 'PEXPIRE'}, or convert to seconds (Math.ceil(ms / 1000)).`,
-      });
+    for (const command of new Set(lockTtls)) {
+      const [unit, msUnit] = command?.name === 'SET' ? ['EX', 'PX'] : command?.name === 'EXPIRE' ? ['EXPIRE', 'PEXPIRE'] : ["the script's EXPIRE or EX", 'PEXPIRE or PX'];
+      for (const value of secondsTtls(command)) {
+        const why = secondsGivenMilliseconds(value, model.commands);
+        if (!why) continue;
+        report({
+          span: spanOf(value),
+          message: `This lock's TTL ${value.getText()} is given to ${unit}, which Redis reads in seconds, but ${why}. The lock lives 1000 times longer than meant: if the holder crashes, every other worker waits hours instead of seconds. Give milliseconds with ${msUnit}, or convert to seconds (Math.ceil(ms / 1000)).`,
+        });
+      }
     }
     for (const acquire of model.acquires) {
       const forever = foreverDuration(acquire, model);

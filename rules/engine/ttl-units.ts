@@ -56,8 +56,8 @@ function millisecondsWhy(value: Node, depth = 0): string | undefined {
   const n = unwrap(value);
   if (depth > MAX_DEPTH || dividesByThousand(n)) return undefined;
   if (timesThousand(n)) return `${n.getText()} is a product with 1000, the idiom for milliseconds`;
-  // `Number(process.env.LOCK_TTL_MS)`, `opts.ttlMs ?? 30_000`: the value is what the inner name says.
-  if (ts.isCallExpression(n) && /^(?:Number|parseInt|parseFloat)$/.test(n.expression.getText()) && n.arguments[0]) return millisecondsWhy(n.arguments[0], depth + 1);
+  // `Number(process.env.LOCK_TTL_MS)`, `String(ttlMs)`, `opts.ttlMs ?? 30_000`: the value is what the inner name says.
+  if (ts.isCallExpression(n) && /^(?:Number|String|parseInt|parseFloat)$/.test(n.expression.getText()) && n.arguments[0]) return millisecondsWhy(n.arguments[0], depth + 1);
   if (isBinary(n, ts.SyntaxKind.QuestionQuestionToken) || isBinary(n, ts.SyntaxKind.BarBarToken)) return millisecondsWhy(n.left, depth + 1);
   const name = ts.isIdentifier(n) ? n.text : ts.isPropertyAccessExpression(n) ? n.name.text : undefined;
   if (!name) return undefined;
@@ -100,9 +100,18 @@ export function secondsGivenMilliseconds(value: Node, commands: readonly RedisCo
   return `the same ${n.getText()} is given in milliseconds (PX) on line ${line}`;
 }
 
-/** The TTL a command gives in seconds (SET ... EX ttl, EXPIRE key ttl). */
-export function secondsTtl(command: RedisCommand | undefined): Node | undefined {
-  if (!command) return undefined;
-  if (command.name === 'EXPIRE') return command.args[0];
-  return command.name === 'SET' && command.set?.ttl?.unit === 'EX' ? command.set.ttl.value : undefined;
+// A script's seconds: `redis.call('expire', KEYS[1], ARGV[2])`, `redis.call('set', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2])`.
+const LUA_SECONDS = /\bexpire['"]\s*,\s*KEYS\[\d+\]\s*,\s*(?:tonumber\(\s*)?ARGV\[(\d+)\]|['"]EX['"]\s*,\s*(?:tonumber\(\s*)?ARGV\[(\d+)\]/gi;
+
+/** The TTLs a command gives in seconds (SET ... EX ttl, EXPIRE key ttl, the ARGV a script hands to EXPIRE or EX). */
+export function secondsTtls(command: RedisCommand | undefined): Node[] {
+  if (!command) return [];
+  if (command.name === 'EXPIRE') return command.args[0] ? [command.args[0]] : [];
+  if (command.name === 'SET') return command.set?.ttl?.unit === 'EX' && command.set.ttl.value ? [command.set.ttl.value] : [];
+  const script = command.script;
+  if (!script?.lua) return [];
+  return [...script.lua.matchAll(LUA_SECONDS)].flatMap((m) => {
+    const value = script.args[Number(m[1] ?? m[2]) - 1];
+    return value ? [value] : [];
+  });
 }

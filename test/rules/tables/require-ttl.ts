@@ -41,8 +41,33 @@ export async function run(id: string, token: string) {
   await redis.set(\`cache:\${id}\`, 'v', 'EX', ttlMs);
 }
 ` },
+    { name: 'a renewal script given seconds, and one that uses PEXPIRE with milliseconds', code: `${io}const RENEW_S = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('expire', KEYS[1], ARGV[2]) else return 0 end";
+const RENEW_MS = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+export function keepLock(lockKey: string, token: string, ttlMs: number) {
+  return setInterval(() => {
+    void redis.eval(RENEW_S, 1, lockKey, token, Math.ceil(ttlMs / 1000));
+    void redis.eval(RENEW_MS, 1, lockKey, token, ttlMs);
+  }, ttlMs / 3);
+}
+` },
   ],
   invalid: [
+    {
+      name: "a renewal script's EXPIRE given milliseconds, through ioredis and node-redis",
+      count: 2,
+      message: ["the script's EXPIRE or EX", 'renewMs'],
+      output: null,
+      code: `${io}import { createClient } from 'redis';
+const client = createClient();
+const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('expire', KEYS[1], ARGV[2]) else return 0 end";
+export function keepLock(lockKey: string, token: string, renewMs: number) {
+  return setInterval(() => void redis.eval(RENEW, 1, lockKey, token, renewMs), renewMs / 3);
+}
+export function keepLock2(lockKey: string, token: string, ttlMs: number) {
+  return setInterval(() => void client.eval(RENEW, { keys: [lockKey], arguments: [token, String(ttlMs)] }), 10_000);
+}
+`,
+    },
     {
       name: 'milliseconds given as seconds: a name that says ms, a product with 1000, the same const given to PX elsewhere',
       count: 4,
