@@ -63,8 +63,16 @@ function workAfter(guard: ts.IfStatement): boolean {
     descendantsOfKind<ts.AwaitExpression>(s, ts.SyntaxKind.AwaitExpression).some((a) => !WAIT.test(a.expression.getText().split('(')[0])));
 }
 
+/** `SET ... NX GET` answers with the old value: truthy when another process holds the lock. */
+function repliesOldValue(acquire: Acquire): boolean {
+  const options = acquire.command?.set?.node;
+  if (options && ts.isObjectLiteralExpression(options)) return options.properties.some((p) => p.name?.getText() === 'GET');
+  return !!acquire.command?.args.some((a) => literalString(a)?.toUpperCase() === 'GET');
+}
+
 /** The if right after the acquire (or around it) that tests success and then only leaves. */
 export function invertedGuard(acquire: Acquire): ts.IfStatement | undefined {
+  if (repliesOldValue(acquire)) return undefined;
   const use = acquire.result;
   if (!(use.kind === 'assigned' && use.awaited) && !(use.kind === 'tested' && use.awaited)) return undefined;
   // A lock helper returns when it has the lock (`if (ok) return;`); the work is its caller's.

@@ -3,6 +3,12 @@ import { glide, io, nr, RELEASE } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: 'SET NX GET answers with the previous holder: a truthy reply means busy', code: `${io}export async function run(token: string) {
+  const holder = await redis.set('lock:job', token, 'EX', 30, 'NX', 'GET');
+  if (holder) throw new Error('busy: held by ' + holder);
+  await work();
+}
+` },
     { name: 'the reply tested in a .then callback', code: `${io}export function run(id: string) {
   return redis.set(\`lock:job:\${id}\`, 'x', 'PX', 1000, 'NX').then((ok) => {
     if (!ok) return;
