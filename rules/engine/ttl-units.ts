@@ -23,11 +23,16 @@ function isBinary(node: Node, op: ts.SyntaxKind): node is ts.BinaryExpression {
   return ts.isBinaryExpression(node) && node.operatorToken.kind === op;
 }
 
-/** `ttl / 1000` anywhere in the expression: it was converted to seconds, whatever its name says. */
+/** `ttl / 1000` or `ttl * 0.001`: converted to seconds. */
+function toSeconds(node: Node): boolean {
+  if (isBinary(node, ts.SyntaxKind.SlashToken)) return isThousand(node.right);
+  return isBinary(node, ts.SyntaxKind.AsteriskToken) && [node.left, node.right].some((side) => literalNumber(unwrap(side)) === 0.001);
+}
+
+/** A conversion to seconds anywhere in the expression: whatever its name says, the value is in seconds. */
 function dividesByThousand(node: Node): boolean {
   const n = unwrap(node);
-  return (isBinary(n, ts.SyntaxKind.SlashToken) && isThousand(n.right)) ||
-    descendantsWhere(n, (d) => isBinary(d, ts.SyntaxKind.SlashToken) && isThousand(d.right)).length > 0;
+  return toSeconds(n) || descendantsWhere(n, toSeconds).length > 0;
 }
 
 /** A product with a factor of 1000 (`30 * 1000`, `5 * 60 * 1000`, `ttl * 1000`): the idiom for milliseconds. */

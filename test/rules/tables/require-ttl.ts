@@ -25,6 +25,8 @@ export const requireTtlCases: RuleCases = {
 ` },
     { name: 'milliseconds converted to seconds before EX, even under a name that says ms', code: `${io}export async function run(id: string, token: string, ttl: number) {
   const ttlMs = Math.floor(ttl / 1000);
+  const leaseMs = Math.ceil(ttl * 0.001);
+  await redis.expire(\`lock:\${id}\`, leaseMs);
   if (!(await redis.set(\`lock:\${id}\`, token, 'EX', ttlMs, 'NX'))) return;
   try { await work(); } finally { await redis.eval(${RELEASE}, 1, \`lock:\${id}\`, token); }
 }
