@@ -64,7 +64,7 @@ function workAfter(guard: ts.IfStatement): boolean {
 }
 
 /** `SET ... NX GET` answers with the old value: truthy when another process holds the lock. */
-function repliesOldValue(acquire: Acquire): boolean {
+export function repliesOldValue(acquire: Acquire): boolean {
   const options = acquire.command?.set?.node;
   if (options && ts.isObjectLiteralExpression(options)) return options.properties.some((p) => p.name?.getText() === 'GET');
   return !!acquire.command?.args.some((a) => literalString(a)?.toUpperCase() === 'GET');

@@ -3,6 +3,7 @@
 import { ts } from './typescript';
 import { sameKey } from './keys';
 import { neverThrows } from './never-throws';
+import { repliesOldValue } from './inverted-guard';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
@@ -102,6 +103,12 @@ export function isGuard(statement: Node, acquire: Acquire): boolean {
     condition.getText().includes(acquire.call.getText());
 }
 
+/** `if (holder)` right on the reply of `SET ... NX GET` (isGuard looks for the name inside the condition). */
+function oldValueTest(statement: ts.IfStatement, acquire: Acquire): boolean {
+  const condition = unwrap(statement.expression);
+  return repliesOldValue(acquire) && ts.isIdentifier(condition) && lockNames(acquire).includes(condition.text);
+}
+
 /** A branch that only returns (`return token;`): what the acquired path hands back is the caller's to release. */
 function isHandOver(branch: Node): boolean {
   const only = ts.isBlock(branch) && branch.statements.length === 1 ? branch.statements[0] : branch;
@@ -151,9 +158,10 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       return;
     }
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.
-    if (ts.isIfStatement(node) && isGuard(node, acquire) && !contains(node.thenStatement, release.call)) {
+    if (ts.isIfStatement(node) && (isGuard(node, acquire) || oldValueTest(node, acquire)) && !contains(node.thenStatement, release.call)) {
       // `if (ok) { ... }`: its then-branch is the acquired path, the else the not-acquired one.
-      const acquiredPath = testsFailure(node.expression) ? node.elseStatement : node.thenStatement;
+      // `SET ... NX GET` answers with the previous holder: a truthy reply is the not-acquired path.
+      const acquiredPath = testsFailure(node.expression) !== repliesOldValue(acquire) ? node.elseStatement : node.thenStatement;
       // `if (await set(...)) return token;`: an acquire helper handing the lock to its caller.
       if (acquiredPath && !isHandOver(acquiredPath)) visit(acquiredPath);
       return;

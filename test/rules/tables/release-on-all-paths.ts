@@ -9,6 +9,12 @@ async function work(): Promise<void> {}
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'SET NX GET: a truthy reply is the previous holder, so its throw is the not-acquired path', code: `${io}export async function run(token: string) {
+  const holder = await redis.set('lock:job', token, 'EX', 30, 'NX', 'GET');
+  if (holder) throw new Error('busy: held by ' + holder);
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, 'lock:job', token); }
+}
+` },
     { name: 'the work through a helper that hands its error back, and a promise whose .catch handles the error', code: `${io}async function settle<T>(fn: () => Promise<T>): Promise<[unknown, T | undefined]> {
   try {
     return [null, await fn()];
