@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
 import {
-  ancestorWhere, callsNamed, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,
+  ancestorWhere, callsNamed, contains, declarationOf, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,
   type Node,
 } from './engine/nodes';
 import { lockNames } from './engine/paths';
@@ -21,21 +21,77 @@ const isRelational = (n: Node) => ts.isBinaryExpression(n) && RELATIONAL.has(n.o
 const isExit = (n: Node) => ts.isBreakStatement(n) || ts.isThrowStatement(n) || ts.isReturnStatement(n);
 const loopOrFunction = (a: Node) => isLoop(a) || isFunctionLike(a);
 
+/** How far a bound is followed through variables and same-file functions. */
+const MAX_DEPTH = 3;
+
+/** The function a call in this file reaches: `this.exceeded(key)` in its class, or a function of the file. */
+function calledFunction(call: ts.CallExpression): Node | undefined {
+  const callee = unwrap(call.expression);
+  if (ts.isPropertyAccessExpression(callee) && callee.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    const cls = ancestorWhere<ts.ClassLikeDeclaration>(call, ts.isClassLike);
+    return cls?.members.find((m) => ts.isMethodDeclaration(m) && nameOf(m) === callee.name.text && !!m.body);
+  }
+  if (!ts.isIdentifier(callee)) return undefined;
+  const init = declarationOf(callee)?.initializer;
+  if (init && isFunctionLike(unwrap(init))) return unwrap(init);
+  return call.getSourceFile().statements.find((st) => ts.isFunctionDeclaration(st) && st.name?.text === callee.text && !!st.body);
+}
+
+/**
+ * What a condition's names and calls stand for: the initializer of a variable it reads
+ * (`const exhausted = (await redis.incr(k)) > max`), the returned values of a function it calls.
+ */
+function resolvedParts(node: Node, acquire: Acquire): Node[] {
+  // The acquire's own answer says whether the lock was taken, not how many tries are left.
+  const ids = ts.isIdentifier(node) ? [node] : descendantsWhere<ts.Identifier>(node, ts.isIdentifier);
+  const values = ids.flatMap((id) => {
+    const decl = declarationOf(id);
+    return decl && ts.isVariableDeclaration(decl) && decl.initializer && !contains(decl.initializer, acquire.call) ? [decl.initializer] : [];
+  });
+  const calls = ts.isCallExpression(node) ? [node] : descendantsWhere<ts.CallExpression>(node, ts.isCallExpression);
+  const returned = calls.flatMap((call) => {
+    const fn = call === acquire.call || contains(call, acquire.call) ? undefined : calledFunction(call);
+    if (!fn) return [];
+    return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement)
+      .filter((r) => ancestorWhere(r, isFunctionLike) === fn && !!r.expression)
+      .map((r) => r.expression as Node);
+  });
+  return [...values, ...returned];
+}
+
 /** Does this text bound the loop: a relational comparison, a clock, or a limit-like name? */
 function bounds(node: Node | undefined): boolean {
   if (!node) return false;
   const text = node.getText();
   if (CLOCK.test(text) || LIMIT_WORDS.test(text)) return true;
-  return isRelational(node) || descendantsWhere(node, isRelational).length > 0;
+  return comparesOrTimes(node);
+}
+
+function comparesOrTimes(node: Node): boolean {
+  return CLOCK.test(node.getText()) || isRelational(node) || descendantsWhere(node, isRelational).length > 0;
+}
+
+/**
+ * A loop's condition or exit test that bounds it, written there or in what it reads: an attempt
+ * counter kept in Redis, compared in a variable or a helper of the file (which must compare or read a clock).
+ */
+function boundsLoop(node: Node | undefined, acquire: Acquire): boolean {
+  if (bounds(node)) return true;
+  let parts = node ? resolvedParts(node, acquire) : [];
+  for (let depth = 0; depth < MAX_DEPTH && parts.length > 0; depth++) {
+    if (parts.some(comparesOrTimes)) return true;
+    parts = parts.flatMap((part) => resolvedParts(part, acquire));
+  }
+  return false;
 }
 
 /** An `if (<bound>) break/throw/return` inside the loop body (not in nested loops or functions). */
-function boundedExit(loop: Loop): boolean {
+function boundedExit(loop: Loop, acquire: Acquire): boolean {
   return descendantsOfKind<ts.IfStatement>(loop, ts.SyntaxKind.IfStatement).some((s) => {
     if (ancestorWhere(s, loopOrFunction) !== loop) return false;
     const then = s.thenStatement;
     const exits = isExit(then) || descendantsWhere(then, isExit).length > 0;
-    return exits && bounds(s.expression);
+    return exits && boundsLoop(s.expression, acquire);
   });
 }
 
@@ -56,8 +112,8 @@ function retriesAcquire(loop: Loop, acquire: Acquire): boolean {
 function unboundedLoop(acquire: Acquire): Loop | undefined {
   const loop = ancestorWhere(acquire.call, loopOrFunction);
   if (!loop || !isLoop(loop) || !retriesAcquire(loop, acquire)) return undefined;
-  if (ts.isForStatement(loop) && (bounds(loop.condition) || loop.incrementor)) return undefined;
-  if (bounds(loopCondition(loop)) || boundedExit(loop)) return undefined;
+  if (ts.isForStatement(loop) && (boundsLoop(loop.condition, acquire) || loop.incrementor)) return undefined;
+  if (boundsLoop(loopCondition(loop), acquire) || boundedExit(loop, acquire)) return undefined;
   return loop;
 }
 

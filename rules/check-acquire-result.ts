@@ -9,6 +9,7 @@ import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 import { helperRelated } from './engine/helper-related';
+import { invertedGuard } from './engine/inverted-guard';
 
 /** A project helper whose return value says whether the lock was taken (its reply, or a token or null). */
 function helperTells(acquire: Acquire): boolean {
@@ -70,6 +71,14 @@ export const checkAcquireResult: Rule = {
     for (const acquire of model.acquires) {
       const tryStyle = acquire.kind === 'semaphore-try' || helperTells(acquire) || (isRedisAcquire(acquire) && isLockAcquire(model, acquire));
       if (!tryStyle) continue;
+      const inverted = isRedisAcquire(acquire) ? invertedGuard(acquire) : undefined;
+      if (inverted) {
+        report({
+          span: spanOf(inverted.expression),
+          message: `This test of the NX acquire of ${describeKey(acquire.key)} is the wrong way round: \`${inverted.expression.getText()}\` is true when this process got the lock, and that branch leaves, keeping the lock until its TTL. The work after it runs only when the lock was NOT acquired, at the same time as the process that holds it. Leave when the acquire failed (\`if (!ok)\`) and work when it succeeded.`,
+        });
+        continue;
+      }
       const found = problem(acquire);
       if (!found) continue;
       const helper = acquire.via;

@@ -11,6 +11,7 @@ import { freshToken } from './fixes/token';
 import { guardedRelease, removeStatement } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
+import { releasedBefore } from './engine/double-release';
 
 /** The pieces of a DEL that can be replaced by a guarded call; a reason when it cannot be. */
 function replaceable(model: LockModel, release: Release): { receiver: string; keyNode: Node; awaited: boolean; statement: Node } | string {
@@ -106,14 +107,31 @@ export const ownerCheckedRelease: Rule = {
   unattendedFixes: true,
   summary: 'DEL/UNLINK of a lock key without an atomic owner check, or GET-compare-DEL in two round trips.',
   check({ model, report, server }) {
+    const lineOf = (node: Node) => model.sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1;
     for (const release of model.releases) {
-      if (release.ownerChecked || isForcedRelease(model, release)) continue;
+      // A helper's unchecked DEL is reported in the helper; called twice on one path, at the second call too.
+      const viaUnchecked = release.kind === 'helper' && release.via?.ownerChecked === false;
+      if ((release.ownerChecked && !viaUnchecked) || isForcedRelease(model, release)) continue;
+      const first = releasedBefore(release, model.releases);
+      const again = first
+        ? `This releases ${describeKey(release.key)} a second time: the try already released it on line ${lineOf(first.call)}, so here the lock is free and another process may have taken it in between. `
+        : '';
+      if (viaUnchecked) {
+        if (first) {
+          report({
+            span: spanOf(release.call),
+            message: `${again}${release.via?.name}(...) deletes the key whoever holds it (its DEL compares no token), so this call removes the new holder's lock. Release once, in the finally, and compare the token in the helper.`,
+            related: [{ span: spanOf(first.call), message: 'the first release' }],
+          });
+        }
+        continue;
+      }
       const key = describeKey(release.key);
       const command = release.kind === 'script' ? 'This Lua script deletes' : `${release.command?.name ?? 'DEL'} deletes`;
       const getCompare = release.getCompare;
       const message = getCompare
         ? `GET, compare, then ${release.command?.name ?? 'DEL'} ${key} takes two round trips: the lock can expire and be acquired by another process between the GET and the delete, which then removes their lock. Compare and delete atomically in one Lua script (or DELEX key IFEQ token on Redis 8.4+).`
-        : `${command} ${key} whoever holds it. If this process's lock expired (a slow step, a GC pause) and another process acquired it, this removes their lock and lets a third in. Delete only if the value is still this process's token, atomically (Lua compare-and-delete, or DELEX key IFEQ token on Redis 8.4+).`;
+        : `${again}${command} ${key} whoever holds it. If this process's lock expired (a slow step, a GC pause) and another process acquired it, this removes their lock and lets a third in. Delete only if the value is still this process's token, atomically (Lua compare-and-delete, or DELEX key IFEQ token on Redis 8.4+).`;
       report({
         span: spanOf(release.call),
         message,

@@ -8,6 +8,7 @@ import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
+import { secondsGivenMilliseconds, secondsTtls } from './engine/ttl-units';
 
 const DEFAULT_TTL_MS = '30000';
 
@@ -62,6 +63,22 @@ export const requireTtl: Rule = {
         message: `${what} ${key} with no expiry. If this process crashes or is killed before it releases, the lock is held forever and every other worker waits on it (PTTL -1). Acquire with SET key token NX PX ttl.`,
         fix: () => fix(model, acquire),
       });
+    }
+    // A TTL in the wrong unit: given in milliseconds where Redis reads seconds, 1000 times too long.
+    const lockTtls = [
+      ...model.acquires.filter((a) => isRedisAcquire(a) && isLockAcquire(model, a)).flatMap((a) => [a.command, a.laterExpire]),
+      ...model.extends.map((e) => e.command),
+    ];
+    for (const command of new Set(lockTtls)) {
+      const [unit, msUnit] = command?.name === 'SET' ? ['EX', 'PX'] : command?.name === 'EXPIRE' ? ['EXPIRE', 'PEXPIRE'] : ["the script's EXPIRE or EX", 'PEXPIRE or PX'];
+      for (const value of secondsTtls(command)) {
+        const why = secondsGivenMilliseconds(value, model.commands);
+        if (!why) continue;
+        report({
+          span: spanOf(value),
+          message: `This lock's TTL ${value.getText()} is given to ${unit}, which Redis reads in seconds, but ${why}. The lock lives 1000 times longer than meant: if the holder crashes, every other worker waits hours instead of seconds. Give milliseconds with ${msUnit}, or convert to seconds (Math.ceil(ms / 1000)).`,
+        });
+      }
     }
     for (const acquire of model.acquires) {
       const forever = foreverDuration(acquire, model);

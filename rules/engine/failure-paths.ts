@@ -44,7 +44,8 @@ const LEAN_EVIDENCE = /lock|mutex|mtx|semaphore|leader|latch/i;
 
 function judgeable(flag: ts.Identifier): boolean {
   if (LEAN_EVIDENCE.test(flag.text)) return true;
-  if (!ts.isIdentifier(flag) || ts.isPropertyAccessExpression(flag.parent)) return false;
+  // `this.flag`: a member, which code the lean parse skips may read.
+  if (ts.isPropertyAccessExpression(flag.parent) && flag.parent.name === flag) return false;
   const decl = declarationOf(flag);
   return !!decl && !!ancestorWhere(decl, isFunctionLike);
 }
@@ -61,9 +62,36 @@ function flagIsRead(sourceFile: ts.SourceFile, name: string): boolean {
   });
 }
 
+const COLLECTION_WRITE = /^(?:add|set|push|unshift|delete|clear)$/;
+
+/** The collection a call writes into: `lost` in `lost.add(key)`, `lostLocks` in `this.lostLocks.set(key, t)`. */
+function writtenCollection(node: Node): ts.Identifier | undefined {
+  if (!ts.isCallExpression(node)) return undefined;
+  const m = methodOf(node);
+  if (!m || !COLLECTION_WRITE.test(m.name)) return undefined;
+  const receiver = unwrap(m.receiver);
+  if (ts.isIdentifier(receiver)) return receiver;
+  return ts.isPropertyAccessExpression(receiver) && ts.isIdentifier(receiver.name) ? receiver.name : undefined;
+}
+
+/** Is the collection `name` queried anywhere (`has`, `get`, `size`, iterated, handed on), not only written? */
+function collectionIsRead(sourceFile: ts.SourceFile, name: string): boolean {
+  return identifiersNamed(sourceFile, name).some((id) => {
+    let target: Node = id;
+    if (ts.isPropertyAccessExpression(id.parent) && id.parent.name === id) target = id.parent;
+    const parent = target.parent;
+    if (isAssignment(parent) && parent.left === target) return false;
+    if ((ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isParameter(parent)) && parent.name === id) return false;
+    const written = ts.isPropertyAccessExpression(parent) && parent.expression === target && COLLECTION_WRITE.test(parent.name.text) &&
+      ts.isCallExpression(parent.parent) && parent.parent.expression === parent;
+    return !written;
+  });
+}
+
 /**
- * A path that only observes the failure: logs it, clears its own timer, writes a flag no code reads,
- * or returns nothing. Anything else (a call, a throw, a read flag, abort()) may stop the work.
+ * A path that only observes the failure: logs it, clears its own timer, writes a flag or a collection
+ * (`lostLocks.add(key)`) no code reads, or returns nothing. Anything else (a call, a throw, a read
+ * flag, abort()) may stop the work.
  */
 export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceFile): boolean {
   return statements.every((s) => {
@@ -74,6 +102,8 @@ export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceF
     const inner = ts.isAwaitExpression(expr) || ts.isVoidExpression(expr) ? unwrap(expr.expression) : expr;
     if (isLoggingCall(inner)) return true;
     if (ts.isCallExpression(inner) && TIMER_CLEAR.test(calleeName(inner) ?? '')) return true;
+    const collection = writtenCollection(inner);
+    if (collection) return judgeable(collection) && !collectionIsRead(sourceFile, collection.text);
     const flag = assignedFlag(inner);
     return flag !== undefined && judgeable(flag) && !flagIsRead(sourceFile, flag.text);
   });

@@ -136,6 +136,10 @@ export function composedKey(node: ts.Node, inner: KeyRef | undefined, head: stri
 // The verbs of lock code: an acquire, release or renewal function whatever it is called on.
 const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|keep_?alive|watchdog|^(?:try)?(?:take|grab|free)(?![a-z])/i;
 
+// The verb acting on something a name says is not a lock: `extendTtl(key)`, `refreshToken(key)`,
+// `releaseConnection(conn)` in a cache or client class share no key with its `acquireLock(key)`.
+const OTHER_OBJECT = /(?:acquire|release|extend|renew|refresh)_?(?:ttl|expiry|expiration|cache|cached|token|session|connection|client|pool|subscription|stream|cursor)/i;
+
 /**
  * Functions of one lock module pass a key from parameter to parameter (`acquireLock(key)` and
  * `releaseLock(key)`): a function named like lock code, in a class, object or file named like one.
@@ -143,7 +147,7 @@ const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|keep_?aliv
 export function isLockFunction(fn: ts.Node): boolean {
   // Not cached by node: an incremental re-parse keeps a method's node when only its class is renamed.
   const name = functionNameOf(fn);
-  if (LOCK_NAME.test(name) || LOCK_FUNCTION.test(name)) return true;
+  if (LOCK_NAME.test(name) || (LOCK_FUNCTION.test(name) && !OTHER_OBJECT.test(name))) return true;
   const holder = ancestorWhere(fn, (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
   if (holder && LOCK_NAME.test(functionNameOf(holder))) return true;
   // The file and its folder: `redis-lock.ts`, `locks/index.ts`, `lock/core.ts`.

@@ -7,7 +7,8 @@
 // Only declarations go: each has its own scope, so no rule's reading of another function changes
 // (control flow, the uses of a result, closures). Every other top-level statement stays, as do
 // small class members (property initialisers a key may be read from). The words: a Redis command a
-// lock uses, a lock library, a name that says lock, a Redis module, a configured helper.
+// lock uses, a lock library, a name that says lock, a Redis module, a configured helper, a catch that
+// returns (a helper that hands errors back, which release-on-all-paths reads).
 // test/rules/lock-text.test.ts holds the analysis of the lean text to that of the whole file.
 import type { HelperNames } from '../config';
 import { outline } from './outline';
@@ -34,6 +35,8 @@ const EVIDENCE = new RegExp(
     // Lua scripts loaded or registered under a name.
     String.raw`\b(?:definecommand|script|scriptload|script_load)\b`,
     String.raw`\b(?:acquire|tryacquire|release|extend|using)\s*(?:<[^()]*>\s*)?(?:\?\.\s*)?\(|['"\x60](?:acquire|tryacquire|release|extend|using)['"\x60]`,
+    // A catch that hands the error back: a helper whose awaited work never throws (engine/never-throws.ts).
+    String.raw`\bcatch\b[^{}]*\{[^{}]*\breturn\b`,
     // Modules that decide the client style and the library a class comes from.
     String.raw`['"\x60](?:ioredis|redis|@redis\/[\w-]+|@valkey\/valkey-glide|redlock|@sesamecare-oss\/redlock|redis-semaphore)['"\x60]|\brequire\s*\(`,
   ].join('|'),

@@ -2,6 +2,8 @@
 // returns that skip the release. Structured (try/finally aware), not a full control-flow graph.
 import { ts } from './typescript';
 import { sameKey } from './keys';
+import { neverThrows } from './never-throws';
+import { repliesOldValue } from './inverted-guard';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
@@ -101,6 +103,12 @@ export function isGuard(statement: Node, acquire: Acquire): boolean {
     condition.getText().includes(acquire.call.getText());
 }
 
+/** `if (holder)` right on the reply of `SET ... NX GET` (isGuard looks for the name inside the condition). */
+function oldValueTest(statement: ts.IfStatement, acquire: Acquire): boolean {
+  const condition = unwrap(statement.expression);
+  return repliesOldValue(acquire) && ts.isIdentifier(condition) && lockNames(acquire).includes(condition.text);
+}
+
 /** A branch that only returns (`return token;`): what the acquired path hands back is the caller's to release. */
 function isHandOver(branch: Node): boolean {
   const only = ts.isBlock(branch) && branch.statements.length === 1 ? branch.statements[0] : branch;
@@ -150,9 +158,10 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       return;
     }
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.
-    if (ts.isIfStatement(node) && isGuard(node, acquire) && !contains(node.thenStatement, release.call)) {
+    if (ts.isIfStatement(node) && (isGuard(node, acquire) || oldValueTest(node, acquire)) && !contains(node.thenStatement, release.call)) {
       // `if (ok) { ... }`: its then-branch is the acquired path, the else the not-acquired one.
-      const acquiredPath = testsFailure(node.expression) ? node.elseStatement : node.thenStatement;
+      // `SET ... NX GET` answers with the previous holder: a truthy reply is the not-acquired path.
+      const acquiredPath = testsFailure(node.expression) !== repliesOldValue(acquire) ? node.elseStatement : node.thenStatement;
       // `if (await set(...)) return token;`: an acquire helper handing the lock to its caller.
       if (acquiredPath && !isHandOver(acquiredPath)) visit(acquiredPath);
       return;
@@ -162,7 +171,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       const ttlSetter = acquire.laterExpire && contains(node, acquire.laterExpire.call);
       // An exception inside `caught` reaches a catch that releases.
       const throwsPast = !caught || !contains(caught, node);
-      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && throwsPast) {
+      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && throwsPast && !neverThrows(node)) {
         found = { node, kind: 'exception' };
         return;
       }

@@ -6,6 +6,29 @@ const pause = `const pause = (ms: number) => new Promise((r) => setTimeout(r, ms
 
 export const boundedAcquireRetryCases: RuleCases = {
   valid: [
+    { name: 'the attempts counted in Redis (INCR), compared through a variable or a method of the same class', code: `${io}${pause}const MAX_ATTEMPTS = 5;
+export class Locks {
+  async take(key: string, token: string): Promise<boolean> {
+    while (true) {
+      if (await redis.set(key, token, 'PX', 30000, 'NX')) return true;
+      const exhausted = (await redis.incr(\`attempts:\${key}\`)) > MAX_ATTEMPTS;
+      if (exhausted) return false;
+      await pause(100 + Math.random() * 100);
+    }
+  }
+  async takeOrGiveUp(key: string, token: string): Promise<boolean> {
+    while (true) {
+      if (await redis.set(key, token, 'PX', 30000, 'NX')) return true;
+      if (await this.exceeded(key)) return false;
+      await pause(100 + Math.random() * 100);
+    }
+  }
+  private async exceeded(key: string): Promise<boolean> {
+    const n = await redis.incr(\`attempts:\${key}\`);
+    return n > MAX_ATTEMPTS;
+  }
+}
+` },
     { name: 'attempt-limited for loop', code: `${io}${pause}export async function take(key: string, token: string) {
   for (let attempt = 0; attempt < 10; attempt++) {
     if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
@@ -46,6 +69,32 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
 ` },
   ],
   invalid: [
+    {
+      name: 'a flag that is not a bound does not bound the loop, nor does a method that compares nothing',
+      count: 2,
+      output: null,
+      code: `${io}${pause}export class Locks {
+  async take(key: string, token: string): Promise<boolean> {
+    while (true) {
+      if (await redis.set(key, token, 'PX', 30000, 'NX')) return true;
+      const busy = (await redis.get(key)) !== null;
+      if (!busy) continue;
+      await pause(100 + Math.random() * 100);
+    }
+  }
+  async takeOrWait(key: string, token: string): Promise<boolean> {
+    while (true) {
+      if (await redis.set(key, token, 'PX', 30000, 'NX')) return true;
+      if (await this.closed()) return false;
+      await pause(100 + Math.random() * 100);
+    }
+  }
+  private async closed(): Promise<boolean> {
+    return (await redis.get('app:state')) === 'closed';
+  }
+}
+`,
+    },
     {
       name: 'while (!acquired) spin',
       message: ['no attempt limit or deadline'],

@@ -3,6 +3,12 @@ import { glide, io, nr, RELEASE } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: 'SET NX GET answers with the previous holder: a truthy reply means busy', code: `${io}export async function run(token: string) {
+  const holder = await redis.set('lock:job', token, 'EX', 30, 'NX', 'GET');
+  if (holder) throw new Error('busy: held by ' + holder);
+  await work();
+}
+` },
     { name: 'the reply tested in a .then callback', code: `${io}export function run(id: string) {
   return redis.set(\`lock:job:\${id}\`, 'x', 'PX', 1000, 'NX').then((ok) => {
     if (!ok) return;
@@ -46,8 +52,50 @@ export async function run(redis: Redis) {
   await work();
 }
 ` },
+    { name: 'a lock helper leaves as soon as it holds the lock: the work is its caller\'s', code: `${io}export async function acquireLock(key: string, token: string): Promise<void> {
+  const ok = await redis.set(key, token, 'PX', 1000, 'NX');
+  if (ok) return;
+  await redis.publish('lock-wanted', key);
+  throw new Error('busy');
+}
+` },
+    { name: 'a retry loop ends when the acquire succeeds', code: `${io}export async function run(token: string) {
+  for (let i = 0; i < 5; i++) {
+    const ok = await redis.set('lock:job', token, 'PX', 1000, 'NX');
+    if (ok === 'OK') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+` },
+    { name: 'the acquired branch hands the lock back', code: `${io}export async function pick(ids: string[]) {
+  const ok = await redis.set(\`lock:account:\${ids[0]}\`, '1', 'EX', 60, 'NX');
+  if (ok) return { id: ids[0] };
+  await work();
+  return null;
+}
+` },
   ],
   invalid: [
+    {
+      name: 'the test the wrong way round: the acquired path throws, the work runs when another process holds the lock',
+      count: 2,
+      message: ['wrong way round', 'NOT acquired'],
+      output: null,
+      code: `${io}export async function a(token: string) {
+  const ok = await redis.set('lock:a', token, 'EX', 30, 'NX');
+  if (ok) throw new Error('busy');
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, 'lock:a', token); }
+}
+export async function b(token: string) {
+  if ((await redis.set('lock:b', token, 'EX', 30, 'NX')) === 'OK') {
+    console.warn('busy');
+    return;
+  }
+  await work();
+  await redis.eval(${RELEASE}, 1, 'lock:b', token);
+}
+`,
+    },
     {
       name: 'a .then callback that never looks at the reply',
       message: ['is ignored'],

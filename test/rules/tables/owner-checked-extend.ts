@@ -3,6 +3,18 @@ import { declared, EXTEND, EXTEND_DECL, glide, io, nr } from './preludes';
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
+    { name: "a cache class's generic extendTtl(key) is not its acquireLock(key)'s lock: only the verb says lock", code: `${io}export class CacheStore {
+  async acquireLock(key: string, token: string): Promise<boolean> {
+    return (await redis.set(key, token, 'PX', 30000, 'NX')) === 'OK';
+  }
+  async extendTtl(key: string, seconds: number): Promise<void> {
+    await redis.expire(key, seconds);
+  }
+  async refreshToken(key: string, value: string): Promise<void> {
+    await redis.set(key, value, 'EX', 3600, 'XX');
+  }
+}
+` },
     { name: 'a cache entry rewritten after comparing its version is no lock', code: `${io}export async function bump(id: string, version: string, next: string) {
   if ((await redis.get(\`cache:doc:\${id}:v\`)) !== version) return;
   await redis.set(\`cache:doc:\${id}:v\`, next, 'EX', 60);

@@ -9,6 +9,31 @@ async function work(): Promise<void> {}
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'SET NX GET: a truthy reply is the previous holder, so its throw is the not-acquired path', code: `${io}export async function run(token: string) {
+  const holder = await redis.set('lock:job', token, 'EX', 30, 'NX', 'GET');
+  if (holder) throw new Error('busy: held by ' + holder);
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, 'lock:job', token); }
+}
+` },
+    { name: 'the work through a helper that hands its error back, and a promise whose .catch handles the error', code: `${io}async function settle<T>(fn: () => Promise<T>): Promise<[unknown, T | undefined]> {
+  try {
+    return [null, await fn()];
+  } catch (err) {
+    return [err, undefined];
+  }
+}
+const attempt = async <T>(p: Promise<T>): Promise<[unknown, T?]> => {
+  try { return [null, await p]; } catch (err) { return [err]; }
+};
+export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  const [err] = await settle(() => work());
+  const [err2] = await attempt(work());
+  await work().catch((e: unknown) => console.error(e));
+  await redis.eval(${RELEASE}, 1, key, token);
+  if (err ?? err2) throw err ?? err2;
+}
+` },
     { name: 'release in finally', code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try {
@@ -95,6 +120,41 @@ export const releaseOnAllPathsCases: RuleCases = {
 ` },
   ],
   invalid: [
+    {
+      name: 'a helper whose catch rethrows does not protect the release',
+      message: ['an exception from'],
+      output: `${io}async function settle<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    console.error(err);
+    throw err;
+  }
+}
+export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try {
+    await settle(() => work());
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+      code: `${io}async function settle<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    console.error(err);
+    throw err;
+  }
+}
+export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  await settle(() => work());
+  await redis.eval(${RELEASE}, 1, key, token);
+}
+`,
+    },
     {
       name: 'an early return in the acquired branch of if (ok), before the try-block release',
       message: ['the early `return \'done\';`'],

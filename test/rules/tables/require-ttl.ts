@@ -23,8 +23,90 @@ export const requireTtlCases: RuleCases = {
   return valkey.customCommand(['SET', \`lock:\${id}\`, 'x', 'NX', 'PX', '30000']);
 }
 ` },
+    { name: 'milliseconds converted to seconds before EX, even under a name that says ms', code: `${io}export async function run(id: string, token: string, ttl: number) {
+  const ttlMs = Math.floor(ttl / 1000);
+  const leaseMs = Math.ceil(ttl * 0.001);
+  await redis.expire(\`lock:\${id}\`, leaseMs);
+  if (!(await redis.set(\`lock:\${id}\`, token, 'EX', ttlMs, 'NX'))) return;
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, \`lock:\${id}\`, token); }
+}
+` },
+    { name: 'a millisecond TTL given to PX, and a seconds one to EX', code: `${io}const LOCK_TTL_MS = 30 * 1000;
+const RENEW_SECONDS = 30;
+export async function run(id: string, token: string) {
+  if (!(await redis.set(\`lock:\${id}\`, token, 'PX', LOCK_TTL_MS, 'NX'))) return;
+  await redis.expire(\`lock:\${id}\`, RENEW_SECONDS);
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, \`lock:\${id}\`, token); }
+}
+` },
+    { name: 'a cache entry given a millisecond value as EX is not a lock', code: `${io}export async function fill(id: string, ttlMs: number) {
+  await redis.set(\`cache:\${id}\`, 'v', 'EX', ttlMs);
+}
+` },
+    { name: 'a renewal script given seconds, and one that uses PEXPIRE with milliseconds', code: `${io}const RENEW_S = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('expire', KEYS[1], ARGV[2]) else return 0 end";
+const RENEW_MS = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+export function keepLock(lockKey: string, token: string, ttlMs: number) {
+  return setInterval(() => {
+    void redis.eval(RENEW_S, 1, lockKey, token, Math.ceil(ttlMs / 1000));
+    void redis.eval(RENEW_MS, 1, lockKey, token, ttlMs);
+  }, ttlMs / 3);
+}
+` },
   ],
   invalid: [
+    {
+      name: "a renewal script's EXPIRE given milliseconds, through ioredis and node-redis",
+      count: 2,
+      message: ["the script's EXPIRE or EX", 'renewMs'],
+      output: null,
+      code: `${io}import { createClient } from 'redis';
+const client = createClient();
+const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('expire', KEYS[1], ARGV[2]) else return 0 end";
+export function keepLock(lockKey: string, token: string, renewMs: number) {
+  return setInterval(() => void redis.eval(RENEW, 1, lockKey, token, renewMs), renewMs / 3);
+}
+export function keepLock2(lockKey: string, token: string, ttlMs: number) {
+  return setInterval(() => void client.eval(RENEW, { keys: [lockKey], arguments: [token, String(ttlMs)] }), 10_000);
+}
+`,
+    },
+    {
+      name: 'milliseconds given as seconds: a name that says ms, a product with 1000, the same const given to PX elsewhere',
+      count: 4,
+      message: ['1000 times longer', 'LOCK_TTL_MS'],
+      output: null,
+      code: `${io}const LOCK_TTL_MS = 30_000;
+const HOLD = 5 * 60 * 1000;
+const LEASE = 60000;
+export async function a(token: string) {
+  if (!(await redis.set('lock:a', token, 'EX', LOCK_TTL_MS, 'NX'))) return;
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, 'lock:a', token); }
+}
+export async function b(token: string, opts: { ttlMs: number }) {
+  if (!(await redis.set('lock:b', token, 'EX', opts.ttlMs, 'NX'))) return;
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, 'lock:b', token); }
+}
+export async function c(token: string) {
+  if (!(await redis.set('lock:c', token, 'PX', LEASE, 'NX'))) return;
+  await redis.expire('lock:c', HOLD);
+  try { await work(); } finally { await redis.eval(${RELEASE}, 1, 'lock:c', token); }
+}
+export async function d(token: string) {
+  if (!(await redis.set('lock:d', token, 'PX', LEASE, 'NX'))) return;
+  const renew = setInterval(() => void redis.expire('lock:d', LEASE), 10_000);
+  try { await work(); } finally { clearInterval(renew); await redis.eval(${RELEASE}, 1, 'lock:d', token); }
+}
+`,
+    },
+    {
+      name: 'node-redis { EX: ttlMs } in an acquire helper whose default TTL is 60000',
+      message: ['ttlMs', 'PX'],
+      output: null,
+      code: `${nr}export async function acquireLock(key: string, token: string, ttlMs = 60_000): Promise<boolean> {
+  return (await client.set(key, token, { NX: true, EX: ttlMs })) === 'OK';
+}
+`,
+    },
     {
       name: 'a redlock lock held for Number.MAX_SAFE_INTEGER ms, or more than a day, never expires in practice',
       count: 2,

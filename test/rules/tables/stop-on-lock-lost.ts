@@ -3,6 +3,19 @@ import { EXTEND, io, nr } from './preludes';
 
 export const stopOnLockLostCases: RuleCases = {
   valid: [
+    { name: 'a Set of lost locks the work checks', code: `${io}export class Locks {
+  private readonly lostLocks = new Set<string>();
+  watch(lockKey: string, token: string) {
+    return setInterval(() => {
+      redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch(() => this.lostLocks.add(lockKey));
+    }, 10000);
+  }
+  async step(lockKey: string) {
+    if (this.lostLocks.has(lockKey)) throw new Error('lock lost');
+    await work();
+  }
+}
+` },
     { name: 'the watchdog aborts the work on a failed extend', code: `${io}export async function runLocked(lockKey: string, token: string, job: (signal: AbortSignal) => Promise<void>) {
   const controller = new AbortController();
   const timer = setInterval(async () => {
@@ -53,6 +66,33 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
 ` },
   ],
   invalid: [
+    {
+      name: 'the failed extend is added to a Set of lost locks that nothing reads',
+      count: 2,
+      code: `${io}const lostLocks = new Set<string>();
+export function keepLock(lockKey: string, token: string) {
+  return setInterval(async () => {
+    const ok = await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
+    if (!ok) lostLocks.add(lockKey);
+  }, 10000);
+}
+export async function runLocked(lockKey: string, token: string) {
+  const lost = new Map<string, number>();
+  const timer = setInterval(() => {
+    redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch(() => {
+      console.warn('lock lost');
+      lost.set(lockKey, Date.now());
+    });
+  }, 10000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+    lost.delete(lockKey);
+  }
+}
+`,
+    },
     {
       name: 'ioredis watchdog: the catch only logs',
       message: ['only logs a failed extend', 'never hears'],

@@ -1,0 +1,93 @@
+// `const ok = await redis.set(k, v, 'NX', 'EX', 30); if (ok) throw new Error('busy'); await work();`:
+// the test of an NX acquire the wrong way round. The acquired path leaves at once (and keeps the lock
+// until its TTL), while the work after the if runs exactly when another process holds the lock.
+import { ts } from './typescript';
+import type { Acquire } from './model';
+import { ancestorWhere, contains, descendantsOfKind, isFunctionLike, isLoop, literalNumber, literalString, unwrap, type Node } from './nodes';
+import { isLockFunction } from './keys';
+
+/** Is `e` the acquire's reply: the variable it was stored in, or the awaited call itself? */
+function isReply(e: Node, acquire: Acquire): boolean {
+  const n = unwrap(e);
+  if (acquire.result.kind === 'assigned') return ts.isIdentifier(n) && n.text === acquire.result.name;
+  return ts.isAwaitExpression(n) && unwrap(n.expression) === acquire.call;
+}
+
+const FAILED_KINDS = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword]);
+
+/** A value the reply has only on failure (null, false, undefined, 0). */
+function isFailedValue(e: Node): boolean {
+  const n = unwrap(e);
+  return FAILED_KINDS.has(n.kind) || (ts.isIdentifier(n) && n.text === 'undefined') || literalNumber(n) === 0;
+}
+
+/** A value the reply has only on success ('OK', 1, true). */
+function isAcquiredValue(e: Node): boolean {
+  const n = unwrap(e);
+  return literalString(n) === 'OK' || literalNumber(n) === 1 || n.kind === ts.SyntaxKind.TrueKeyword;
+}
+
+/** `ok`, `!!ok`, `ok === 'OK'`, `ok !== null`: true exactly when the lock was acquired. */
+function testsAcquired(condition: Node, acquire: Acquire): boolean {
+  const c = unwrap(condition);
+  if (isReply(c, acquire)) return true;
+  if (ts.isPrefixUnaryExpression(c) && c.operator === ts.SyntaxKind.ExclamationToken) {
+    const inner = unwrap(c.operand);
+    return ts.isPrefixUnaryExpression(inner) && inner.operator === ts.SyntaxKind.ExclamationToken && isReply(inner.operand, acquire);
+  }
+  if (!ts.isBinaryExpression(c)) return false;
+  const other = isReply(c.left, acquire) ? c.right : isReply(c.right, acquire) ? c.left : undefined;
+  if (!other) return false;
+  const op = c.operatorToken.kind;
+  const equal = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.EqualsEqualsToken;
+  const notEqual = op === ts.SyntaxKind.ExclamationEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsToken;
+  return (equal && isAcquiredValue(other)) || (notEqual && isFailedValue(other));
+}
+
+/** A branch that only leaves, doing nothing with the lock: `throw`, or `return` with nothing or a failure value. */
+function onlyLeaves(branch: Node): boolean {
+  const statements = ts.isBlock(branch) ? [...branch.statements] : [branch];
+  const last = statements[statements.length - 1];
+  if (!last || statements.some((s) => descendantsOfKind(s, ts.SyntaxKind.AwaitExpression).length > 0)) return false;
+  if (ts.isThrowStatement(last)) return true;
+  return ts.isReturnStatement(last) && (!last.expression || isFailedValue(last.expression));
+}
+
+const WAIT = /sleep|delay|wait|timeout|backoff/i;
+
+/** The awaited work after the if in its block (a pause before a retry is not work). */
+function workAfter(guard: ts.IfStatement): boolean {
+  const block = guard.parent;
+  if (!ts.isBlock(block) && !ts.isSourceFile(block)) return false;
+  return block.statements.slice(block.statements.indexOf(guard) + 1).some((s) =>
+    descendantsOfKind<ts.AwaitExpression>(s, ts.SyntaxKind.AwaitExpression).some((a) => !WAIT.test(a.expression.getText().split('(')[0])));
+}
+
+/** `SET ... NX GET` answers with the old value: truthy when another process holds the lock. */
+export function repliesOldValue(acquire: Acquire): boolean {
+  const options = acquire.command?.set?.node;
+  if (options && ts.isObjectLiteralExpression(options)) return options.properties.some((p) => p.name?.getText() === 'GET');
+  return !!acquire.command?.args.some((a) => literalString(a)?.toUpperCase() === 'GET');
+}
+
+/** The if right after the acquire (or around it) that tests success and then only leaves. */
+export function invertedGuard(acquire: Acquire): ts.IfStatement | undefined {
+  if (repliesOldValue(acquire)) return undefined;
+  const use = acquire.result;
+  if (!(use.kind === 'assigned' && use.awaited) && !(use.kind === 'tested' && use.awaited)) return undefined;
+  // A lock helper returns when it has the lock (`if (ok) return;`); the work is its caller's.
+  if (isFunctionLike(acquire.fn) && isLockFunction(acquire.fn)) return undefined;
+  let guard: Node | undefined;
+  if (use.kind === 'tested') guard = ancestorWhere(acquire.call, (n) => ts.isIfStatement(n) || n === acquire.fn);
+  else {
+    const block = acquire.statement.parent;
+    const statements = ts.isBlock(block) || ts.isSourceFile(block) ? block.statements : undefined;
+    guard = statements?.[statements.indexOf(acquire.statement as ts.Statement) + 1];
+  }
+  if (!guard || !ts.isIfStatement(guard) || guard.elseStatement || !testsAcquired(guard.expression, acquire)) return undefined;
+  if (!onlyLeaves(guard.thenStatement)) return undefined;
+  // In a retry loop, leaving on success is how the loop ends: the work is after it, or the caller's.
+  const loop = ancestorWhere(guard, (n) => isLoop(n) || ts.isForOfStatement(n) || ts.isForInStatement(n) || n === acquire.fn);
+  if (loop && loop !== acquire.fn && contains(acquire.fn, loop)) return undefined;
+  return workAfter(guard) ? guard : undefined;
+}

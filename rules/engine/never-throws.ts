@@ -1,0 +1,61 @@
+// Awaited calls that cannot throw: the error comes back as a value (`const [err, res] = await to(work())`),
+// so the code after them, a release included, runs on every path.
+import { ts } from './typescript';
+import { declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, unwrap, type Node } from './nodes';
+
+/** Packages whose function turns a rejection into a returned value. */
+const ERROR_AS_VALUE_PACKAGES = new Set(['await-to-js']);
+
+/** Does `body` throw, or rethrow, in its own function (not in a nested one)? */
+function throwsIn(body: Node): boolean {
+  const owner = (n: Node) => {
+    for (let p = n.parent; p; p = p.parent) if (isFunctionLike(p)) return p;
+    return undefined;
+  };
+  const own = owner(body) ?? body;
+  return descendantsOfKind(body, ts.SyntaxKind.ThrowStatement).some((t) => owner(t) === own);
+}
+
+/**
+ * A function whose whole body is one try whose catch hands the error back instead of throwing
+ * (`try { return [null, await fn()]; } catch (e) { return [e]; }`).
+ */
+function catchesEverything(fn: Node): boolean {
+  if (!isFunctionLike(fn) || !fn.body || !ts.isBlock(fn.body)) return false;
+  const [only, ...rest] = fn.body.statements;
+  if (!only || rest.length > 0 || !ts.isTryStatement(only) || !only.catchClause) return false;
+  return !throwsIn(only.catchClause.block) && !(only.finallyBlock && throwsIn(only.finallyBlock));
+}
+
+/** The function a called name refers to in this file: a declaration, or a const arrow/function expression. */
+function localFunction(callee: ts.Identifier): Node | undefined {
+  const decl = declarationOf(callee);
+  if (decl && ts.isVariableDeclaration(decl) && decl.initializer && isFunctionOrArrow(unwrap(decl.initializer))) return unwrap(decl.initializer);
+  const file = callee.getSourceFile();
+  return file.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === callee.text && !!s.body);
+}
+
+/** `import to from 'await-to-js'`, `import { to } from 'await-to-js'`. */
+function importedErrorAsValue(callee: ts.Identifier): boolean {
+  return callee.getSourceFile().statements.some((s) =>
+    ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && ERROR_AS_VALUE_PACKAGES.has(s.moduleSpecifier.text) &&
+    !!s.importClause && (s.importClause.name?.text === callee.text ||
+      (!!s.importClause.namedBindings && ts.isNamedImports(s.importClause.namedBindings) && s.importClause.namedBindings.elements.some((e) => e.name.text === callee.text))));
+}
+
+/** Is this awaited expression one that hands an error back rather than throwing it? */
+export function neverThrows(awaited: ts.AwaitExpression): boolean {
+  const e = unwrap(awaited.expression);
+  if (!ts.isCallExpression(e)) return false;
+  // `await work().catch((err) => log(err))`: the handler's value replaces the rejection.
+  const method = methodOf(e);
+  if (method?.name === 'catch' && e.arguments.length === 1) {
+    const handler = unwrap(e.arguments[0]);
+    return isFunctionOrArrow(handler) && !throwsIn(handler.body);
+  }
+  const callee = unwrap(e.expression);
+  if (!ts.isIdentifier(callee)) return false;
+  if (importedErrorAsValue(callee)) return true;
+  const fn = localFunction(callee);
+  return !!fn && catchesEverything(fn);
+}

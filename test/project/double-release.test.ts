@@ -1,0 +1,93 @@
+// A lock released twice on one path (in the try and again in its finally): the second release runs
+// when the lock is free, and one without an owner check deletes whoever took it in between.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeProject } from './harness';
+
+const LOCK_MODULE = `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export async function takeLock(key: string, ttlMs: number): Promise<string | null> {
+  const token = randomUUID();
+  return (await redis.set(key, token, 'PX', ttlMs, 'NX')) === 'OK' ? token : null;
+}
+export async function dropLock(key: string): Promise<void> {
+  await redis.del(key);
+}
+export async function dropOwnLock(key: string, token: string): Promise<void> {
+  await redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end", 1, key, token);
+}
+`;
+
+const secondReleases = (files: Record<string, string>) =>
+  analyzeProject(files).filter((f) => f.rule === 'owner-checked-release' && f.message.includes('second time'));
+
+test('a helper whose DEL has no owner check, called in the try and again in the finally, is reported at the second call', () => {
+  const found = secondReleases({
+    'src/lock.ts': LOCK_MODULE,
+    'src/orders.ts': `import { takeLock, dropLock } from './lock';
+declare function ship(id: string): Promise<void>;
+export async function shipOrder(id: string) {
+  const key = \`lock:order:\${id}\`;
+  if (!(await takeLock(key, 30_000))) return;
+  try {
+    await ship(id);
+    await dropLock(key);
+  } finally {
+    await dropLock(key);
+  }
+}
+`,
+  });
+  assert.deepEqual(found.map((f) => `${f.file}:${f.message.match(/dropLock/)?.[0]}`), ['src/orders.ts:dropLock']);
+});
+
+test('a bare DEL in the try and again in the finally: the finally one says it is the second release', () => {
+  const found = secondReleases({
+    'src/jobs.ts': `import Redis from 'ioredis';
+const redis = new Redis();
+declare function run(): Promise<void>;
+export async function nightly(token: string) {
+  if (!(await redis.set('lock:nightly', token, 'PX', 60_000, 'NX'))) return;
+  try {
+    await run();
+    await redis.del('lock:nightly');
+  } finally {
+    await redis.del('lock:nightly');
+  }
+}
+`,
+  });
+  assert.equal(found.length, 1);
+  assert.ok(found[0].message.includes('whoever holds it'));
+});
+
+test('releasing twice through a helper that compares the token, or once in the finally, is not reported', () => {
+  const found = secondReleases({
+    'src/lock.ts': LOCK_MODULE,
+    'src/orders.ts': `import { takeLock, dropLock, dropOwnLock } from './lock';
+declare function ship(id: string): Promise<void>;
+export async function shipOrder(id: string) {
+  const key = \`lock:order:\${id}\`;
+  const token = await takeLock(key, 30_000);
+  if (!token) return;
+  try {
+    await ship(id);
+    await dropOwnLock(key, token);
+  } finally {
+    await dropOwnLock(key, token);
+  }
+}
+export async function shipOther(id: string) {
+  const key = \`lock:order:\${id}\`;
+  if (!(await takeLock(key, 30_000))) return;
+  try {
+    await ship(id);
+  } finally {
+    await dropLock(key);
+  }
+}
+`,
+  });
+  assert.deepEqual(found, []);
+});
