@@ -50,16 +50,19 @@ function judgeable(flag: ts.Identifier): boolean {
   return !!decl && !!ancestorWhere(decl, isFunctionLike);
 }
 
+/** `id` itself, or the `x.id` it names, when that is read there: not written to, not declared. */
+function readAt(id: ts.Identifier): Node | undefined {
+  let target: Node = id;
+  if (ts.isPropertyAccessExpression(id.parent) && id.parent.name === id) target = id.parent;
+  const parent = target.parent;
+  if (isAssignment(parent) && parent.left === target) return undefined;
+  if ((ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isParameter(parent)) && parent.name === id) return undefined;
+  return target;
+}
+
 /** Is the flag `name` read anywhere in the file (not only written)? */
 function flagIsRead(sourceFile: ts.SourceFile, name: string): boolean {
-  return identifiersNamed(sourceFile, name).some((id) => {
-    let target: Node = id;
-    if (ts.isPropertyAccessExpression(id.parent) && id.parent.name === id) target = id.parent;
-    const parent = target.parent;
-    if (isAssignment(parent) && parent.left === target) return false;
-    if ((ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isParameter(parent)) && parent.name === id) return false;
-    return true;
-  });
+  return identifiersNamed(sourceFile, name).some((id) => readAt(id) !== undefined);
 }
 
 const COLLECTION_WRITE = /^(?:add|set|push|unshift|delete|clear)$/;
@@ -77,11 +80,9 @@ function writtenCollection(node: Node): ts.Identifier | undefined {
 /** Is the collection `name` queried anywhere (`has`, `get`, `size`, iterated, handed on), not only written? */
 function collectionIsRead(sourceFile: ts.SourceFile, name: string): boolean {
   return identifiersNamed(sourceFile, name).some((id) => {
-    let target: Node = id;
-    if (ts.isPropertyAccessExpression(id.parent) && id.parent.name === id) target = id.parent;
+    const target = readAt(id);
+    if (!target) return false;
     const parent = target.parent;
-    if (isAssignment(parent) && parent.left === target) return false;
-    if ((ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isParameter(parent)) && parent.name === id) return false;
     const written = ts.isPropertyAccessExpression(parent) && parent.expression === target && COLLECTION_WRITE.test(parent.name.text) &&
       ts.isCallExpression(parent.parent) && parent.parent.expression === parent;
     return !written;

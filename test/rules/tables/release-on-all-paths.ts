@@ -7,6 +7,17 @@ const redlock = new Redlock([new Redis()]);
 async function work(): Promise<void> {}
 `;
 
+// A helper that logs the work's error and throws it on: the release after it is skipped.
+const settleRethrows = `async function settle<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    console.error(err);
+    throw err;
+  }
+}
+`;
+
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
     { name: 'SET NX GET: a truthy reply is the previous holder, so its throw is the not-acquired path', code: `${io}export async function run(token: string) {
@@ -123,15 +134,7 @@ export async function run(key: string, token: string) {
     {
       name: 'a helper whose catch rethrows does not protect the release',
       message: ['an exception from'],
-      output: `${io}async function settle<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    console.error(err);
-    throw err;
-  }
-}
-export async function run(key: string, token: string) {
+      output: `${io}${settleRethrows}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try {
     await settle(() => work());
@@ -140,15 +143,7 @@ export async function run(key: string, token: string) {
   }
 }
 `,
-      code: `${io}async function settle<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    console.error(err);
-    throw err;
-  }
-}
-export async function run(key: string, token: string) {
+      code: `${io}${settleRethrows}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   await settle(() => work());
   await redis.eval(${RELEASE}, 1, key, token);
