@@ -305,7 +305,8 @@ export class ProjectIndex {
 
   /**
    * Does a file with no lock code of its own import a project module whose helpers do something to
-   * locks? Reads only its import specifiers (no parse) and the summaries they resolve to.
+   * locks? Reads only the imports its code uses (import-uses.ts, no parse) and, of the modules they
+   * resolve to, the summaries of the names used.
    */
   importsLockHelpers(path: string, text: string): boolean {
     for (const use of usedImports(text)) {
@@ -314,8 +315,8 @@ export class ProjectIndex {
       if (!summary) continue;
       // A command wrapper counts too: the caller has a lock word (mayCallLockHelpers), its key or function.
       // A namespace of a module whose one export is a default value is that value: its members are not exports.
-      const byName = use.names && !(use.namespace && onlyDefaultExport(summary));
-      if (byName ? use.names!.some((name) => this.resolution.exportLeadsToLock(summary, name)) : this.resolution.exportedLockNames(summary).size > 0 || this.resolution.exportedLockNames(summary, true).size > 0) return true;
+      const names = use.namespace && onlyDefaultExport(summary) ? undefined : use.names;
+      if (names ? names.some((name) => this.resolution.exportLeadsToLock(summary, name)) : this.resolution.exportedLockNames(summary).size > 0 || this.resolution.exportedLockNames(summary, true).size > 0) return true;
     }
     return this.typedByLockImplementation(path, text);
   }
