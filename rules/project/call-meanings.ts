@@ -35,6 +35,11 @@ export interface SummaryLookup {
   summaryOf(specifier: string, fromPath: string): FileSummary | undefined;
   /** Summaries of the files near `fromPath` with a class implementing or extending the type `name` (implementers.ts). */
   implementationsOf?(name: string, fromPath: string): FileSummary[];
+  /**
+   * The words of the module's text, undefined when it has `export * from` lines of its own (or cannot
+   * be read): a name it exports is one of them, so a barrel's modules without it are not summarised.
+   */
+  wordsOf?(specifier: string, fromPath: string): ReadonlySet<string> | undefined;
 }
 
 // A class bound to an interface in a test or for local runs is not the one production injects.
@@ -60,6 +65,8 @@ export class Resolution {
   // Inside an import cycle a module lends an empty stand-in, which is a new object and never reused.
   private readonly exportsCache = new WeakMap<FileSummary, Map<string, Target | undefined>>();
   private readonly starIndex = new WeakMap<FileSummary, Map<string, FileSummary[]>>();
+  /** Per barrel, the words of each `export * from` module's text (undefined: any name may come from it). */
+  private readonly starWords = new WeakMap<FileSummary, Array<ReadonlySet<string> | undefined>>();
 
   exportOf(file: FileSummary, name: string, depth = 0): Target | undefined {
     let cache = this.exportsCache.get(file);
@@ -91,37 +98,40 @@ export class Resolution {
 
   /**
    * The modules of `file`'s `export * from` lines that export `name` (directly or through stars of
-   * their own), in the order written. A barrel of a hundred modules is indexed once, not searched
-   * module by module for every name asked of it.
+   * their own), in the order written. Only the modules whose text can export the name are summarised:
+   * a barrel of a hundred modules is not summarised whole because one name is asked of it.
    */
   private starModulesNaming(file: FileSummary, name: string): FileSummary[] {
     let index = this.starIndex.get(file);
-    if (!index) {
-      index = new Map();
-      for (const star of file.stars) {
-        const module = this.lookup.summaryOf(star, file.path);
-        if (!module) continue;
-        for (const exported of this.namesThroughStars(module, new Set(), 0)) {
-          const modules = index.get(exported);
-          if (!modules) index.set(exported, [module]);
-          else if (!modules.includes(module)) modules.push(module);
-        }
-      }
-      this.starIndex.set(file, index);
+    if (!index) this.starIndex.set(file, (index = new Map()));
+    let modules = index.get(name);
+    if (modules) return modules;
+    modules = [];
+    for (const module of this.starModulesThatMayExport(file, name)) {
+      if (!modules.includes(module) && this.exportsThroughStars(module, name, new Set(), 0)) modules.push(module);
     }
-    return index.get(name) ?? [];
+    index.set(name, modules);
+    return modules;
   }
 
-  /** Every name a module exports, its stars' included (`seen` stops cycles). */
-  private namesThroughStars(file: FileSummary, seen: Set<FileSummary>, depth: number): string[] {
-    if (seen.has(file) || depth > MAX_DEPTH) return [];
-    seen.add(file);
-    const names = Object.keys(file.exports);
-    for (const star of file.stars) {
+  private starModulesThatMayExport(file: FileSummary, name: string): FileSummary[] {
+    let words = this.starWords.get(file);
+    if (!words) this.starWords.set(file, (words = file.stars.map((star) => this.lookup.wordsOf?.(star, file.path))));
+    const modules: FileSummary[] = [];
+    file.stars.forEach((star, i) => {
+      if (words[i] && !words[i].has(name)) return;
       const module = this.lookup.summaryOf(star, file.path);
-      if (module) names.push(...this.namesThroughStars(module, seen, depth + 1));
-    }
-    return names;
+      if (module) modules.push(module);
+    });
+    return modules;
+  }
+
+  /** Does a module export `name`, itself or through its stars (`seen` stops cycles)? */
+  private exportsThroughStars(file: FileSummary, name: string, seen: Set<FileSummary>, depth: number): boolean {
+    if (seen.has(file) || depth > MAX_DEPTH) return false;
+    seen.add(file);
+    if (own(file.exports, name)) return true;
+    return this.starModulesThatMayExport(file, name).some((module) => this.exportsThroughStars(module, name, seen, depth + 1));
   }
 
   localOf(file: FileSummary, name: string, depth = 0): Target | undefined {
@@ -225,25 +235,9 @@ export class Resolution {
   exportedLockNames(file: FileSummary, wrappers = false): Set<string> {
     const names = new Set<string>();
     const counts = (fn: FunctionSummary) => (wrappers ? !!fn.wraps : hasLockMeaning(fn) && !fn.wraps);
-    const meaningful = (target: Target | undefined, depth: number): boolean => {
-      if (!target || depth > MAX_DEPTH) return false;
-      switch (target.kind) {
-        case 'function':
-          return counts(target.summary);
-        case 'object':
-          return Object.values(target.members).some(counts);
-        case 'class':
-        case 'instance':
-          return this.methodsOfClass(target.file, target.cls).some(counts);
-        case 'module':
-          return Object.keys(target.file.exports).some((name) => meaningful(this.exportOf(target.file, name), depth + 1));
-        case 'library':
-          return !wrappers;
-      }
-    };
     for (const name of Object.keys(file.exports)) {
       const target = this.exportOf(file, name);
-      if (!meaningful(target, 0)) continue;
+      if (!this.leadsTo(target, counts, !wrappers, 0)) continue;
       names.add(name);
       if (target && (target.kind === 'class' || target.kind === 'instance')) names.add(target.cls.name);
     }
@@ -252,6 +246,29 @@ export class Resolution {
       if (module) for (const name of this.exportedLockNames(module, wrappers)) names.add(name);
     }
     return names;
+  }
+
+  /** Does the export `name` of `file` lead a caller to a lock helper or a command wrapper? */
+  exportLeadsToLock(file: FileSummary, name: string): boolean {
+    return this.leadsTo(this.exportOf(file, name), (fn) => hasLockMeaning(fn) || !!fn.wraps, true, 0);
+  }
+
+  /** Has the target a function that `counts` (a library object counts when `libraries` do)? */
+  private leadsTo(target: Target | undefined, counts: (fn: FunctionSummary) => boolean, libraries: boolean, depth: number): boolean {
+    if (!target || depth > MAX_DEPTH) return false;
+    switch (target.kind) {
+      case 'function':
+        return counts(target.summary);
+      case 'object':
+        return Object.values(target.members).some(counts);
+      case 'class':
+      case 'instance':
+        return this.methodsOfClass(target.file, target.cls).some(counts);
+      case 'module':
+        return Object.keys(target.file.exports).some((name) => this.leadsTo(this.exportOf(target.file, name), counts, libraries, depth + 1));
+      case 'library':
+        return libraries;
+    }
   }
 
   methodsOfClass(file: FileSummary, cls: ClassSummary, depth = 0): FunctionSummary[] {

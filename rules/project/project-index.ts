@@ -18,6 +18,7 @@ import { PackageClients } from './packages';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
 import { emptySummary, hasLockMeaning, type FileSummary } from './types';
+import { usedImports } from './import-uses';
 import { leanParseKeeps, mayCallLockHelpers, mayWrapCommands } from './pre-checks';
 
 export interface ProjectOptions {
@@ -46,10 +47,12 @@ const REEXPORT = /\bexport\s*(?:\*|\{[^}]*\})\s*from\b|\bmodule\.exports\s*=\s*r
 /** Local composition is followed this many rounds (a helper calling a helper calling a helper). */
 const LOCAL_ROUNDS = 3;
 const SPARE_TEXT = 2 * 1024 * 1024;
-/** `from './x'`, `import('./x')`, `require('./x')`: specifiers that may name a project file. */
 /** `: ILockService`, `: LockService | null`: a type annotation naming something lock-like. */
 const LOCK_TYPE = /:\s*([A-Z][\w$]*)\b/g;
-const SPECIFIER = /\bfrom\s*['"]([^'"\n]+)['"]|\b(?:require|import)\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g;
+/** `export * from`, `export type * from`: a module whose summary exports more names than its text spells. */
+const STAR_REEXPORT = /\bexport\s*(?:type\s+)?\*\s*from\b/;
+/** Identifier-like words (a name with non-ASCII letters is one word too). */
+const WORD = /[\p{ID_Continue}$\u200c\u200d]+/gu;
 
 function givesLockMeaningByText(text: string): boolean {
   return mightHoldLockCode(text, { acquire: [], release: [], extend: [] }) || mayWrapCommands(text) || REEXPORT.test(text);
@@ -76,6 +79,7 @@ export class ProjectIndex {
     this.resolution = new Resolution({
       summaryOf: (specifier, from) => this.summaryFor(specifier, from),
       implementationsOf: (name, from) => this.implementationsOf(name, from),
+      wordsOf: (specifier, from) => this.wordsOf(specifier, from),
     });
   }
 
@@ -301,17 +305,30 @@ export class ProjectIndex {
 
   /**
    * Does a file with no lock code of its own import a project module whose helpers do something to
-   * locks? Reads only its import specifiers (no parse) and the summaries they resolve to.
+   * locks? Reads only the imports its code uses (import-uses.ts, no parse) and, of the modules they
+   * resolve to, the summaries of the names used.
    */
   importsLockHelpers(path: string, text: string): boolean {
-    for (const match of text.matchAll(SPECIFIER)) {
-      const specifier = match[1] ?? match[2];
-      const target = this.modules.resolve(specifier, path);
+    for (const use of usedImports(text)) {
+      const target = this.modules.resolve(use.specifier, path);
       const summary = target ? this.summaryOf(target) : undefined;
+      if (!summary) continue;
       // A command wrapper counts too: the caller has a lock word (mayCallLockHelpers), its key or function.
-      if (summary && (this.resolution.exportedLockNames(summary).size > 0 || this.resolution.exportedLockNames(summary, true).size > 0)) return true;
+      // A namespace of a module whose one export is a default value is that value: its members are not exports.
+      const names = use.namespace && onlyDefaultExport(summary) ? undefined : use.names;
+      if (names ? names.some((name) => this.resolution.exportLeadsToLock(summary, name)) : this.resolution.exportedLockNames(summary).size > 0 || this.resolution.exportedLockNames(summary, true).size > 0) return true;
     }
     return this.typedByLockImplementation(path, text);
+  }
+
+  /** The words of the text of the module a specifier names; undefined when it re-exports with `export * from`. */
+  private wordsOf(specifier: string, fromPath: string): ReadonlySet<string> | undefined {
+    const path = this.modules.resolve(specifier, fromPath);
+    const text = path ? this.options.host.readFile(path) : undefined;
+    if (!path || text === undefined) return undefined;
+    // A later change of the module can make it export the name: the barrel depends on it all the same.
+    this.dependOn(path, fromPath);
+    return STAR_REEXPORT.test(text) ? undefined : new Set(text.match(WORD));
   }
 
   /**
@@ -333,6 +350,11 @@ export class ProjectIndex {
     return this.entries.has(path);
   }
 
+}
+
+function onlyDefaultExport(summary: FileSummary): boolean {
+  const names = Object.keys(summary.exports);
+  return names.length === 1 && names[0] === 'default';
 }
 
 /** The names of the file's own functions, methods and object members that have a lock meaning. */
