@@ -5,7 +5,7 @@
 // their offsets moved. That covers every keystroke inside a declaration that cannot hold lock code,
 // because the lean parse blanks such declarations (engine/lock-text.ts). An edit inside one function or
 // method (a unit: rules/kept-units.ts) that shares no name, key or file-wide text with another unit
-// re-analyses that unit alone, with the file's context and every other unit blanked, and keeps the other
+// re-analyses that unit alone, with the file's context and every other unit left out, and keeps the other
 // units' findings. Any other edit is analysed afresh.
 import { activeRules, changedSpan, parseLean, runRules, withModel, type AnalyzeOptions } from './analyze';
 import { emptyConfig } from './config';
@@ -133,16 +133,19 @@ export class KeptAnalysis {
     if (facts.fileWide || shares(units, old, facts)) return undefined;
 
     const config = options.config ?? emptyConfig();
-    const part = parseLean(sourceFile.fileName, withOneUnit(text, nodes, at), config.helpers, true).sourceFile;
-    const model = options.project ? options.project.partModelOf?.(part, config) : buildModel(part, config.helpers);
+    const part = withOneUnit(text, nodes, at);
+    const tree = parseLean(sourceFile.fileName, part.text, config.helpers, true).sourceFile;
+    const model = options.project ? options.project.partModelOf?.(tree, config) : buildModel(tree, config.helpers);
     if (!model) return undefined;
     const keys: KeyRef[] = [];
     const result = runRules(recordingKeys(model, (k) => keys.push(k)), activeRules(config), config, false, false);
     keys.push(...modelKeys(model));
-    const inUnit = (s: Span) => facts.pos <= s.start && s.start < facts.end;
-    if (result.ruleFailures.length > 0 || !result.findings.every((f) => inUnit(f.span) && f.related.every((r) => !r.file))) return undefined;
-    for (const key of keys) if (inUnit({ start: key.node.pos, end: key.node.end })) for (const sig of keySignatures(key)) facts.keys.add(sig);
-    for (const { pos, names } of modelNames(model)) if (inUnit({ start: pos, end: pos })) facts.declared.push(...names);
+    const inUnit = (offset: number) => facts.pos <= offset && offset < facts.end;
+    const whole = (s: Span): Span => ({ start: part.toWhole(s.start), end: part.toWhole(s.end) });
+    const found = result.findings.map((f) => ({ ...f, span: whole(f.span), related: f.related.map((r) => ({ ...r, span: whole(r.span) })) }));
+    if (result.ruleFailures.length > 0 || !found.every((f) => inUnit(f.span.start) && f.related.every((r) => !r.file))) return undefined;
+    for (const key of keys) if (inUnit(part.toWhole(key.node.pos))) for (const sig of keySignatures(key)) facts.keys.add(sig);
+    for (const { pos, names } of modelNames(model)) if (inUnit(part.toWhole(pos))) facts.declared.push(...names);
     if (shares(units, old, facts)) return undefined;
 
     forgetUnit(units, old);
@@ -153,7 +156,7 @@ export class KeptAnalysis {
       units.facts[i].end = nodes[i].end;
     }
     // A finding before the unit may point past it (at the context's release script).
-    const unsuppressed = [...before.map((f) => moved(f, edit)), ...result.findings, ...after.map((f) => moved(f, edit))];
+    const unsuppressed = [...before.map((f) => moved(f, edit)), ...found, ...after.map((f) => moved(f, edit))];
     this.kept = { ...kept, text, unsuppressed, units };
     return unsuppressed;
   }

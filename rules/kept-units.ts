@@ -168,15 +168,55 @@ export function unitAt(units: readonly { pos: number; end: number }[], at: numbe
   return -1;
 }
 
-/** `text` with every unit but `kept` blanked (line breaks stay, so offsets and lines do). */
-export function withOneUnit(text: string, units: readonly UnitNode[], kept: number): string {
+/** A text with every unit but one left out, and the way back to the offsets of the whole text. */
+export interface Part {
+  text: string;
+  /** The offset in the whole text of an offset of the part (never one inside a unit left out). */
+  toWhole(offset: number): number;
+}
+
+/**
+ * `text` with every unit but `kept` left out: each reduced to its line breaks, so lines stay where they
+ * were (messages give lines) and the part is small to parse; offsets are mapped back with `toWhole`.
+ * A text with lone carriage returns keeps every unit's length, blanked.
+ */
+export function withOneUnit(text: string, units: readonly UnitNode[], kept: number): Part {
+  const loneReturns = text.includes('\r') && /\r(?!\n)/.test(text);
   const parts: string[] = [];
+  // After `at` in the part, offsets are `removed` short of the whole text's.
+  const cuts: Array<{ at: number; removed: number }> = [];
   let from = 0;
+  let length = 0;
+  let removed = 0;
   units.forEach((unit, i) => {
     if (i === kept) return;
-    parts.push(text.slice(from, unit.pos), text.slice(unit.pos, unit.end).replace(/[^\n\r]+/g, (s) => ' '.repeat(s.length)));
+    const before = text.slice(from, unit.pos);
+    const left = loneReturns ? text.slice(unit.pos, unit.end).replace(/[^\n\r]+/g, (b) => ' '.repeat(b.length)) : '\n'.repeat(lineBreaks(text, unit.pos, unit.end));
+    parts.push(before, left);
+    length += before.length + left.length;
+    removed += unit.end - unit.pos - left.length;
+    cuts.push({ at: length, removed });
     from = unit.end;
   });
   parts.push(text.slice(from));
-  return parts.join('');
+  const toWhole = (offset: number) => {
+    let lo = 0;
+    let hi = cuts.length - 1;
+    let shift = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (cuts[mid].at <= offset) {
+        shift = cuts[mid].removed;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return offset + shift;
+  };
+  return { text: parts.join(''), toWhole };
+}
+
+function lineBreaks(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i >= 0 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
