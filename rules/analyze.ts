@@ -13,6 +13,8 @@ import type { AnalysisResult, Finding, Severity } from './types';
 /** Builds a file's lock model with the project's meanings (rules/project/project-index.ts). */
 export interface ModelProvider {
   modelOf(sourceFile: ts.SourceFile, config: LockwiseConfig): LockModel;
+  /** The model of a part of the file (rules/kept-analysis.ts), or undefined when only the whole file's will do. */
+  partModelOf?(part: ts.SourceFile, config: LockwiseConfig): LockModel | undefined;
 }
 
 export interface AnalyzeOptions {

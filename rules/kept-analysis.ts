@@ -3,13 +3,21 @@
 // no line break added or removed) leaves every statement's tokens, and so the tree, the lock model, every
 // rule's reasoning and the code messages quote, as they were: the findings are the previous ones with
 // their offsets moved. That covers every keystroke inside a declaration that cannot hold lock code,
-// because the lean parse blanks such declarations (engine/lock-text.ts). Any other edit is analysed afresh.
-import { analyzeSource, changedSpan, type AnalyzeOptions } from './analyze';
+// because the lean parse blanks such declarations (engine/lock-text.ts). An edit inside one function or
+// method (a unit: rules/kept-units.ts) that shares no name, key or file-wide text with another unit
+// re-analyses that unit alone, with the file's context and every other unit left out, and keeps the other
+// units' findings. Any other edit is analysed afresh.
+import { activeRules, changedSpan, parseLean, runRules, withModel, type AnalyzeOptions } from './analyze';
+import { emptyConfig } from './config';
+import { buildModel } from './engine/model';
+import type { KeyRef } from './engine/keys';
+import { contextWords, keySignatures, modelKeys, modelNames, moduleVariables, recordingKeys, unitAt, unitFacts, unitsOf, withOneUnit, type UnitFacts } from './kept-units';
 import { applySuppressions } from './suppressions';
 import { ts } from './engine/typescript';
 import type { AnalysisResult, Finding, RelatedLocation, Span } from './types';
 
 type Result = Omit<AnalysisResult, 'parsed'>;
+type Options = Omit<AnalyzeOptions, 'fixes' | 'only'>;
 
 interface Kept {
   /** The analysed tree's own text (a lean tree's has statements without lock code blanked). */
@@ -18,6 +26,20 @@ interface Kept {
   /** Before suppressions: a moved line break is no edit here, but a moved comment could be. */
   unsuppressed: Finding[];
   ruleFailures: Result['ruleFailures'];
+  /** What the units share; undefined when no edit may re-analyse one unit alone. */
+  units?: Units;
+}
+
+/** The units' facts, and how many units (the context counting as one) hold each word, name and key. */
+interface Units {
+  facts: UnitFacts[];
+  /** Facts of units some finding ties to another unit (by its related places). */
+  tied: Set<UnitFacts>;
+  words: Map<string, number>;
+  declared: Map<string, number>;
+  keys: Map<string, number>;
+  /** Module variables (the context is the same for every unit edit). */
+  mutable: Set<string>;
 }
 
 /** Where an edit left the text: [start, oldEnd) of the old text became [start, start + inserted) of the new. */
@@ -32,8 +54,8 @@ const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n'
 
 export class KeptAnalysis {
   private kept?: Kept;
-  /** How many analyses were re-used and how many run afresh (the bench and the tests read them). */
-  readonly stats = { reused: 0, fresh: 0 };
+  /** How many analyses were re-used, re-ran one unit, and ran afresh (the bench and the tests read them). */
+  readonly stats = { reused: 0, unit: 0, fresh: 0 };
 
   /** The next analysis is a fresh one (the project's meaning of the file changed, or its tree was parsed anew). */
   forget(): void {
@@ -41,25 +63,168 @@ export class KeptAnalysis {
   }
 
   /** The findings (without fixes) of `sourceFile`, re-used from the kept analysis where the edit allows. */
-  analyze(sourceFile: ts.SourceFile, options: Omit<AnalyzeOptions, 'fixes' | 'only'>): Result {
+  analyze(sourceFile: ts.SourceFile, options: Options): Result {
     const kept = this.kept;
+    this.kept = undefined; // a throw below leaves nothing to re-use
     const edit = kept && kept.config === options.config ? blankEdit(kept.text, sourceFile) : undefined;
     if (kept && edit) {
       this.stats.reused++;
       const unsuppressed = kept.unsuppressed.map((f) => moved(f, edit));
-      this.kept = { ...kept, text: sourceFile.text, unsuppressed };
+      this.kept = { ...kept, text: sourceFile.text, unsuppressed, units: kept.units && placed(kept.units, sourceFile) };
       return { findings: applySuppressions(sourceFile.text, unsuppressed), ruleFailures: kept.ruleFailures };
     }
-    this.kept = undefined; // a throw below leaves nothing to re-use
+    const unsuppressed = kept && kept.config === options.config ? this.unitEdit(kept, sourceFile, options) : undefined;
+    if (unsuppressed) {
+      this.stats.unit++;
+      return { findings: applySuppressions(sourceFile.text, unsuppressed), ruleFailures: [] };
+    }
     this.stats.fresh++;
-    const result = analyzeSource(sourceFile, { ...options, fixes: false, suppress: false });
+    const config = options.config ?? emptyConfig();
+    const active = activeRules(config);
+    const keys: KeyRef[] = [];
+    let names: ReturnType<typeof modelNames> = [];
+    const result: Result =
+      active.length === 0
+        ? { findings: [], ruleFailures: [] }
+        : withModel(sourceFile, config, (model) => {
+            const found = runRules(recordingKeys(model, (k) => keys.push(k)), active, config, false, false);
+            keys.push(...modelKeys(model));
+            names = modelNames(model);
+            return found;
+          }, options.project);
     // A project helper's place has a line and character, which a move in this file would have to follow:
     // findings with one are not kept (simpler than telling this file's places from another's).
     if (!result.findings.some((f) => f.related.some((r) => r.file))) {
-      this.kept = { text: sourceFile.text, config: options.config, unsuppressed: result.findings, ruleFailures: result.ruleFailures };
+      const units = result.ruleFailures.length === 0 && !isJsxFile(sourceFile) ? unitsFound(sourceFile, result.findings, keys, names) : undefined;
+      this.kept = { text: sourceFile.text, config: options.config, unsuppressed: result.findings, ruleFailures: result.ruleFailures, units };
     }
     return { findings: applySuppressions(sourceFile.text, result.findings), ruleFailures: result.ruleFailures };
   }
+
+  /** The findings after an edit inside one unit that shares nothing with the others; else undefined. */
+  private unitEdit(kept: Kept, sourceFile: ts.SourceFile, options: Options): Finding[] | undefined {
+    const units = kept.units;
+    if (!units) return undefined;
+    const text = sourceFile.text;
+    const { span, newLength } = changedSpan(kept.text, text);
+    const edit = { start: span.start, oldEnd: span.start + span.length, delta: newLength - span.length };
+    const at = unitAt(units.facts, edit.start);
+    const old = units.facts[at];
+    if (!old || edit.oldEnd > old.end || units.tied.has(old)) return undefined;
+    // The same units, the edited one grown or shrunk by the edit and those after it moved.
+    const nodes = unitsOf(sourceFile);
+    if (nodes.length !== units.facts.length) return undefined;
+    for (let i = 0; i < nodes.length; i++) {
+      const was = units.facts[i];
+      const shift = i > at ? edit.delta : 0;
+      if (nodes[i].pos !== was.pos + shift || nodes[i].end !== was.end + (i >= at ? edit.delta : 0)) return undefined;
+    }
+    const findings = kept.unsuppressed;
+    const first = findings.findIndex((f) => f.span.start >= old.pos);
+    const before = first < 0 ? findings : findings.slice(0, first);
+    const after = findings.slice(before.length).filter((f) => f.span.start >= old.end);
+    // Messages that give a line ("released on line 12") would have to follow a line break typed above them.
+    const lineBreaks = (s: string) => s.split('\n').length;
+    if (lineBreaks(kept.text.slice(edit.start, edit.oldEnd)) !== lineBreaks(text.slice(edit.start, edit.start + newLength)) && [...before, ...after].some((f) => /\bline \d/.test(f.message))) {
+      return undefined;
+    }
+    // What the unit's text alone says it shares is checked before the work; its keys and objects after.
+    const facts = unitFacts(nodes[at], text, units.mutable);
+    if (facts.fileWide || shares(units, old, facts)) return undefined;
+
+    const config = options.config ?? emptyConfig();
+    const part = withOneUnit(text, nodes, at);
+    const tree = parseLean(sourceFile.fileName, part.text, config.helpers, true).sourceFile;
+    const model = options.project ? options.project.partModelOf?.(tree, config) : buildModel(tree, config.helpers);
+    if (!model) return undefined;
+    const keys: KeyRef[] = [];
+    const result = runRules(recordingKeys(model, (k) => keys.push(k)), activeRules(config), config, false, false);
+    keys.push(...modelKeys(model));
+    const inUnit = (offset: number) => facts.pos <= offset && offset < facts.end;
+    const whole = (s: Span): Span => ({ start: part.toWhole(s.start), end: part.toWhole(s.end) });
+    const found = result.findings.map((f) => ({ ...f, span: whole(f.span), related: f.related.map((r) => ({ ...r, span: whole(r.span) })) }));
+    if (result.ruleFailures.length > 0 || !found.every((f) => inUnit(f.span.start) && f.related.every((r) => !r.file))) return undefined;
+    for (const key of keys) if (inUnit(part.toWhole(key.node.pos))) for (const sig of keySignatures(key)) facts.keys.add(sig);
+    for (const { pos, names } of modelNames(model)) if (inUnit(part.toWhole(pos))) facts.declared.push(...names);
+    if (shares(units, old, facts)) return undefined;
+
+    forgetUnit(units, old);
+    countUnit(units, facts);
+    units.facts[at] = facts;
+    for (let i = at + 1; i < nodes.length; i++) {
+      units.facts[i].pos = nodes[i].pos;
+      units.facts[i].end = nodes[i].end;
+    }
+    // A finding before the unit may point past it (at the context's release script).
+    const unsuppressed = [...before.map((f) => moved(f, edit)), ...found, ...after.map((f) => moved(f, edit))];
+    this.kept = { ...kept, text, unsuppressed, units };
+    return unsuppressed;
+  }
+}
+
+/** Does the edited unit, before (`old`) or after (`now`), share a name or a key with another unit or the context? */
+function shares(units: Units, old: UnitFacts, now: UnitFacts): boolean {
+  const elsewhere = (counts: Map<string, number>, item: string, inOld: boolean) => (counts.get(item) ?? 0) - (inOld ? 1 : 0) > 0;
+  const oldDeclared = new Set(old.declared);
+  for (const name of [...old.declared, ...now.declared]) if (elsewhere(units.words, name, old.words.has(name))) return true;
+  for (const word of now.words) if (elsewhere(units.declared, word, oldDeclared.has(word))) return true;
+  for (const key of [...old.keys, ...now.keys]) if (elsewhere(units.keys, key, old.keys.has(key))) return true;
+  return false;
+}
+
+function count(counts: Map<string, number>, items: Iterable<string>, by: number): void {
+  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + by);
+}
+
+function countUnit(units: Units, facts: UnitFacts): void {
+  count(units.words, facts.words, 1);
+  count(units.declared, new Set(facts.declared), 1);
+  count(units.keys, facts.keys, 1);
+}
+
+function forgetUnit(units: Units, facts: UnitFacts): void {
+  count(units.words, facts.words, -1);
+  count(units.declared, new Set(facts.declared), -1);
+  count(units.keys, facts.keys, -1);
+}
+
+/**
+ * The units of a freshly analysed tree, or undefined when no unit may be re-analysed alone: a finding
+ * in the context (it may stand on any unit), or a unit holding text the model reads file-wide.
+ */
+function unitsFound(sourceFile: ts.SourceFile, findings: readonly Finding[], keys: readonly KeyRef[], names: ReturnType<typeof modelNames>): Units | undefined {
+  const nodes = unitsOf(sourceFile);
+  const mutable = moduleVariables(sourceFile);
+  const facts = nodes.map((u) => unitFacts(u, sourceFile.text, mutable));
+  if (facts.some((f) => f.fileWide)) return undefined;
+  const units: Units = { facts, tied: new Set(), words: new Map(), declared: new Map(), keys: new Map(), mutable };
+  const contextKeys = new Set<string>();
+  for (const key of keys) {
+    const i = unitAt(facts, key.node.pos);
+    for (const sig of keySignatures(key)) (i < 0 ? contextKeys : facts[i].keys).add(sig);
+  }
+  for (const { pos, names: words } of names) facts[unitAt(facts, pos)]?.declared.push(...words);
+  for (const finding of findings) {
+    const i = unitAt(facts, finding.span.start);
+    if (i < 0) return undefined;
+    for (const r of finding.related) {
+      const j = unitAt(facts, r.span.start);
+      if (j >= 0 && j !== i) units.tied.add(facts[i]).add(facts[j]);
+    }
+  }
+  for (const f of facts) countUnit(units, f);
+  count(units.words, contextWords(sourceFile, nodes), 1);
+  count(units.keys, contextKeys, 1);
+  return units;
+}
+
+/** The units after a blank edit, at their new places; undefined when the edit changed which they are. */
+function placed(units: Units, sourceFile: ts.SourceFile): Units | undefined {
+  const nodes = unitsOf(sourceFile);
+  if (nodes.length !== units.facts.length) return undefined;
+  const facts = units.facts.map((f, i) => ({ ...f, pos: nodes[i].pos, end: nodes[i].end }));
+  const tied = new Set(facts.filter((_, i) => units.tied.has(units.facts[i])));
+  return { ...units, facts, tied };
 }
 
 /** The edit from `before` to the tree's text when it only added or removed blanks between tokens; else undefined. */

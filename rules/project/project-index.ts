@@ -181,6 +181,18 @@ export class ProjectIndex {
     return this.modelWithSummary(path, text, sourceFile, config, summaryOnDemand).model;
   }
 
+  /**
+   * The lock model of a part of an open document (one function with the file's context, the rest blanked:
+   * rules/kept-analysis.ts), or undefined when the whole file must be modelled: another file depends on its
+   * summary, its last model kept one, or the part calls its own functions. Stores nothing.
+   */
+  partModelOf(path: string, part: ts.SourceFile, config: LockwiseConfig): LockModel | undefined {
+    if (this.dependents.get(path)?.size || this.entries.has(path) || this.inProgress.has(path)) return undefined;
+    const symbols = readFileSymbols(part, path);
+    if (callsOwnFunctions(symbols.targets, part)) return undefined;
+    return buildModel(part, config.helpers, this.contextOf(symbols.summary));
+  }
+
   private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig): { summary: FileSummary; model: LockModel };
   private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand: boolean): { summary?: FileSummary; model: LockModel };
   private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand = false): { summary?: FileSummary; model: LockModel } {

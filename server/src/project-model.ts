@@ -41,6 +41,7 @@ export class ServerProject {
     this.configs.set(path, config);
     return {
       modelOf: (sourceFile, fileConfig) => this.index.modelOf(path, text, sourceFile, fileConfig, edited),
+      partModelOf: (part, fileConfig) => this.index.partModelOf(path, part, fileConfig),
     };
   }
 

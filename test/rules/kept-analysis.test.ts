@@ -1,16 +1,19 @@
 // An editor's analysis re-used across edits (rules/kept-analysis.ts) equals a fresh analysis of the same
 // text after every edit of random sequences: characters and lines typed and deleted at random places and
 // in lock calls, keys, try/finally and imports, with runs of blanks typed and deleted, which is where the
-// kept findings are re-used.
+// kept findings are re-used; and edits inside lock functions only, where one function is re-analysed alone.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { analyzeSource, parseSource, reparseSource } from '../../rules/analyze';
+import { analyzeSource, parseSource, reparseSource, type ModelProvider } from '../../rules/analyze';
+import { ProjectIndex } from '../../rules/project/project-index';
 import { KeptAnalysis } from '../../rules/kept-analysis';
 import type { ts } from '../../rules/engine/typescript';
 import type { Finding } from '../../rules/types';
 import { lockHeavyFile } from '../../bench/fixtures/lock-heavy-file';
+import { tables } from './tables';
+import type { RuleCases } from './harness';
 
 function exampleFiles(dir = 'examples/src'): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -78,11 +81,19 @@ function random(seed: number): () => number {
 const TYPED = [' ', ' ', '  ', '\t', '\n', 'x', '(', ')', '{', '}', ';', "'", '`', '/', '*', '// ', 'await ', 'finally ', 'lock', ':', ','];
 const PLACES = ['setnx', 'redis.set(', 'lock:', 'finally', 'try {', 'import ', '.del(', 'release', 'expire', "'", '`', '//', '\n\n'];
 
-/** One random edit of `text`: returns the new text. */
-function edit(text: string, next: () => number): string {
+/** Words inside lock functions: their calls, keys and results. */
+const IN_LOCK_CODE = ['redis.', '.set(', '.setnx(', '.del(', '.eval(', '.expire(', 'acquire', 'release', 'extend', 'lock:', 'token', 'finally', 'if (!', 'return '];
+
+/** One random edit of `text`: returns the new text. With `inLockCode`, always next to a word of lock code. */
+function edit(text: string, next: () => number, inLockCode = false): string {
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
   let at = Math.floor(next() * (text.length + 1));
-  if (next() < 0.5) {
+  if (inLockCode) {
+    const word = pick(IN_LOCK_CODE);
+    const hits: number[] = [];
+    for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) hits.push(i);
+    if (hits.length > 0) at = pick(hits) + Math.floor(next() * (word.length + 3));
+  } else if (next() < 0.5) {
     // Near a lock call, a key, try/finally or an import.
     const word = pick(PLACES);
     const hits: number[] = [];
@@ -110,19 +121,19 @@ function edit(text: string, next: () => number): string {
 
 const shown = (findings: readonly Finding[]) => findings.map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, span: f.span, related: f.related }));
 
-/** Runs `edits` random edits on `text`; returns how many analyses were re-used. */
-function checkSequence(text: string, seed: number, edits: number, kept = new KeptAnalysis()): number {
+/** Runs `edits` random edits on `text`; returns how many analyses were re-used, wholly or but for one unit. */
+function checkSequence(text: string, seed: number, edits: number, kept = new KeptAnalysis(), inLockCode = false, projectOf?: (text: string) => ModelProvider): number {
   const next = random(seed);
   let tree: ts.SourceFile = parseSource('edited.ts', text);
-  kept.analyze(tree, {});
+  kept.analyze(tree, { project: projectOf?.(text) });
   let reused = 0;
   for (let i = 0; i < edits; i++) {
-    text = edit(text, next);
+    text = edit(text, next, inLockCode);
     tree = reparseSource(tree, text);
-    const before = kept.stats.reused;
-    const incremental = kept.analyze(tree, {});
-    reused += kept.stats.reused - before;
-    const fresh = analyzeSource(parseSource('edited.ts', text), { fixes: false });
+    const before = kept.stats.reused + kept.stats.unit;
+    const incremental = kept.analyze(tree, { project: projectOf?.(text) });
+    reused += kept.stats.reused + kept.stats.unit - before;
+    const fresh = analyzeSource(parseSource('edited.ts', text), { fixes: false, project: projectOf?.(text) });
     assert.deepEqual(shown(incremental.findings), shown(fresh.findings), `edit ${i + 1} of seed ${seed}:\n${text}`);
   }
   return reused;
@@ -140,4 +151,53 @@ test('mixed text: every edit of random sequences gets the findings of a fresh an
   let reused = 0;
   for (let seed = 21; seed <= 38; seed++) reused += checkSequence(text, seed, 20);
   assert.ok(reused >= 5, `the kept findings were re-used (${reused} times)`);
+});
+
+/** Every case of a rule's table in one file, each case's top-level functions renamed apart. */
+function tableText(cases: RuleCases): string {
+  return [...cases.valid, ...cases.invalid]
+    .filter((c) => !/\.[cm]?jsx?$/.test(c.fileName ?? 'case.ts'))
+    .map((c, i) => {
+      const names = [...c.code.matchAll(/^(?:export )?(?:async )?function\*? ?([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]);
+      return names.reduce((code, name) => code.replace(new RegExp(`\\b${name.replace(/\$/g, '\\$')}\\b`, 'g'), `${name}_${i}`), c.code);
+    })
+    .join('\n');
+}
+
+test('lock-heavy text: edits inside lock functions re-analyse one function and get the findings of a fresh analysis', () => {
+  const kept = new KeptAnalysis();
+  const text = lockHeavyText();
+  for (let seed = 41; seed <= 52; seed++) checkSequence(text, seed, 15, kept, true);
+  assert.ok(kept.stats.unit >= 30, `one function was re-analysed alone ${kept.stats.unit} times`);
+});
+
+test('mixed text: edits inside lock functions re-analyse one function and get the findings of a fresh analysis', () => {
+  const kept = new KeptAnalysis();
+  const text = mixedText();
+  for (let seed = 61; seed <= 72; seed++) checkSequence(text, seed, 15, kept, true);
+  assert.ok(kept.stats.unit >= 10, `one function was re-analysed alone ${kept.stats.unit} times`);
+});
+
+test("every rule table's cases in one file: edits inside lock functions get the findings of a fresh analysis", () => {
+  const kept = new KeptAnalysis();
+  let seed = 100;
+  for (const cases of Object.values(tables)) {
+    const text = tableText(cases);
+    for (let i = 0; i < 3; i++) checkSequence(text, seed++, 12, kept, true);
+  }
+  assert.ok(kept.stats.unit >= 20, `one function was re-analysed alone ${kept.stats.unit} times`);
+});
+
+test('with a project index, as the server analyses: edits inside lock functions re-analyse one function and get the findings of a fresh analysis', () => {
+  const path = '/project/src/edited.ts';
+  const texts = new Map<string, string>();
+  const index = new ProjectIndex({ host: { readFile: (p) => texts.get(p), fileExists: (p) => texts.has(p) } });
+  // An edited open document, as server/src/project-model.ts hands it to the analysis.
+  const projectOf = (text: string): ModelProvider => {
+    texts.set(path, text);
+    return { modelOf: (sourceFile, config) => index.modelOf(path, text, sourceFile, config, true), partModelOf: (part, config) => index.partModelOf(path, part, config) };
+  };
+  const kept = new KeptAnalysis();
+  for (let seed = 81; seed <= 84; seed++) checkSequence(lockHeavyFile(400), seed, 10, kept, true, projectOf);
+  assert.ok(kept.stats.unit >= 5, `one function was re-analysed alone ${kept.stats.unit} times`);
 });
