@@ -5,8 +5,20 @@ import { ts } from './typescript';
 import type { LockModel } from './model';
 import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
-/** The marker that makes failing open a decision: `// lockwise: fail-open`, `failOpen`, `FAIL_OPEN`. */
-export const FAIL_OPEN = /fail[-_ ]?open/i;
+/**
+ * What makes failing open a decision: the marker (`// lockwise: fail-open`, `failOpen`, `FAIL_OPEN`,
+ * "fails open"), or the plain words people write for it in a comment or log message: "fall back to
+ * allowing", "proceeding without the lock", "degrade gracefully".
+ */
+export const FAIL_OPEN = new RegExp(
+  [
+    /fail(?:s|ed|ing)?[-_ ]?open/.source,
+    /fall(?:s|ing)?[-_ ]?back(?: to| and)? (?:allow|proceed|continu|run|execut|process|no[- ]lock|without|unlocked)/.source,
+    /\b(?:allow|proceed|continu|run|execut|process)\w*\b[^\n]{0,40}?\bwithout (?:a |the |any )?(?:lock|redis)/.source,
+    /degrade[sd]? gracefully|graceful(?:ly)? degrad/.source,
+  ].join('|'),
+  'i',
+);
 
 const LOGGER = /^(?:console|log|logger|logging|this\.(?:log|logger)|[\w$.]*\.(?:log|logger))$/i;
 const LOG_METHOD = /^(?:log|info|warn|warning|error|debug|trace|fatal|verbose|notice|captureException|captureMessage)$/;
