@@ -5,20 +5,29 @@ import { ts } from './typescript';
 import type { LockModel } from './model';
 import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
+/** The marker that makes failing open a decision: `// lockwise: fail-open`, `failOpen`, `FAIL_OPEN`, "fails open". */
+export const FAIL_OPEN = /fail(?:s|ed|ing)?[-_ ]?open/i;
+
 /**
- * What makes failing open a decision: the marker (`// lockwise: fail-open`, `failOpen`, `FAIL_OPEN`,
- * "fails open"), or the plain words people write for it in a comment or log message: "fall back to
- * allowing", "proceeding without the lock", "degrade gracefully".
+ * The plain words a comment uses for the same decision: "fall back to allowing", "proceed without the
+ * lock", "degrade gracefully". Only in comments: a log message saying the code goes on without a lock
+ * describes what happens, which is the very thing to decide.
  */
-export const FAIL_OPEN = new RegExp(
+export const FAIL_OPEN_PROSE = new RegExp(
   [
-    /fail(?:s|ed|ing)?[-_ ]?open/.source,
     /fall(?:s|ing)?[-_ ]?back(?: to| and)? (?:allow|proceed|continu|run|execut|process|no[- ]lock|without|unlocked)/.source,
     /\b(?:allow|proceed|continu|run|execut|process)\w*\b[^\n]{0,40}?\bwithout (?:a |the |any )?(?:lock|redis)/.source,
     /degrade[sd]? gracefully|graceful(?:ly)? degrad/.source,
   ].join('|'),
   'i',
 );
+
+const COMMENT = /\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
+
+/** Does `text` mark failing open as intended: the marker anywhere, or the plain words in a comment? */
+export function saysFailOpen(text: string): boolean {
+  return FAIL_OPEN.test(text) || (text.match(COMMENT) ?? []).some((c) => FAIL_OPEN_PROSE.test(c));
+}
 
 const LOGGER = /^(?:console|log|logger|logging|this\.(?:log|logger)|[\w$.]*\.(?:log|logger))$/i;
 const LOG_METHOD = /^(?:log|info|warn|warning|error|debug|trace|fatal|verbose|notice|captureException|captureMessage)$/;
