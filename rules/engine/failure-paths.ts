@@ -10,14 +10,15 @@ export const FAIL_OPEN = /fail(?:s|ed|ing)?[-_ ]?open/i;
 
 /**
  * The plain words a comment uses for the same decision: "fall back to allowing", "proceed without the
- * lock", "degrade gracefully". Only in comments: a log message saying the code goes on without a lock
- * describes what happens, which is the very thing to decide.
+ * lock", "degrade gracefully", "degraded mode", "just proceed". Only in comments: a log message saying
+ * the code goes on without a lock describes what happens, which is the very thing to decide.
  */
 export const FAIL_OPEN_PROSE = new RegExp(
   [
     /fall(?:s|ing)?[-_ ]?back(?: to| and)? (?:allow|proceed|continu|run|execut|process|no[- ]lock|without|unlocked)/.source,
     /\b(?:allow|proceed|continu|run|execut|process)\w*\b[^\n]{0,40}?\bwithout (?:a |the |any )?(?:lock|redis)/.source,
-    /degrade[sd]? gracefully|graceful(?:ly)? degrad/.source,
+    /degrade[sd]? gracefully|graceful(?:ly)? degrad|\bdegraded mode\b/.source,
+    /\bjust (?:proceed|continue|run|go on)\b/.source,
   ].join('|'),
   'i',
 );

@@ -108,6 +108,15 @@ export async function refresh(accountId: string) {
   }
 }
 ` },
+    { name: 'fail-open said in other words: just proceed, degraded mode', code: `${io}export async function claimLock(name: string, token: string): Promise<boolean> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    // If the lock cannot be taken, just proceed: degraded mode, a duplicate sync is harmless.
+    return true;
+  }
+}
+` },
     { name: 'fail-open chosen by configuration', code: `import Redis from 'ioredis';
 export class Locker {
   constructor(private readonly redis: Redis, private readonly options: { failOpen: boolean }) {}
