@@ -255,11 +255,22 @@ export function resolveConst(identifier: ts.Node): ts.Expression | undefined {
   return isUnwrittenLocalLet(decl, identifier) ? decl.initializer : undefined;
 }
 
+// Each `let` is judged once per tree, however many of its uses are resolved (per tree: an incremental
+// reparse may reuse the declaration's node while an edit elsewhere writes to it).
+const unwrittenLets = new WeakMap<ts.SourceFile, Map<ts.VariableDeclaration, boolean>>();
+
 function isUnwrittenLocalLet(decl: ts.VariableDeclaration, identifier: ts.Identifier): boolean {
+  const file = identifier.getSourceFile();
+  let judged = unwrittenLets.get(file);
+  if (!judged) unwrittenLets.set(file, (judged = new Map()));
+  const known = judged.get(decl);
+  if (known !== undefined) return known;
   const list = decl.parent;
-  if (!decl.initializer || !ts.isIdentifier(decl.name) || !ts.isVariableDeclarationList(list)) return false;
-  if ((list.flags & ts.NodeFlags.BlockScoped) !== ts.NodeFlags.Let || !ts.isVariableStatement(list.parent) || ts.isSourceFile(list.parent.parent)) return false;
-  return identifiersOfFile(identifier.getSourceFile(), identifier.text).every((id) => id === decl.name || !isWritten(id) || declarationOf(id) !== decl);
+  const localLet = !!decl.initializer && ts.isIdentifier(decl.name) && ts.isVariableDeclarationList(list) &&
+    (list.flags & ts.NodeFlags.BlockScoped) === ts.NodeFlags.Let && ts.isVariableStatement(list.parent) && !ts.isSourceFile(list.parent.parent);
+  const unwritten = localLet && identifiersOfFile(file, identifier.text).every((id) => id === decl.name || !isWritten(id) || declarationOf(id) !== decl);
+  judged.set(decl, unwritten);
+  return unwritten;
 }
 
 /** Is `id` assigned to: `x = `, `x += `, `x++`, `[x] = `, `({ x } = `, `for (x of ...)`? */
