@@ -12,8 +12,7 @@ import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 import { describeKey } from './engine/keys';
-
-const UNITS: Record<string, TtlUnit> = { EXPIRE: 'EX', PEXPIRE: 'PX', EXPIREAT: 'EXAT', PEXPIREAT: 'PXAT' };
+import { expiryOf, spelledName } from './engine/commands';
 
 /** The statement to delete with the EXPIRE: the statement itself, or an `if (ok)` that only wraps it. */
 function expireStatementToRemove(call: Node): Node | undefined {
@@ -35,8 +34,9 @@ function fix(model: LockModel, acquire: Acquire): Fix | Fix[] | string | undefin
   if (acquire.command?.wrapped) return `No automatic fix: the acquire goes through the project's wrapper ${acquire.call.expression.getText()}, which may not send SET with options; make it send one SET key token NX PX ttl.`;
   if (!receiver) return 'No automatic fix: the acquire is not a method call on a client.';
   if (acquire.kind === 'setnx' && !resultUsedOnlyAsTruthy(acquire)) return 'No automatic fix: the SETNX reply (1/0) is used as a number; SET NX replies OK/null, so rewrite that use by hand.';
-  const ttl = expire.args[0];
-  const unit = UNITS[expire.name];
+  const expiry = expiryOf(expire);
+  const ttl = expiry?.value;
+  const unit = expiry?.unit;
   const remove = expireStatementToRemove(expire.call);
   if (!ttl || !unit || !remove || remove.getStart() < acquire.call.end) return 'No automatic fix: the EXPIRE is not a statement of its own after the acquire.';
   const text = atomicSet(model.style, receiver, acquire.key.node.getText(), acquire.token.getText(), unit, ttl.getText());
@@ -87,12 +87,12 @@ export const atomicAcquire: Rule = {
       const key = describeKey(acquire.key);
       const inBatch = !!expire.batch && !!acquire.command?.batch;
       const why = inBatch
-        ? `Inside ${expire.batch?.kind === 'multi' ? 'MULTI' : 'a pipeline'} the ${expire.name} still runs when the acquire failed, re-arming the TTL of another holder's lock${expire.batch?.kind === 'pipeline' ? ', and a pipeline is not even a transaction' : ''}.`
+        ? `Inside ${expire.batch?.kind === 'multi' ? 'MULTI' : 'a pipeline'} the ${spelledName(expire)} still runs when the acquire failed, re-arming the TTL of another holder's lock${expire.batch?.kind === 'pipeline' ? ', and a pipeline is not even a transaction' : ''}.`
         : `They are two commands: if the process dies between them, ${key} stays locked forever with no TTL.`;
       report({
         span: spanOf(acquire.call),
-        message: `Lock ${key} is acquired without a TTL and given one by a separate ${expire.name}. ${why} Acquire with one SET key token NX PX ttl.`,
-        related: [{ span: spanOf(expire.call), message: `the separate ${expire.name}` }],
+        message: `Lock ${key} is acquired without a TTL and given one by a separate ${spelledName(expire)}. ${why} Acquire with one SET key token NX PX ttl.`,
+        related: [{ span: spanOf(expire.call), message: `the separate ${spelledName(expire)}` }],
         fix: () => fix(model, acquire),
       });
     }

@@ -3,7 +3,7 @@
 // critical section at once. Failing open can be right, but it must be a decision that says so.
 import { ts } from './engine/typescript';
 import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './engine/failure-answers';
-import { bodyStatements, FAIL_OPEN, isLoggingCall, releasesSomething, throwsIn } from './engine/failure-paths';
+import { bodyStatements, isLoggingCall, saysFailOpen, releasesSomething, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
@@ -144,11 +144,11 @@ function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work
 
 /** A comment or name near the failure path that says failing open is intended. */
 function explicit(model: LockModel, path: Node, statement: Node): boolean {
-  if (FAIL_OPEN.test(path.getText())) return true;
+  if (saysFailOpen(path.getText())) return true;
   const text = model.text;
   const lineStart = text.lastIndexOf('\n', statement.getStart() - 1);
   const before = text.slice(Math.max(0, text.lastIndexOf('\n', lineStart - 1)), statement.getStart());
-  return FAIL_OPEN.test(before);
+  return saysFailOpen(before);
 }
 
 interface Found {

@@ -1,16 +1,17 @@
 // An "acquire" that does not exclude anyone: a SET without NX whose reply is treated as the lock (it is
 // always OK), 'NX' written where the value goes, or a GET/EXISTS test followed by a separate SET.
 import { ts } from './engine/typescript';
-import type { RedisCommand } from './engine/commands';
+import { spelledName, type RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
 import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, sameKey } from './engine/keys';
 import { LOCK_NAME } from './engine/lock-name';
 import type { LockModel } from './engine/model';
-import { contains, descendantsOfKind, enclosingFunction, literalString, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { contains, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 import type { Fix } from './types';
+import { atomicSet } from './fixes/text';
 
 const ACQUIRE_FN = /acquire|lock|take|grab|claim|obtain|reserve/i;
 const OPTION_WORD = /^(?:NX|XX|PX|EX|PXAT|EXAT)$/i;
@@ -46,8 +47,16 @@ function addNx(command: RedisCommand): Fix | undefined {
   const set = command.set;
   // A cache client's set(key, value, ttl) has no NX to add: the lock needs the Redis client itself.
   if (!set?.ttl || set.ttl.unit === 'KEEPTTL' || set.ttlOnly) return undefined;
-  const options = set.node ? unwrap(set.node) : undefined;
   const title = 'Acquire with NX (only if the key does not exist)';
+  // SETEX takes no options: the acquire becomes one SET key value NX EX ttl.
+  if (set.setex) {
+    const method = methodOf(command.call);
+    const [key, value] = [command.keys[0], command.args[0]];
+    if (!method || !key || !value || !set.ttl.value) return undefined;
+    const style = /[A-Z]/.test(method.name) ? 'node-redis' : (command.style ?? 'ioredis');
+    return { title, isPreferred: true, edits: [{ ...spanOf(command.call), newText: atomicSet(style, method.receiver.getText(), key.getText(), value.getText(), set.ttl.unit, set.ttl.value.getText()) }] };
+  }
+  const options = set.node ? unwrap(set.node) : undefined;
   if (options && ts.isObjectLiteralExpression(options)) {
     const v5 = options.properties.some((p) => p.name?.getText() === 'expiration');
     const open = options.getStart() + 1;
@@ -186,7 +195,7 @@ export const exclusiveAcquire: Rule = {
         if (check) {
           report({
             span: spanOf(command.call),
-            message: `${check.name} then SET of a marker on ${describeKey(key)} is a claim made in two round trips: two concurrent deliveries can both find the key missing, both SET it and both go on to do the work once each. Claim in one command, SET key value NX EX ttl, and go on only when it replies OK.`,
+            message: `${check.name} then ${spelledName(command)} of a marker on ${describeKey(key)} is a claim made in two round trips: two concurrent deliveries can both find the key missing, both SET it and both go on to do the work once each. Claim in one command, SET key value NX EX ttl, and go on only when it replies OK.`,
             related: [{ span: spanOf(check.call), message: `the separate ${check.name}` }],
             fix: () => addNx(command),
           });
@@ -228,7 +237,7 @@ export const exclusiveAcquire: Rule = {
       if (check) {
         report({
           span: spanOf(command.call),
-          message: `${check.name} then SET on ${name} is check-then-act in two round trips: two workers can both see the key free and both SET it, and each believes it holds the lock. Let Redis decide in one command: SET key token NX PX ttl, and test its reply.`,
+          message: `${check.name} then ${spelledName(command)} on ${name} is check-then-act in two round trips: two workers can both see the key free and both SET it, and each believes it holds the lock. Let Redis decide in one command: SET key token NX PX ttl, and test its reply.`,
           related: [{ span: spanOf(check.call), message: `the separate ${check.name}` }],
         });
       }

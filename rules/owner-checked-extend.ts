@@ -10,6 +10,7 @@ import { extendFixTitle } from './fixes/server-commands';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
+import { spelledName } from './engine/commands';
 
 function ttlMsText(extend: Extend): string | undefined {
   const command = extend.command;
@@ -70,9 +71,10 @@ export const ownerCheckedExtend: Rule = {
       if (extend.ownerChecked) continue;
       const key = describeKey(extend.key);
       if (extend.kind === 'set' && extend.getCompare) {
+        const spelled = extend.command ? spelledName(extend.command) : 'SET';
         report({
           span: spanOf(extend.call),
-          message: `This SET renews ${key} after a GET compared its value with this process's, in another round trip. If the lock expires between the GET and the SET and another process takes it, this SET overwrites their value and TTL: both believe they hold the lock. Renew only while the value is still this process's, atomically (Lua compare-and-pexpire, or SET key token IFEQ token PX ttl on Redis 8.4+).`,
+          message: `This ${spelled} renews ${key} after a GET compared its value with this process's, in another round trip. If the lock expires between the GET and the ${spelled} and another process takes it, this ${spelled} overwrites their value and TTL: both believe they hold the lock. Renew only while the value is still this process's, atomically (Lua compare-and-pexpire, or SET key token IFEQ token PX ttl on Redis 8.4+).`,
           related: [{ span: spanOf(extend.getCompare.get), message: 'the separate GET' }],
           fix: () => fix(model, extend, server),
         });
@@ -82,7 +84,7 @@ export const ownerCheckedExtend: Rule = {
         ? `SET XX with a TTL on ${key} overwrites the value and TTL of whoever holds the lock now`
         : extend.kind === 'script'
           ? `This Lua script extends ${key} without comparing the token`
-          : `${extend.command?.name ?? 'EXPIRE'} on ${key} extends whoever holds the lock now`;
+          : `${extend.command ? spelledName(extend.command) : 'EXPIRE'} on ${key} extends whoever holds the lock now`;
       report({
         span: spanOf(extend.call),
         message: `${how}. If this process's lock already expired and another process took it, this renewal keeps their lock alive (or takes it over) while this process believes it still owns it. Extend only if the value is still this process's token, atomically (Lua compare-and-pexpire, or SET key token IFEQ token PX ttl on Redis 8.4+).`,

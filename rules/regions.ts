@@ -9,6 +9,7 @@ import { inFinally, isGuard, lockNames, releasesOf } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import { indentOf } from './fixes/text';
 import type { Span } from './types';
+import { expiryOf } from './engine/commands';
 
 export interface LockRegion {
   /** What the rewrite replaces: from the acquire statement to the release (or its try statement). */
@@ -27,7 +28,7 @@ export interface LockRegion {
 function ttlMs(acquire: Acquire): string | undefined {
   if (acquire.kind === 'redlock') return acquire.call.arguments[1]?.getText();
   const later = acquire.laterExpire;
-  const ttl = acquire.ttl ?? (later && { unit: later.name === 'PEXPIRE' ? 'PX' : later.name === 'EXPIRE' ? 'EX' : '', value: later.args[0] });
+  const ttl = acquire.ttl ?? (later && expiryOf(later));
   if (!ttl?.value) return undefined;
   if (ttl.unit === 'PX') return ttl.value.getText();
   if (ttl.unit !== 'EX') return undefined;

@@ -70,7 +70,7 @@ export const requireTtl: Rule = {
       ...model.extends.map((e) => e.command),
     ];
     for (const command of new Set(lockTtls)) {
-      const [unit, msUnit] = command?.name === 'SET' ? ['EX', 'PX'] : command?.name === 'EXPIRE' ? ['EXPIRE', 'PEXPIRE'] : ["the script's EXPIRE or EX", 'PEXPIRE or PX'];
+      const [unit, msUnit] = command?.set?.setex ? ['SETEX', 'PSETEX'] : command?.name === 'SET' ? ['EX', 'PX'] : command?.name === 'EXPIRE' ? ['EXPIRE', 'PEXPIRE'] : ["the script's EXPIRE or EX", 'PEXPIRE or PX'];
       for (const value of secondsTtls(command)) {
         const why = secondsGivenMilliseconds(value, model.commands);
         if (!why) continue;

@@ -8,6 +8,7 @@ import { spanOf } from './engine/nodes';
 import { releasesOf } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { AnalysisResult, Finding, Span } from './types';
+import { expiryOf, spelledName } from './engine/commands';
 
 export interface LockSiteInfo {
   span: Span;
@@ -50,7 +51,7 @@ export function analyzeWithSites(
           ttlText: ttl?.value
             ? `${ttl.value.getText()} ${UNIT_TEXT[ttl.unit] ?? ''}`.trim()
             : acquire.laterExpire
-              ? `${acquire.laterExpire.args[0]?.getText() ?? '?'} ${acquire.laterExpire.name === 'PEXPIRE' ? 'ms' : 's'} (separate ${acquire.laterExpire.name})`
+              ? `${expiryOf(acquire.laterExpire)?.value?.getText() ?? '?'} ${expiryOf(acquire.laterExpire)?.unit === 'PX' ? 'ms' : 's'} (separate ${spelledName(acquire.laterExpire)})`
               : libraryTtl && (acquire.kind === 'redlock' || acquire.kind === 'redlock-using') ? `${libraryTtl} ms` : undefined,
           tokenText: acquire.token?.getText(),
           releaseSpans: releasesOf(model, acquire).map((r) => spanOf(r.call)),

@@ -7,7 +7,7 @@ import type { ConstLookup } from './keys';
 import { glideBatchKind, glideScriptLua, invokeScriptParts, isGlideSetOptions, readGlideSetOptions } from './glide';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
 import { isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
-import { hasLowerCaseOptions, readObjectOptions, readTokenOptions, type SetOptions } from './set-options';
+import { hasLowerCaseOptions, readObjectOptions, readTokenOptions, type SetOptions, type TtlUnit } from './set-options';
 
 export type CommandName =
   | 'SET' | 'SETNX' | 'EXPIRE' | 'PEXPIRE' | 'EXPIREAT' | 'PEXPIREAT'
@@ -145,6 +145,8 @@ function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Nod
     const lua = upper === 'EVAL' ? luaText(script, ctx.lookup) : shaLua(script, ctx);
     return { call, name: 'SCRIPT', keys: parts.keys, args: parts.args, script: scriptCall(lua, parts.keys, parts.args), style: parts.style ?? style };
   }
+  const expiring = SET_WITH_TTL[upper];
+  if (expiring) return setWithTtl(call, args, expiring, style);
   const command = METHODS[upper.toLowerCase()];
   if (!command) return undefined;
   const keyCount = command === 'DEL' || command === 'UNLINK' ? args.length : 1;
@@ -174,6 +176,30 @@ function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Nod
     }
   }
   return result;
+}
+
+// SETEX key seconds value, PSETEX key milliseconds value: a SET with that TTL, and no NX.
+const SET_WITH_TTL: Record<string, 'EX' | 'PX'> = { SETEX: 'EX', PSETEX: 'PX' };
+
+function setWithTtl(call: ts.CallExpression, args: readonly ts.Node[], unit: 'EX' | 'PX', style?: ClientStyle): RedisCommand | undefined {
+  const [key, ttl, value] = args;
+  if (!key || !ttl || !value) return undefined;
+  return { call, name: 'SET', keys: [key], args: [value], set: { nx: false, xx: false, dynamic: false, ttl: { unit, value: ttl }, node: ttl, setex: true }, style };
+}
+
+const EXPIRE_UNITS: Partial<Record<CommandName, TtlUnit>> = { EXPIRE: 'EX', PEXPIRE: 'PX', EXPIREAT: 'EXAT', PEXPIREAT: 'PXAT' };
+
+/** The TTL a command that gives a key its expiry sets: EXPIRE's argument, SETEX's seconds. */
+export function expiryOf(command: RedisCommand): { unit: TtlUnit; value?: ts.Node } | undefined {
+  if (command.set?.setex) return command.set.ttl;
+  const unit = EXPIRE_UNITS[command.name];
+  return unit ? { unit, value: command.args[0] } : undefined;
+}
+
+/** The command as the code spells it, for messages: SETEX and PSETEX are modelled as SET. */
+export function spelledName(command: RedisCommand): string {
+  if (!command.set?.setex) return command.name;
+  return command.set.ttl?.unit === 'PX' ? 'PSETEX' : 'SETEX';
 }
 
 /** A lone third argument of set() that is a number or a duration, not an option word. */

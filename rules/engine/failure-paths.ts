@@ -5,8 +5,30 @@ import { ts } from './typescript';
 import type { LockModel } from './model';
 import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
-/** The marker that makes failing open a decision: `// lockwise: fail-open`, `failOpen`, `FAIL_OPEN`. */
-export const FAIL_OPEN = /fail[-_ ]?open/i;
+/** The marker that makes failing open a decision: `// lockwise: fail-open`, `failOpen`, `FAIL_OPEN`, "fails open". */
+export const FAIL_OPEN = /fail(?:s|ed|ing)?[-_ ]?open/i;
+
+/**
+ * The plain words a comment uses for the same decision: "fall back to allowing", "proceed without the
+ * lock", "degrade gracefully", "degraded mode", "just proceed". Only in comments: a log message saying
+ * the code goes on without a lock describes what happens, which is the very thing to decide.
+ */
+export const FAIL_OPEN_PROSE = new RegExp(
+  [
+    /fall(?:s|ing)?[-_ ]?back(?: to| and)? (?:allow|proceed|continu|run|execut|process|no[- ]lock|without|unlocked)/.source,
+    /\b(?:allow|proceed|continu|run|execut|process)\w*\b[^\n]{0,40}?\bwithout (?:a |the |any )?(?:lock|redis)/.source,
+    /degrade[sd]? gracefully|graceful(?:ly)? degrad|\bdegraded mode\b/.source,
+    /\bjust (?:proceed|continue|run|go on)\b/.source,
+  ].join('|'),
+  'i',
+);
+
+const COMMENT = /\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
+
+/** Does `text` mark failing open as intended: the marker anywhere, or the plain words in a comment? */
+export function saysFailOpen(text: string): boolean {
+  return FAIL_OPEN.test(text) || (text.match(COMMENT) ?? []).some((c) => FAIL_OPEN_PROSE.test(c));
+}
 
 const LOGGER = /^(?:console|log|logger|logging|this\.(?:log|logger)|[\w$.]*\.(?:log|logger))$/i;
 const LOG_METHOD = /^(?:log|info|warn|warning|error|debug|trace|fatal|verbose|notice|captureException|captureMessage)$/;

@@ -130,11 +130,12 @@ export interface LockModel {
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
+const isSetEx = (c: RedisCommand) => c.name === 'SET' && !!c.set?.setex;
 const DELETES = new Set(['DEL', 'UNLINK', 'GETDEL', 'DELEX', 'DELIFEQ']);
 // Calls worth wrapping and recognising (lower-cased): Redis commands in every client's spelling, the
 // lock libraries' methods and withLock. Scripts registered under a name and configured helpers are added per file.
 const LOCK_CALLS = new Set([
-  'set', 'setnx', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'get', 'exists', 'incr',
+  'set', 'setnx', 'setex', 'psetex', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'get', 'exists', 'incr',
   'eval', 'evalsha', 'call', 'callbuffer', 'sendcommand', 'send_command', 'customcommand', 'invokescript',
   'acquire', 'tryacquire', 'release', 'unlock', 'lock', 'extend', 'using', 'withlock',
 ]);
@@ -241,7 +242,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
   const ttlSetters = new Set<RedisCommand>();
   const expireIndex = new KeyIndex<RedisCommand>();
-  for (const c of lockCommands) if (EXPIRES.has(c.name) && c.keys[0]) expireIndex.add(keyOf(c.keys[0]), c);
+  // A SETEX (a SET with a TTL and no NX) after a SETNX gives it its TTL the same way, in a second command.
+  for (const c of lockCommands) if ((EXPIRES.has(c.name) || isSetEx(c)) && c.keys[0]) expireIndex.add(keyOf(c.keys[0]), c);
   for (const acquire of acquires) {
     if (acquire.hasTtl || !acquire.key || !acquire.command) continue;
     const later = expireIndex.find(acquire.key).find(

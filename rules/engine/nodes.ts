@@ -242,12 +242,60 @@ export function isConstList(list: ts.Node): list is ts.VariableDeclarationList {
   return ts.isVariableDeclarationList(list) && (list.flags & ts.NodeFlags.BlockScoped) === ts.NodeFlags.Const;
 }
 
-/** The initializer of the `const` an identifier refers to (undefined for let/var/parameters). */
+/**
+ * The initializer of the `const` an identifier refers to, or of a `let` in a function that nothing
+ * writes again (`let lockName = prefix(name)` is a const in all but keyword). Undefined for parameters,
+ * `var`, and a module-level `let`, whose writes a lean parse may have blanked.
+ */
 export function resolveConst(identifier: ts.Node): ts.Expression | undefined {
   if (!ts.isIdentifier(identifier)) return undefined;
   const decl = declarationOf(identifier);
-  if (!decl || !ts.isVariableDeclaration(decl) || !isConstList(decl.parent)) return undefined;
-  return decl.initializer;
+  if (!decl || !ts.isVariableDeclaration(decl)) return undefined;
+  if (isConstList(decl.parent)) return decl.initializer;
+  return isUnwrittenLocalLet(decl, identifier) ? decl.initializer : undefined;
+}
+
+// Each `let` is judged once per tree, however many of its uses are resolved (per tree: an incremental
+// reparse may reuse the declaration's node while an edit elsewhere writes to it).
+const unwrittenLets = new WeakMap<ts.SourceFile, Map<ts.VariableDeclaration, boolean>>();
+
+function isUnwrittenLocalLet(decl: ts.VariableDeclaration, identifier: ts.Identifier): boolean {
+  const file = identifier.getSourceFile();
+  let judged = unwrittenLets.get(file);
+  if (!judged) unwrittenLets.set(file, (judged = new Map()));
+  const known = judged.get(decl);
+  if (known !== undefined) return known;
+  const list = decl.parent;
+  const localLet = !!decl.initializer && ts.isIdentifier(decl.name) && ts.isVariableDeclarationList(list) &&
+    (list.flags & ts.NodeFlags.BlockScoped) === ts.NodeFlags.Let && ts.isVariableStatement(list.parent) && !ts.isSourceFile(list.parent.parent);
+  const unwritten = localLet && identifiersOfFile(file, identifier.text).every((id) => id === decl.name || !isWritten(id) || declarationOf(id) !== decl);
+  judged.set(decl, unwritten);
+  return unwritten;
+}
+
+/** Is `id` assigned to: `x = `, `x += `, `x++`, `[x] = `, `({ x } = `, `for (x of ...)`? */
+function isWritten(id: ts.Identifier): boolean {
+  let target: ts.Node = id;
+  while (
+    ts.isParenthesizedExpression(target.parent) ||
+    ts.isArrayLiteralExpression(target.parent) ||
+    ts.isObjectLiteralExpression(target.parent) ||
+    ts.isShorthandPropertyAssignment(target.parent) ||
+    (ts.isPropertyAssignment(target.parent) && target.parent.initializer === target) ||
+    ts.isSpreadElement(target.parent) ||
+    ts.isSpreadAssignment(target.parent)
+  ) {
+    target = target.parent;
+  }
+  const parent = target.parent;
+  if (ts.isBinaryExpression(parent)) {
+    const op = parent.operatorToken.kind;
+    return parent.left === target && op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment;
+  }
+  if (ts.isPrefixUnaryExpression(parent) || ts.isPostfixUnaryExpression(parent)) {
+    return parent.operator === ts.SyntaxKind.PlusPlusToken || parent.operator === ts.SyntaxKind.MinusMinusToken;
+  }
+  return (ts.isForOfStatement(parent) || ts.isForInStatement(parent)) && parent.initializer === target;
 }
 
 export function isAwaited(node: ts.Node): boolean {

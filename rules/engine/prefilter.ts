@@ -8,7 +8,7 @@
 // - a lock library: redlock, redis-semaphore, Lockwise's withLock;
 // - a DEL/UNLINK/GETDEL/DELEX/DELIFEQ, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
 //   like a lock (LOCK_NAME, the engine's own test);
-// - a plain SET with a TTL after a GET: a GET-compare-SET renewal, or a once-only claim by GET then SET of a marker;
+// - a plain SET with a TTL (or a SETEX) after a GET: a GET-compare-SET renewal, or a once-only claim by GET then SET of a marker;
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
@@ -31,6 +31,8 @@ const GET = command('get');
 /** `.set(key, 'done', 'EX', ...)`: a literal marker written with a TTL, the SET of a once-only claim. */
 const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
 const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
+/** SETEX/PSETEX: a SET with a TTL, spelled as its own command. */
+const SETEX = command('p?setex');
 const DELETE_OR_EXPIRE = command('del|unlink|getdel|delex|delifeq|p?expire(?:at)?');
 // Lua also releases by removing the holder from a zset or a hash (redis-semaphore, Redisson).
 const LUA_DELETE = /['"`](?:zrem|hdel)\\?['"`]/i;
@@ -47,7 +49,7 @@ const WITH_LOCK = /\bwithLock\b/;
 
 // One pass that turns away most files: every test below needs one of these words.
 const ANY_EVIDENCE = new RegExp(
-  [REDLOCK_WORD, /mutex|semaphore/, WITH_LOCK, SETNX, NX, GLIDE_NX, XX, DELETE_OR_EXPIRE, LUA_DELETE, TTL].map((r) => r.source).join('|'),
+  [REDLOCK_WORD, /mutex|semaphore/, WITH_LOCK, SETNX, NX, GLIDE_NX, XX, DELETE_OR_EXPIRE, LUA_DELETE, TTL, SETEX].map((r) => r.source).join('|'),
   'i',
 );
 // Comment blocks that open a line (JSDoc, license headers): library code documents every command and
@@ -65,7 +67,7 @@ function acquiresWithNx(code: string): boolean {
 }
 
 function releasesOrExtendsLock(code: string): boolean {
-  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (TTL.test(code) && SET.test(code) && GET.test(code)));
+  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (((TTL.test(code) && SET.test(code)) || SETEX.test(code)) && GET.test(code)));
 }
 
 export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {

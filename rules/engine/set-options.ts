@@ -23,6 +23,8 @@ export interface SetOptions {
    * they are never sent, and the SET is a plain one, whatever the words say (imports.ts).
    */
   dropped?: boolean;
+  /** Written as SETEX/PSETEX (key, ttl, value): messages name the command the code spells. */
+  setex?: boolean;
 }
 
 const OPTION_WORD = /^(?:NX|XX|EX|PX|EXAT|PXAT|KEEPTTL|GET)$/i;

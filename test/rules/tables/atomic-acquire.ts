@@ -117,6 +117,36 @@ export async function charge(id: string) {
 `,
     },
     {
+      name: 'SETNX then SETEX: the TTL comes in a second command',
+      message: ['given one by a separate SETEX'],
+      code: `${io}export async function grabReport(day: string, owner: string) {
+  if (!(await redis.setnx(\`lock:report:\${day}\`, owner))) return false;
+  await redis.setex(\`lock:report:\${day}\`, 120, owner);
+  return true;
+}
+`,
+      output: `${io}export async function grabReport(day: string, owner: string) {
+  if (!(await redis.set(\`lock:report:\${day}\`, owner, 'EX', 120, 'NX'))) return false;
+  return true;
+}
+`,
+    },
+    {
+      name: 'node-redis setNX then pSetEx, fixed in node-redis syntax',
+      message: ['given one by a separate PSETEX'],
+      code: `${nr}export async function grabExport(day: string, owner: string) {
+  if (!(await client.setNX(\`lock:export:\${day}\`, owner))) return false;
+  await client.pSetEx(\`lock:export:\${day}\`, 90_000, owner);
+  return true;
+}
+`,
+      output: `${nr}export async function grabExport(day: string, owner: string) {
+  if (!(await client.set(\`lock:export:\${day}\`, owner, { NX: true, PX: 90_000 }))) return false;
+  return true;
+}
+`,
+    },
+    {
       name: 'SET NX without TTL then PEXPIRE',
       code: `${io}export async function run(key: string) {
   const ok = await redis.set(key, 'x', 'NX');

@@ -72,6 +72,51 @@ export async function refresh(accountId: string) {
   }
 }
 ` },
+    { name: 'fail-open said in other words: falling back to allowing the caller in', code: `${io}export async function claimLock(name: string, token: string): Promise<boolean> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    // Fall back to allowing the run: a second run is harmless, a skipped one is not.
+    return true;
+  }
+}
+` },
+    { name: 'fail-open said in other words: proceed without the lock', code: `${io}export async function claimLock(name: string, token: string): Promise<boolean> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    // Redis unreachable: proceed without the lock, the report is rebuilt from scratch each time.
+    return true;
+  }
+}
+` },
+    { name: 'fail-open said in other words: the lock fails open on purpose', code: `${io}export async function claimLock(name: string, token: string): Promise<boolean> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    // On a Redis outage this lock fails open on purpose: the job is idempotent.
+    return true;
+  }
+}
+` },
+    { name: 'fail-open said in other words: degrade gracefully', code: `${io}export async function claimLock(name: string, token: string): Promise<boolean> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    // Degrade gracefully when Redis is down: the dedupe is an optimisation.
+    return true;
+  }
+}
+` },
+    { name: 'fail-open said in other words: just proceed, degraded mode', code: `${io}export async function claimLock(name: string, token: string): Promise<boolean> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    // If the lock cannot be taken, just proceed: degraded mode, a duplicate sync is harmless.
+    return true;
+  }
+}
+` },
     { name: 'fail-open chosen by configuration', code: `import Redis from 'ioredis';
 export class Locker {
   constructor(private readonly redis: Redis, private readonly options: { failOpen: boolean }) {}

@@ -254,6 +254,36 @@ export async function releaseLock(name: string) {
 `,
     },
     {
+      name: 'GET then SETEX (check-then-act)',
+      message: ['GET then SETEX', 'check-then-act'],
+      code: `${io}export async function lockSheet(id: string, token: string) {
+  if (await redis.get(\`lock:sheet:\${id}\`)) return false;
+  await redis.setex(\`lock:sheet:\${id}\`, 30, token);
+  return true;
+}
+`,
+    },
+    {
+      name: "SETEX's OK taken as the lock: it always replies OK, and the fix is one SET NX EX",
+      message: ['has no NX'],
+      code: `${io}export async function lockSheet(id: string, token: string) {
+  const ok = await redis.setex(\`lock:sheet:\${id}\`, 30, token);
+  if (!ok) return false;
+  await work();
+  await redis.eval(${RELEASE}, 1, \`lock:sheet:\${id}\`, token);
+  return true;
+}
+`,
+      output: `${io}export async function lockSheet(id: string, token: string) {
+  const ok = await redis.set(\`lock:sheet:\${id}\`, token, 'EX', 30, 'NX');
+  if (!ok) return false;
+  await work();
+  await redis.eval(${RELEASE}, 1, \`lock:sheet:\${id}\`, token);
+  return true;
+}
+`,
+    },
+    {
       name: 'node-redis EXISTS then SET',
       message: ['EXISTS then SET'],
       code: `${nr}export async function lockExport(id: string, token: string) {

@@ -89,6 +89,16 @@ export const ownerCheckedExtendCases: RuleCases = {
 `,
     },
     {
+      name: 'GET compared with this process, then SETEX: a renewal in two round trips',
+      message: ['This SETEX renews', 'between the GET and the SETEX'],
+      code: `${io}export async function keepLock(job: string, me: string) {
+  if ((await redis.get(\`lock:job:\${job}\`)) !== me) return false;
+  await redis.setex(\`lock:job:\${job}\`, 30, me);
+  return true;
+}
+`,
+    },
+    {
       name: 'GET, leave unless the JSON owner is this agent, then a plain SET EX of a new record',
       message: ['after a GET compared'],
       code: `${io}export async function heartbeat(id: string, me: string) {

@@ -39,6 +39,16 @@ export async function run(id: string, token: string) {
   try { await work(); } finally { await redis.eval(${RELEASE}, 1, \`lock:\${id}\`, token); }
 }
 ` },
+    { name: 'SETEX given seconds after a SETNX gives the lock its TTL', code: `${io}const HOLD_SECONDS = 20;
+export async function grab(job: string, token: string) {
+  if (!(await redis.setnx(\`lock:job:\${job}\`, token))) return false;
+  await redis.setex(\`lock:job:\${job}\`, HOLD_SECONDS, token);
+  return true;
+}
+export async function freeLock(job: string, token: string) {
+  await redis.eval(${RELEASE}, 1, \`lock:job:\${job}\`, token);
+}
+` },
     { name: 'a cache entry given a millisecond value as EX is not a lock', code: `${io}export async function fill(id: string, ttlMs: number) {
   await redis.set(\`cache:\${id}\`, 'v', 'EX', ttlMs);
 }
@@ -104,6 +114,39 @@ export async function d(token: string) {
       output: null,
       code: `${nr}export async function acquireLock(key: string, token: string, ttlMs = 60_000): Promise<boolean> {
   return (await client.set(key, token, { NX: true, EX: ttlMs })) === 'OK';
+}
+`,
+    },
+    {
+      name: 'SETEX given milliseconds: after a SETNX, and in a GET-compare renewal (ioredis setex, node-redis setEx)',
+      count: 2,
+      message: ['SETEX, which Redis reads in seconds', 'HOLD_MS', 'PSETEX'],
+      output: null,
+      code: `${io}const HOLD_MS = 20_000;
+export async function grab(job: string, token: string) {
+  if (!(await redis.setnx(\`lock:job:\${job}\`, token))) return false;
+  await redis.setex(\`lock:job:\${job}\`, HOLD_MS, token);
+  return true;
+}
+export async function keepLock(job: string, token: string) {
+  if ((await redis.get(\`lock:job:\${job}\`)) !== token) return false;
+  await redis.setex(\`lock:job:\${job}\`, HOLD_MS, token);
+  return true;
+}
+export async function freeLock(job: string, token: string) {
+  await redis.eval(${RELEASE}, 1, \`lock:job:\${job}\`, token);
+}
+`,
+    },
+    {
+      name: 'node-redis setEx given milliseconds in a GET-compare renewal',
+      message: ['SETEX', 'leaseMs'],
+      output: null,
+      code: `${nr}export async function renewLock(name: string, token: string, leaseMs = 15_000) {
+  const holder = await client.get(\`lock:\${name}\`);
+  if (holder !== token) return false;
+  await client.setEx(\`lock:\${name}\`, leaseMs, token);
+  return true;
 }
 `,
     },

@@ -217,6 +217,22 @@ export async function run(key: string) {
 `,
     },
     {
+      name: "a service's one id reused for every key, the release's key held in a let nothing reassigns",
+      message: ['created once and reused'],
+      code: `import { randomUUID } from 'node:crypto';
+${io}export class RoomLocks {
+  private readonly me = randomUUID();
+  async lock(room: string) {
+    return (await redis.set(\`gate:\${room}\`, this.me, 'PX', 1000, 'NX')) === 'OK';
+  }
+  async unlock(room: string) {
+    let slot = \`gate:\${room}\`;
+    ${release('slot', 'this.me')}
+  }
+}
+`,
+    },
+    {
       name: 'a constant token compared in another function: no fix, and the reason',
       code: `${io}const OWNER = 'billing-worker';
 export async function take(key: string) {
