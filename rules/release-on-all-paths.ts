@@ -9,6 +9,7 @@ import type { Rule } from './rule';
 import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
+import { unawaitedReturns } from './engine/unawaited-return';
 
 /** The names a declaration binds, through destructuring (`const { id, rest: [first] } = ...`). */
 function boundNames(name: ts.BindingName): string[] {
@@ -97,6 +98,21 @@ export const releaseOnAllPaths: Rule = {
         ],
         fix: () => fix(model, acquire, gap.statement),
       });
+    }
+    const reported = new Set<Node>();
+    for (const acquire of model.acquires) {
+      for (const { call, release } of unawaitedReturns(model, acquire)) {
+        if (reported.has(call)) continue;
+        reported.add(call);
+        const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
+        const work = call.getText().split('\n')[0].slice(0, 60);
+        report({
+          span: spanOf(call),
+          message: `\`return ${work}\` hands the work's promise back without waiting for it, so the finally releases the lock on ${key} at once, while the work still runs: another worker can take the lock and run alongside it. Write \`return await\`.`,
+          related: [{ span: spanOf(release.call), message: 'the release that runs before the work ends' }],
+          fix: () => ({ title: 'Await the work before the finally releases', isPreferred: true, edits: [{ start: call.getStart(), end: call.getStart(), newText: 'await ' }] }),
+        });
+      }
     }
   },
 };

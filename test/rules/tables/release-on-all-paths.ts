@@ -20,6 +20,18 @@ const settleRethrows = `async function settle<T>(fn: () => Promise<T>): Promise<
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'return await of the routine; a value from a plain function or from a routine typed synchronous', code: `${io}function label(key: string): string { return 'done:' + key; }
+export async function withKey<T>(key: string, token: string, fn: () => Promise<T>, count: () => number): Promise<T | string | number> {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) throw new Error('busy');
+  try {
+    if (key.endsWith(':dry')) return label(key);
+    if (key.endsWith(':count')) return count();
+    return await fn();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
     { name: 'SET NX GET: a truthy reply is the previous holder, so its throw is the not-acquired path', code: `${io}export async function run(token: string) {
   const holder = await redis.set('lock:job', token, 'EX', 30, 'NX', 'GET');
   if (holder) throw new Error('busy: held by ' + holder);
@@ -131,6 +143,56 @@ export async function run(key: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a lock helper that returns the routine it was handed without awaiting it',
+      message: ['`return fn()` hands the work', 'releases the lock on key at once, while the work still runs'],
+      output: `${io}export async function withKey<T>(key: string, token: string, fn: () => Promise<T>): Promise<T> {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) throw new Error('busy');
+  try {
+    return await fn();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+      code: `${io}export async function withKey<T>(key: string, token: string, fn: () => Promise<T>): Promise<T> {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) throw new Error('busy');
+  try {
+    return fn();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
+    {
+      name: 'a method wrapper that returns the original method through apply, and a same-file async function',
+      count: 2,
+      message: ['`return original.apply(this, args)`'],
+      code: `${io}export function locked(key: string) {
+  return (_target: object, _name: string, descriptor: PropertyDescriptor) => {
+    const original = descriptor.value as (...args: unknown[]) => Promise<unknown>;
+    descriptor.value = async function (this: unknown, ...args: unknown[]) {
+      const token = crypto.randomUUID();
+      if (!(await redis.set(key, token, 'EX', 30, 'NX'))) return undefined;
+      try {
+        return original.apply(this, args);
+      } finally {
+        await redis.eval(${RELEASE}, 1, key, token);
+      }
+    };
+  };
+}
+export async function nightly(token: string) {
+  if (!(await redis.set('lock:nightly', token, 'EX', 30, 'NX'))) return;
+  try {
+    return work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, 'lock:nightly', token);
+  }
+}
+`,
+    },
     {
       name: 'a helper whose catch rethrows does not protect the release',
       message: ['an exception from'],
