@@ -1,8 +1,9 @@
 // One read-only script per SCAN batch reads every key's type, PTTL and bounded value, and the fence
-// candidates beside them (one EXISTS for them all, then GET only where one exists). The per-command path (batch-read.ts +
-// fence-lookup.ts) costs two commands per key and a few per batch; most of a listing's time was the
-// client building and parsing those commands, so one command per batch is what brings it to the floor of
-// one GET per key. EVAL_RO (Redis 7) lets the server refuse any write; Redis 6 gets EVAL. A script's keys
+// candidates beside them (one EXISTS for them all, then GET only where one exists). The per-command path
+// (batch-read.ts + fence-lookup.ts) costs two commands per key and a few per batch; most of a listing's
+// time was the client building and parsing those commands, so one command per batch is what brings it to
+// the floor of one GET per key. EVAL_RO (Redis 7) lets the server refuse any write; Redis 6 gets EVAL;
+// once the server has the script, EVALSHA_RO / EVALSHA send its SHA1 instead of its text. A script's keys
 // must share a slot in a Cluster, so there a batch goes out as one script per slot.
 // The per-command path stays for servers or users that cannot run the script (an ACL without +eval_ro,
 // scripting disabled): the first refusal of the command is remembered per client, and a batch whose
