@@ -1,6 +1,6 @@
 // Which commands a listing sends, counted by the server (INFO commandstats) and seen by MONITOR: one
-// read-only script per SCAN batch, in which each key costs its TYPE, PTTL and bounded read and fences are
-// read only where the fence key exists. A user who may not run the script gets the same rows the
+// read-only script per SCAN batch, in which each key costs its TYPE (not in a refresh that knows it), PTTL
+// and bounded read and fences are read only where the fence key exists. A user who may not run the script gets the same rows the
 // per-command way: a plain string lock costs its GETRANGE and PTTL and nothing per key beyond the fence
 // check, and a refresh that knows the previous types sends no command that fails.
 import { after, before, test } from 'node:test';
@@ -141,6 +141,20 @@ test('the fence candidates of a batch are probed with one EXISTS for them all, s
   const existing = Object.keys(FENCES).length + Object.keys(NOT_FENCES).length;
   assert.ok(callsOf(counts, 'EXISTS') <= 1 + existing * Math.ceil(Math.log2(names)), `${callsOf(counts, 'EXISTS')} EXISTS for ${names} names`);
   assert.equal(callsOf(counts, 'GET'), existing);
+});
+
+test('a refresh by script with the previous rows reads each key as its known type: no TYPE, and no command fails', async () => {
+  await withConnection(true, async (c) => {
+    const previous = (await c.list({ count: 50 })).rows;
+    let rows: LockRow[] = [];
+    const counts = await commandCounts(admin, async () => assertFences((rows = (await c.list({ count: 50, previous })).rows)));
+    assert.equal(callsOf(counts, 'TYPE'), 0);
+    assert.equal(callsOf(counts, 'PTTL'), STRING_LOCKS + 2);
+    assert.equal(callsOf(counts, 'GETRANGE'), STRING_LOCKS);
+    assert.deepEqual(counts.filter((x) => x.failed > 0 || x.rejected > 0), []);
+    const strip = (r: LockRow) => [r.key, r.type, r.holder.label, r.raw, r.fence?.value];
+    assert.deepEqual(rows.map(strip), previous.map(strip));
+  });
 });
 
 // The text goes until the server has answered one script (the batches in flight meanwhile send it too).

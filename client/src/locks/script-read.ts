@@ -20,30 +20,45 @@ import type { Queue, Reply } from './shared-pipeline';
 export const SCRIPT_KEYS = 100;
 
 /**
- * KEYS: the lock keys, then the fence candidates; ARGV[1]: how many lock keys. Per lock key
- * {type, pttl, payload, size, mode}, the size (and a sampled hash's "mode") only where the read filled
- * its bound; per candidate its value, or false where it does not exist or is not a string. Most locks
+ * KEYS: the lock keys, then the fence candidates; ARGV[1]: how many lock keys, then per lock key the type
+ * it had in the previous listing ('' when unknown). Per lock key {type, pttl, payload, size, mode}, the
+ * size (and a sampled hash's "mode") only where the read filled its bound. A key with a known type is read
+ * as that type straight away, as the per-command path does: TYPE only when it is unknown, or when that
+ * read says the key changed type or may be gone (an empty read). Per candidate its value, or false where it does not exist or is not a string. Most locks
  * have no fence, so the candidates are probed the way fence-lookup.ts does it: one multi-key EXISTS of
  * them all, halved only where some but not all exist, and a GET only for those that exist.
  */
 const LIST_LUA = `
 local n = tonumber(ARGV[1])
 local out = {}
+-- The row of key read as type t; nil when t was only expected and the read failed or found nothing.
+local function readAs(key, t, known)
+  local row = {t}
+  if t == 'string' then
+    local v = redis.pcall('GETRANGE', key, 0, ${STRING_BYTES_READ - 1})
+    if type(v) ~= 'string' or (v == '' and not known) then return nil end
+    row[3] = v
+    if #v == ${STRING_BYTES_READ} then row[4] = redis.call('STRLEN', key) end
+  elseif t == 'hash' then
+    local v = redis.pcall('HRANDFIELD', key, ${HASH_FIELDS_READ}, 'WITHVALUES')
+    if v['err'] or (#v == 0 and not known) then return nil end
+    row[3] = v
+    if #v == ${2 * HASH_FIELDS_READ} then row[4] = redis.call('HLEN', key); row[5] = redis.call('HGET', key, 'mode') end
+  elseif t == 'zset' then
+    local v = redis.pcall('ZRANGE', key, 0, ${ZSET_MEMBERS_READ - 1}, 'WITHSCORES')
+    if v['err'] or (#v == 0 and not known) then return nil end
+    row[3] = v
+    if #v == ${2 * ZSET_MEMBERS_READ} then row[4] = redis.call('ZCARD', key) end
+  elseif not known then
+    return nil
+  end
+  row[2] = redis.call('PTTL', key)
+  return row
+end
 for i = 1, n do
   local key = KEYS[i]
-  local t = redis.call('TYPE', key)['ok']
-  local row = {t, redis.call('PTTL', key)}
-  if t == 'string' then
-    row[3] = redis.call('GETRANGE', key, 0, ${STRING_BYTES_READ - 1})
-    if #row[3] == ${STRING_BYTES_READ} then row[4] = redis.call('STRLEN', key) end
-  elseif t == 'hash' then
-    row[3] = redis.call('HRANDFIELD', key, ${HASH_FIELDS_READ}, 'WITHVALUES')
-    if #row[3] == ${2 * HASH_FIELDS_READ} then row[4] = redis.call('HLEN', key); row[5] = redis.call('HGET', key, 'mode') end
-  elseif t == 'zset' then
-    row[3] = redis.call('ZRANGE', key, 0, ${ZSET_MEMBERS_READ - 1}, 'WITHSCORES')
-    if #row[3] == ${2 * ZSET_MEMBERS_READ} then row[4] = redis.call('ZCARD', key) end
-  end
-  out[i] = row
+  local expected = ARGV[i + 1]
+  out[i] = (expected ~= '' and readAs(key, expected, false)) or readAs(key, redis.call('TYPE', key)['ok'], true)
 end
 local function probe(lo, hi, count)
   if count == 0 then return end
@@ -86,16 +101,16 @@ function noteRefusal(client: Redis, mode: Mode, err: Error): void {
 }
 
 /** Runs the script by its SHA where the server has it, else (and once more when the SHA was not taken) by its text. */
-async function runScript(client: Redis, send: Queue, mode: 'EVAL_RO' | 'EVAL', keys: string[], locks: number): Promise<Reply> {
+async function runScript(client: Redis, send: Queue, mode: 'EVAL_RO' | 'EVAL', keys: string[], args: string[]): Promise<Reply> {
   if (bySha.get(client)) {
-    const [reply] = await send((p) => p.call(mode === 'EVAL_RO' ? 'EVALSHA_RO' : 'EVALSHA', LIST_SHA, keys.length, ...keys, locks));
+    const [reply] = await send((p) => p.call(mode === 'EVAL_RO' ? 'EVALSHA_RO' : 'EVALSHA', LIST_SHA, keys.length, ...keys, ...args));
     const err = reply![0];
     if (!err || !(/^NOSCRIPT/.test(err.message) || REFUSED.test(err.message))) return reply!;
     // NOSCRIPT: the server lost it (restart, SCRIPT FLUSH), and the text caches it again; else the SHA is refused.
     if (/^NOSCRIPT/.test(err.message)) bySha.delete(client);
     else bySha.set(client, false);
   }
-  const [reply] = await send((p) => p.call(mode, LIST_LUA, keys.length, ...keys, locks));
+  const [reply] = await send((p) => p.call(mode, LIST_LUA, keys.length, ...keys, ...args));
   if (!reply![0] && !bySha.has(client)) bySha.set(client, true);
   return reply!;
 }
@@ -142,9 +157,10 @@ function groups(keys: readonly string[], cluster: boolean): string[][] {
 
 /**
  * Reads `keys` (all on `client`, through `send`) with the listing script; `candidates(key)` are the fence
- * names worth checking beside a key (in a Cluster only those in the key's own slot go into its script).
+ * names worth checking beside a key (in a Cluster only those in the key's own slot go into its script),
+ * `typeHints` each key's type in the previous listing.
  */
-export async function readByScript(client: Redis, send: Queue, keys: readonly string[], candidates: (key: string) => string[], cluster: boolean): Promise<ScriptedReads> {
+export async function readByScript(client: Redis, send: Queue, keys: readonly string[], candidates: (key: string) => string[], cluster: boolean, typeHints: ReadonlyMap<string, string>): Promise<ScriptedReads> {
   const out: ScriptedReads = { read: [], fences: new Map(), checked: new Set(), rest: [] };
   await Promise.all(
     groups(keys, cluster).map(async (group) => {
@@ -152,7 +168,7 @@ export async function readByScript(client: Redis, send: Queue, keys: readonly st
       if (mode === 'none') return void out.rest.push(...group);
       const slot = cluster ? keySlot(group[0]!) : 0;
       const names = [...new Set(group.flatMap(candidates))].filter((f) => !cluster || keySlot(f) === slot);
-      const [err, reply] = await runScript(client, send, mode, [...group, ...names], group.length);
+      const [err, reply] = await runScript(client, send, mode, [...group, ...names], [String(group.length), ...group.map((k) => typeHints.get(k) ?? '')]);
       if (err) {
         noteRefusal(client, mode, err);
         return void out.rest.push(...group);
