@@ -132,9 +132,8 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
     return;
   }
   const { client } = node;
-  // Each step sends the next SCAN with the reads of the batches before it, in one pipeline, and goes on as
-  // soon as the SCAN has answered: the walk never waits for a batch's reads, and a failed read stops this
-  // node's walk like a failed SCAN.
+  // Each step sends the next SCAN with the reads of the batches before it, in one pipeline: the walk never
+  // waits for a batch's reads, and a failed read stops this node's walk like a failed SCAN.
   const shared = new SharedPipeline(client);
   const send = shared.queue;
   let pending = 0;
@@ -151,7 +150,9 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
       let cursor = '0';
       do {
         if (c.capped || failure) break;
-        const [next, keys] = (await shared.step('scan', [cursor, 'MATCH', pattern, 'COUNT', options.count])) as [string, string[]];
+        const [[err, reply]] = await shared.step((p) => p.scan(cursor, 'MATCH', pattern, 'COUNT', options.count));
+        if (err) throw err;
+        const [next, keys] = reply as [string, string[]];
         cursor = next;
         c.scanned += keys.length;
         const fresh = keys.filter((k) => !c.seen.has(k));

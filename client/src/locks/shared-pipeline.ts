@@ -3,7 +3,7 @@
 // then their rare follow-ups). So the readers of all batches queue their commands here, and each step
 // sends them in one pipeline together with the next SCAN.
 import type Redis from 'ioredis';
-import { Command, type Cluster, type Pipeline as PipelineClass } from 'ioredis';
+import type { Cluster } from 'ioredis';
 
 export type Reply = [Error | null, unknown];
 export type Pipeline = ReturnType<Redis['pipeline']>;
@@ -25,8 +25,6 @@ export const direct =
 
 export class SharedPipeline {
   private waiting: { fill: (p: Pipeline) => void; resolve: (r: Reply[]) => void; reject: (e: unknown) => void }[] = [];
-  /** The last pipeline sent, answered or not: a step with nothing to send waits for it. */
-  private last: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly client: Redis) {}
 
@@ -37,30 +35,29 @@ export class SharedPipeline {
   }
 
   /**
-   * Sends `command` (the step's SCAN) first and everything queued so far after it as one pipeline, and
-   * resolves with the reply to `command` as soon as that reply arrives, the way a scanStream sends its next
-   * SCAN while the server still runs the reads of the batch before: the walk waits neither for the reads
-   * nor for their decoding. The readers get their replies once the whole pipeline has answered. Without
-   * a command, resolves once everything sent so far has answered.
+   * Sends `first` (the step's SCAN) and everything queued so far as one pipeline, and resolves with the
+   * replies to `first`. The readers get their replies only on the next turn of the event loop: by then the
+   * caller has sent the next step, so their decoding runs while the server works on it.
    */
-  step(name?: string, args: (string | number)[] = []): Promise<unknown> {
+  async step(first?: (p: Pipeline) => void): Promise<Reply[]> {
     const p = this.client.pipeline();
-    const first = name === undefined ? undefined : new Command(name, args, { replyEncoding: 'utf8' });
-    // A pipeline is an ioredis Pipeline, whose sendCommand keeps the command's own promise.
-    if (first) (p as unknown as PipelineClass).sendCommand(first);
+    first?.(p);
     const head = p.length;
     const sent = this.waiting.splice(0);
     const ends = sent.map((w) => {
       w.fill(p);
       return p.length;
     });
-    if (!p.length) return this.last;
-    const answered = exec(p).then(
-      (replies) => setImmediate(() => sent.forEach((w, i) => w.resolve(replies.slice(ends[i - 1] ?? head, ends[i])))),
-      (err: unknown) => setImmediate(() => sent.forEach((w) => w.reject(err))),
-    );
-    this.last = answered;
-    return first ? first.promise : answered;
+    if (!p.length) return [];
+    let replies: Reply[];
+    try {
+      replies = await exec(p);
+    } catch (err) {
+      setImmediate(() => sent.forEach((w) => w.reject(err)));
+      throw err;
+    }
+    setImmediate(() => sent.forEach((w, i) => w.resolve(replies.slice(ends[i - 1] ?? head, ends[i]))));
+    return replies.slice(0, head);
   }
 
   /** Lets the readers handed replies by the last step decode them and queue their next commands. */
