@@ -7,7 +7,8 @@
 //     listing, and a refresh that knows the previous rows) against it, wall and CPU of this process
 //     (target <= 1.2x). Also printed: the keys-only scanStream and `redis-cli --scan`.
 //  3. Commands per lock key, from INFO commandstats, for the floor and for each listing (the listing sends
-//     only SCAN and one EVAL_RO per batch; the commands run inside its scripts are counted too).
+//     only SCAN and one read-only script (EVAL_RO, then EVALSHA_RO) per batch; the commands run inside its
+//     scripts are counted too).
 //  4. The longest single command the listing sent, from SLOWLOG (target < 5 ms), with the floor's and
 //     redis-cli's own longest on the same server as the measure of this machine's scheduling noise.
 // Also printed: the default four patterns (each pattern is one full SCAN of the keyspace).

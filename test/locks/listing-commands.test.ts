@@ -1,6 +1,6 @@
 // Which commands a listing sends, counted by the server (INFO commandstats) and seen by MONITOR: one
-// read-only script per SCAN batch, in which each key costs its TYPE, PTTL and bounded read and fences are
-// read only where the fence key exists. A user who may not run the script gets the same rows the
+// read-only script per SCAN batch, in which each key costs its TYPE (not in a refresh that knows it), PTTL
+// and bounded read and fences are read only where the fence key exists. A user who may not run the script gets the same rows the
 // per-command way: a plain string lock costs its GETRANGE and PTTL and nothing per key beyond the fence
 // check, and a refresh that knows the previous types sends no command that fails.
 import { after, before, test } from 'node:test';
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { BROWSE_ACL_RULES, openLockConnection, type LockConnection, type LockRow } from '../../client/src/locks/index';
-import { callsOf, commandCounts } from '../helpers/command-stats';
+import { callsOf, commandCounts, type CommandCount } from '../helpers/command-stats';
 import { startRedis, type RedisProcess } from '../helpers/redis-server';
 import { waitFor } from '../helpers/wait';
 
@@ -16,8 +16,10 @@ const STRING_LOCKS = 60;
 const FILLER = 2000;
 let server: RedisProcess;
 let admin: Redis;
-/** A user with the browse rules but not +eval_ro: the listing reads key by key. */
+/** A user with the browse rules but not +eval_ro (nor +evalsha_ro): the listing reads key by key. */
 const NO_SCRIPT = { username: 'noscript', password: `pw-${randomBytes(8).toString('hex')}` };
+/** A user with the browse rules from before +evalsha_ro: the script goes as text every time. */
+const TEXT_ONLY = { username: 'textonly', password: `pw-${randomBytes(8).toString('hex')}` };
 
 /** Fence keys that exist, by the lock they belong to (the Redisson one beside a string lock does not count). */
 const FENCES: Record<string, { key: string; value: string }> = {
@@ -40,12 +42,13 @@ before(async () => {
   for (const { key, value } of Object.values(FENCES)) p.set(key, value);
   for (const [key, value] of Object.entries(NOT_FENCES)) p.set(key, value);
   await p.exec();
-  await admin.call('ACL', 'SETUSER', NO_SCRIPT.username, 'on', `>${NO_SCRIPT.password}`, ...BROWSE_ACL_RULES.replace(' +eval_ro', '').split(' '));
+  await admin.call('ACL', 'SETUSER', NO_SCRIPT.username, 'on', `>${NO_SCRIPT.password}`, ...BROWSE_ACL_RULES.replace(' +eval_ro +evalsha_ro', '').split(' '));
+  await admin.call('ACL', 'SETUSER', TEXT_ONLY.username, 'on', `>${TEXT_ONLY.password}`, ...BROWSE_ACL_RULES.replace(' +evalsha_ro', '').split(' '));
 });
 
-/** Runs `work` on a fresh connection, by script or as the user who may not run it. */
-async function withConnection<T>(scripted: boolean, work: (c: LockConnection) => Promise<T>): Promise<T> {
-  const fresh = await openLockConnection({ url: server.url, ...(scripted ? {} : NO_SCRIPT) });
+/** Runs `work` on a fresh connection, by script or as the user who may not run it (or a given user). */
+async function withConnection<T>(scripted: boolean | { username: string; password: string }, work: (c: LockConnection) => Promise<T>): Promise<T> {
+  const fresh = await openLockConnection({ url: server.url, ...(scripted === true ? {} : scripted === false ? NO_SCRIPT : scripted) });
   try {
     return await work(fresh);
   } finally {
@@ -104,10 +107,13 @@ for (const scripted of [true, false]) {
   });
 }
 
-test('a listing sends one EVAL_RO per SCAN batch that found keys; in it per key TYPE, PTTL and the bounded read, no size of a small value; nothing fails', async () => {
+/** Scripts run: by text (EVAL_RO) and by SHA1 (EVALSHA_RO). */
+const scripts = (counts: CommandCount[]) => callsOf(counts, 'EVAL_RO') + callsOf(counts, 'EVALSHA_RO');
+
+test('a listing sends one read-only script per SCAN batch that found keys; in it per key TYPE, PTTL and the bounded read, no size of a small value; nothing fails', async () => {
   const counts = await commandCounts(admin, () => withConnection(true, async (c) => assertFences((await c.list({ count: 50, patterns: ['lock:*'] })).rows)));
   const locks = STRING_LOCKS + 1;
-  assert.ok(callsOf(counts, 'EVAL_RO') >= 1 && callsOf(counts, 'EVAL_RO') <= callsOf(counts, 'SCAN'));
+  assert.ok(scripts(counts) >= 1 && scripts(counts) <= callsOf(counts, 'SCAN'));
   assert.equal(callsOf(counts, 'TYPE'), locks);
   assert.equal(callsOf(counts, 'PTTL'), locks);
   assert.equal(callsOf(counts, 'GETRANGE'), STRING_LOCKS);
@@ -116,16 +122,59 @@ test('a listing sends one EVAL_RO per SCAN batch that found keys; in it per key 
   assert.deepEqual(counts.filter((c) => c.failed > 0 || c.rejected > 0), []);
 });
 
-test('one batch is one script: a SCAN that returns every key sends a single EVAL_RO', async () => {
+test('one batch is one script: a SCAN that returns every key sends a single script', async () => {
   const counts = await commandCounts(admin, () => withConnection(true, async (c) => assertFences((await c.list({ count: 100_000 })).rows)));
   // One SCAN per default pattern, and a script for each pattern that found keys (lock:* and semaphore:*).
-  assert.equal(callsOf(counts, 'EVAL_RO'), 2);
+  assert.equal(scripts(counts), 2);
   assert.equal(callsOf(counts, 'GET'), Object.keys(FENCES).length + Object.keys(NOT_FENCES).length, 'fences were read inside the script where they exist');
   assert.deepEqual(
-    (await sentDuring(() => withConnection(true, (c) => c.list({ count: 100_000 })))).filter((cmd) => !['client', 'info', 'ping', 'scan', 'eval_ro'].includes(cmd)),
+    (await sentDuring(() => withConnection(true, (c) => c.list({ count: 100_000 })))).filter((cmd) => !['client', 'info', 'ping', 'scan', 'eval_ro', 'evalsha_ro'].includes(cmd)),
     [],
     'no command of its own per key or per fence',
   );
+});
+
+test('the fence candidates of a batch are probed with one EXISTS for them all, split only where some exist', async () => {
+  const counts = await commandCounts(admin, () => withConnection(true, async (c) => assertFences((await c.list({ count: 100_000, patterns: ['lock:*'] })).rows)));
+  // Three names beside each lock, four beside the hash; six of them exist (the fences and the keys that are not).
+  const names = 3 * (STRING_LOCKS + 1) + 1;
+  const existing = Object.keys(FENCES).length + Object.keys(NOT_FENCES).length;
+  assert.ok(callsOf(counts, 'EXISTS') <= 1 + existing * Math.ceil(Math.log2(names)), `${callsOf(counts, 'EXISTS')} EXISTS for ${names} names`);
+  assert.equal(callsOf(counts, 'GET'), existing);
+});
+
+test('a refresh by script with the previous rows reads each key as its known type: no TYPE, and no command fails', async () => {
+  await withConnection(true, async (c) => {
+    const previous = (await c.list({ count: 50 })).rows;
+    let rows: LockRow[] = [];
+    const counts = await commandCounts(admin, async () => assertFences((rows = (await c.list({ count: 50, previous })).rows)));
+    assert.equal(callsOf(counts, 'TYPE'), 0);
+    assert.equal(callsOf(counts, 'PTTL'), STRING_LOCKS + 2);
+    assert.equal(callsOf(counts, 'GETRANGE'), STRING_LOCKS);
+    assert.deepEqual(counts.filter((x) => x.failed > 0 || x.rejected > 0), []);
+    const strip = (r: LockRow) => [r.key, r.type, r.holder.label, r.raw, r.fence?.value];
+    assert.deepEqual(rows.map(strip), previous.map(strip));
+  });
+});
+
+// The text goes until the server has answered one script (the batches in flight meanwhile send it too).
+test('the script goes as text until the server has it, then by its SHA1; after SCRIPT FLUSH as text again; a user without +evalsha_ro sends the text', async () => {
+  await withConnection(true, async (c) => {
+    const first = await commandCounts(admin, async () => assertFences((await c.list({ count: 50, patterns: ['lock:*'] })).rows));
+    assert.ok(callsOf(first, 'EVAL_RO') >= 1 && callsOf(first, 'EVAL_RO') < callsOf(first, 'EVALSHA_RO'), JSON.stringify(first));
+    assert.deepEqual(first.filter((x) => x.failed > 0 || x.rejected > 0), []);
+    await admin.script('FLUSH');
+    const flushed = await commandCounts(admin, async () => assertFences((await c.list({ count: 50, patterns: ['lock:*'] })).rows));
+    assert.ok(callsOf(flushed, 'EVAL_RO') >= 1 && callsOf(flushed, 'EVAL_RO') < callsOf(flushed, 'EVALSHA_RO'), JSON.stringify(flushed));
+    assert.equal(callsOf(flushed, 'TYPE'), STRING_LOCKS + 1, 'every key read in a script, none key by key');
+  });
+  await withConnection(TEXT_ONLY, async (c) => {
+    const first = await commandCounts(admin, async () => assertFences((await c.list({ count: 50, patterns: ['lock:*'] })).rows));
+    const again = await commandCounts(admin, async () => assertFences((await c.list({ count: 50, patterns: ['lock:*'] })).rows));
+    assert.ok(callsOf(again, 'EVAL_RO') >= 2);
+    assert.equal(callsOf(again, 'EVALSHA_RO') + (again.find((x) => x.command === 'EVALSHA_RO')?.rejected ?? 0), 0, 'the refused SHA1 is not tried again');
+    for (const counts of [first, again]) assert.equal(callsOf(counts, 'TYPE'), STRING_LOCKS + 1, 'every key read in a script');
+  });
 });
 
 test('without +eval_ro: a first listing sends per key its GETRANGE and PTTL; TYPE (and a re-read) only for the keys that are not strings; the next listing does not try the script again', async () => {

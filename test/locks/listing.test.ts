@@ -92,7 +92,7 @@ test('read() re-reads one lock with its fence, and says undefined once it is gon
   assert.equal(await conn.read('lock:never-existed'), undefined);
 });
 
-test('MONITOR sees only SCAN, read-only scripts (EVAL_RO) and the bounded reads in them (+INFO, PING) from a listing: never KEYS, HGETALL, GET of a value or a plain EVAL, never a write', async () => {
+test('MONITOR sees only SCAN, read-only scripts (EVAL_RO, EVALSHA_RO) and the bounded reads in them (+INFO, PING) from a listing: never KEYS, HGETALL, GET of a value or a plain EVAL, never a write', async () => {
   const monitor = await admin.monitor();
   const seen: string[] = [];
   monitor.on('monitor', (_time: string, args: string[]) => seen.push(String(args[0]).toLowerCase()));
@@ -113,6 +113,6 @@ test('MONITOR sees only SCAN, read-only scripts (EVAL_RO) and the bounded reads 
   assert.ok(fromLockwise.includes('scan'));
   assert.ok(!fromLockwise.includes('keys'));
   assert.ok(fromLockwise.includes('eval_ro'));
-  const allowed = new Set(['client', 'ping', 'info', 'scan', 'eval_ro', 'type', 'exists', 'pttl', 'get', 'strlen', 'getrange', 'hlen', 'hrandfield', 'hget', 'zcard', 'zrange']);
+  const allowed = new Set(['client', 'ping', 'info', 'scan', 'eval_ro', 'evalsha_ro', 'type', 'exists', 'pttl', 'get', 'strlen', 'getrange', 'hlen', 'hrandfield', 'hget', 'zcard', 'zrange']);
   assert.deepEqual([...new Set(fromLockwise.filter((c) => !allowed.has(c)))], []);
 });

@@ -76,7 +76,7 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, client: R
   const local = (k: string) => !cluster || ctx.ownerOf!(k) === node;
   // Every candidate, the Redisson one too: the type is not known yet (it counts only for a hash).
   const candidates = (k: string) => fenceCandidates(k, 'hash').filter(local);
-  const scripted = scriptRefused(client) ? undefined : await readByScript(client, send, keys, candidates, cluster);
+  const scripted = scriptRefused(client) ? undefined : await readByScript(client, send, keys, candidates, cluster, c.typeHints);
   const rest = scripted?.rest ?? keys;
   // What the script did not cover: keys it could not read, and in a Cluster the candidates in other slots.
   const unchecked = cluster || rest.length ? keys.flatMap(candidates).filter((f) => !scripted?.checked.has(f)) : [];
