@@ -9,7 +9,7 @@ import type { Rule } from './rule';
 import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
-import { unawaitedReturns } from './engine/unawaited-return';
+import { unsettledWork } from './engine/unawaited-return';
 
 /** The names a declaration binds, through destructuring (`const { id, rest: [first] } = ...`). */
 function boundNames(name: ts.BindingName): string[] {
@@ -101,14 +101,17 @@ export const releaseOnAllPaths: Rule = {
     }
     const reported = new Set<Node>();
     for (const acquire of model.acquires) {
-      for (const { call, release } of unawaitedReturns(model, acquire)) {
+      for (const { call, release, how } of unsettledWork(model, acquire)) {
         if (reported.has(call)) continue;
         reported.add(call);
         const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
         const work = call.getText().split('\n')[0].slice(0, 60);
+        const what = how === 'return'
+          ? `\`return ${work}\` hands the work's promise back without waiting for it, so the finally releases the lock on ${key} at once,`
+          : `\`${work}\` starts the work and its promise is awaited only after the release, so the lock on ${key} is released`;
         report({
           span: spanOf(call),
-          message: `\`return ${work}\` hands the work's promise back without waiting for it, so the finally releases the lock on ${key} at once, while the work still runs: another worker can take the lock and run alongside it. Write \`return await\`.`,
+          message: `${what} while the work still runs: another worker can take the lock and run alongside it. Await the work before the release.`,
           related: [{ span: spanOf(release.call), message: 'the release that runs before the work ends' }],
           fix: () => ({ title: 'Await the work before the finally releases', isPreferred: true, edits: [{ start: call.getStart(), end: call.getStart(), newText: 'await ' }] }),
         });

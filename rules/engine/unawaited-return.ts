@@ -1,16 +1,21 @@
 // `try { return work(); } finally { await release(); }` in an async function: the return hands the work's
 // promise back without waiting for it, so the finally runs at once and frees the lock while the work
-// still runs. Only calls known to give a promise are judged (the lock is otherwise held as written):
+// still runs. `const pending = work(); await release(); return await pending` does the same in order.
+// Only calls known to give a promise are judged (the lock is otherwise held as written):
 // the routine a helper was handed (a parameter), a wrapped method run through `.apply`/`.call`, and a
 // function or method of this file declared async.
 import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, isFunctionLike, unwrap, type Node } from './nodes';
+import { ancestorWhere, contains, isFunctionLike, unwrap, type Node } from './nodes';
 import { releasesOf } from './paths';
 
-export interface UnawaitedReturn {
+export interface UnsettledWork {
+  /** The call that starts the work. */
   call: ts.CallExpression;
+  /** The release that runs before the work's promise settles. */
   release: Release;
+  /** Returned from a try that releases in its finally, or held in a variable awaited after the release. */
+  how: 'return' | 'held';
 }
 
 function isAsync(fn: Node): boolean {
@@ -55,25 +60,60 @@ function tryReleasingInFinally(release: Release, acquire: Acquire): ts.Block | u
   return block && ts.isTryStatement(block.parent) && ancestorWhere(block, isFunctionLike) === acquire.fn ? block.parent.tryBlock : undefined;
 }
 
-/** `return call()` statements of the try blocks that release `acquire`'s lock in their finally. */
-export function unawaitedReturns(model: LockModel, acquire: Acquire): UnawaitedReturn[] {
+/** Does `name` appear awaited (`await name`) between `from` and `to`? */
+function awaitedBetween(fn: ts.Node, name: string, from: number, to: number): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found || node.end < from || node.getStart() > to) return;
+    if (ts.isAwaitExpression(node) && ts.isIdentifier(unwrap(node.expression)) && unwrap(node.expression).getText() === name) found = true;
+    else ts.forEachChild(node, visit);
+  };
+  visit(fn);
+  return found;
+}
+
+/** Is `name` read after `from` (the promise is awaited or handed on after the release)? */
+function readAfter(fn: ts.Node, name: string, from: number): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found || node.end < from) return;
+    if (ts.isIdentifier(node) && node.text === name && node.getStart() > from) found = true;
+    else ts.forEachChild(node, visit);
+  };
+  visit(fn);
+  return found;
+}
+
+/**
+ * The work's promises the lock is released before: `return work()` in a try whose finally releases,
+ * and `const pending = work(); await release(); return await pending` (the release runs first).
+ */
+export function unsettledWork(model: LockModel, acquire: Acquire): UnsettledWork[] {
   const fn = acquire.fn;
-  if (!isFunctionLike(fn) || !isAsync(fn)) return [];
+  if (!isFunctionLike(fn) || !isAsync(fn) || !fn.body) return [];
   let names: Set<string> | undefined;
   const asyncs = () => (names ??= asyncNames(model.sourceFile));
-  const found: UnawaitedReturn[] = [];
-  for (const release of releasesOf(model, acquire)) {
+  const releases = releasesOf(model, acquire);
+  const guarded = releases.flatMap((release) => {
     const tryBlock = tryReleasingInFinally(release, acquire);
-    if (!tryBlock) continue;
-    const visit = (node: ts.Node): void => {
-      if (isFunctionLike(node)) return;
-      if (ts.isReturnStatement(node) && node.expression) {
-        const value = unwrap(node.expression);
-        if (ts.isCallExpression(value) && givesPromise(value, fn, asyncs)) found.push({ call: value, release });
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(tryBlock);
-  }
+    return tryBlock ? [{ release, tryBlock }] : [];
+  });
+  const found: UnsettledWork[] = [];
+  const visit = (node: ts.Node): void => {
+    if (isFunctionLike(node)) return;
+    if (ts.isReturnStatement(node) && node.expression) {
+      const value = unwrap(node.expression);
+      const release = guarded.find((g) => contains(g.tryBlock, node))?.release;
+      if (release && ts.isCallExpression(value) && givesPromise(value, fn, asyncs)) found.push({ call: value, release, how: 'return' });
+    }
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && node.getStart() > acquire.call.getStart()) {
+      const value = unwrap(node.initializer);
+      const name = node.name.text;
+      const release = releases.find((r) => r.fn === fn && r.call.getStart() > node.end && !awaitedBetween(fn, name, node.end, r.call.getStart()) && readAfter(fn, name, r.call.end));
+      if (release && ts.isCallExpression(value) && givesPromise(value, fn, asyncs)) found.push({ call: value, release, how: 'held' });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(fn.body);
   return found;
 }

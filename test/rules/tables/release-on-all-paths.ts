@@ -20,6 +20,16 @@ const settleRethrows = `async function settle<T>(fn: () => Promise<T>): Promise<
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'the work started first and awaited inside the try, before the finally releases', code: `${io}export async function both(key: string, token: string, fn: () => Promise<void>) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  const pending = fn();
+  try {
+    await pending;
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
     { name: 'return await of the routine; a value from a plain function or from a routine typed synchronous', code: `${io}function label(key: string): string { return 'done:' + key; }
 export async function withKey<T>(key: string, token: string, fn: () => Promise<T>, count: () => number): Promise<T | string | number> {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) throw new Error('busy');
@@ -161,6 +171,36 @@ export async function run(key: string, token: string) {
     return fn();
   } finally {
     await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
+    {
+      name: 'the work started, the lock released, and only then the work awaited',
+      message: ['`handler.call(this, job)` starts the work and its promise is awaited only after the release'],
+      output: `${io}export async function runExclusive(this: unknown, handler: (job: string) => Promise<number>, job: string): Promise<number> {
+  const token = crypto.randomUUID();
+  if (!(await redis.set('lock:' + job, token, 'EX', 30, 'NX'))) return 0;
+  try {
+    const pending = await handler.call(this, job);
+    await redis.eval(${RELEASE}, 1, 'lock:' + job, token);
+    return await pending;
+  } catch (err) {
+    await redis.eval(${RELEASE}, 1, 'lock:' + job, token);
+    throw err;
+  }
+}
+`,
+      code: `${io}export async function runExclusive(this: unknown, handler: (job: string) => Promise<number>, job: string): Promise<number> {
+  const token = crypto.randomUUID();
+  if (!(await redis.set('lock:' + job, token, 'EX', 30, 'NX'))) return 0;
+  try {
+    const pending = handler.call(this, job);
+    await redis.eval(${RELEASE}, 1, 'lock:' + job, token);
+    return await pending;
+  } catch (err) {
+    await redis.eval(${RELEASE}, 1, 'lock:' + job, token);
+    throw err;
   }
 }
 `,
