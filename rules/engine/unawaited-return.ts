@@ -2,8 +2,8 @@
 // promise back without waiting for it, so the finally runs at once and frees the lock while the work
 // still runs. `const pending = work(); await release(); return await pending` does the same in order.
 // Only calls known to give a promise are judged (the lock is otherwise held as written):
-// the routine a helper was handed (a parameter), a wrapped method run through `.apply`/`.call`, and a
-// function or method of this file declared async.
+// the routine a helper was handed (a parameter) and a wrapped method run through `.apply`/`.call`. (An
+// async function of the same file is not asked after: the lean parse may have blanked its declaration.)
 import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, isFunctionLike, unwrap, type Node } from './nodes';
@@ -22,18 +22,6 @@ function isAsync(fn: Node): boolean {
   return isFunctionLike(fn) && (ts.getCombinedModifierFlags(fn) & ts.ModifierFlags.Async) !== 0;
 }
 
-/** The async functions and methods this file declares, by name. */
-function asyncNames(sourceFile: ts.SourceFile): Set<string> {
-  const names = new Set<string>();
-  const visit = (node: ts.Node): void => {
-    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name && isAsync(node)) names.add(node.name.getText());
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isAsync(unwrap(node.initializer))) names.add(node.name.text);
-    ts.forEachChild(node, visit);
-  };
-  visit(sourceFile);
-  return names;
-}
-
 // A routine typed to return one of these gives no promise.
 const PLAIN_RESULT = /^(?:void|undefined|null|number|string|boolean|bigint)$/;
 
@@ -44,13 +32,11 @@ function isRoutineParameter(fn: ts.FunctionLikeDeclaration, name: string): boole
   return !!parameter && !(type && ts.isFunctionTypeNode(type) && PLAIN_RESULT.test(type.type.getText()));
 }
 
-function givesPromise(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration, asyncs: () => Set<string>): boolean {
+function givesPromise(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration): boolean {
   const callee = unwrap(call.expression);
-  if (ts.isIdentifier(callee)) return isRoutineParameter(fn, callee.text) || asyncs().has(callee.text);
-  if (!ts.isPropertyAccessExpression(callee)) return false;
-  const method = callee.name.text;
-  if (method === 'apply' || method === 'call') return ts.isIdentifier(callee.expression) || ts.isPropertyAccessExpression(callee.expression);
-  return callee.expression.kind === ts.SyntaxKind.ThisKeyword && asyncs().has(method);
+  if (ts.isIdentifier(callee)) return isRoutineParameter(fn, callee.text);
+  if (!ts.isPropertyAccessExpression(callee) || (callee.name.text !== 'apply' && callee.name.text !== 'call')) return false;
+  return ts.isIdentifier(callee.expression) || ts.isPropertyAccessExpression(callee.expression);
 }
 
 /** The try block whose finally holds `release`, when that try is in the acquire's own function. */
@@ -91,8 +77,6 @@ function readAfter(fn: ts.Node, name: string, from: number): boolean {
 export function unsettledWork(model: LockModel, acquire: Acquire): UnsettledWork[] {
   const fn = acquire.fn;
   if (!isFunctionLike(fn) || !isAsync(fn) || !fn.body) return [];
-  let names: Set<string> | undefined;
-  const asyncs = () => (names ??= asyncNames(model.sourceFile));
   const releases = releasesOf(model, acquire);
   const guarded = releases.flatMap((release) => {
     const tryBlock = tryReleasingInFinally(release, acquire);
@@ -104,13 +88,13 @@ export function unsettledWork(model: LockModel, acquire: Acquire): UnsettledWork
     if (ts.isReturnStatement(node) && node.expression) {
       const value = unwrap(node.expression);
       const release = guarded.find((g) => contains(g.tryBlock, node))?.release;
-      if (release && ts.isCallExpression(value) && givesPromise(value, fn, asyncs)) found.push({ call: value, release, how: 'return' });
+      if (release && ts.isCallExpression(value) && givesPromise(value, fn)) found.push({ call: value, release, how: 'return' });
     }
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && node.getStart() > acquire.call.getStart()) {
       const value = unwrap(node.initializer);
       const name = node.name.text;
       const release = releases.find((r) => r.fn === fn && r.call.getStart() > node.end && !awaitedBetween(fn, name, node.end, r.call.getStart()) && readAfter(fn, name, r.call.end));
-      if (release && ts.isCallExpression(value) && givesPromise(value, fn, asyncs)) found.push({ call: value, release, how: 'held' });
+      if (release && ts.isCallExpression(value) && givesPromise(value, fn)) found.push({ call: value, release, how: 'held' });
     }
     ts.forEachChild(node, visit);
   };

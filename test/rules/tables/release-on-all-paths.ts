@@ -206,8 +206,7 @@ export async function run(key: string, token: string) {
 `,
     },
     {
-      name: 'a method wrapper that returns the original method through apply, and a same-file async function',
-      count: 2,
+      name: 'a method wrapper that returns the original method through apply',
       message: ['`return original.apply(this, args)`'],
       code: `${io}export function locked(key: string) {
   return (_target: object, _name: string, descriptor: PropertyDescriptor) => {
@@ -222,14 +221,6 @@ export async function run(key: string, token: string) {
       }
     };
   };
-}
-export async function nightly(token: string) {
-  if (!(await redis.set('lock:nightly', token, 'EX', 30, 'NX'))) return;
-  try {
-    return work();
-  } finally {
-    await redis.eval(${RELEASE}, 1, 'lock:nightly', token);
-  }
 }
 `,
     },
