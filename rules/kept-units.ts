@@ -7,6 +7,8 @@
 // declares, mentions and keys is recorded here, so an edit can tell whether its unit shares any of it.
 import { ts } from './engine/typescript';
 import { informative, type KeyRef } from './engine/keys';
+import { blank } from './engine/lock-text';
+import { firstAtOrAfter } from './engine/sorted';
 import type { LockModel } from './engine/model';
 import type { Finding } from './types';
 
@@ -76,7 +78,7 @@ function ownNames(node: ts.Node): string[] {
   return name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name)) ? [name.text] : name ? [name.getText()] : [];
 }
 
-export function wordsOf(text: string): Set<string> {
+function wordsOf(text: string): Set<string> {
   return new Set(text.match(WORD) ?? []);
 }
 
@@ -157,15 +159,8 @@ export function modelKeys(model: LockModel): KeyRef[] {
 
 /** The unit holding offset `at` (its index), or -1 in the context. */
 export function unitAt(units: readonly { pos: number; end: number }[], at: number): number {
-  let lo = 0;
-  let hi = units.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (at < units[mid].pos) hi = mid - 1;
-    else if (at >= units[mid].end) lo = mid + 1;
-    else return mid;
-  }
-  return -1;
+  const i = firstAtOrAfter(units, at + 1, (u) => u.end);
+  return i < units.length && units[i].pos <= at ? i : -1;
 }
 
 /** A text with every unit but one left out, and the way back to the offsets of the whole text. */
@@ -191,7 +186,7 @@ export function withOneUnit(text: string, units: readonly UnitNode[], kept: numb
   units.forEach((unit, i) => {
     if (i === kept) return;
     const before = text.slice(from, unit.pos);
-    const left = loneReturns ? text.slice(unit.pos, unit.end).replace(/[^\n\r]+/g, (b) => ' '.repeat(b.length)) : '\n'.repeat(lineBreaks(text, unit.pos, unit.end));
+    const left = loneReturns ? blank(text.slice(unit.pos, unit.end)) : '\n'.repeat(lineBreaks(text, unit.pos, unit.end));
     parts.push(before, left);
     length += before.length + left.length;
     removed += unit.end - unit.pos - left.length;
@@ -199,19 +194,8 @@ export function withOneUnit(text: string, units: readonly UnitNode[], kept: numb
     from = unit.end;
   });
   parts.push(text.slice(from));
-  const toWhole = (offset: number) => {
-    let lo = 0;
-    let hi = cuts.length - 1;
-    let shift = 0;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (cuts[mid].at <= offset) {
-        shift = cuts[mid].removed;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return offset + shift;
-  };
+  // The last cut at or before the offset says how much was removed before it.
+  const toWhole = (offset: number) => offset + (cuts[firstAtOrAfter(cuts, offset + 1, (c) => c.at) - 1]?.removed ?? 0);
   return { text: parts.join(''), toWhole };
 }
 

@@ -9,7 +9,7 @@ import type { Rule } from './rule';
 import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
-import { unsettledWork } from './engine/unawaited-return';
+import { unsettledWork } from './engine/unsettled-work';
 
 /** The names a declaration binds, through destructuring (`const { id, rest: [first] } = ...`). */
 function boundNames(name: ts.BindingName): string[] {

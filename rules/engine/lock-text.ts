@@ -127,7 +127,7 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean): Le
 }
 
 /** Spaces for everything but line breaks, so offsets and lines stay as written. */
-function blank(s: string): string {
+export function blank(s: string): string {
   if (/\r(?!\n)|[\u2028\u2029]/.test(s)) return s.replace(/[^\r\n\u2028\u2029]+/g, (run) => ' '.repeat(run.length));
   // Line by line: one repeat per line is cheaper than a regular expression over the whole span.
   return s

@@ -85,16 +85,19 @@ export function unsettledWork(model: LockModel, acquire: Acquire): UnsettledWork
   const found: UnsettledWork[] = [];
   const visit = (node: ts.Node): void => {
     if (isFunctionLike(node)) return;
+    // The call is judged first: the searches for the release walk the function.
     if (ts.isReturnStatement(node) && node.expression) {
       const value = unwrap(node.expression);
-      const release = guarded.find((g) => contains(g.tryBlock, node))?.release;
-      if (release && ts.isCallExpression(value) && givesPromise(value, fn)) found.push({ call: value, release, how: 'return' });
+      const release = ts.isCallExpression(value) && givesPromise(value, fn) ? guarded.find((g) => contains(g.tryBlock, node))?.release : undefined;
+      if (release) found.push({ call: value as ts.CallExpression, release, how: 'return' });
     }
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && node.getStart() > acquire.call.getStart()) {
       const value = unwrap(node.initializer);
       const name = node.name.text;
-      const release = releases.find((r) => r.fn === fn && r.call.getStart() > node.end && !awaitedBetween(fn, name, node.end, r.call.getStart()) && readAfter(fn, name, r.call.end));
-      if (release && ts.isCallExpression(value) && givesPromise(value, fn)) found.push({ call: value, release, how: 'held' });
+      const release = ts.isCallExpression(value) && givesPromise(value, fn)
+        ? releases.find((r) => r.fn === fn && r.call.getStart() > node.end && !awaitedBetween(fn, name, node.end, r.call.getStart()) && readAfter(fn, name, r.call.end))
+        : undefined;
+      if (release) found.push({ call: value as ts.CallExpression, release, how: 'held' });
     }
     ts.forEachChild(node, visit);
   };
