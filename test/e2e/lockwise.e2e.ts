@@ -196,11 +196,16 @@ async function openReleaseConfirmation(key: string): Promise<ReturnType<Page['lo
   return confirmation;
 }
 
+/** The text of the focused entry of the open quick pick ('' while none has the focus). */
+async function focusedQuickEntry(): Promise<string> {
+  const row = page.locator('.quick-input-widget .monaco-list-row.focused').first();
+  return (await row.count()) > 0 ? row.innerText() : '';
+}
+
 /** Picks an entry of the open quick pick by moving the focus to it (ArrowDown) and pressing Enter. */
 async function pickQuickEntry(label: string): Promise<void> {
-  const focused = () => page.locator('.quick-input-widget .monaco-list-row.focused').first().innerText();
   await waitFor(async () => {
-    if ((await focused()).startsWith(label)) return true;
+    if ((await focusedQuickEntry()).startsWith(label)) return true;
     await page.keyboard.press('ArrowDown');
     return false;
   }, `"${label}" to be focused in the quick pick`, { intervalMs: 100 });
@@ -212,7 +217,9 @@ test('5. guarded release asks first with Cancel as the default, removes the lock
     await wb.clearNotifications();
     let confirmation = await openReleaseConfirmation('lock:invoices:9');
     assert.match(await confirmation.innerText(), /billing#9/);
-    // Enter right away keeps the lock.
+    // Cancel is the entry focused when the confirmation opens, so Enter right away keeps the lock. The
+    // focus lands a moment after the widget shows: an Enter before it would go nowhere.
+    await waitFor(async () => (await focusedQuickEntry()).startsWith('Cancel'), 'Cancel to be focused in the confirmation', { intervalMs: 100 });
     await page.keyboard.press('Enter');
     await confirmation.waitFor({ state: 'hidden', timeout: 10_000 });
     assert.equal(await seed.get('lock:invoices:9'), 'billing#9', 'Enter did not delete');
