@@ -41,8 +41,7 @@ export function createProjectAnalyzer(): ProjectAnalyzer {
       texts.set(path, text);
       configs.set(path, config);
       if (maybe && !index.importsLockHelpers(path, text)) return { findings: [], ruleFailures: [], parsed: false };
-      const { summary: _summary, ...result } = index.analyze(path, text, { config, fixes });
-      return result;
+      return index.analyze(path, text, { config, fixes, summaryOnDemand: true });
     },
   };
 }

@@ -129,9 +129,9 @@ export class ProjectIndex {
       this.store(path, text, summary);
       return summary;
     }
-    const built = this.build(path, text);
-    this.keepSpare(path, { text, helpers: JSON.stringify(this.configFor(path).helpers), model: built.model });
-    return built.summary;
+    const { summary, model } = this.build(path, text);
+    this.keepSpare(path, { text, helpers: JSON.stringify(this.configFor(path).helpers), model });
+    return summary;
   }
 
   /** Keeps a model built while summarising an import; the oldest go first when over the text budget. */
@@ -156,17 +156,21 @@ export class ProjectIndex {
     return spare;
   }
 
-  /** Parses and models a file with the project's meanings, summarising it on the way. */
-  private build(path: string, text: string, config = this.configFor(path)): { summary: FileSummary; model: LockModel } {
+  /**
+   * Parses and models a file with the project's meanings, summarising it on the way (with
+   * `summaryOnDemand`, only when the model needs it: see modelWithSummary).
+   */
+  private build(path: string, text: string, config = this.configFor(path), summaryOnDemand = false): { summary?: FileSummary; model: LockModel } {
     // Declarations with no lock word are blanked before parsing (engine/lock-text.ts), but for the
     // methods a wrapper module wraps; the names of the helpers it turns out to call must not be in a
-    // blanked span, or it is parsed again whole.
+    // blanked span, or it is parsed again whole. Unsummarised, any of its own functions may be one.
     const lean = parseLean(path, text, leanParseKeeps(text, config.helpers));
-    const built = this.modelWithSummary(path, text, lean.sourceFile, config);
+    const built = this.modelWithSummary(path, text, lean.sourceFile, config, summaryOnDemand);
     if (lean.blanked.length === 0) return built;
-    const names = [...this.namesOf(path), ...localLockNames(built.summary)];
+    const own = built.summary ? localLockNames(built.summary) : built.targets.map((t) => t.name);
+    const names = [...this.namesOf(path), ...own];
     const hidden = lean.blanked.some(([start, end]) => names.some((name) => text.slice(start, end).includes(name)));
-    return hidden ? this.modelWithSummary(path, text, parseLean(path, text, config.helpers, true).sourceFile, config) : built;
+    return hidden ? this.modelWithSummary(path, text, parseLean(path, text, config.helpers, true).sourceFile, config, summaryOnDemand) : built;
   }
 
   /**
@@ -193,20 +197,21 @@ export class ProjectIndex {
     return buildModel(part, config.helpers, this.contextOf(symbols.summary));
   }
 
-  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig): { summary: FileSummary; model: LockModel };
-  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand: boolean): { summary?: FileSummary; model: LockModel };
-  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand = false): { summary?: FileSummary; model: LockModel } {
+  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig): { summary: FileSummary; model: LockModel; targets: readonly SummaryTarget[] };
+  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand: boolean): { summary?: FileSummary; model: LockModel; targets: readonly SummaryTarget[] };
+  private modelWithSummary(path: string, text: string, sourceFile: ts.SourceFile, config: LockwiseConfig, summaryOnDemand = false): { summary?: FileSummary; model: LockModel; targets: readonly SummaryTarget[] } {
     this.inProgress.add(path);
     try {
       const symbols = readFileSymbols(sourceFile, path);
+      const { targets } = symbols;
       let summary = symbols.summary;
       let context = this.contextOf(summary);
       let model = buildModel(sourceFile, config.helpers, context);
-      if (summaryOnDemand && !this.dependents.get(path)?.size && !callsOwnFunctions(symbols.targets, sourceFile)) {
+      if (summaryOnDemand && !this.dependents.get(path)?.size && !callsOwnFunctions(targets, sourceFile)) {
         // Any summary kept from before is of another text, and nothing depends on it.
         this.entries.delete(path);
         this.names.set(path, context.names);
-        return { model };
+        return { model, targets };
       }
       let next = summarizeFile(model, symbols);
       // Helpers that call helpers of the same file: model again with the file's own meanings.
@@ -218,7 +223,7 @@ export class ProjectIndex {
       }
       this.store(path, text, next);
       this.names.set(path, context.names);
-      return { summary: next, model };
+      return { summary: next, model, targets };
     } finally {
       this.inProgress.delete(path);
     }
@@ -246,13 +251,15 @@ export class ProjectIndex {
 
   /**
    * Analyses one file of the project: its calls to project helpers (in it and in the files it
-   * imports) take the helpers' meaning. Throws only where the parser cannot go on (see analyzeText).
+   * imports) take the helpers' meaning. With `summaryOnDemand` (a batch run, where most files are
+   * imported by none), the file is summarised only if its model needs it or another file asks for
+   * it later (summaryOf). Throws only where the parser cannot go on (see analyzeText).
    */
-  analyze(path: string, text: string, options: { config?: LockwiseConfig; fixes?: boolean; only?: readonly string[] } = {}): AnalysisResult & { summary: FileSummary } {
+  analyze(path: string, text: string, options: { config?: LockwiseConfig; fixes?: boolean; only?: readonly string[]; summaryOnDemand?: boolean } = {}): AnalysisResult {
     const config = options.config ?? this.configFor(path);
     const rules = activeRules(config, options.only);
     try {
-      return this.analyzeFile(path, text, config, rules, options.fixes);
+      return this.analyzeFile(path, text, config, rules, options.fixes, options.summaryOnDemand);
     } catch (err) {
       // TypeScript's parser recurses per nesting level; absurd nesting exhausts the stack.
       if (err instanceof RangeError) throw new Error(`cannot analyse ${path}: the code is nested too deeply (${err.message})`, { cause: err });
@@ -260,12 +267,12 @@ export class ProjectIndex {
     }
   }
 
-  private analyzeFile(path: string, text: string, config: LockwiseConfig, rules: ReturnType<typeof activeRules>, fixes?: boolean): AnalysisResult & { summary: FileSummary } {
+  private analyzeFile(path: string, text: string, config: LockwiseConfig, rules: ReturnType<typeof activeRules>, fixes?: boolean, summaryOnDemand?: boolean): AnalysisResult {
     const spare = this.takeSpare(path);
-    const entry = this.entries.get(path);
     // The model built when another file imported this one, if nothing changed since.
-    const { summary, model } = spare && spare.text === text && entry?.text === text && spare.helpers === JSON.stringify(config.helpers) ? { summary: entry.summary, model: spare.model } : this.build(path, text, config);
-    return { ...runRules(model, rules, config, fixes), parsed: true, summary };
+    const kept = spare && spare.text === text && this.entries.get(path)?.text === text && spare.helpers === JSON.stringify(config.helpers);
+    const model = kept ? spare.model : this.build(path, text, config, summaryOnDemand).model;
+    return { ...runRules(model, rules, config, fixes), parsed: true };
   }
 
   /** Forget a file (changed or deleted); returns every file whose meaning may have changed with it. */

@@ -1,11 +1,14 @@
 // An edited open document is summarised only once another file depends on it (ProjectIndex.modelOf
 // with summaryOnDemand): the first importer summarises it then, from its current text, and a file
 // that others depend on is summarised on every edit, so they are told when its meaning changes.
+// `lockwise check` analyses the same way (ProjectIndex.analyze with summaryOnDemand): whichever is
+// analysed first, the helper module or its caller, it finds what summarising every file finds.
+// (Every project test also runs both ways: harness.ts.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseSource } from '../../rules/analyze';
 import { emptyConfig } from '../../rules/config';
-import type { ProjectHost } from '../../rules/project/host';
+import { memoryHost, type ProjectHost } from '../../rules/project/host';
 import { ProjectIndex } from '../../rules/project/project-index';
 
 const HELPER = '/project/src/lock.ts';
@@ -64,4 +67,49 @@ test('summary on demand: a file others depend on is summarised on every edit, an
   assert.equal(index.has(HELPER), true, 'summarised: the route depends on it');
   assert.deepEqual(changed, [[ROUTE]], 'the route is told its helper changed meaning');
   assert.deepEqual(rules(ROUTE), []);
+});
+
+// Large business functions with no lock word are blanked before parsing (engine/lock-text.ts); this
+// one calls the file's own lock function, which only its summary says is one.
+const business = Array.from({ length: 40 }, (_, i) => `  const total${i} = items.reduce((sum, item) => sum + item.price * ${i + 1}, 0);`).join('\n');
+const ownHelperInBlankedCode = `import Redis from 'ioredis';
+const redis = new Redis();
+export async function grab(key: string) {
+  return redis.set(key, 'owner', 'PX', 10000, 'NX');
+}
+export async function checkout(id: string, items: { price: number }[]) {
+${business}
+  grab('order:' + id);
+  return total0;
+}
+`;
+
+function analyzeInOrder(files: Record<string, string>, order: string[], summaryOnDemand: boolean) {
+  const index = new ProjectIndex({ host: memoryHost(files) });
+  const findings = order.map((path) => {
+    const result = index.analyze(path, files[path], { config: emptyConfig(), summaryOnDemand });
+    return result.findings.map((f) => `${path}:${files[path].slice(0, f.span.start).split('\n').length}: ${f.rule}`);
+  });
+  return { index, findings };
+}
+
+for (const order of [[HELPER, ROUTE], [ROUTE, HELPER]]) {
+  test(`summary on demand in a batch: ${order.map((p) => p.slice(p.lastIndexOf('/') + 1)).join(' then ')} finds what summarising every file finds`, () => {
+    const files = { [HELPER]: locking, [ROUTE]: route };
+    const eager = analyzeInOrder(files, order, false);
+    const onDemand = analyzeInOrder(files, order, true);
+    assert.deepEqual(onDemand.findings, eager.findings);
+    assert.ok(onDemand.findings.flat().includes(`${ROUTE}:3: check-acquire-result`), 'the route takes the helper\'s meaning');
+    assert.equal(onDemand.index.has(HELPER), true, 'the route asked for the helper\'s summary');
+    assert.equal(onDemand.index.has(ROUTE), false, 'nothing asked for the route\'s');
+    assert.equal(eager.index.has(ROUTE), true);
+  });
+}
+
+test('summary on demand in a batch: a file that calls its own lock function from code blanked before parsing is summarised all the same', () => {
+  const path = '/project/src/checkout.ts';
+  const files = { [path]: ownHelperInBlankedCode };
+  const eager = analyzeInOrder(files, [path], false);
+  assert.deepEqual(eager.findings, [[`${path}:47: check-acquire-result`]]);
+  assert.deepEqual(analyzeInOrder(files, [path], true).findings, eager.findings);
 });
