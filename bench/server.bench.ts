@@ -5,10 +5,11 @@
 //     analyzeText time of the same text, and the in-process incremental analysis of the same edit
 //     (reparseSource + the kept analysis without fixes, what the server runs per edit: the floor it cannot
 //     beat, so the difference is the server's own overhead), whose findings are checked against the
-//     fresh analysis after every edit;
+//     fresh analysis after every edit; and the server's CPU time per edit (a mean, from /proc), which other
+//     processes on the machine barely change: the figure to compare before/after on a busy machine;
 // (The workspace scan has its own bench: bench/server-scan.bench.ts.)
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { analyzeText, parseSource, reparseSource } from '../rules/analyze';
@@ -29,6 +30,20 @@ function percentile(values: number[], p: number): number {
 }
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+/**
+ * The CPU time (user + system) process `pid` has used, in ms, from /proc (Linux; undefined elsewhere). Unlike
+ * the latency, it barely grows when other processes share the cores, so before/after runs compare on a busy
+ * machine. /proc counts in ticks of 10 ms (USER_HZ is 100): only a mean over many edits is exact enough.
+ */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
 
 /** What a diagnostic shows of a finding (fixes aside). */
 const shown = (findings: readonly Finding[]) => JSON.stringify(findings.map((f) => [f.rule, f.severity, f.message, f.span, f.related]));
@@ -95,8 +110,10 @@ async function changeLatency(label: string, text: string, targetMs: number): Pro
     const kept = new KeptAnalysis();
     kept.analyze(tree, {});
     let matched = 0;
+    let cpuBefore: number | undefined;
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
       await pause();
+      if (i === WARMUP) cpuBefore = cpuMsOf(client.process.pid);
       const at = { line, character };
       const arrived = client.nextDiagnostics(uri, (client.version(uri) ?? 0) + 1);
       const started = performance.now();
@@ -118,6 +135,10 @@ async function changeLatency(label: string, text: string, targetMs: number): Pro
       if (shown(kepts.findings) === shown(fresh.findings)) matched++;
     }
 
+    // Whatever the server did for the measured edits, also after it published (a collection).
+    const cpuAfter = cpuMsOf(client.process.pid);
+    const cpuPerEdit = cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / SAMPLES;
+
     // A burst of typing, 10 ms apart: changes that arrive while an analysis runs are taken together.
     const burstStart = client.version(uri) ?? 0;
     const published: number[] = [];
@@ -138,6 +159,7 @@ async function changeLatency(label: string, text: string, targetMs: number): Pro
 
     console.log(`${label}: ${text.split('\n').length} lines, ${text.length} chars, ${first.diagnostics.length} findings; ${SAMPLES} isolated edits ${PAUSE_MS} ms apart:`);
     console.log(`  didChange -> publishDiagnostics  p50 ${ms(percentile(latencies, 50))}  p95 ${ms(percentile(latencies, 95))}  (target p95 <= ${targetMs} ms)`);
+    if (cpuPerEdit !== undefined) console.log(`  server CPU time per edit (mean, from /proc)  ${ms(cpuPerEdit)}`);
     console.log(`  baseline, analyzeText in process p50 ${ms(percentile(inProcess, 50))}  p95 ${ms(percentile(inProcess, 95))}`);
     console.log(`  baseline, reparseSource + kept analysis in process p50 ${ms(percentile(incremental, 50))}  p95 ${ms(percentile(incremental, 95))}`);
     console.log(`  kept analysis = fresh analysis after ${matched} of ${WARMUP + SAMPLES} edits (${kept.stats.reused} re-used, ${kept.stats.unit} re-analysing one function, ${kept.stats.fresh} analysed afresh)`);

@@ -45,13 +45,14 @@ interface OpenDocument {
   notedSkip: boolean;
 }
 
-export type Publish = (uri: string, diagnostics: Diagnostic[], version?: number) => void;
+/** Returns, where the connection tells, when the diagnostics have been written out. */
+export type Publish = (uri: string, diagnostics: Diagnostic[], version?: number) => Promise<unknown> | void;
 
 export class LiveDocuments {
   private readonly open = new Map<string, OpenDocument>();
   /** Bumped when settings or configs change. */
   private epoch = 0;
-  private collecting?: NodeJS.Immediate;
+  private collecting = false;
 
   constructor(
     readonly documents: TextDocuments<TextDocument>,
@@ -123,6 +124,7 @@ export class LiveDocuments {
     const result: DocumentResult = { document, version, text, scope, analysis, epoch };
     if (this.open.get(uri) !== state) return result; // closed while the worker analysed it
     if (!state.result || version >= state.result.version) state.result = result;
+    let sent: Promise<unknown> | void = undefined;
     if (result.version >= state.published) {
       const diagnostics = analysisDiagnostics(uri, text, analysis);
       // Re-sending unchanged diagnostics makes the editor re-ask for code actions and cancel the
@@ -130,26 +132,30 @@ export class LiveDocuments {
       // for the same version: a new version is always published, and serialising 700 diagnostics on
       // every keystroke cost milliseconds.
       const same = result.version === state.published && !!state.publishedDiagnostics && JSON.stringify(diagnostics) === JSON.stringify(state.publishedDiagnostics);
-      if (!same) this.publish(uri, diagnostics, result.version);
+      if (!same) sent = this.publish(uri, diagnostics, result.version);
       state.published = result.version;
       state.publishedDiagnostics = diagnostics;
     }
-    this.collectSoon();
+    this.collectSoon(sent);
     return result;
   }
 
   /**
-   * Bounds the server's memory while editing (memory.ts): once the diagnostics are on their way, and
-   * only if the heap grew past the allowance since the last collection; twice that while another
-   * change is already waiting to be analysed, so that its diagnostics are not held up.
+   * Bounds the server's memory while editing (memory.ts): once the diagnostics are written out (700 of
+   * them are 500 KB, more than a pipe holds: a collection before the rest is written holds them up by
+   * its whole length), and only if the heap grew past the allowance since the last collection; twice
+   * that while another change is already waiting to be analysed, so that its diagnostics are not held up.
    */
-  private collectSoon(): void {
+  private collectSoon(sent: Promise<unknown> | void): void {
     if (this.collecting) return;
-    this.collecting = setImmediate(() => {
-      this.collecting = undefined;
-      const busy = [...this.open.values()].some((state) => state.due !== undefined);
-      collectIfGrown(busy ? 2 * GROWTH_BYTES : GROWTH_BYTES);
-    });
+    this.collecting = true;
+    const collect = () =>
+      setImmediate(() => {
+        this.collecting = false;
+        const busy = [...this.open.values()].some((state) => state.due !== undefined);
+        collectIfGrown(busy ? 2 * GROWTH_BYTES : GROWTH_BYTES);
+      });
+    void Promise.resolve(sent).then(collect, collect);
   }
 
   /** The analysis of the document as it is now (running it now if a change is still pending). */

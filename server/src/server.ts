@@ -35,8 +35,7 @@ import { WorkspaceScan } from './workspace-scan';
 defaultToStdio(process.argv);
 const connection = createConnection(ProposedFeatures.all);
 const log = (message: string) => connection.console.log(message);
-const publish = (uri: string, diagnostics: Diagnostic[], version?: number) =>
-  void connection.sendDiagnostics({ uri, diagnostics, version });
+const publish = (uri: string, diagnostics: Diagnostic[], version?: number) => connection.sendDiagnostics({ uri, diagnostics, version });
 
 let capabilities: ClientCapabilities = {};
 let initializationOptions: unknown;
