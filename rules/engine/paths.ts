@@ -116,7 +116,7 @@ function isHandOver(branch: Node): boolean {
 }
 
 /** Is this guard's condition true when the acquire failed (`!ok`, `ok === null`, `reply !== 'OK'`)? */
-function testsFailure(condition: Node): boolean {
+export function testsFailure(condition: Node): boolean {
   const e = unwrap(condition);
   if (ts.isPrefixUnaryExpression(e)) return e.operator === ts.SyntaxKind.ExclamationToken;
   if (!ts.isBinaryExpression(e)) return false;
