@@ -6,7 +6,7 @@ import {
   ancestorWhere, callsNamed, contains, declarationOf, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,
   type Node,
 } from './engine/nodes';
-import { lockNames } from './engine/paths';
+import { lockNames, onlyWhenAcquired } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
 import { describeKey } from './engine/keys';
@@ -127,7 +127,7 @@ function unboundedRecursion(acquire: Acquire): Node | undefined {
     const callee = unwrap(c.expression).getText();
     return (callee === name || callee === `this.${name}`) && c.getStart() > acquire.call.end;
   });
-  if (!self) return undefined;
+  if (!self || onlyWhenAcquired(acquire, self)) return undefined;
   const params = fn.parameters.map((p) => p.name.getText()).join(' ');
   if (LIMIT_WORDS.test(params) || self.arguments.some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
   if (descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some((s) => bounds(s.expression))) return undefined;

@@ -103,6 +103,21 @@ export function isGuard(statement: Node, acquire: Acquire): boolean {
     condition.getText().includes(acquire.call.getText());
 }
 
+/**
+ * Is `node` reached only once the lock was taken: after an `if (!ok) return/throw` on this acquire, in
+ * the same block, that does not hold it? A self-call there runs the work again after a taken lock, it
+ * does not retry a failed acquire.
+ */
+export function onlyWhenAcquired(acquire: Acquire, node: Node): boolean {
+  const first = enclosingStatement(acquire.call);
+  const siblings = (first.parent as ts.Block | undefined)?.statements;
+  if (!siblings || !contains(first.parent, node)) return false;
+  const exits = (s: Node) => ts.isReturnStatement(s) || ts.isThrowStatement(s);
+  return siblings.slice(siblings.indexOf(first as ts.Statement)).some((s) => ts.isIfStatement(s) && !s.elseStatement &&
+    s.end <= node.getStart() && isGuard(s, acquire) && testsFailure(s.expression) &&
+    (exits(s.thenStatement) || (ts.isBlock(s.thenStatement) && s.thenStatement.statements.some(exits))));
+}
+
 /** `if (holder)` right on the reply of `SET ... NX GET` (isGuard looks for the name inside the condition). */
 function oldValueTest(statement: ts.IfStatement, acquire: Acquire): boolean {
   const condition = unwrap(statement.expression);

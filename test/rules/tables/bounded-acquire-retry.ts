@@ -1,11 +1,28 @@
 import type { RuleCases } from '../harness';
-import { io } from './preludes';
+import { io, RELEASE } from './preludes';
 
 const pause = `const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 `;
 
 export const boundedAcquireRetryCases: RuleCases = {
   valid: [
+    { name: 'a job that runs itself again after it released the lock it took (the not-acquired path returns) retries no acquire', code: `${io}import { randomUUID } from 'node:crypto';
+export class Sync {
+  async syncOne(id: string): Promise<void> {
+    const key = \`lock:sync:\${id}\`;
+    const token = randomUUID();
+    if (!(await redis.set(key, token, 'PX', 60000, 'NX'))) return;
+    let again = false;
+    try {
+      await work();
+    } catch {
+      again = true;
+    }
+    await redis.eval(${RELEASE}, 1, key, token);
+    if (again) void this.syncOne(id);
+  }
+}
+` },
     { name: 'the attempts counted in Redis (INCR), compared through a variable or a method of the same class', code: `${io}${pause}const MAX_ATTEMPTS = 5;
 export class Locks {
   async take(key: string, token: string): Promise<boolean> {
