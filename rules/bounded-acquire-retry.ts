@@ -6,7 +6,7 @@ import {
   ancestorWhere, callsNamed, contains, declarationOf, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,
   type Node,
 } from './engine/nodes';
-import { lockNames, onlyWhenAcquired } from './engine/paths';
+import { lockNames, onlyWhenAcquired, testsFailure } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
 import { describeKey } from './engine/keys';
@@ -104,6 +104,8 @@ function retriesAcquire(loop: Loop, acquire: Acquire): boolean {
   const names = lockNames(acquire);
   const condition = loopCondition(loop);
   if (condition && identifiersNamed(condition, names).length > 0) return true;
+  // `while (!(await takeLock(id)))`: the acquire itself is the condition, looping while it fails.
+  if (condition && contains(condition, acquire.call) && testsFailure(condition)) return true;
   return descendantsWhere(loop, (d) => ts.isBreakStatement(d) || ts.isReturnStatement(d)).some(
     (d) => d.getStart() > acquire.call.end && ancestorWhere(d, loopOrFunction) === loop,
   );

@@ -87,6 +87,16 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
   ],
   invalid: [
     {
+      name: 'a wait loop whose condition is the failed acquire itself, with a constant value and no limit',
+      message: ['no attempt limit'],
+      code: `${io}${pause}export async function waitForUsageLock(id: string) {
+  while (!(await redis.set(\`lock:usage:\${id}\`, '1', 'EX', 60, 'NX'))) {
+    await pause(500);
+  }
+}
+`,
+    },
+    {
       name: 'a flag that is not a bound does not bound the loop, nor does a method that compares nothing',
       count: 2,
       output: null,
