@@ -194,7 +194,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
         found = { node, kind: 'exception' };
         return;
       }
-      if (ts.isReturnStatement(node) && !releasedBefore(node, release)) {
+      if (ts.isReturnStatement(node) && !releasedBefore(node, release) && !keptOnPurpose(node, sourceFile)) {
         found = { node, kind: 'return' };
         return;
       }
@@ -203,6 +203,15 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   };
   ts.forEachChild(acquire.fn, visit);
   return found;
+}
+
+// "Do not unlock", "don't release", "keep the lock", "leave the lock held": the comment says so.
+const KEEPS_LOCK = /\b(?:do\s+not|don'?t|never|no)\s+(?:unlock|release)|\bkeep(?:s|ing)?\s+(?:the\s+|this\s+)?lock\b|\bleav(?:e|es|ing)\s+(?:the\s+|this\s+)?lock\s+(?:held|in\s+place|set|taken)/i;
+
+/** A return whose own comment says the lock is kept on purpose (held until its TTL, against duplicates). */
+function keptOnPurpose(ret: ts.ReturnStatement, sourceFile: ts.SourceFile): boolean {
+  const text = sourceFile.text;
+  return (ts.getLeadingCommentRanges(text, ret.pos) ?? []).some((c) => KEEPS_LOCK.test(text.slice(c.pos, c.end)));
 }
 
 /** A catch that neither rethrows nor leaves: the code after the try runs whatever the try block threw. */
