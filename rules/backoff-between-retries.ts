@@ -6,7 +6,7 @@ import { mentions } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, callsNamed, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
-import { lockNames } from './engine/paths';
+import { lockNames, onlyWhenAcquired } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 
@@ -35,7 +35,8 @@ function selfRetry(acquire: Acquire): ts.CallExpression | undefined {
   if (!name) return undefined;
   return callsNamed(fn, (n) => n === name).find((c) => {
     const callee = unwrap(c.expression).getText();
-    return (callee === name || callee === `this.${name}`) && c.pos >= acquire.call.end && ancestorWhere(c, isFunctionLike) === fn;
+    return (callee === name || callee === `this.${name}`) && c.pos >= acquire.call.end && ancestorWhere(c, isFunctionLike) === fn &&
+      !onlyWhenAcquired(acquire, c);
   });
 }
 

@@ -6,7 +6,7 @@ import {
   ancestorWhere, callsNamed, contains, declarationOf, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,
   type Node,
 } from './engine/nodes';
-import { lockNames } from './engine/paths';
+import { lockNames, onlyWhenAcquired, testsFailure } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
 import { describeKey } from './engine/keys';
@@ -104,6 +104,8 @@ function retriesAcquire(loop: Loop, acquire: Acquire): boolean {
   const names = lockNames(acquire);
   const condition = loopCondition(loop);
   if (condition && identifiersNamed(condition, names).length > 0) return true;
+  // `while (!(await takeLock(id)))`: the acquire itself is the condition, looping while it fails.
+  if (condition && contains(condition, acquire.call) && testsFailure(condition)) return true;
   return descendantsWhere(loop, (d) => ts.isBreakStatement(d) || ts.isReturnStatement(d)).some(
     (d) => d.getStart() > acquire.call.end && ancestorWhere(d, loopOrFunction) === loop,
   );
@@ -127,7 +129,7 @@ function unboundedRecursion(acquire: Acquire): Node | undefined {
     const callee = unwrap(c.expression).getText();
     return (callee === name || callee === `this.${name}`) && c.getStart() > acquire.call.end;
   });
-  if (!self) return undefined;
+  if (!self || onlyWhenAcquired(acquire, self)) return undefined;
   const params = fn.parameters.map((p) => p.name.getText()).join(' ');
   if (LIMIT_WORDS.test(params) || self.arguments.some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
   if (descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some((s) => bounds(s.expression))) return undefined;

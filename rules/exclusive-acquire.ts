@@ -76,8 +76,28 @@ function checkBefore(model: LockModel, set: RedisCommand): RedisCommand | undefi
     if (enclosingFunction(c.call) !== fn || !sameKey(model.keyOf(c.keys[0]), key)) return false;
     const use = resultUse(c.call);
     const names = use.kind === 'assigned' ? [use.name] : [];
-    return !handedBack(fn, names) && decidesSet(fn, c, names, set);
+    return !handedBack(fn, names) && !countedBack(model, c, names) && decidesSet(fn, c, names, set);
   });
+}
+
+/**
+ * Does a SET of the same key write the read value plus or minus a number (`count + 1`)? The key is a
+ * counter (failures, attempts) kept beside the lock: its first write after a miss is no acquire. A
+ * timestamp lock writes the time, not its old value moved by a step.
+ */
+function countedBack(model: LockModel, check: RedisCommand, names: readonly string[]): boolean {
+  if (names.length === 0) return false;
+  const fn = enclosingFunction(check.call);
+  const key = model.keyOf(check.keys[0]);
+  return model.commands.some((c) => c.name === 'SET' && !!c.args[0] && !!c.keys[0] && enclosingFunction(c.call) === fn &&
+    sameKey(model.keyOf(c.keys[0]), key) && [c.args[0], ...descendantsOfKind(c.args[0], ts.SyntaxKind.BinaryExpression)].some((n) => stepped(n, names)));
+}
+
+function stepped(node: Node, names: readonly string[]): boolean {
+  const value = unwrap(node);
+  if (!ts.isBinaryExpression(value) || (value.operatorToken.kind !== ts.SyntaxKind.PlusToken && value.operatorToken.kind !== ts.SyntaxKind.MinusToken)) return false;
+  const [left, right] = [unwrap(value.left), unwrap(value.right)];
+  return (ts.isNumericLiteral(right) && mentions(left, names)) || (ts.isNumericLiteral(left) && mentions(right, names));
 }
 
 /**

@@ -1,7 +1,8 @@
 // Taking several locks one by one (a loop over keys) or at once (Promise.all over keys): when one of
 // them fails, the ones already taken must be released, or they stay locked until their TTL (or forever).
 import { ts } from './engine/typescript';
-import { releasedOnThrow, releasesSomething, mentions } from './engine/failure-paths';
+import { bodyStatements, releasedOnThrow, releasesSomething, mentions } from './engine/failure-paths';
+import { isGuard, testsFailure } from './engine/paths';
 import { describeKey, sameKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
@@ -58,9 +59,23 @@ function covered(model: LockModel, exit: Node, fn: Node): boolean {
   return releasedOnThrow(model, exit, fn);
 }
 
+/**
+ * `for (const id of ids) { if (!(await lock(id))) continue; picked = id; break; }`: the first free one.
+ * Only a failed acquire goes on to the next key and a taken one leaves the loop, so it never holds two.
+ */
+function takesFirstFree(loop: KeyLoop, acquire: Acquire): boolean {
+  const body = bodyStatements(loop.statement);
+  const endsInContinue = (branch: Node) => bodyStatements(branch).slice(-1).some(ts.isContinueStatement);
+  const guard = body.findIndex((s) => ts.isIfStatement(s) && !s.elseStatement && isGuard(s, acquire) && testsFailure(s.expression) &&
+    endsInContinue(s.thenStatement));
+  if (guard < 0) return false;
+  const leave = body.findIndex((s, i) => i > guard && ((ts.isBreakStatement(s) && !s.label) || ts.isReturnStatement(s)));
+  return leave > guard && !body.slice(guard + 1, leave).some((s) => descendantsWhere(s, ts.isContinueStatement).length > 0);
+}
+
 function loopProblem(model: LockModel, acquire: Acquire): { at: Node; exit: Node } | undefined {
   const loop = keyLoop(acquire);
-  if (!loop || selfContained(model, acquire, loop.statement)) return undefined;
+  if (!loop || selfContained(model, acquire, loop.statement) || takesFirstFree(loop, acquire)) return undefined;
   const exits = exitsOf(loop, acquire.fn);
   const throwing = THROWING.has(acquire.kind) || (acquire.kind === 'helper' && acquire.result.kind !== 'assigned' && acquire.result.kind !== 'tested');
   const candidates = throwing ? [acquire.call, ...exits] : exits.filter((e) => isAcquireTest(acquire, e) || e.getStart() > acquire.call.end);

@@ -1,10 +1,11 @@
 // `try { work; await release(key) } finally { await release(key) }`: on the path that released in the
 // try, the finally releases again. Between the two the lock is free, another process can take it, and a
-// second release that does not compare the token deletes that holder's lock.
+// second release that does not compare the token deletes that holder's lock. A finally release behind a
+// guard the try turned off beside its release (`held = undefined`, `released = true`) is not a second one.
 import { ts } from './typescript';
 import { sameKey } from './keys';
 import type { Release } from './model';
-import { ancestorWhere, contains, isFunctionLike, type Node } from './nodes';
+import { ancestorWhere, contains, enclosingStatement, isAssignment, isFunctionLike, normalizeText, unwrap, type Node } from './nodes';
 
 /** The try whose finally block holds `release` (in the release's own function). */
 function finallyOf(release: Release): ts.TryStatement | undefined {
@@ -20,11 +21,52 @@ function sameLock(a: Release, b: Release): boolean {
   return !!a.key && !!b.key && sameKey(a.key, b.key);
 }
 
+/** Whether a literal is truthy, falsy, or not a literal this can judge. */
+function literalTruth(node: ts.Expression): boolean | undefined {
+  const value = unwrap(node);
+  if (value.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (value.kind === ts.SyntaxKind.FalseKeyword || value.kind === ts.SyntaxKind.NullKeyword || ts.isVoidExpression(value)) return false;
+  if (ts.isIdentifier(value) && value.text === 'undefined') return false;
+  if (ts.isNumericLiteral(value)) return Number(value.text) !== 0;
+  if (ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value)) return value.text !== '';
+  return undefined;
+}
+
+/** `held` or `!released` as a guard: the variable read and the value the guard passes on. */
+function guardOf(condition: ts.Expression): { text: string; passes: boolean } | undefined {
+  const cond = unwrap(condition);
+  const negated = ts.isPrefixUnaryExpression(cond) && cond.operator === ts.SyntaxKind.ExclamationToken;
+  const operand = unwrap(negated ? (cond as ts.PrefixUnaryExpression).operand : cond);
+  if (!ts.isIdentifier(operand) && !ts.isPropertyAccessExpression(operand)) return undefined;
+  return { text: normalizeText(operand), passes: !negated };
+}
+
+/**
+ * `if (held) release()` / `if (!released) release()` in the finally, where the try, next to its own
+ * release, writes the guard so that it fails (`held = undefined`, `released = true`): the finally
+ * releases only on the paths where the try did not.
+ */
+function skippedAfter(first: Release, release: Release, tryStatement: ts.TryStatement): boolean {
+  // The statements beside the try's release (a block, a case clause): the guard is written on its path.
+  const siblings = (enclosingStatement(first.call).parent as ts.Block | undefined)?.statements ?? [];
+  for (let node: Node = release.call; node !== tryStatement.finallyBlock && node.parent; node = node.parent) {
+    const parent = node.parent;
+    const guard = ts.isIfStatement(parent) && parent.thenStatement === node ? guardOf(parent.expression) : undefined;
+    if (guard && siblings.some((s) => ts.isExpressionStatement(s) && clears(unwrap(s.expression), guard))) return true;
+  }
+  return false;
+}
+
+function clears(expression: Node, guard: { text: string; passes: boolean }): boolean {
+  return isAssignment(expression) && normalizeText(expression.left) === guard.text && literalTruth(expression.right) === !guard.passes;
+}
+
 /** The release in the try block that already freed the lock before `release`, in a finally, runs again. */
 export function releasedBefore(release: Release, releases: readonly Release[]): Release | undefined {
   const tryStatement = finallyOf(release);
   if (!tryStatement) return undefined;
   const fn = ancestorWhere(release.call, isFunctionLike);
   return releases.find((r) =>
-    r !== release && contains(tryStatement.tryBlock, r.call) && ancestorWhere(r.call, isFunctionLike) === fn && sameLock(r, release));
+    r !== release && contains(tryStatement.tryBlock, r.call) && ancestorWhere(r.call, isFunctionLike) === fn && sameLock(r, release) &&
+    !skippedAfter(r, release, tryStatement));
 }

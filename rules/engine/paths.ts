@@ -103,6 +103,21 @@ export function isGuard(statement: Node, acquire: Acquire): boolean {
     condition.getText().includes(acquire.call.getText());
 }
 
+/**
+ * Is `node` reached only once the lock was taken: after an `if (!ok) return/throw` on this acquire, in
+ * the same block, that does not hold it? A self-call there runs the work again after a taken lock, it
+ * does not retry a failed acquire.
+ */
+export function onlyWhenAcquired(acquire: Acquire, node: Node): boolean {
+  const first = enclosingStatement(acquire.call);
+  const siblings = (first.parent as ts.Block | undefined)?.statements;
+  if (!siblings || !contains(first.parent, node)) return false;
+  const exits = (s: Node) => ts.isReturnStatement(s) || ts.isThrowStatement(s);
+  return siblings.slice(siblings.indexOf(first as ts.Statement)).some((s) => ts.isIfStatement(s) && !s.elseStatement &&
+    s.end <= node.getStart() && isGuard(s, acquire) && testsFailure(s.expression) &&
+    (exits(s.thenStatement) || (ts.isBlock(s.thenStatement) && s.thenStatement.statements.some(exits))));
+}
+
 /** `if (holder)` right on the reply of `SET ... NX GET` (isGuard looks for the name inside the condition). */
 function oldValueTest(statement: ts.IfStatement, acquire: Acquire): boolean {
   const condition = unwrap(statement.expression);
@@ -116,7 +131,7 @@ function isHandOver(branch: Node): boolean {
 }
 
 /** Is this guard's condition true when the acquire failed (`!ok`, `ok === null`, `reply !== 'OK'`)? */
-function testsFailure(condition: Node): boolean {
+export function testsFailure(condition: Node): boolean {
   const e = unwrap(condition);
   if (ts.isPrefixUnaryExpression(e)) return e.operator === ts.SyntaxKind.ExclamationToken;
   if (!ts.isBinaryExpression(e)) return false;
@@ -179,7 +194,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
         found = { node, kind: 'exception' };
         return;
       }
-      if (ts.isReturnStatement(node) && !releasedBefore(node, release)) {
+      if (ts.isReturnStatement(node) && !releasedBefore(node, release) && !keptOnPurpose(node, sourceFile)) {
         found = { node, kind: 'return' };
         return;
       }
@@ -188,6 +203,15 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   };
   ts.forEachChild(acquire.fn, visit);
   return found;
+}
+
+// "Do not unlock", "don't release", "keep the lock", "leave the lock held": the comment says so.
+const KEEPS_LOCK = /\b(?:do\s+not|don'?t|never|no)\s+(?:unlock|release)|\bkeep(?:s|ing)?\s+(?:the\s+|this\s+)?lock\b|\bleav(?:e|es|ing)\s+(?:the\s+|this\s+)?lock\s+(?:held|in\s+place|set|taken)/i;
+
+/** A return whose own comment says the lock is kept on purpose (held until its TTL, against duplicates). */
+function keptOnPurpose(ret: ts.ReturnStatement, sourceFile: ts.SourceFile): boolean {
+  const text = sourceFile.text;
+  return (ts.getLeadingCommentRanges(text, ret.pos) ?? []).some((c) => KEEPS_LOCK.test(text.slice(c.pos, c.end)));
 }
 
 /** A catch that neither rethrows nor leaves: the code after the try runs whatever the try block threw. */

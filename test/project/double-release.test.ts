@@ -91,3 +91,61 @@ export async function shipOther(id: string) {
   });
   assert.deepEqual(found, []);
 });
+
+test('a finally release guarded by a variable the try cleared (or marked released) runs only when the try did not release', () => {
+  const found = secondReleases({
+    'src/lock.ts': LOCK_MODULE,
+    'src/orders.ts': `import { takeLock, dropLock } from './lock';
+declare function ship(id: string): Promise<void>;
+export async function shipOrder(id: string) {
+  let heldKey: string | undefined;
+  try {
+    const key = \`lock:order:\${id}\`;
+    if (!(await takeLock(key, 30_000))) return;
+    heldKey = key;
+    await ship(id);
+    const releasing = heldKey;
+    heldKey = undefined;
+    await dropLock(releasing);
+  } finally {
+    if (heldKey) await dropLock(heldKey);
+  }
+}
+export async function shipOther(id: string) {
+  const key = \`lock:order:\${id}\`;
+  if (!(await takeLock(key, 30_000))) return;
+  let released = false;
+  try {
+    await ship(id);
+    await dropLock(key);
+    released = true;
+  } finally {
+    if (!released) await dropLock(key);
+  }
+}
+`,
+  });
+  assert.deepEqual(found, []);
+});
+
+test('a guard the try sets only after the finally would run still leaves the second release reported', () => {
+  const found = secondReleases({
+    'src/lock.ts': LOCK_MODULE,
+    'src/orders.ts': `import { takeLock, dropLock } from './lock';
+declare function ship(id: string): Promise<void>;
+export async function shipOrder(id: string) {
+  const key = \`lock:order:\${id}\`;
+  if (!(await takeLock(key, 30_000))) return;
+  let shipped = false;
+  try {
+    await ship(id);
+    await dropLock(key);
+    shipped = true;
+  } finally {
+    if (shipped) await dropLock(key);
+  }
+}
+`,
+  });
+  assert.equal(found.length, 1);
+});

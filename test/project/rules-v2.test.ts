@@ -27,7 +27,7 @@ export async function mayRun(): Promise<boolean> {
   assert.deepEqual(findingList(findings), ['src/report.ts: decide-redis-failure'], findings.map((f) => f.message).join('\n'));
 });
 
-test('backoff-between-retries: a busy spin around a helper acquire (one finding, naming the spin)', () => {
+test('backoff-between-retries: a busy spin around a helper acquire (naming the spin; bounded-acquire-retry adds the missing limit)', () => {
   const findings = analyzeProject({
     'src/lock.ts': LOCK_MODULE,
     'src/spin.ts': `import { acquireLock } from './lock';
@@ -38,7 +38,7 @@ export async function waitForLock(): Promise<void> {
 }
 `,
   });
-  assert.deepEqual(findingList(findings), ['src/spin.ts: backoff-between-retries'], findings.map((f) => f.message).join('\n'));
+  assert.deepEqual(findingList(findings), ['src/spin.ts: backoff-between-retries', 'src/spin.ts: bounded-acquire-retry'], findings.map((f) => f.message).join('\n'));
 });
 
 test('stop-on-lock-lost: a watchdog that renews through a helper and only logs the failure', () => {

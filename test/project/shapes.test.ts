@@ -531,6 +531,47 @@ export async function startRound(redis: Redis, room: string, play: () => Promise
     },
     expected: ['src/rounds.ts: owner-checked-release', 'src/rounds.ts: release-only-acquired'],
   },
+  {
+    name: 'an injected lock provider whose acquire a private method wraps, retried in a wait loop with no limit',
+    files: {
+      'src/lock.provider.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+export class LockProvider {
+  private readonly id = randomUUID();
+  constructor(private readonly redis: Redis) {}
+  async lock(key: string, ttl: number): Promise<boolean> {
+    return (await this.redis.set(key, this.id, 'EX', ttl, 'NX')) === 'OK';
+  }
+  async unlock(key: string): Promise<void> {
+    await this.redis.eval(RELEASE, 1, key, this.id);
+  }
+}
+`,
+      'src/usage.ts': `import { LockProvider } from './lock.provider';
+export class Usage {
+  constructor(private readonly locks: LockProvider) {}
+  async close(id: string, run: () => Promise<void>) {
+    await this.waitForLock(id);
+    try {
+      await run();
+    } finally {
+      await this.locks.unlock(\`usage-\${id}\`);
+    }
+  }
+  private async waitForLock(id: string) {
+    while (!(await this.takeLock(id))) {
+      await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 200));
+    }
+  }
+  private async takeLock(id: string): Promise<boolean> {
+    return this.locks.lock(\`usage-\${id}\`, 60);
+  }
+}
+`,
+    },
+    expected: ['src/lock.provider.ts: unique-token', 'src/usage.ts: bounded-acquire-retry'],
+  },
 ];
 
 for (const shape of shapes) {

@@ -1,11 +1,28 @@
 import type { RuleCases } from '../harness';
-import { io, nr } from './preludes';
+import { io, nr, RELEASE } from './preludes';
 
 const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 `;
 
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
+    { name: 'a job that runs itself again after it released the lock it took (the not-acquired path returns) retries no acquire', code: `${io}import { randomUUID } from 'node:crypto';
+export class Sync {
+  async syncOne(id: string): Promise<void> {
+    const key = \`lock:sync:\${id}\`;
+    const token = randomUUID();
+    if (!(await redis.set(key, token, 'PX', 60000, 'NX'))) return;
+    let again = false;
+    try {
+      await work();
+    } catch {
+      again = true;
+    }
+    await redis.eval(${RELEASE}, 1, key, token);
+    if (again) void this.syncOne(id);
+  }
+}
+` },
     { name: 'jittered wait', code: `${io}${sleep}export async function take(key: string, token: string) {
   for (let attempt = 0; attempt < 10; attempt++) {
     if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;

@@ -1,11 +1,28 @@
 import type { RuleCases } from '../harness';
-import { io } from './preludes';
+import { io, RELEASE } from './preludes';
 
 const pause = `const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 `;
 
 export const boundedAcquireRetryCases: RuleCases = {
   valid: [
+    { name: 'a job that runs itself again after it released the lock it took (the not-acquired path returns) retries no acquire', code: `${io}import { randomUUID } from 'node:crypto';
+export class Sync {
+  async syncOne(id: string): Promise<void> {
+    const key = \`lock:sync:\${id}\`;
+    const token = randomUUID();
+    if (!(await redis.set(key, token, 'PX', 60000, 'NX'))) return;
+    let again = false;
+    try {
+      await work();
+    } catch {
+      again = true;
+    }
+    await redis.eval(${RELEASE}, 1, key, token);
+    if (again) void this.syncOne(id);
+  }
+}
+` },
     { name: 'the attempts counted in Redis (INCR), compared through a variable or a method of the same class', code: `${io}${pause}const MAX_ATTEMPTS = 5;
 export class Locks {
   async take(key: string, token: string): Promise<boolean> {
@@ -69,6 +86,16 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
 ` },
   ],
   invalid: [
+    {
+      name: 'a wait loop whose condition is the failed acquire itself, with a constant value and no limit',
+      message: ['no attempt limit'],
+      code: `${io}${pause}export async function waitForUsageLock(id: string) {
+  while (!(await redis.set(\`lock:usage:\${id}\`, '1', 'EX', 60, 'NX'))) {
+    await pause(500);
+  }
+}
+`,
+    },
     {
       name: 'a flag that is not a bound does not bound the loop, nor does a method that compares nothing',
       count: 2,

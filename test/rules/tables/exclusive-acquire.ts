@@ -3,6 +3,23 @@ import { io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'a failure counter beside a lock (written back as its reply plus one) is no GET-then-SET claim', code: `${io}export async function runGuarded(job: string, tries: number) {
+  const lockKey = \`lock:job:\${job}\`;
+  try {
+    await work();
+  } catch {
+    const failuresKey = \`\${lockKey}:failures\`;
+    const failures = await redis.get(failuresKey);
+    if (!failures) {
+      await redis.setex(failuresKey, 300, '1');
+    } else if (parseInt(failures) > tries) {
+      await redis.del(failuresKey);
+    } else {
+      await redis.setex(failuresKey, 300, String(Number(failures) + 1));
+    }
+  }
+}
+` },
     { name: 'a flag written after the work it records is no claim (the check and the SET are far apart)', code: `${io}export async function migrateOnce() {
   if (await redis.get('migrated:v2')) return;
   await work();
@@ -249,6 +266,18 @@ export async function releaseLock(name: string) {
   await redis.set(\`lock:invoice:\${id}\`, token, 'EX', 30);
   await work();
   await redis.del(\`lock:invoice:\${id}\`);
+  return true;
+}
+`,
+    },
+    {
+      name: 'a timestamp lock: the reply read as a number and compared with the clock, then a new expiry written',
+      message: ['check-then-act'],
+      output: null,
+      code: `${io}export async function lockFeed(id: string) {
+  const expiresAt = await redis.get(\`lock:feed:\${id}\`);
+  if (expiresAt && Number(expiresAt) > Date.now()) return false;
+  await redis.set(\`lock:feed:\${id}\`, String(Date.now() + 30000), 'EX', 30);
   return true;
 }
 `,

@@ -151,8 +151,45 @@ export async function run(key: string, token: string) {
   return note;
 }
 ` },
+    { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: `${io}declare function alreadyQueued(id: string): Promise<boolean>;
+export async function migrate(id: string, token: string) {
+  const key = \`lock:migrate:\${id}\`;
+  if (!(await redis.set(key, token, 'EX', 3600, 'NX'))) return;
+  try {
+    if (await alreadyQueued(id)) {
+      // Do not unlock: the TTL keeps a second migration from starting
+      return;
+    }
+    await work();
+    await redis.eval(${RELEASE}, 1, key, token);
+  } catch {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
   ],
   invalid: [
+    {
+      name: 'a comment on the early return that says nothing about keeping the lock does not excuse it',
+      message: ['early `return;`'],
+      output: null,
+      code: `${io}declare function alreadyQueued(id: string): Promise<boolean>;
+export async function migrate(id: string, token: string) {
+  const key = \`lock:migrate:\${id}\`;
+  if (!(await redis.set(key, token, 'EX', 3600, 'NX'))) return;
+  try {
+    if (await alreadyQueued(id)) {
+      // Nothing to do: another worker queued it
+      return;
+    }
+    await work();
+    await redis.eval(${RELEASE}, 1, key, token);
+  } catch {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     {
       name: 'a lock helper that returns the routine it was handed without awaiting it',
       message: ['`return fn()` hands the work', 'releases the lock on key at once, while the work still runs'],

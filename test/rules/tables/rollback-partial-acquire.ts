@@ -48,8 +48,33 @@ export async function lockAll(skus: string[], token: string) {
   return false;
 }
 ` },
+    { name: 'the first free worker of a pool: a failed acquire goes on to the next, a taken one leaves the loop', code: `${io}export async function pickWorker(ids: string[], token: string) {
+  let picked: string | undefined;
+  for (const id of ids) {
+    if (!(await redis.set(\`lock:worker:\${id}\`, token, 'PX', 10000, 'NX'))) {
+      continue;
+    }
+    picked = id;
+    break;
+  }
+  return picked;
+}
+` },
   ],
   invalid: [
+    {
+      name: 'a taken key that goes on to the next one (continue on success) leaves the earlier keys taken when a later one fails',
+      message: ['one key at a time'],
+      code: `${io}export async function lockAll(skus: string[], token: string) {
+  for (const sku of skus) {
+    if (!(await redis.set(\`lock:stock:\${sku}\`, token, 'PX', 10000, 'NX'))) continue;
+    if (sku.startsWith('bundle:')) continue;
+    return false;
+  }
+  return true;
+}
+`,
+    },
     {
       name: 'ioredis loop returns false without releasing the earlier keys',
       message: ['one key at a time', 'already taken'],
