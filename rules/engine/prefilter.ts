@@ -22,8 +22,13 @@ const command = (names: string) => new RegExp(`\\.\\s*(?:${names})\\b|['"\`](?:$
 /** An option as a string (`'NX'`, `"nx"` in Lua) or an object key (`NX:`, `'NX':`). */
 const option = (name: string) => new RegExp(`['"\`]${name}\\b|\\b${name}['"\`]?\\s*:`, 'i');
 
+// Command names the screen below needs as well.
+const SETNX_NAME = 'setnx';
+const SETEX_NAMES = 'p?setex';
+const DELETE_OR_EXPIRE_NAMES = 'del|unlink|getdel|delex|delifeq|p?expire(?:at)?';
+
 const SET = command('set');
-const SETNX = command('setnx');
+const SETNX = command(SETNX_NAME);
 const NX = option('nx');
 const GLIDE_NX = /['"`]onlyIfDoesNotExist['"`]/;
 const XX = option('xx');
@@ -32,8 +37,8 @@ const GET = command('get');
 const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
 const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
 /** SETEX/PSETEX: a SET with a TTL, spelled as its own command. */
-const SETEX = command('p?setex');
-const DELETE_OR_EXPIRE = command('del|unlink|getdel|delex|delifeq|p?expire(?:at)?');
+const SETEX = command(SETEX_NAMES);
+const DELETE_OR_EXPIRE = command(DELETE_OR_EXPIRE_NAMES);
 // Lua also releases by removing the holder from a zset or a hash (redis-semaphore, Redisson).
 const LUA_DELETE = /['"`](?:zrem|hdel)\\?['"`]/i;
 
@@ -51,7 +56,7 @@ const WITH_LOCK = /\bwithLock\b/;
 // them all (ANY_EVIDENCE in test/rules/prefilter-screen.test.ts) matches: V8 runs each of these, led by
 // a few characters (a quote, a dot, a word boundary), at about twice the speed of that alternation,
 // which tries every branch at every character. Most files fail all four.
-const COMMANDS = 'setnx|del|unlink|getdel|delex|delifeq|p?expire(?:at)?|p?setex';
+const COMMANDS = [SETNX_NAME, DELETE_OR_EXPIRE_NAMES, SETEX_NAMES].join('|');
 const SCREEN = [
   /redlock|mutex|semaphore|\bwithLock\b/i,
   // A command in a string, an option string, GLIDE's option, a Lua delete or a TTL option string.

@@ -18,6 +18,24 @@ const settleRethrows = `async function settle<T>(fn: () => Promise<T>): Promise<
 }
 `;
 
+// A migration that returns early, under the given comment, when another worker already queued it.
+const migrateReturningEarly = (comment: string) => `${io}declare function alreadyQueued(id: string): Promise<boolean>;
+export async function migrate(id: string, token: string) {
+  const key = \`lock:migrate:\${id}\`;
+  if (!(await redis.set(key, token, 'EX', 3600, 'NX'))) return;
+  try {
+    if (await alreadyQueued(id)) {
+      // ${comment}
+      return;
+    }
+    await work();
+    await redis.eval(${RELEASE}, 1, key, token);
+  } catch {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`;
+
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
     { name: 'the work started first and awaited inside the try, before the finally releases', code: `${io}export async function both(key: string, token: string, fn: () => Promise<void>) {
@@ -151,44 +169,14 @@ export async function run(key: string, token: string) {
   return note;
 }
 ` },
-    { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: `${io}declare function alreadyQueued(id: string): Promise<boolean>;
-export async function migrate(id: string, token: string) {
-  const key = \`lock:migrate:\${id}\`;
-  if (!(await redis.set(key, token, 'EX', 3600, 'NX'))) return;
-  try {
-    if (await alreadyQueued(id)) {
-      // Do not unlock: the TTL keeps a second migration from starting
-      return;
-    }
-    await work();
-    await redis.eval(${RELEASE}, 1, key, token);
-  } catch {
-    await redis.eval(${RELEASE}, 1, key, token);
-  }
-}
-` },
+    { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
     {
       name: 'a comment on the early return that says nothing about keeping the lock does not excuse it',
       message: ['early `return;`'],
       output: null,
-      code: `${io}declare function alreadyQueued(id: string): Promise<boolean>;
-export async function migrate(id: string, token: string) {
-  const key = \`lock:migrate:\${id}\`;
-  if (!(await redis.set(key, token, 'EX', 3600, 'NX'))) return;
-  try {
-    if (await alreadyQueued(id)) {
-      // Nothing to do: another worker queued it
-      return;
-    }
-    await work();
-    await redis.eval(${RELEASE}, 1, key, token);
-  } catch {
-    await redis.eval(${RELEASE}, 1, key, token);
-  }
-}
-`,
+      code: migrateReturningEarly('Nothing to do: another worker queued it'),
     },
     {
       name: 'a lock helper that returns the routine it was handed without awaiting it',
