@@ -36,5 +36,14 @@ export function leanParseKeeps(text: string, helpers: HelperNames): HelperNames 
  * with lock helpers is then asked of the project index (ProjectIndex.importsLockHelpers).
  */
 export function mayCallLockHelpers(text: string): boolean {
-  return (LOCK_NAME.test(text) || ACQUIRE_CALL.test(text)) && IMPORT.test(text);
+  if (!(LOCK_NAME.test(text) || ACQUIRE_CALL.test(text)) || !IMPORT.test(text)) return false;
+  const code = text.replace(LINE_COMMENTS, ' ');
+  return (LOCK_NAME.test(code) || ACQUIRE_CALL.test(code)) && IMPORT.test(code);
 }
+
+/**
+ * Comments that open a line, where `//` and `/*` cannot be inside a string: a lock word there (`//
+ * optimistic lock`, a JSDoc example of `sentinel.acquire()`) calls nothing. On the corpus, two such files
+ * of a Redis client had the whole client summarised for them, a fifth of the analysis worker's time.
+ */
+const LINE_COMMENTS = /^[ \t]*(?:\/\*[\s\S]*?\*\/|\/\/[^\n]*)/gm;
