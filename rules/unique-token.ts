@@ -55,13 +55,15 @@ function fix(model: LockModel, acquire: Acquire, compared: Node): Fix | string {
     return 'No automatic fix: the token is compared in another function; create one token per acquisition and pass it to the release.';
   }
   const value = unwrap(token);
-  const sameValue = (n: Node) => (ts.isIdentifier(value) ? ts.isIdentifier(n) && n.text === value.text : n.getText() === value.getText());
+  // By kind first: the text of every node of the function was the fix's main cost.
+  const valueText = value.getText();
+  const sameValue = (n: Node) => n.kind === value.kind && (ts.isIdentifier(value) ? (n as ts.Identifier).text === value.text : n.getText() === valueText);
   if (!ts.isIdentifier(value) && literalString(value) === undefined && !ts.isPropertyAccessExpression(value)) {
     return 'No automatic fix: the token is computed in the acquire; store a randomUUID() in a variable and use it at the acquire and the release.';
   }
   const fresh = freshToken(model, acquire, literalString(value) === undefined ? value.getText() : undefined);
   if (!fresh) return 'No automatic fix: the acquire is not a statement of its own, so there is nowhere to create a token before it.';
-  const uses = descendants(acquire.fn).filter((n) => n.getStart() >= acquire.call.end && sameValue(n) && !ts.isPropertyAccessExpression(n.parent));
+  const uses = descendants(acquire.fn).filter((n) => sameValue(n) && n.getStart() >= acquire.call.end && !ts.isPropertyAccessExpression(n.parent));
   if (ts.isPropertyAccessExpression(value) && uses.some((n) => isAssignment(n.parent) && (n.parent as ts.BinaryExpression).left === n)) {
     return 'No automatic fix: the token property is written later in this function.';
   }

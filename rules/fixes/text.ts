@@ -135,7 +135,7 @@ export function ensureNamedImport(sourceFile: ts.SourceFile, name: string, modul
     const bindings = d.importClause?.namedBindings;
     return moduleOf(d) === module && !!bindings && ts.isNamedImports(bindings) && bindings.elements.some((n) => n.name.text === name);
   });
-  if (has || new RegExp(`\\b${name}\\b[^;\\n]*require\\(['"]${module}['"]\\)`).test(text)) return [];
+  if (has || (text.includes(module) && new RegExp(`\\b${name}\\b[^;\\n]*require\\(['"]${module}['"]\\)`).test(text))) return [];
   const usesRequire = imports.length === 0 && /\brequire\(/.test(text);
   const line = usesRequire ? `const { ${name} } = require('${module}');\n` : `import { ${name} } from '${module}';\n`;
   const last = imports[imports.length - 1];
