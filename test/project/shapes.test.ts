@@ -198,6 +198,28 @@ async function send(id: string) {}
     expected: ['src/billing/invoices.ts: check-acquire-result'],
   },
   {
+    name: 'a solution-style tsconfig: the paths alias is in a config it references',
+    files: {
+      'tsconfig.json': `{ "files": [], "references": [{ "path": "./tsconfig.app.json" }, { "path": "./tests" }] }`,
+      'tsconfig.app.json': `{ "compilerOptions": { "paths": { "@lib/*": ["./src/lib/*"] } }, "include": ["src"] }`,
+      'tests/tsconfig.json': `{ "compilerOptions": { "paths": { "@lib/*": ["../fixtures/*"] } } }`,
+      'src/redis.ts': client,
+      'src/lib/lock.ts': `import { redis } from '../redis';
+import { randomUUID } from 'node:crypto';
+export async function tryLock(name: string): Promise<boolean> {
+  return (await redis.set(\`lock:\${name}\`, randomUUID(), 'NX', 'PX', 30000)) === 'OK';
+}
+`,
+      'src/billing/invoices.ts': `import { tryLock } from '@lib/lock';
+export async function issue(id: string, send: () => Promise<void>) {
+  await tryLock(\`invoice:\${id}\`);
+  await send();
+}
+`,
+    },
+    expected: ['src/billing/invoices.ts: check-acquire-result'],
+  },
+  {
     // The barrel is indexed once by name: a name is looked for in each star module that exports it, in order.
     name: 'a barrel of barrels, where the first module naming the export cannot resolve it',
     files: {
