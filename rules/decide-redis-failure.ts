@@ -91,9 +91,11 @@ function grantingValue(node: Node, acquire: Acquire): boolean {
  * failed code was the whole critical section (`answers` false), what it returns answers for the work,
  * not for the lock.
  */
-function grants(path: Node, acquire: Acquire, work: Work, answers = true): Node | undefined {
+function grants(model: LockModel, path: Node, acquire: Acquire, work: Work, answers = true): Node | undefined {
   const scopeFn = isFunctionLike(path) ? path : ancestorWhere(path, isFunctionLike);
-  const own = (n: Node) => ancestorWhere(n, isFunctionLike) === scopeFn || (isFunctionLike(path) && ancestorWhere(n, isFunctionLike) === path);
+  // A fallback acquire on the failure path (SETNX + EXPIRE after SET NX EX failed): what its test grants, it took.
+  const fallbacks = model.acquires.filter((a) => a !== acquire && contains(path, a.call));
+  const own = (n: Node) => (ancestorWhere(n, isFunctionLike) === scopeFn || (isFunctionLike(path) && ancestorWhere(n, isFunctionLike) === path)) && !behindFallback(n, path, fallbacks);
   const ran = callsNamed(path, () => true).filter((c) => own(c) && runsWork(c, work) && !inErrorResponse(c) && !insideLogging(c, path));
   // Name the work itself: not a link of a call chain (`res.status(200)`), nor a call around the work.
   const named = ran.filter((c) => !(ts.isPropertyAccessExpression(c.parent) && ts.isCallExpression(c.parent.parent)));
@@ -104,6 +106,15 @@ function grants(path: Node, acquire: Acquire, work: Work, answers = true): Node 
   const granting = returns.find((ret) => own(ret) && ret.expression && grantingValue(ret.expression, acquire));
   if (granting) return granting;
   return ts.isArrowFunction(path) && !ts.isBlock(path.body) && grantingValue(path.body, acquire) ? path.body : undefined;
+}
+
+/** Is `node` inside an `if` on the answer of an acquire the failure path itself makes? */
+function behindFallback(node: Node, path: Node, fallbacks: readonly Acquire[]): boolean {
+  if (fallbacks.length === 0) return false;
+  for (let a = node.parent; a && a !== path; a = a.parent) {
+    if (ts.isIfStatement(a) && !contains(a.expression, node) && fallbacks.some((f) => a.pos > f.call.pos && isGuard(a, f))) return true;
+  }
+  return false;
 }
 
 /** `logger.error(err, { id: id.toString() })`: a call that only builds what is logged runs no work. */
@@ -176,7 +187,7 @@ function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
     if (throwsIn(path) || explicit(model, path, a.catchClause)) return undefined;
     // The work outside the catch: also every call the function goes on to after the try.
     const work = workOf(model, acquire, path);
-    const grant = grants(path, acquire, work, !ranCriticalSection(model, acquire, a, work));
+    const grant = grants(model, path, acquire, work, !ranCriticalSection(model, acquire, a, work));
     if (grant) return { path, grant, how: 'catch' };
     // A catch that returns, rethrows, or leaves the loop iteration (continue, break) decided; one whose end is reached goes on.
     const after = endsInJump(path) ? undefined : workAfterCatch(acquire, a, work);
@@ -191,7 +202,7 @@ function catchCallbackPath(model: LockModel, acquire: Acquire): Found | undefine
   const handler = chained?.arguments[0];
   if (!chained || !handler || !isFunctionOrArrow(handler)) return undefined;
   if (throwsIn(handler.body) || explicit(model, handler, chained)) return undefined;
-  const grant = grants(handler, acquire, workOf(model, acquire, handler));
+  const grant = grants(model, handler, acquire, workOf(model, acquire, handler));
   return grant ? { path: handler, grant, how: '.catch' } : undefined;
 }
 
@@ -228,7 +239,7 @@ function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefin
     const absent = ts.isPrefixUnaryExpression(condition) && unwrap(condition.operand).getText() === client;
     const isNull = ts.isBinaryExpression(condition) && /^[!=]=/.test(condition.operatorToken.getText()) && unwrap(condition.left).getText() === client && /^(?:null|undefined)$/.test(condition.right.getText());
     if ((!absent && !isNull) || explicit(model, test.thenStatement, test) || documented(test, acquire.fn, client)) continue;
-    const grant = grants(test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
+    const grant = grants(model, test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
     if (grant) return { path: test.thenStatement, grant, how: 'branch' };
   }
   return undefined;

@@ -86,13 +86,25 @@ function withFreshToken(model: LockModel, release: Release, server: ServerKind):
 // Operator tools that break a lock on purpose: `forceUnlock(name)`, `breakLock`, `adminReleaseLock`.
 const FORCED = /(?:^|_)(?:force|break|admin|operator|manual|purge|nuke|wipe|steal)/i;
 
+// Resets that wipe state (`cleanup(key)` for tests, `resetAll()`): deliberate only beside a real release.
+const RESET = /^(?:cleanup|clean_up|reset|clear|flush|teardown|tear_down)/i;
+
+/** Does the file release this lock elsewhere with an owner check (so the DEL here is not its release)? */
+function releasedCheckedElsewhere(model: LockModel, release: Release): boolean {
+  if (!release.key) return false;
+  return model.releasesOn(release.key).some((r) => r.fn !== release.fn && r.ownerChecked && r.via?.ownerChecked !== false);
+}
+
 /**
- * A forced release: a function named as an operator's break-the-lock action that takes no token
- * (it cannot check an owner it is not told) and acquires nothing itself.
+ * A forced release: a function named as an operator's break-the-lock action, or as a reset of a lock the
+ * file also releases with an owner check, that takes no token (it cannot check an owner it is not told)
+ * and acquires nothing itself.
  */
 function isForcedRelease(model: LockModel, release: Release): boolean {
   const fn = release.fn;
-  if (!isFunctionLike(fn) || !FORCED.test(functionNameOf(fn))) return false;
+  if (!isFunctionLike(fn)) return false;
+  const named = functionNameOf(fn);
+  if (!FORCED.test(named) && !(RESET.test(named) && releasedCheckedElsewhere(model, release))) return false;
   const takesToken = fn.parameters.some((p) => /token|owner|holder|lockId|value|identifier/i.test(p.name.getText()));
   if (takesToken || model.acquires.some((a) => a.fn === fn)) return false;
   // Called by code that then acquires (a stale-lock breaker before a retry) it is automated, not an operator's.

@@ -1,5 +1,5 @@
-// A release that also runs when the acquire failed: a `finally` the not-acquired path goes through, or
-// a release registered (res.on('finish'), defer) before the acquire's answer is tested. With a DEL
+// A release that also runs when the acquire failed: a `finally` the not-acquired path goes through, a
+// `catch` it throws into, or a release registered (res.on('finish'), defer) before the acquire's answer is tested. With a DEL
 // that does not compare the token, it deletes the lock of the process that does hold it; so does a
 // release that compares a token every request on the record shares (the user's id as the owner).
 import { ts } from './engine/typescript';
@@ -7,8 +7,8 @@ import { mentions } from './engine/failure-paths';
 import { describeKey, type KeyRef } from './engine/keys';
 import { helperRelated } from './engine/helper-related';
 import type { Acquire, HelperVia, LockModel, Release } from './engine/model';
-import { ancestorWhere, contains, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, type Node } from './engine/nodes';
-import { isGuard, lockNames } from './engine/paths';
+import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, type Node } from './engine/nodes';
+import { isGuard, lockNames, testsFailure } from './engine/paths';
 import { isRecordId } from './engine/token-strength';
 import { visibleAt } from './engine/queries';
 import type { Rule } from './rule';
@@ -75,6 +75,35 @@ function finallyOf(release: Delete): { block: ts.Block; tryStatement: ts.TryStat
   return undefined;
 }
 
+/**
+ * The try statement whose catch clause holds the release unconditionally: nothing in the catch before it
+ * leaves or tests (a catch that rethrows its "busy" error first releases only after other errors).
+ */
+function catchOf(release: Delete): ts.TryStatement | undefined {
+  for (let a: Node = release.call; a.parent && a !== release.fn; a = a.parent) {
+    const parent = a.parent;
+    if (ts.isIfStatement(a) || ts.isConditionalExpression(a) || (ts.isBinaryExpression(a) && a.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken)) return undefined;
+    if (!ts.isBlock(a) || !ts.isCatchClause(parent) || !ts.isTryStatement(parent.parent)) continue;
+    const before = a.statements.filter((s) => s.end <= release.call.getStart());
+    return before.some((s) => ts.isIfStatement(s) || ts.isReturnStatement(s) || ts.isThrowStatement(s)) ? undefined : parent.parent;
+  }
+  return undefined;
+}
+
+/** `if (!ok) throw ...` on the acquire's answer inside the try block: the not-acquired path goes into the catch. */
+function throwsWhenNotAcquired(acquire: Acquire, tryStatement: ts.TryStatement): ts.IfStatement | undefined {
+  if (!contains(tryStatement.tryBlock, acquire.call)) return undefined;
+  for (const s of descendantsOfKind<ts.IfStatement>(tryStatement.tryBlock, ts.SyntaxKind.IfStatement)) {
+    if (s.pos < acquire.call.end || !isGuard(s, acquire) || !testsFailure(s.expression)) continue;
+    // Thrown straight into this catch: not inside a nested function or an inner try.
+    const inner = ancestorWhere(s, (n) => n === tryStatement || ts.isFunctionLike(n) || (ts.isTryStatement(n) && !!n.catchClause));
+    if (inner !== tryStatement) continue;
+    const then = s.thenStatement;
+    if (ts.isThrowStatement(then) || (ts.isBlock(then) && then.statements.some(ts.isThrowStatement))) return s;
+  }
+  return undefined;
+}
+
 /** Is the try statement reached only after the acquire was found successful? */
 function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean {
   if (contains(tryStatement.tryBlock, acquire.call)) return false;
@@ -119,7 +148,7 @@ function fix(acquire: Acquire, release: Delete): Fix | undefined {
 export const releaseOnlyAcquired: Rule = {
   id: 'release-only-acquired',
   defaultSeverity: 'error',
-  summary: 'A release that runs even when the acquire failed (a finally or a finish handler), deleting the holder\'s lock.',
+  summary: 'A release that runs even when the acquire failed (a finally, a catch the not-acquired path throws into, or a finish handler), deleting the holder\'s lock.',
   check({ model, report }) {
     for (const release of [...uncheckedDeletes(model), ...checkedReleases(model)]) {
       const callbackOwner = isFunctionOrArrow(release.fn) ? ancestorWhere(release.fn, ts.isFunctionLike) : undefined;
@@ -139,6 +168,20 @@ export const releaseOnlyAcquired: Rule = {
           message: `This finally deletes ${key} also when the acquire failed: the not-acquired path goes through it, and ${why}. Release only if the acquire succeeded (test its answer in the finally, or acquire and test before the try), ${cure}.`,
           related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }, ...helperRelated(release.via, 'the release in the helper')],
           fix: () => fix(acquire, release),
+        });
+        continue;
+      }
+      const caught = catchOf(release);
+      const thrown = caught && ancestorWhere(caught, ts.isFunctionLike) === acquire.fn ? throwsWhenNotAcquired(acquire, caught) : undefined;
+      if (thrown) {
+        const why = release.checked
+          ? `the release goes by the token ${acquire.token!.getText()}, the id of the record the lock is for, which the request that holds the lock has too: its owner check passes and it deletes that request's lock`
+          : 'the DEL does not compare the token, so it deletes the lock of the process that holds it, and a third one gets in';
+        report({
+          span: spanOf(release.call),
+          message: `This catch deletes ${key} also when the acquire failed: the not-acquired path throws into it, and ${why}. Acquire and test before the try (so the catch only belongs to a held lock), or rethrow the not-acquired error before releasing, and release with a compare-and-delete.`,
+          related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }, { span: spanOf(thrown), message: 'the not-acquired path, which throws into the catch' }, ...helperRelated(release.via, 'the release in the helper')],
+          fix: () => fix(acquire, release) ?? 'No automatic fix: the acquire\'s answer cannot be read in the catch; acquire and test it before the try.',
         });
         continue;
       }

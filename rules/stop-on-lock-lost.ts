@@ -5,7 +5,7 @@ import { ts } from './engine/typescript';
 import { bodyStatements, enclosingTries, onlyObserves, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Extend, LockModel } from './engine/model';
-import { ancestorWhere, calleeName, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionLike, isFunctionOrArrow, propertyValue, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, isFunctionLike, isFunctionOrArrow, isLoop, propertyValue, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { inConditionPosition, resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 
@@ -19,6 +19,34 @@ function timerCallback(extend: Extend): Node | undefined {
     if (call && ts.isCallExpression(call) && TIMER.test(calleeName(call) ?? '') && call.arguments[0] === fn) return fn;
   }
   return undefined;
+}
+
+const SLEEP = /^(?:sleep|delay|wait|setTimeout|timeout)$/i;
+
+/**
+ * `while (running) { await extend(); await sleep(ms); }` in an async function started without `await`
+ * (`void renew()`, `renew().catch(log)`, an unawaited IIFE): a watchdog written as a loop, running next
+ * to the work as a timer does. A loop the caller awaits is the work itself, not a watchdog.
+ */
+function backgroundLoop(extend: Extend): Node | undefined {
+  const fn = ancestorWhere(extend.call, isFunctionLike);
+  const loop = fn && ancestorWhere(extend.call, (n) => n === fn || isLoop(n));
+  if (!fn || !loop || loop === fn) return undefined;
+  const sleeps = descendantsOfKind<ts.AwaitExpression>(loop, ts.SyntaxKind.AwaitExpression).some((a) => {
+    const awaited = unwrap(a.expression);
+    return (ts.isCallExpression(awaited) && SLEEP.test(calleeName(awaited) ?? '')) || (ts.isNewExpression(awaited) && /\bsetTimeout\b/.test(awaited.getText()));
+  });
+  if (!sleeps) return undefined;
+  const iife = unwrap(fn.parent) === fn.parent && ts.isCallExpression(fn.parent) ? fn.parent : ts.isParenthesizedExpression(fn.parent) && ts.isCallExpression(fn.parent.parent) ? fn.parent.parent : undefined;
+  const starts = iife ? [iife] : callsNamed(fn.getSourceFile(), (name) => name === functionNameOf(fn));
+  return starts.some((call) => !awaitedNow(call)) ? fn : undefined;
+}
+
+/** `await f()` or `return f()`: the caller waits for the loop to end before going on. */
+function awaitedNow(call: Node): boolean {
+  let n = call;
+  while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isAsExpression(n.parent) || ts.isNonNullExpression(n.parent))) n = n.parent;
+  return ts.isAwaitExpression(n.parent) || ts.isReturnStatement(n.parent);
 }
 
 type Path = { kind: 'catch' | 'failed-branch'; statements: Node[]; node: Node };
@@ -51,7 +79,7 @@ function failurePaths(extend: Extend, timer: Node): Path[] | undefined {
 }
 
 function watchdogProblem(model: LockModel, extend: Extend): { message: string; at: Node } | undefined {
-  const timer = timerCallback(extend);
+  const timer = timerCallback(extend) ?? backgroundLoop(extend);
   if (!timer) return undefined;
   const paths = failurePaths(extend, timer);
   if (!paths) return undefined;

@@ -84,18 +84,51 @@ function removeProperty(object: ts.ObjectLiteralExpression, property: ts.ObjectL
   return { start: property.getStart(), end: property.end, newText: '' };
 }
 
+/**
+ * An acquire helper (another file's, or this file's) that stores a value of its own every process shares,
+ * released or extended here, in the caller, by a command of its own: the helper's file may release
+ * nothing, so only here is it seen that the value is what an owner check would compare.
+ */
+function reportHelperValue(model: LockModel, acquire: Acquire, spec: { weakness: Weakness['kind']; what: string }, report: Parameters<Rule['check']>[0]['report']): void {
+  if (!acquire.key) return;
+  const ops = [...model.releasesOn(acquire.key), ...model.extendsOn(acquire.key)].filter((op) => op.kind !== 'helper' && op.kind !== 'library');
+  const op = ops.find((o) => o.ownerChecked) ?? ops[0];
+  if (!op) return;
+  const consequence = op.ownerChecked
+    ? 'The owner check here compares it, so another process holding the same value passes it and can release or extend a lock it does not hold.'
+    : 'This lock is released or extended here without an owner check, and the check that makes that safe would compare this value: with a value other processes share, it cannot tell this holder from another.';
+  report({
+    span: spanOf(acquire.call),
+    message: `${acquire.via?.name}(...) stores the lock token ${spec.what}, which ${WHY[spec.weakness]}. ${consequence} Store 128+ random bits per acquisition in the helper (e.g. crypto.randomUUID()) and hand it back.`,
+    related: [
+      ...helperRelated(acquire.via, 'the acquire that stores this value'),
+      { span: spanOf(op.call), message: op.ownerChecked ? 'the release/extend that compares the token' : 'the release/extend whose owner check would compare it' },
+    ],
+  });
+}
+
 export const uniqueToken: Rule = {
   id: 'unique-token',
   defaultSeverity: 'error',
   summary: 'The lock value is not unique per acquisition, so one holder can release or extend another holder\'s lock.',
   check({ model, report }) {
+    const reported = new Set<Node>();
     for (const acquire of model.acquires) {
+      if (acquire.kind === 'helper' && acquire.tokenSpec?.kind === 'weak' && !acquire.token) {
+        reportHelperValue(model, acquire, acquire.tokenSpec, report);
+        continue;
+      }
       if (!acquire.token) continue;
       const viaHelper = acquire.kind === 'helper' && acquire.via && acquire.tokenSpec?.kind === 'param';
       if (!isRedisAcquire(acquire) && !viaHelper) continue;
       const weakness = tokenWeakness(acquire.token, acquire.fn, model.lookup, acquire.key?.node);
       if (!weakness) continue;
-      const matters = viaHelper ? { call: acquire.call, compares: true } : tokenMatters(model, acquire, weakness);
+      // One value tried again by a retry is one mistake: reported at its first acquire.
+      const origin = initializerOf(acquire.token, model.lookup);
+      if (origin && reported.has(origin)) continue;
+      if (origin) reported.add(origin);
+      // Through a helper that takes the token, the helper is trusted to compare it unless a release here says otherwise.
+      const matters = viaHelper ? (tokenMatters(model, acquire, weakness) ?? { call: acquire.call, compares: true }) : tokenMatters(model, acquire, weakness);
       if (!matters) continue;
       const related: RelatedLocation[] = viaHelper
         ? helperRelated(acquire.via, `${acquire.via?.name} stores this value as the lock's owner token`)

@@ -10,6 +10,7 @@ import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } f
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesLockedState, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { markerRollbacks } from './markers';
+import { isProbe } from './probes';
 import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { collectNamedScripts } from './named-scripts';
@@ -213,7 +214,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const acquires: Acquire[] = [];
   for (const command of lockCommands) {
     const acquire = redisAcquire(command, keyOf);
-    if (acquire) acquires.push(acquire);
+    if (acquire && !isProbe(acquire, sourceFile)) acquires.push(acquire);
   }
   const libraryObjects = recogniseLibraryObjects(news, imports, lookup);
   const library = recogniseLibraryCalls(meanings.size > 0 ? calls.filter((c) => !meanings.has(c)) : calls, libraryObjects, imports, helpers, keyOf, project?.libraries);

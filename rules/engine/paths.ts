@@ -13,7 +13,8 @@ export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
     if (r.call.pos < acquire.call.end) return false;
     if (r.fn !== acquire.fn && !isFinallyCallback(r)) return false;
     if (acquire.owner && r.handle === acquire.owner) return true;
-    return !!acquire.key && !!r.key && sameKey(acquire.key, r.key) && !acquire.owner;
+    // A lock held through an object is released through it, or by its key alone (`locks.release(key)`).
+    return !!acquire.key && !!r.key && sameKey(acquire.key, r.key) && (!acquire.owner || r.handle === undefined);
   });
 }
 

@@ -25,7 +25,8 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   const n = unwrap(node);
   // `String(x)`, `x.toString()` and `` `${x}` `` are as unique as x.
   // `+new Date()` and `Number(x)` are as unique as x too.
-  const text = n.getText().replace(/\s+/g, '').replace(/^(?:String|Number)\((.*)\)$/, '$1').replace(/^\+/, '').replace(/\.toString\(\d*\)$/, '');
+  // `(new Date()).toISOString()` is `new Date().toISOString()`.
+  const text = n.getText().replace(/\s+/g, '').replace(/^\(newDate\(\)\)/, 'newDate()').replace(/^(?:String|Number)\((.*)\)$/, '$1').replace(/^\+/, '').replace(/\.toString\(\d*\)$/, '');
   if (literalString(n) !== undefined || ts.isNumericLiteral(n) || n.kind === ts.SyntaxKind.TrueKeyword) return 'constant';
   if (PID.test(text)) return 'pid';
   if (HOST.test(text) || /hostname\(\)$/.test(text)) return 'hostname';
@@ -47,14 +48,24 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
     const offset = (side: Node, kind: string) => kind === 'constant' ? ts.isNumericLiteral(unwrap(side)) : DURATION.test(unwrap(side).getText());
     if ((left === 'timestamp' && offset(n.right, right)) || (right === 'timestamp' && offset(n.left, left))) return 'timestamp';
   }
-  if (ts.isTemplateExpression(n) || isPlus(n)) {
-    const parts = ts.isTemplateExpression(n) ? n.templateSpans.map((s) => s.expression) : [n.left, n.right];
-    const kinds = parts.map((p) => partWeakness(p, lookup, depth + 1));
+  // `JSON.stringify({ host, since: Date.now() })`: holder details are as unique as their values together.
+  if (ts.isCallExpression(n) && n.expression.getText() === 'JSON.stringify' && n.arguments[0] && depth < 6) return partWeakness(n.arguments[0], lookup, depth + 1);
+  const object = ts.isObjectLiteralExpression(n) ? n : undefined;
+  if (ts.isTemplateExpression(n) || isPlus(n) || object) {
+    const parts = object ? object.properties.map(propertyValue) : ts.isTemplateExpression(n) ? n.templateSpans.map((s) => s.expression) : [(n as ts.BinaryExpression).left, (n as ts.BinaryExpression).right];
+    if (parts.some((p) => !p)) return 'unknown';
+    const kinds = parts.map((p) => partWeakness(p!, lookup, depth + 1));
     if (kinds.some((k) => k === 'strong' || k === 'unknown')) return kinds.includes('strong') ? 'strong' : 'unknown';
     return kinds.find((k) => k !== 'constant') ?? 'constant';
   }
   if (/random|uuid|nanoid|ulid|cuid|v4\(/i.test(text)) return 'strong';
   return 'unknown';
+}
+
+/** The value a property of an object literal holds; undefined for a spread or a method. */
+function propertyValue(p: ts.ObjectLiteralElementLike): Node | undefined {
+  if (ts.isPropertyAssignment(p)) return p.initializer;
+  return ts.isShorthandPropertyAssignment(p) ? p.name : undefined;
 }
 
 /**

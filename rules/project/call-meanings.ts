@@ -1,8 +1,8 @@
 // What a call in a file means when it calls the project's own code: the callee is found without the
 // type checker, through the file's imports and exports (project-index.ts resolves module specifiers),
-// module-level singletons, `new X()` variables, typed parameters, and `this.x` fields typed by a
-// constructor parameter property or set from `new X()` (the NestJS shape), and the callee's summary
-// says what the call does to locks.
+// module-level singletons, `new X()` variables, objects a project factory returned, typed parameters,
+// and `this.x` fields typed by a constructor parameter property or set from `new X()` (the NestJS
+// shape), and the callee's summary says what the call does to locks.
 import { ts } from '../engine/typescript';
 import { ancestorWhere, declarationOf, methodOf, unwrap, type Node } from '../engine/nodes';
 import { importOf, newClassName, typeClassName } from './file-symbols';
@@ -15,7 +15,8 @@ export type CallMeaning =
   /** A project function that does nothing to locks (it may share a name with a Redis command or withLock). */
   | { kind: 'none' }
   | { kind: 'wrapper'; name: string; wrapper: WrapperSummary }
-  | { kind: 'helper'; name: string; summary: FunctionSummary; file: string; receiver?: Node; receiverNew?: ts.NewExpression };
+  /** `receiverNew`: the `new X(...)` or factory call that made the receiver, whose arguments may be the key. */
+  | { kind: 'helper'; name: string; summary: FunctionSummary; file: string; receiver?: Node; receiverNew?: ts.NewExpression | ts.CallExpression };
 
 export type LockLibrary = 'redlock' | 'redis-semaphore';
 
@@ -49,7 +50,7 @@ const TEST_PATH = /(?:^|[/.])(?:tests?|spec|__tests__|__mocks__|mocks?|fixtures?
 type Target =
   | { kind: 'function'; file: FileSummary; summary: FunctionSummary }
   | { kind: 'class'; file: FileSummary; cls: ClassSummary }
-  | { kind: 'instance'; file: FileSummary; cls: ClassSummary; made?: ts.NewExpression }
+  | { kind: 'instance'; file: FileSummary; cls: ClassSummary; made?: ts.NewExpression | ts.CallExpression }
   | { kind: 'object'; file: FileSummary; members: Record<string, FunctionSummary> }
   | { kind: 'module'; file: FileSummary }
   /** A redlock or redis-semaphore object a project file made: its calls are the library's. */
@@ -258,9 +259,9 @@ export class Resolution {
     if (!target || depth > MAX_DEPTH) return false;
     switch (target.kind) {
       case 'function':
-        return counts(target.summary);
+        return counts(target.summary) || this.madeLeads(target.file, target.summary, counts);
       case 'object':
-        return Object.values(target.members).some(counts);
+        return Object.values(target.members).some((fn) => counts(fn) || this.madeLeads(target.file, fn, counts));
       case 'class':
       case 'instance':
         return this.methodsOfClass(target.file, target.cls).some(counts);
@@ -269,6 +270,16 @@ export class Resolution {
       case 'library':
         return libraries;
     }
+  }
+
+  /** The class standing for the object a factory returns (FunctionSummary.makes). */
+  madeClass(file: FileSummary, fn: FunctionSummary): ClassSummary | undefined {
+    return fn.makes ? own(file.classes, fn.makes) : undefined;
+  }
+
+  private madeLeads(file: FileSummary, fn: FunctionSummary, counts: (fn: FunctionSummary) => boolean): boolean {
+    const made = this.madeClass(file, fn);
+    return !!made && Object.values(made.methods).some(counts);
   }
 
   methodsOfClass(file: FileSummary, cls: ClassSummary, depth = 0): FunctionSummary[] {
@@ -296,11 +307,21 @@ export class Resolution {
     const addClass = (f: FileSummary, cls: ClassSummary) => {
       for (const name of this.namesOfClass(f, cls)) names.add(name);
     };
+    const addMade = (f: FileSummary, fns: FunctionSummary[]) => {
+      for (const fn of fns) {
+        const made = this.madeClass(f, fn);
+        if (made) addClass(f, made);
+      }
+    };
     const addTarget = (target: Target | undefined, local: string) => {
       if (!target) return;
-      if (target.kind === 'function' && hasLockMeaning(target.summary)) names.add(local);
-      else if (target.kind === 'object') addFunctions(target.members);
-      else if (target.kind === 'class' || target.kind === 'instance') addClass(target.file, target.cls);
+      if (target.kind === 'function') {
+        if (hasLockMeaning(target.summary)) names.add(local);
+        addMade(target.file, [target.summary]);
+      } else if (target.kind === 'object') {
+        addFunctions(target.members);
+        addMade(target.file, Object.values(target.members));
+      } else if (target.kind === 'class' || target.kind === 'instance') addClass(target.file, target.cls);
       else if (target.kind === 'module') {
         for (const name of Object.keys(target.file.exports)) addTarget(this.exportOf(target.file, name), name);
       }
@@ -349,7 +370,17 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     if (target?.kind === 'library') libraries.set(local, target.library);
   }
 
-  const valueTarget = (node: Node): Target | undefined => {
+  /** `createLock(key)`, `await locks.lockFor(key)`: the object a project factory returned, as an instance of the class standing for it. */
+  const madeBy = (init: Node | undefined, depth: number): Target | undefined => {
+    let n = init && unwrap(init);
+    if (n && ts.isAwaitExpression(n)) n = unwrap(n.expression);
+    if (!n || !ts.isCallExpression(n) || depth > MAX_DEPTH) return undefined;
+    const factory = functionCalled(n, depth + 1);
+    const made = factory && resolution.madeClass(factory.file, factory.summary);
+    return made ? { kind: 'instance', file: factory.file, cls: made, made: n } : undefined;
+  };
+
+  const valueTarget = (node: Node, depth = 0): Target | undefined => {
     const n = unwrap(node);
     if (n.kind === ts.SyntaxKind.ThisKeyword) {
       const name = enclosingClassName(n);
@@ -370,6 +401,8 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     }
     if (!ts.isIdentifier(n)) return undefined;
     const decl = declarationOf(n);
+    const fromFactory = decl && ts.isVariableDeclaration(decl) ? madeBy(decl.initializer, depth) : undefined;
+    if (fromFactory) return fromFactory;
     if (!decl || isTopLevel(decl)) {
       const made = decl && ts.isVariableDeclaration(decl) ? newClassName(decl.initializer) : undefined;
       if (made) {
@@ -386,33 +419,27 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     return { kind: 'instance', ...cls, made: made ? (unwrap((decl as ts.VariableDeclaration).initializer!) as ts.NewExpression) : undefined };
   };
 
-  const meaningOf = (call: ts.CallExpression): CallMeaning | undefined => {
+  /** The project function a call runs, with the receiver it runs on and what made that receiver. */
+  const functionCalled = (call: ts.CallExpression, depth = 0): (Callee & { file: FileSummary }) | undefined => {
     const callee = unwrap(call.expression);
-    let found: { file: FileSummary; summary: FunctionSummary } | undefined;
-    let receiver: Node | undefined;
-    let receiverNew: ts.NewExpression | undefined;
     if (ts.isIdentifier(callee)) {
       const decl = declarationOf(callee);
       if (decl && !isTopLevel(decl)) return undefined; // a local variable or parameter holding a function
       const target = resolution.localOf(file, callee.text);
-      if (target?.kind === 'function') found = { file: target.file, summary: target.summary };
-      else if (target) return undefined;
-    } else {
-      const method = methodOf(call);
-      if (!method) return undefined;
-      const target = valueTarget(method.receiver);
-      if (!target) return undefined;
-      found = resolution.memberOf(target, method.name);
-      if (!found) {
-        // A project class without that method: it may come from a base class Lockwise cannot see.
-        return undefined;
-      }
-      if (target.kind === 'instance') {
-        receiver = method.receiver;
-        receiverNew = target.made;
-      }
+      return target?.kind === 'function' ? { file: target.file, summary: target.summary } : undefined;
     }
+    const method = methodOf(call);
+    const target = method && valueTarget(method.receiver, depth);
+    // A project class without that method: it may come from a base class Lockwise cannot see.
+    const found = target && resolution.memberOf(target, method.name);
     if (!found) return undefined;
+    return target.kind === 'instance' ? { ...found, receiver: method.receiver, receiverNew: target.made } : found;
+  };
+
+  const meaningOf = (call: ts.CallExpression): CallMeaning | undefined => {
+    const found = functionCalled(call);
+    if (!found) return undefined;
+    const { receiver, receiverNew } = found;
     const name = call.expression.getText().replace(/\s+/g, '').slice(0, 80);
     const summary = found.summary;
     if (summary.wraps) return { kind: 'wrapper', name, wrapper: summary.wraps };
@@ -421,6 +448,12 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
   };
 
   return { names, meaningOf, libraries };
+}
+
+interface Callee {
+  summary: FunctionSummary;
+  receiver?: Node;
+  receiverNew?: ts.NewExpression | ts.CallExpression;
 }
 
 /** The lock library a class name comes from in `file` (`import Redlock from 'redlock'`), if any. */

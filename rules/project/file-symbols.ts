@@ -1,9 +1,10 @@
 // The module shape of one file, read from its syntax without the type checker: what it imports (ES
 // imports, require, destructured require), what it exports (declarations, `export { x } from`,
 // `export *`, default exports, `module.exports = {...}`, `exports.x =`), its classes with the classes
-// their fields hold, and the function-like declarations whose lock meaning summarize.ts computes.
+// their fields hold, the objects a factory function returns and the members of a `namespace`, and the
+// function-like declarations whose lock meaning summarize.ts computes.
 import { ts } from '../engine/typescript';
-import { literalString, nameOf, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, descendantsOfKind, isFunctionLike, literalString, nameOf, unwrap, type Node } from '../engine/nodes';
 import { moduleOf } from '../engine/imports';
 import type { ExportTarget, FileSummary, ImportRef } from './types';
 
@@ -13,6 +14,8 @@ export interface SummaryTarget {
   name: string;
   /** The class or object literal it is a member of; undefined for a top-level function. */
   container?: { kind: 'class' | 'object'; name: string };
+  /** The class standing for the object literal it returns (see returnedObject). */
+  makes?: string;
 }
 
 export interface FileSymbols {
@@ -22,6 +25,27 @@ export interface FileSymbols {
 
 const isFunctionValue = (n: Node | undefined): n is ts.ArrowFunction | ts.FunctionExpression =>
   !!n && (ts.isArrowFunction(unwrap(n)) || ts.isFunctionExpression(unwrap(n)));
+
+/** The return statements of `fn` itself (not of functions nested in it). */
+export function ownReturns(fn: ts.FunctionLikeDeclaration): ts.ReturnStatement[] {
+  return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
+}
+
+/**
+ * The object of functions a factory hands back, when that is all it returns: `createLock(key)` giving
+ * `{ acquire() {...}, release() {...} }`. Its methods act on what the factory was called with, so it
+ * is summarised like a class whose constructor is the factory.
+ */
+export function returnedObject(fn: ts.FunctionLikeDeclaration): ts.ObjectLiteralExpression | undefined {
+  if (!fn.body) return undefined;
+  const values = ts.isBlock(fn.body) ? ownReturns(fn).map((r) => r.expression) : [fn.body];
+  if (values.length !== 1 || !values[0]) return undefined;
+  let value = unwrap(values[0]);
+  if (ts.isAwaitExpression(value)) value = unwrap(value.expression);
+  if (!ts.isObjectLiteralExpression(value)) return undefined;
+  const hasFunctions = value.properties.some((p) => (ts.isMethodDeclaration(p) && !!p.body) || (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)));
+  return hasFunctions ? value : undefined;
+}
 
 function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
   return !!ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === kind);
@@ -109,6 +133,22 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
   const addExport = (name: string, target: ExportTarget): void => {
     exportsOf[name] = target;
   };
+  /** A function to summarise; a factory's returned object becomes the class `made:<name>`. */
+  const addFunction = (fn: ts.FunctionLikeDeclaration, name: string, container?: SummaryTarget['container']): void => {
+    const target: SummaryTarget = container ? { fn, name, container } : { fn, name };
+    targets.push(target);
+    const object = returnedObject(fn);
+    if (!object) return;
+    const made = `made:${container ? `${container.name}.` : ''}${name}`;
+    target.makes = made;
+    summary.classes[made] = { name: made, methods: {}, implements: [], fieldTypes: {} };
+    for (const p of object.properties) {
+      const member = nameOf(p);
+      if (!member) continue;
+      if (ts.isMethodDeclaration(p) && p.body) addFunction(p, member, { kind: 'class', name: made });
+      else if (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)) addFunction(unwrap(p.initializer) as ts.ArrowFunction, member, { kind: 'class', name: made });
+    }
+  };
 
   const addClass = (cls: ts.ClassLikeDeclaration, name: string) => {
     const base = heritageNames(cls, ts.SyntaxKind.ExtendsKeyword)[0];
@@ -117,9 +157,9 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     for (const member of cls.members) {
       const method = nameOf(member);
       if (method && (ts.isMethodDeclaration(member) || ts.isGetAccessor(member)) && member.body) {
-        targets.push({ fn: member, name: method, container: { kind: 'class', name } });
+        addFunction(member, method, { kind: 'class', name });
       } else if (method && ts.isPropertyDeclaration(member) && isFunctionValue(member.initializer)) {
-        targets.push({ fn: unwrap(member.initializer) as ts.ArrowFunction, name: method, container: { kind: 'class', name } });
+        addFunction(unwrap(member.initializer) as ts.ArrowFunction, method, { kind: 'class', name });
       }
     }
   };
@@ -128,10 +168,8 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     for (const p of obj.properties) {
       const member = nameOf(p);
       if (!member) continue;
-      if (ts.isMethodDeclaration(p) && p.body) targets.push({ fn: p, name: member, container: { kind: 'object', name } });
-      else if (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)) {
-        targets.push({ fn: unwrap(p.initializer) as ts.ArrowFunction, name: member, container: { kind: 'object', name } });
-      }
+      if (ts.isMethodDeclaration(p) && p.body) addFunction(p, member, { kind: 'object', name });
+      else if (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)) addFunction(unwrap(p.initializer) as ts.ArrowFunction, member, { kind: 'object', name });
     }
   };
   /** `module.exports = <value>` / `export default <value>`: exported under `name`. */
@@ -139,7 +177,7 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     const v = unwrap(value);
     if (ts.isIdentifier(v)) return addExport(name, { local: v.text });
     if (isFunctionValue(v)) {
-      targets.push({ fn: v as ts.ArrowFunction, name: `export:${name}` });
+      addFunction(v as ts.ArrowFunction, `export:${name}`);
       return addExport(name, { local: `export:${name}` });
     }
     if (ts.isClassExpression(v)) {
@@ -164,7 +202,7 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
         if (ts.isShorthandPropertyAssignment(p)) addExport(member, { local: p.name.text });
         else if (ts.isPropertyAssignment(p)) exportValue(p.initializer, member);
         else if (ts.isMethodDeclaration(p) && p.body) {
-          targets.push({ fn: p, name: `export:${member}` });
+          addFunction(p, `export:${member}`);
           addExport(member, { local: `export:${member}` });
         }
       }
@@ -209,7 +247,7 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
       exportValue(statement.expression, 'default');
     } else if (ts.isFunctionDeclaration(statement) && statement.body) {
       const name = nameOf(statement) ?? 'export:default';
-      targets.push({ fn: statement, name });
+      addFunction(statement, name);
       if (exported) addExport(isDefault ? 'default' : name, { local: name });
     } else if (ts.isClassDeclaration(statement)) {
       const name = nameOf(statement) ?? 'export:default';
@@ -219,6 +257,23 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
       for (const decl of statement.declarationList.declarations) readVariable(decl, exported);
     } else if (ts.isExpressionStatement(statement)) {
       readAssignment(statement.expression);
+    } else if (ts.isModuleDeclaration(statement) && ts.isIdentifier(statement.name) && statement.body && ts.isModuleBlock(statement.body)) {
+      readNamespace(statement.name.text, statement.body, exported);
+    }
+  }
+
+  /** `namespace locks { export function acquire() {...} }`: an object whose members are its exported functions. */
+  function readNamespace(name: string, body: ts.ModuleBlock, exported: boolean): void {
+    summary.objects[name] ??= {};
+    if (exported) addExport(name, { local: name });
+    for (const statement of body.statements) {
+      if (!hasModifier(statement, ts.SyntaxKind.ExportKeyword)) continue;
+      if (ts.isFunctionDeclaration(statement) && statement.body && statement.name) addFunction(statement, statement.name.text, { kind: 'object', name });
+      if (!ts.isVariableStatement(statement)) continue;
+      for (const decl of statement.declarationList.declarations) {
+        const member = nameOf(decl);
+        if (member && isFunctionValue(decl.initializer)) addFunction(unwrap(decl.initializer!) as ts.ArrowFunction, member, { kind: 'object', name });
+      }
     }
   }
 
@@ -244,7 +299,7 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     if (required) {
       deps.add(required.from);
       imports[name] = { from: required.from, name: required.member ?? '*' };
-    } else if (isFunctionValue(value)) targets.push({ fn: value as ts.ArrowFunction, name });
+    } else if (isFunctionValue(value)) addFunction(value as ts.ArrowFunction, name);
     else if (ts.isClassExpression(value)) addClass(value, name);
     else if (ts.isObjectLiteralExpression(value)) addObject(value, name);
     else {

@@ -108,7 +108,7 @@ export class ModuleResolver {
   }
 
   private readConfig(file: string, depth: number): PathsConfig | undefined {
-    let json: { extends?: unknown; compilerOptions?: { paths?: Record<string, string[]>; baseUrl?: string } };
+    let json: { extends?: unknown; references?: unknown; compilerOptions?: { paths?: Record<string, string[]>; baseUrl?: string } };
     try {
       json = parseJsonc(this.host.readFile(file) ?? '') as typeof json;
     } catch {
@@ -130,6 +130,23 @@ export class ModuleResolver {
     if (typeof json?.extends === 'string' && json.extends.startsWith('.') && depth < 5) {
       const parent = resolve(dir, json.extends.endsWith('.json') ? json.extends : `${json.extends}.json`);
       return this.host.fileExists(parent) ? this.readConfig(parent, depth + 1) : undefined;
+    }
+    return Array.isArray(json?.references) && depth < 5 ? this.referencedConfig(dir, json.references, depth) : undefined;
+  }
+
+  /**
+   * A solution-style tsconfig (`"files": []` and `"references"` to tsconfig.app.json, tsconfig.node.json...)
+   * holds no options itself: the aliases are in the configs it references, the first of which with
+   * `paths` or `baseUrl` is taken (the application's config comes first in the usual layouts).
+   */
+  private referencedConfig(dir: string, references: unknown[], depth: number): PathsConfig | undefined {
+    for (const reference of references) {
+      const path = (reference as { path?: unknown } | null)?.path;
+      if (typeof path !== 'string') continue;
+      const target = resolve(dir, path);
+      const file = target.endsWith('.json') ? target : join(target, 'tsconfig.json');
+      const found = this.host.fileExists(file) ? this.readConfig(file, depth + 1) : undefined;
+      if (found) return found;
     }
     return undefined;
   }

@@ -9,7 +9,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, nameOf, unwrap, type Node } from '../engine/nodes';
-import type { FileSymbols, SummaryTarget } from './file-symbols';
+import { ownReturns, returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
 import type { AcquireReturn, FileSummary, FunctionSummary, KeySpec, Place, TokenSpec } from './types';
 import type { KeyRef } from '../engine/keys';
@@ -60,6 +60,10 @@ function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mode
   if ([...model.acquires, ...model.releases, ...model.extends].some((op) => op.call === n)) return fixed;
   const around = keyAroundParameter(fn, n);
   if (around) return { ...around, glob };
+  // A method of the object a factory returns, keyed by the factory's parameter: the factory's call is its constructor.
+  const factory = factoryOf(fn);
+  const made = factory && keyAroundParameter(factory, followAliases(factory, n, model));
+  if (factory && made) return { field: { name: factory.parameters[made.param].name.getText(), ctorParam: made.param }, head: made.head, tail: made.tail, glob };
   // `this.name`, or `this.take()` whose key is the object's field `name` (written `${this}.name`).
   const field = ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword ? n.name.text : n.kind === ts.SyntaxKind.ThisKeyword ? /^\$\{this\}\.([\w$]+)$/.exec(key.text)?.[1] : undefined;
   if (field) {
@@ -73,6 +77,14 @@ function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mode
     return member ? { param: members, members: true, member, head: '', tail: '', glob } : { param: members, members: true, head: '', tail: '', glob };
   }
   return fixed;
+}
+
+/** The factory whose returned object (file-symbols.ts returnedObject) has `fn` as a member. */
+function factoryOf(fn: ts.FunctionLikeDeclaration): ts.FunctionLikeDeclaration | undefined {
+  const parent = fn.parent;
+  const object = ts.isObjectLiteralExpression(parent) ? parent : ts.isPropertyAssignment(parent) && ts.isObjectLiteralExpression(parent.parent) ? parent.parent : undefined;
+  const factory = object && ancestorWhere<ts.FunctionLikeDeclaration>(object, isFunctionLike);
+  return factory && returnedObject(factory) === object ? factory : undefined;
 }
 
 /** The options property that is the whole key: `({ lockKey }: Options)` or `opts.lockKey` used as is. */
@@ -134,11 +146,6 @@ function tokenSpecOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire, model: Lo
   const weakness = tokenWeakness(token, acquire.fn, model.lookup);
   if (weakness && weakness.kind !== 'reused') return { kind: 'weak', weakness: weakness.kind, what: weakness.what };
   return STRONG.test(followAliases(fn, token, model).getText()) ? { kind: 'strong' } : { kind: 'unknown' };
-}
-
-/** The return statements of `fn` itself (not of functions nested in it). */
-function ownReturns(fn: ts.FunctionLikeDeclaration): ts.ReturnStatement[] {
-  return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
 }
 
 /**
@@ -287,6 +294,7 @@ function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[],
 function summarizeFunction(target: SummaryTarget, model: LockModel, ops: FunctionOps, path: string): FunctionSummary {
   const fn = target.fn;
   const summary: FunctionSummary = { name: target.name, params: fn.parameters.map((p) => p.name.getText()) };
+  if (target.makes) summary.makes = target.makes;
   const wraps = thinWrapper(fn);
   if (wraps) {
     summary.wraps = wraps;

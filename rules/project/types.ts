@@ -102,6 +102,8 @@ export interface FunctionSummary {
   extend?: ExtendSummary;
   routine?: RoutineSummary;
   wraps?: WrapperSummary;
+  /** The class (of the same file) standing for the object of functions it returns: `createLock(key)`'s `{ acquire, release }`. */
+  makes?: string;
 }
 
 export interface ClassSummary {

@@ -198,6 +198,28 @@ async function send(id: string) {}
     expected: ['src/billing/invoices.ts: check-acquire-result'],
   },
   {
+    name: 'a solution-style tsconfig: the paths alias is in a config it references',
+    files: {
+      'tsconfig.json': `{ "files": [], "references": [{ "path": "./tsconfig.app.json" }, { "path": "./tests" }] }`,
+      'tsconfig.app.json': `{ "compilerOptions": { "paths": { "@lib/*": ["./src/lib/*"] } }, "include": ["src"] }`,
+      'tests/tsconfig.json': `{ "compilerOptions": { "paths": { "@lib/*": ["../fixtures/*"] } } }`,
+      'src/redis.ts': client,
+      'src/lib/lock.ts': `import { redis } from '../redis';
+import { randomUUID } from 'node:crypto';
+export async function tryLock(name: string): Promise<boolean> {
+  return (await redis.set(\`lock:\${name}\`, randomUUID(), 'NX', 'PX', 30000)) === 'OK';
+}
+`,
+      'src/billing/invoices.ts': `import { tryLock } from '@lib/lock';
+export async function issue(id: string, send: () => Promise<void>) {
+  await tryLock(\`invoice:\${id}\`);
+  await send();
+}
+`,
+    },
+    expected: ['src/billing/invoices.ts: check-acquire-result'],
+  },
+  {
     // The barrel is indexed once by name: a name is looked for in each star module that exports it, in order.
     name: 'a barrel of barrels, where the first module naming the export cannot resolve it',
     files: {
@@ -529,7 +551,8 @@ export async function startRound(redis: Redis, room: string, play: () => Promise
 }
 `,
     },
-    expected: ['src/rounds.ts: owner-checked-release', 'src/rounds.ts: release-only-acquired'],
+    // The helper's 'busy' is the value an owner check at the DEL would compare: every process stores it.
+    expected: ['src/rounds.ts: owner-checked-release', 'src/rounds.ts: release-only-acquired', 'src/rounds.ts: unique-token'],
   },
   {
     name: 'an injected lock provider whose acquire a private method wraps, retried in a wait loop with no limit',
@@ -571,6 +594,81 @@ export class Usage {
 `,
     },
     expected: ['src/lock.provider.ts: unique-token', 'src/usage.ts: bounded-acquire-retry'],
+  },
+  {
+    name: 'a lock helper that stores a constant, released by its caller with a bare DEL',
+    files: {
+      'src/redis.ts': client,
+      'src/utils/acquireLock.js': `import { redis } from '../redis';
+export const acquireLock = async (lockKey, seconds) => {
+  try {
+    return (await redis.set(lockKey, '1', 'PX', seconds * 1000, 'NX')) === 'OK';
+  } catch {
+    return false;
+  }
+};
+`,
+      'src/feed.js': `import { acquireLock } from './utils/acquireLock';
+import { redis } from './redis';
+export async function rebuild(id, build) {
+  const lockKey = \`lock:feed:\${id}\`;
+  if (!(await acquireLock(lockKey, 30))) return;
+  try {
+    await build();
+  } finally {
+    await redis.del(lockKey);
+  }
+}
+`,
+    },
+    expected: ['src/feed.js: owner-checked-release', 'src/feed.js: unique-token'],
+  },
+  {
+    name: 'the same helper released by its caller with a compare-and-delete of a token of its own is not told',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': `import { redis } from './redis';
+import { randomUUID } from 'node:crypto';
+export async function acquireLock(lockKey: string): Promise<string | null> {
+  const token = randomUUID();
+  return (await redis.set(lockKey, token, 'PX', 30000, 'NX')) === 'OK' ? token : null;
+}
+`,
+      'src/feed.ts': `import { acquireLock } from './lock';
+import { redis } from './redis';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function rebuild(id: string, build: () => Promise<void>) {
+  const lockKey = \`lock:feed:\${id}\`;
+  const token = await acquireLock(lockKey);
+  if (!token) return;
+  try {
+    await build();
+  } finally {
+    await redis.eval(RELEASE, 1, lockKey, token);
+  }
+}
+`,
+    },
+    expected: [],
+  },
+  {
+    name: 'a same-file helper handed JSON of the time the lock was taken, released by key with a bare DEL',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': `import { redis } from './redis';
+async function applyLock(key: string, payload: string): Promise<boolean> {
+  return (await redis.set(key, payload, 'EX', 3, 'NX')) === 'OK';
+}
+export async function acquireLock(name: string): Promise<boolean> {
+  const payload = JSON.stringify({ lockedSince: new Date().toISOString() });
+  return applyLock(\`lock:\${name}\`, payload);
+}
+export async function releaseLock(name: string) {
+  await redis.del(\`lock:\${name}\`, \`lock-meta:\${name}\`);
+}
+`,
+    },
+    expected: ['src/lock.ts: owner-checked-release', 'src/lock.ts: unique-token'],
   },
 ];
 

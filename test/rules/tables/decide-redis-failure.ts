@@ -4,6 +4,20 @@ import { io, nr, RELEASE } from './preludes';
 
 export const decideRedisFailureCases: RuleCases = {
   valid: [
+    { name: 'the catch falls back to another acquire and grants only what that one took', code: `${io}export async function acquireLock(key: string, value: string, ttlSeconds: number): Promise<boolean> {
+  try {
+    return (await redis.set(key, value, 'EX', ttlSeconds, 'NX')) === 'OK';
+  } catch (error) {
+    console.warn('SET NX EX failed, trying SETNX', error);
+    const taken = await redis.setnx(key, value);
+    if (taken === 1) {
+      await redis.expire(key, ttlSeconds);
+      return true;
+    }
+    return false;
+  }
+}
+` },
     { name: 'the catch rethrows', code: `${io}export async function acquireLock(name: string, token: string) {
   try {
     return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
@@ -161,6 +175,20 @@ export class Locker {
     ...answerValidCases,
   ],
   invalid: [
+    {
+      name: 'a fallback acquire in the catch whose answer is not what is returned',
+      message: ['returns `true`'],
+      code: `${io}export async function acquireLock(key: string, value: string): Promise<boolean> {
+  try {
+    return (await redis.set(key, value, 'EX', 30, 'NX')) === 'OK';
+  } catch (error) {
+    const taken = await redis.setnx(key, value);
+    if (taken === 1) await redis.expire(key, 30);
+    return true;
+  }
+}
+`,
+    },
     {
       name: 'redis-semaphore: a catch that only logs lets the function go on to the work',
       message: ['lets the function go on to run `sync`'],

@@ -102,6 +102,20 @@ export async function run(key: string, token: string) {
   await redis.del('lock:fixture');
 }
 ` },
+    { name: 'a reset that wipes the lock with its data, beside the owner-checked release of the same lock', code: `${io}export class Idempotency {
+  async acquire(key: string): Promise<string | null> {
+    const token = crypto.randomUUID();
+    return (await redis.set(\`lock:\${key}\`, token, 'PX', 30000, 'NX')) === 'OK' ? token : null;
+  }
+  async release(key: string, token: string) {
+    await redis.eval(${RELEASE}, 1, \`lock:\${key}\`, token);
+  }
+  /** For tests. */
+  async cleanup(key: string) {
+    await redis.del(\`lock:\${key}\`, \`result:\${key}\`);
+  }
+}
+` },
     { name: 'evalsha of a loaded release script', code: `${io}export async function run(key: string, token: string) {
   const sha = (await redis.script('LOAD', ${RELEASE})) as string;
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
@@ -127,6 +141,20 @@ export async function run(key: string, token: string) {
   try { await work(); } finally { await kv.eval(RELEASE_LOCK_SCRIPT, [key], [token]); }
 }
 `,
+    },
+    {
+      name: 'a cleanup that is the only release of the lock is still its release',
+      code: `${io}export class Idempotency {
+  async acquire(key: string): Promise<string | null> {
+    const token = crypto.randomUUID();
+    return (await redis.set(\`lock:\${key}\`, token, 'PX', 30000, 'NX')) === 'OK' ? token : null;
+  }
+  async cleanup(key: string) {
+    await redis.del(\`lock:\${key}\`, \`result:\${key}\`);
+  }
+}
+`,
+      output: null,
     },
     {
       name: 'a variable that holds an in-memory store or a Redis client is still a client',

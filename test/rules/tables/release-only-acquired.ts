@@ -84,8 +84,90 @@ export async function run(redis: Redis, id: string) {
   }
 }
 ` },
+    { name: 'a catch that rethrows the not-acquired error before releasing', code: `${io}class Busy extends Error {}
+export async function run(id: string) {
+  const key = \`lock:job:\${id}\`;
+  try {
+    if (!(await redis.set(key, '1', 'PX', 30000, 'NX'))) throw new Busy();
+    await work();
+    await redis.del(key);
+  } catch (e) {
+    if (e instanceof Busy) throw e;
+    await redis.del(key);
+    throw e;
+  }
+}
+` },
+    { name: 'a not-acquired path that returns from the try does not reach the catch', code: `${io}export async function run(id: string) {
+  const key = \`lock:job:\${id}\`;
+  try {
+    if (!(await redis.set(key, '1', 'PX', 30000, 'NX'))) return false;
+    await work();
+    await redis.del(key);
+    return true;
+  } catch (e) {
+    await redis.del(key);
+    throw e;
+  }
+}
+` },
   ],
   invalid: [
+    {
+      name: 'a not-acquired path that throws into a catch which deletes the key',
+      message: ['This catch deletes', 'throws into it'],
+      code: `${io}export async function run(id: string) {
+  const key = \`lock:job:\${id}\`;
+  try {
+    const ok = await redis.set(key, '1', 'PX', 30000, 'NX');
+    if (!ok) throw new Error('busy');
+    await work();
+    await redis.del(key);
+  } catch (e) {
+    await redis.del(key);
+    throw e;
+  }
+}
+`,
+      output: null,
+      noFix: 'before the try',
+    },
+    {
+      name: 'the answer declared before the try: the catch releases only if acquired',
+      message: ['This catch deletes'],
+      code: `${io}export async function run(id: string) {
+  const key = \`lock:job:\${id}\`;
+  let ok: string | null = null;
+  try {
+    ok = await redis.set(key, '1', 'PX', 30000, 'NX');
+    if (!ok) {
+      throw new Error('busy');
+    }
+    await work();
+    await redis.del(key);
+  } catch (e) {
+    await redis.del(key);
+    throw e;
+  }
+}
+`,
+      output: `${io}export async function run(id: string) {
+  const key = \`lock:job:\${id}\`;
+  let ok: string | null = null;
+  try {
+    ok = await redis.set(key, '1', 'PX', 30000, 'NX');
+    if (!ok) {
+      throw new Error('busy');
+    }
+    await work();
+    await redis.del(key);
+  } catch (e) {
+    if (ok) await redis.del(key);
+    throw e;
+  }
+}
+`,
+    },
     {
       name: "a compare-and-delete in a finally the failed acquire reaches, with the user's id as the token",
       message: ['dto.userId', 'the id of the record', 'randomUUID'],

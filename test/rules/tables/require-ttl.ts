@@ -3,6 +3,22 @@ import { glide, io, nr, RELEASE, upstash } from './preludes';
 
 export const requireTtlCases: RuleCases = {
   valid: [
+    { name: 'a connection self-check: SETNX of a fixed test key whose reply is only logged, then deleted', code: `${io}export async function checkCommands(): Promise<boolean> {
+  try {
+    const reply = await redis.setnx('selftest:nx', 'value');
+    if (reply !== 1) {
+      console.warn('SETNX returned an unexpected reply:', reply);
+    } else {
+      console.log('SETNX works');
+    }
+    await redis.del('selftest:nx');
+    return true;
+  } catch (err) {
+    console.error('Redis command check failed', err);
+    return false;
+  }
+}
+` },
     { name: 'SET NX PX', code: `${io}export async function run(id: string) {
   return redis.set(\`lock:\${id}\`, 'x', 'PX', 30000, 'NX');
 }
@@ -64,6 +80,19 @@ export function keepLock(lockKey: string, token: string, ttlMs: number) {
 ` },
   ],
   invalid: [
+    {
+      name: 'the same fixed key whose reply decides whether the work runs is a lock',
+      code: `${io}export async function nightly(): Promise<void> {
+  const reply = await redis.setnx('selftest:nx', 'value');
+  if (reply !== 1) {
+    console.warn('already running');
+    return;
+  }
+  await work();
+  await redis.del('selftest:nx');
+}
+`,
+    },
     {
       name: "a renewal script's EXPIRE given milliseconds, through ioredis and node-redis",
       count: 2,

@@ -64,8 +64,98 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
   }, 10000);
 }
 ` },
+    { name: 'a background renew loop that stops the work when the extend fails', code: `${io}export async function run(lockKey: string, token: string, abort: (err: unknown) => void) {
+  let running = true;
+  const renewer = async () => {
+    while (running) {
+      try {
+        if ((await redis.eval(${EXTEND}, 1, lockKey, token, 30000)) !== 1) throw new Error('lost');
+      } catch (err) {
+        running = false;
+        abort(err);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10000));
+    }
+  };
+  void renewer();
+  try {
+    await work();
+  } finally {
+    running = false;
+  }
+}
+` },
+    { name: 'a renew loop the caller awaits is the work itself, not a watchdog', code: `${io}export async function run(lockKey: string, token: string) {
+  let running = true;
+  const renewer = async () => {
+    while (running) {
+      try {
+        await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
+      } catch (err) {
+        console.warn('renew failed', err);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10000));
+    }
+  };
+  await renewer();
+  try {
+    await work();
+  } finally {
+    running = false;
+  }
+}
+` },
   ],
   invalid: [
+    {
+      name: 'a renew loop started without await whose failed extend is only logged',
+      message: ['only logs'],
+      code: `${io}export async function run(lockKey: string, token: string) {
+  let running = true;
+  const renewer = async () => {
+    while (running) {
+      try {
+        await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
+      } catch (err) {
+        console.warn('renew failed', err);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10000));
+    }
+  };
+  void renewer();
+  try {
+    await work();
+  } finally {
+    running = false;
+  }
+}
+`,
+    },
+    {
+      name: 'a renew method of a class, started with void this.renewLoop(), that only logs',
+      message: ['only logs'],
+      code: `${io}export class Queue {
+  private token: string | null = null;
+  private stopped = false;
+  private async renewLoop(key: string) {
+    while (!this.stopped) {
+      if (this.token) {
+        const ok = await redis.eval(${EXTEND}, 1, key, this.token, 30000);
+        if (ok !== 1) console.warn('lock lost');
+      }
+      await sleep(10000);
+    }
+  }
+  async start(key: string) {
+    void this.renewLoop(key);
+    await work();
+  }
+}
+async function sleep(ms: number) {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+`,
+    },
     {
       name: 'the failed extend is added to a Set of lost locks that nothing reads',
       count: 2,

@@ -80,8 +80,41 @@ ${io}export class TableOwnership {
   return redis.set(\`dedup:\${id}\`, '1', 'EX', 60, 'NX');
 }
 ` },
+    { name: 'holder details as JSON with a random id among them', code: `import { randomUUID } from 'node:crypto';
+${io}export async function run(key: string) {
+  const token = JSON.stringify({ id: randomUUID(), since: Date.now() });
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+` },
   ],
   invalid: [
+    {
+      name: 'one timestamp token tried again by a retry is reported once, at the first acquire',
+      message: ['timestamp'],
+      code: `${io}export async function hold(key: string) {
+  const token = \`\${Date.now()}\`;
+  let ok = await redis.set(key, token, 'PX', 5000, 'NX');
+  for (let i = 0; !ok && i < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 100));
+    ok = await redis.set(key, token, 'PX', 5000, 'NX');
+  }
+  if (!ok) return;
+  try { await work(); } finally { await redis.del(key); }
+}
+`,
+    },
+    {
+      name: 'holder details as JSON: a host name and a time (written `(new Date()).toISOString()`) are shared values',
+      message: ['host name'],
+      code: `import os from 'node:os';
+${io}export async function run(key: string) {
+  const holder = JSON.stringify({ host: os.hostname(), since: (new Date()).toISOString() });
+  if (!(await redis.set(key, holder, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'holder')} }
+}
+`,
+    },
     {
       name: "an owner that falls back to a constant (args?.owner ?? '*')",
       message: ["'*'", 'constant'],
