@@ -1,6 +1,39 @@
 import type { RuleCases } from '../harness';
 import { EXTEND, io, nr } from './preludes';
 
+/**
+ * A background renew loop (`while (running) { extend; sleep }`), started with `void` (a watchdog) or
+ * awaited (the work itself), whose failed extend either stops the work or is only logged.
+ */
+function renewLoop(start: 'void' | 'await', onFailure: 'stops' | 'logs'): string {
+  const params = onFailure === 'stops' ? 'lockKey: string, token: string, abort: (err: unknown) => void' : 'lockKey: string, token: string';
+  const extend = onFailure === 'stops'
+    ? `if ((await redis.eval(${EXTEND}, 1, lockKey, token, 30000)) !== 1) throw new Error('lost');`
+    : `await redis.eval(${EXTEND}, 1, lockKey, token, 30000);`;
+  const failed = onFailure === 'stops' ? `running = false;
+        abort(err);` : `console.warn('renew failed', err);`;
+  return `${io}export async function run(${params}) {
+  let running = true;
+  const renewer = async () => {
+    while (running) {
+      try {
+        ${extend}
+      } catch (err) {
+        ${failed}
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10000));
+    }
+  };
+  ${start} renewer();
+  try {
+    await work();
+  } finally {
+    running = false;
+  }
+}
+`;
+}
+
 export const stopOnLockLostCases: RuleCases = {
   valid: [
     { name: 'a Set of lost locks the work checks', code: `${io}export class Locks {
@@ -64,72 +97,14 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
   }, 10000);
 }
 ` },
-    { name: 'a background renew loop that stops the work when the extend fails', code: `${io}export async function run(lockKey: string, token: string, abort: (err: unknown) => void) {
-  let running = true;
-  const renewer = async () => {
-    while (running) {
-      try {
-        if ((await redis.eval(${EXTEND}, 1, lockKey, token, 30000)) !== 1) throw new Error('lost');
-      } catch (err) {
-        running = false;
-        abort(err);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10000));
-    }
-  };
-  void renewer();
-  try {
-    await work();
-  } finally {
-    running = false;
-  }
-}
-` },
-    { name: 'a renew loop the caller awaits is the work itself, not a watchdog', code: `${io}export async function run(lockKey: string, token: string) {
-  let running = true;
-  const renewer = async () => {
-    while (running) {
-      try {
-        await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
-      } catch (err) {
-        console.warn('renew failed', err);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10000));
-    }
-  };
-  await renewer();
-  try {
-    await work();
-  } finally {
-    running = false;
-  }
-}
-` },
+    { name: 'a background renew loop that stops the work when the extend fails', code: renewLoop('void', 'stops') },
+    { name: 'a renew loop the caller awaits is the work itself, not a watchdog', code: renewLoop('await', 'logs') },
   ],
   invalid: [
     {
       name: 'a renew loop started without await whose failed extend is only logged',
       message: ['only logs'],
-      code: `${io}export async function run(lockKey: string, token: string) {
-  let running = true;
-  const renewer = async () => {
-    while (running) {
-      try {
-        await redis.eval(${EXTEND}, 1, lockKey, token, 30000);
-      } catch (err) {
-        console.warn('renew failed', err);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10000));
-    }
-  };
-  void renewer();
-  try {
-    await work();
-  } finally {
-    running = false;
-  }
-}
-`,
+      code: renewLoop('void', 'logs'),
     },
     {
       name: 'a renew method of a class, started with void this.renewLoop(), that only logs',
