@@ -6,6 +6,7 @@ import { mentions } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, callsNamed, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { localCallee } from './engine/local-callee';
 import { lockNames, onlyWhenAcquired } from './engine/paths';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -56,13 +57,22 @@ function delayOf(wait: ts.AwaitExpression): Node | undefined {
   return ts.isCallExpression(expr) ? expr.arguments[0] : undefined;
 }
 
+/** A call to a function of this file whose body has no random part and returns only fixed values. */
+function fixedFunction(model: LockModel, call: ts.CallExpression, depth: number): boolean {
+  const fn = depth < 3 ? localCallee(call) : undefined;
+  if (!fn?.body || RANDOM.test(fn.body.getText())) return false;
+  if (!ts.isBlock(fn.body)) return fixedDelay(model, fn.body, depth + 1);
+  const returns = descendantsWhere<ts.ReturnStatement>(fn.body, (d) => ts.isReturnStatement(d) && ancestorWhere(d, isFunctionLike) === fn);
+  return returns.length > 0 && returns.every((r) => !!r.expression && fixedDelay(model, r.expression, depth + 1));
+}
+
 /** Is this delay fixed: no random part in it (following consts), and no call that could add one? */
 function fixedDelay(model: LockModel, delay: Node, depth = 0): boolean {
   const text = delay.getText();
   if (RANDOM.test(text)) return false;
   const calls = descendantsWhere<ts.CallExpression>(delay, ts.isCallExpression);
   if (ts.isCallExpression(delay)) calls.push(delay);
-  if (calls.some((c) => !ARITHMETIC.test(unwrap(c.expression).getText()))) return false;
+  if (calls.some((c) => !ARITHMETIC.test(unwrap(c.expression).getText()) && !fixedFunction(model, c, depth))) return false;
   const ids = ts.isIdentifier(delay) ? [delay] : descendantsWhere<ts.Identifier>(delay, ts.isIdentifier);
   return ids.every((id) => {
     const init = depth < 3 ? model.lookup(id) : undefined;

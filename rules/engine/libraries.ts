@@ -8,6 +8,7 @@ import type { ConstLookup, KeyRef } from './keys';
 import type { Acquire, Extend, Release } from './model';
 import { calleeName, enclosingFunction, enclosingStatement, isAssignment, isFunctionOrArrow, methodOf, nameOf, unwrap, valueCarrier, type Node } from './nodes';
 import { resultUse } from './result-use';
+import { libraryGetterTarget, type LibraryName } from './library-getters';
 
 export interface LibraryObject {
   library: 'redlock' | 'redis-semaphore';
@@ -103,6 +104,7 @@ export function recogniseLibraryCalls(
   const handles = new Set<string>();
 
   const isRedlock = (name: string) => redlocks.has(name) || REDLOCKISH.test(name);
+  const stored = new Map<string, LibraryName>([...[...redlocks].map((n) => [n, 'redlock'] as const), ...[...semaphores].map((n) => [n, 'redis-semaphore'] as const)]);
   const named = new Set([...LIBRARY_METHODS, ...helpers.acquire, ...helpers.release, ...helpers.extend]);
 
   for (const call of calls) {
@@ -114,9 +116,13 @@ export function recogniseLibraryCalls(
     const m = methodOf(call);
     const plain = calleeName(call);
     const args = call.arguments;
-    const receiver = m && lastSegment(m.receiver);
+    let receiver = m && lastSegment(m.receiver);
+    let library: LibraryName | undefined = receiver === undefined ? undefined : isRedlock(receiver) ? 'redlock' : semaphores.has(receiver) ? 'redis-semaphore' : undefined;
+    // `this.lock.acquire()` through a getter that hands back the stored object.
+    const target = m && receiver !== undefined && !library ? libraryGetterTarget(m.receiver, stored, imports) : undefined;
+    if (target) ({ library, name: receiver } = target);
 
-    if (m && receiver !== undefined && isRedlock(receiver)) {
+    if (m && receiver !== undefined && library === 'redlock') {
       if ((m.name === 'acquire' || m.name === 'lock') && args.length >= 2) {
         const handle = storedName(call);
         if (handle) handles.add(handle);
@@ -140,7 +146,7 @@ export function recogniseLibraryCalls(
       }
     }
 
-    if (m && receiver !== undefined && semaphores.has(receiver)) {
+    if (m && receiver !== undefined && library === 'redis-semaphore') {
       const owner = receiver;
       if (m.name === 'acquire' || m.name === 'tryAcquire') {
         const object = objects.find((o) => o.name === owner);

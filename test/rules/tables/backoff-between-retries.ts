@@ -50,6 +50,20 @@ export class Sync {
   return false;
 }
 ` },
+    { name: 'a delay computed by a method of the lock class that adds jitter', code: `${io}${sleep}export class RedisLock {
+  constructor(private readonly retryMs: number) {}
+  private retryDelay(): number {
+    return this.retryMs / 2 + Math.random() * this.retryMs;
+  }
+  async take(key: string, token: string) {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+      await sleep(this.retryDelay());
+    }
+    return false;
+  }
+}
+` },
     { name: 'a delay computed by a function we cannot see', code: `${io}${sleep}declare function backoffFor(attempt: number): number;
 export async function take(key: string, token: string) {
   for (let attempt = 0; attempt < 10; attempt++) {
@@ -120,6 +134,42 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
     await sleep(50 + Math.random() * 100);
   }
   return false;
+}
+`,
+    },
+    {
+      name: 'a delay computed by a method of the lock class that only converts units',
+      message: ['waits `interval`', 'lockstep'],
+      code: `${io}${sleep}export class RedisLock {
+  constructor(private readonly every: number, private readonly unit: 'ms' | 's') {}
+  private retryInterval(): number {
+    if (this.unit === 'ms') return this.every;
+    return this.every * 1000;
+  }
+  async take(key: string, token: string) {
+    const interval = this.retryInterval();
+    for (let attempt = 0; attempt < 10; attempt++) {
+      if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+      await sleep(interval);
+    }
+    return false;
+  }
+}
+`,
+      output: `${io}${sleep}export class RedisLock {
+  constructor(private readonly every: number, private readonly unit: 'ms' | 's') {}
+  private retryInterval(): number {
+    if (this.unit === 'ms') return this.every;
+    return this.every * 1000;
+  }
+  async take(key: string, token: string) {
+    const interval = this.retryInterval();
+    for (let attempt = 0; attempt < 10; attempt++) {
+      if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
+      await sleep(interval / 2 + Math.random() * interval);
+    }
+    return false;
+  }
 }
 `,
     },
