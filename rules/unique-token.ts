@@ -112,7 +112,8 @@ export const uniqueToken: Rule = {
   defaultSeverity: 'error',
   summary: 'The lock value is not unique per acquisition, so one holder can release or extend another holder\'s lock.',
   check({ model, report }) {
-    const reported = new Set<Node>();
+    // Per function, the token values already reported: a retry tries its value again in the same function.
+    const reported = new Map<Node, Set<Node>>();
     for (const acquire of model.acquires) {
       if (acquire.kind === 'helper' && acquire.tokenSpec?.kind === 'weak' && !acquire.token) {
         reportHelperValue(model, acquire, acquire.tokenSpec, report);
@@ -123,10 +124,11 @@ export const uniqueToken: Rule = {
       if (!isRedisAcquire(acquire) && !viaHelper) continue;
       const weakness = tokenWeakness(acquire.token, acquire.fn, model.lookup, acquire.key?.node);
       if (!weakness) continue;
-      // One value tried again by a retry is one mistake: reported at its first acquire.
+      // One value tried again by a retry is one mistake: reported at its first acquire in the function.
+      // The same constant in two functions is two locks with the same flaw, each reported.
       const origin = initializerOf(acquire.token, model.lookup);
-      if (origin && reported.has(origin)) continue;
-      if (origin) reported.add(origin);
+      const seen = reported.get(acquire.fn) ?? new Set<Node>();
+      if (origin && seen.has(origin)) continue;
       // Through a helper that takes the token, the helper is trusted to compare it unless a release here says otherwise.
       const matters = viaHelper ? (tokenMatters(model, acquire, weakness) ?? { call: acquire.call, compares: true }) : tokenMatters(model, acquire, weakness);
       if (!matters) continue;
@@ -143,6 +145,7 @@ export const uniqueToken: Rule = {
         related,
         fix: () => fix(model, acquire, matters.call),
       });
+      if (origin) reported.set(acquire.fn, seen.add(origin));
     }
     for (const object of model.libraryObjects) {
       const identifier = object.options && propertyAssignment(object.options, 'identifier');

@@ -105,6 +105,21 @@ ${io}export async function run(key: string) {
 `,
     },
     {
+      name: 'one constant token in two functions is two locks with the same flaw, each reported',
+      message: ['constant'],
+      count: 2,
+      code: `${io}const OWNER = 'inventory-service';
+export async function reserve(key: string) {
+  if (!(await redis.set(key, OWNER, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { if ((await redis.get(key)) === OWNER) await redis.del(key); }
+}
+export async function restock(key: string) {
+  if (!(await redis.set(key, OWNER, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { if ((await redis.get(key)) === OWNER) await redis.del(key); }
+}
+`,
+    },
+    {
       name: 'holder details as JSON: a host name and a time (written `(new Date()).toISOString()`) are shared values',
       message: ['host name'],
       code: `import os from 'node:os';
