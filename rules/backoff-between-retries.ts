@@ -5,7 +5,7 @@ import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, callsNamed, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, callsNamed, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, ownReturns, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { localCallee } from './engine/local-callee';
 import { lockNames, onlyWhenAcquired } from './engine/paths';
 import type { Rule } from './rule';
@@ -62,7 +62,7 @@ function fixedFunction(model: LockModel, call: ts.CallExpression, depth: number)
   const fn = depth < 3 ? localCallee(call) : undefined;
   if (!fn?.body || RANDOM.test(fn.body.getText())) return false;
   if (!ts.isBlock(fn.body)) return fixedDelay(model, fn.body, depth + 1);
-  const returns = descendantsWhere<ts.ReturnStatement>(fn.body, (d) => ts.isReturnStatement(d) && ancestorWhere(d, isFunctionLike) === fn);
+  const returns = ownReturns(fn);
   return returns.length > 0 && returns.every((r) => !!r.expression && fixedDelay(model, r.expression, depth + 1));
 }
 

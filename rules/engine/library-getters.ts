@@ -3,7 +3,7 @@
 // the stored object, so the object is found through the getter's returns or its declared type.
 import { ts } from './typescript';
 import { REDLOCK_MODULES, SEMAPHORE_MODULE, type FileImports } from './imports';
-import { ancestorWhere, descendantsWhere, isFunctionLike, nameOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, nameOf, ownReturns, unwrap, type Node } from './nodes';
 
 export type LibraryName = 'redlock' | 'redis-semaphore';
 
@@ -42,8 +42,7 @@ export function libraryGetterTarget(
   if (!cls || (ts.isIdentifier(owner) && owner.text !== cls.name?.text)) return undefined;
   const getter = cls.members.find((m): m is ts.GetAccessorDeclaration => ts.isGetAccessorDeclaration(m) && nameOf(m) === access.name.text);
   if (!getter?.body) return undefined;
-  const returns = descendantsWhere<ts.ReturnStatement>(getter.body, (d) => ts.isReturnStatement(d) && ancestorWhere(d, isFunctionLike) === getter);
-  for (const r of returns) {
+  for (const r of ownReturns(getter)) {
     const value = r.expression && unwrap(r.expression);
     const name = value && (ts.isIdentifier(value) ? value.text : ts.isPropertyAccessExpression(value) ? value.name.text : undefined);
     const library = name !== undefined ? stored.get(name) : undefined;

@@ -171,13 +171,21 @@ export function nameOf(node: { name?: ts.Node }): string | undefined {
   return undefined;
 }
 
+/** The value an element of an object literal holds (`name: x`, or `x` for shorthand); undefined for a spread or a method. */
+export function elementValue(p: ts.ObjectLiteralElementLike): ts.Expression | undefined {
+  if (ts.isPropertyAssignment(p)) return p.initializer;
+  return ts.isShorthandPropertyAssignment(p) ? p.name : undefined;
+}
+
 /** The initializer of property `name` of an object literal (`name: x`, or `x` for shorthand `name`). */
 export function propertyValue(obj: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
-  for (const p of obj.properties) {
-    if (ts.isPropertyAssignment(p) && nameOf(p) === name) return p.initializer;
-    if (ts.isShorthandPropertyAssignment(p) && p.name.text === name) return p.name;
-  }
-  return undefined;
+  const p = obj.properties.find((e) => (ts.isPropertyAssignment(e) && nameOf(e) === name) || (ts.isShorthandPropertyAssignment(e) && e.name.text === name));
+  return p && elementValue(p);
+}
+
+/** The return statements of `fn` itself (not of functions nested in it). */
+export function ownReturns(fn: ts.FunctionLikeDeclaration): ts.ReturnStatement[] {
+  return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
 }
 
 /** The `name: value` assignment of an object literal. */

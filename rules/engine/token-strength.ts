@@ -3,7 +3,7 @@
 // user or record a lock is for is asked apart (isRecordId): a holder that is a user is often meant.
 import { ts } from './typescript';
 import type { ConstLookup } from './keys';
-import { ancestorWhere, declarationOf, descendantsOfKind, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
+import { ancestorWhere, declarationOf, descendantsOfKind, elementValue, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
 
 export type Weakness =
   | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
@@ -52,7 +52,7 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (ts.isCallExpression(n) && n.expression.getText() === 'JSON.stringify' && n.arguments[0] && depth < 6) return partWeakness(n.arguments[0], lookup, depth + 1);
   const object = ts.isObjectLiteralExpression(n) ? n : undefined;
   if (ts.isTemplateExpression(n) || isPlus(n) || object) {
-    const parts = object ? object.properties.map(propertyValue) : ts.isTemplateExpression(n) ? n.templateSpans.map((s) => s.expression) : [(n as ts.BinaryExpression).left, (n as ts.BinaryExpression).right];
+    const parts = object ? object.properties.map(elementValue) : ts.isTemplateExpression(n) ? n.templateSpans.map((s) => s.expression) : [(n as ts.BinaryExpression).left, (n as ts.BinaryExpression).right];
     if (parts.some((p) => !p)) return 'unknown';
     const kinds = parts.map((p) => partWeakness(p!, lookup, depth + 1));
     if (kinds.some((k) => k === 'strong' || k === 'unknown')) return kinds.includes('strong') ? 'strong' : 'unknown';
@@ -62,11 +62,6 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   return 'unknown';
 }
 
-/** The value a property of an object literal holds; undefined for a spread or a method. */
-function propertyValue(p: ts.ObjectLiteralElementLike): Node | undefined {
-  if (ts.isPropertyAssignment(p)) return p.initializer;
-  return ts.isShorthandPropertyAssignment(p) ? p.name : undefined;
-}
 
 /**
  * Does the key vary with the call: built from a parameter of a function (through `const` aliases)?

@@ -4,7 +4,7 @@
 // their fields hold, the objects a factory function returns and the members of a `namespace`, and the
 // function-like declarations whose lock meaning summarize.ts computes.
 import { ts } from '../engine/typescript';
-import { ancestorWhere, descendantsOfKind, isFunctionLike, literalString, nameOf, unwrap, type Node } from '../engine/nodes';
+import { literalString, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { moduleOf } from '../engine/imports';
 import type { ExportTarget, FileSummary, ImportRef } from './types';
 
@@ -25,11 +25,6 @@ export interface FileSymbols {
 
 const isFunctionValue = (n: Node | undefined): n is ts.ArrowFunction | ts.FunctionExpression =>
   !!n && (ts.isArrowFunction(unwrap(n)) || ts.isFunctionExpression(unwrap(n)));
-
-/** The return statements of `fn` itself (not of functions nested in it). */
-export function ownReturns(fn: ts.FunctionLikeDeclaration): ts.ReturnStatement[] {
-  return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
-}
 
 /**
  * The object of functions a factory hands back, when that is all it returns: `createLock(key)` giving
