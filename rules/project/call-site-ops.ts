@@ -96,19 +96,22 @@ export interface HelperOps {
   extends: Extend[];
 }
 
-/** The lock operations of one call to a project helper. */
+/**
+ * The lock operations of one call to a project helper. The objects are written out, not spread from a
+ * shared base: on a tree of helper callers the spreads were most of this function's time.
+ */
 export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): HelperOps {
   const ops: HelperOps = { acquires: [], releases: [], extends: [] };
   const summary = meaning.summary;
   const fn = enclosingFunction(call);
-  const base = { call, fn, statement: enclosingStatement(call), result: resultUse(call) };
   const receiverName = meaning.receiver ? lastSegment(meaning.receiver) : undefined;
   const routine = summary.routine;
   if (routine) {
     const routineArg = call.arguments[routine.param];
     if (routineArg) {
       ops.acquires.push({
-        ...base, kind: routine.signalArg !== undefined ? 'with-lock' : 'routine', key: keyAt(routine.key, call, meaning, keyOf),
+        call, fn, statement: enclosingStatement(call), result: resultUse(call),
+        kind: routine.signalArg !== undefined ? 'with-lock' : 'routine', key: keyAt(routine.key, call, meaning, keyOf),
         hasTtl: true, routine: routineArg, signalArg: routine.signalArg, via: via(meaning, routine.at),
       });
     }
@@ -117,7 +120,8 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     const token = a.token.kind === 'param' ? call.arguments[a.token.index] : undefined;
     const holds = a.returns === 'release-fn' || a.returns === 'lock-object';
     ops.acquires.push({
-      ...base, kind: 'helper', key: keyAt(a.key, call, meaning, keyOf), token, tokenSpec: a.token,
+      call, fn, statement: enclosingStatement(call), result: resultUse(call),
+      kind: 'helper', key: keyAt(a.key, call, meaning, keyOf), token, tokenSpec: a.token,
       hasTtl: a.hasTtl, owner: holds ? storedName(call) : (a.key.field ? receiverName : undefined), via: via(meaning, a.at, a.returns),
     });
   }
