@@ -8,7 +8,8 @@
 // - a lock library: redlock, redis-semaphore, Lockwise's withLock;
 // - a DEL/UNLINK/GETDEL/DELEX/DELIFEQ, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
 //   like a lock (LOCK_NAME, the engine's own test);
-// - a plain SET with a TTL (or a SETEX) after a GET: a GET-compare-SET renewal, or a once-only claim by GET then SET of a marker;
+// - a plain SET with a TTL (or a SETEX) after a GET or an EXISTS: a GET-compare-SET renewal, a check-then-SET
+//   acquire, or a once-only claim by GET then SET of a marker;
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
@@ -32,7 +33,8 @@ const SETNX = command(SETNX_NAME);
 const NX = option('nx');
 const GLIDE_NX = /['"`]onlyIfDoesNotExist['"`]/;
 const XX = option('xx');
-const GET = command('get');
+/** The read a check-then-SET acquire decides on: GET or EXISTS. */
+const GET_OR_EXISTS = command('get|exists');
 /** `.set(key, 'done', 'EX', ...)`: a literal marker written with a TTL, the SET of a once-only claim. */
 const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
 const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
@@ -85,7 +87,7 @@ function acquiresWithNx(code: string): boolean {
 }
 
 function releasesOrExtendsLock(code: string): boolean {
-  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (((TTL.test(code) && SET.test(code)) || SETEX.test(code)) && GET.test(code)));
+  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (((TTL.test(code) && SET.test(code)) || SETEX.test(code)) && GET_OR_EXISTS.test(code)));
 }
 
 export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
@@ -93,5 +95,5 @@ export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
   if (names.some((n) => text.includes(n))) return true;
   if (!hasLockEvidence(text)) return false;
   const code = text.replace(COMMENT_BLOCK, ' ');
-  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET.test(code));
+  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET_OR_EXISTS.test(code));
 }

@@ -271,6 +271,18 @@ export async function releaseLock(name: string) {
 `,
     },
     {
+      name: 'EXISTS then SET of the holder, in a file that never deletes the lock (check-then-act)',
+      message: ['EXISTS then SET', 'check-then-act'],
+      output: null,
+      code: `${io}export async function tryLock(name: string, owner: string) {
+  const lockKey = \`lock:\${name}\`;
+  if (await redis.exists(lockKey)) return false;
+  await redis.set(lockKey, owner, 'PX', 30000);
+  return true;
+}
+`,
+    },
+    {
       name: 'a timestamp lock: the reply read as a number and compared with the clock, then a new expiry written',
       message: ['check-then-act'],
       output: null,
