@@ -38,6 +38,28 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'promise chains that release on rejection too: an onRejected handler, a .finally, a .catch before the .then', code: `${io}export function a(key: string, token: string) {
+  return redis.set(key, token, 'PX', 5000, 'NX').then((ok) => {
+    if (!ok) return null;
+    return work().then(() => redis.eval(RELEASE_SCRIPT, 1, key, token), () => redis.eval(RELEASE_SCRIPT, 1, key, token));
+  });
+}
+export function b(key: string, token: string) {
+  return redis.set(key, token, 'PX', 5000, 'NX').then((ok) => {
+    if (!ok) return null;
+    return work().then(() => 'done').finally(() => redis.eval(RELEASE_SCRIPT, 1, key, token));
+  });
+}
+export async function c(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 5000, 'NX'))) return;
+  try {
+    await work().then(() => redis.eval(RELEASE_SCRIPT, 1, key, token));
+  } finally {
+    await redis.eval(RELEASE_SCRIPT, 1, key, token);
+  }
+}
+const RELEASE_SCRIPT = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+` },
     { name: 'the work started first and awaited inside the try, before the finally releases', code: `${io}export async function both(key: string, token: string, fn: () => Promise<void>) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   const pending = fn();
@@ -172,6 +194,20 @@ export async function run(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'a promise chain that releases only in a .then of the work: a rejection skips it',
+      message: ['only in a `.then` of `work()`', 'rejects'],
+      output: null,
+      noFix: '.finally()',
+      code: `${io}export function run(key: string, token: string) {
+  return redis.set(key, token, 'PX', 5000, 'NX').then((ok) => {
+    if (!ok) return null;
+    return work().then(() => redis.eval(RELEASE_SCRIPT, 1, key, token));
+  });
+}
+const RELEASE_SCRIPT = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+`,
+    },
     {
       name: 'a comment on the early return that says nothing about keeping the lock does not excuse it',
       message: ['early `return;`'],
