@@ -3,6 +3,20 @@ import { io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'a cooldown or throttle window checked by GET then SET EX is a rate limit, not a once-only claim', code: `${io}export async function placeBet(userId: string) {
+  const cdKey = \`cooldown:bet:\${userId}\`;
+  if (await redis.get(cdKey)) return 'slow down';
+  await redis.set(cdKey, '1', 'EX', 5);
+  await work();
+  return 'ok';
+}
+export async function sendSms(phone: string) {
+  if (await redis.exists(\`sms-throttle:\${phone}\`)) return false;
+  await redis.set(\`sms-throttle:\${phone}\`, 1, 'EX', 60);
+  await work();
+  return true;
+}
+` },
     { name: 'a failure counter beside a lock (written back as its reply plus one) is no GET-then-SET claim', code: `${io}export async function runGuarded(job: string, tries: number) {
   const lockKey = \`lock:job:\${job}\`;
   try {
