@@ -15,7 +15,7 @@ import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { recogniseRedisLockCalls } from './redis-lock-package';
 import { collectNamedScripts } from './named-scripts';
-import { calleeName, callsNamed, functionNameOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
+import { calleeName, callsNamed, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
@@ -277,7 +277,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const rewrites = !deletes && !renews && isPlainSetWithTtl(command);
     if (!deletes && !renews && !rewrites && command.name !== 'SCRIPT') continue;
     const fn = enclosingFunction(command.call);
-    const fnName = functionNameOf(fn);
+    // A callback (`client.del(key, (err) => ...)` inside `unlock`) goes by the name of the function it is written in.
+    const fnName = functionNameOf(namedFunctionOf(fn));
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
     const commandKeys = command.keys.map(keyOf);
     // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock.

@@ -134,6 +134,23 @@ export async function run(key: string, token: string) {
   ],
   invalid: [
     {
+      name: "callback style: GET, compare in the GET's callback, DEL in a callback of a prototype's unlock",
+      typecheck: false,
+      message: ['GET, compare, then DEL', 'two round trips'],
+      output: null,
+      code: `function Locker(client) { this.client = client; }
+Locker.prototype.unlock = function (lock, callback) {
+  var self = this;
+  self.client.get(lock.resource, function (err, data) {
+    if (!err && data === lock.value) {
+      self.client.del(lock.resource, callback);
+    } else callback(err);
+  });
+};
+module.exports = Locker;
+`,
+    },
+    {
       name: 'Upstash: lower-case NX options are an acquire, and the fix writes its eval(script, keys, args)',
       code: `${upstash}export async function weekly() {
   const key = 'cron:lock:weekly';
