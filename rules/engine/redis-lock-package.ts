@@ -9,7 +9,7 @@ import { calleeName, descendantsOfKind, enclosingFunction, enclosingStatement, i
 import { resultUse } from './result-use';
 import { storedName } from './libraries';
 
-export const REDIS_LOCK_MODULE = 'redis-lock';
+const REDIS_LOCK_MODULE = 'redis-lock';
 
 /** `redisLock(client)` or `require('redis-lock')(client)`: a call of the package's factory. */
 function isFactoryCall(call: ts.CallExpression, imports: FileImports): boolean {

@@ -14,8 +14,6 @@ export interface SelfRetry {
   again?: ts.CallExpression;
   /** For a retry scheduled with setTimeout: the delay before it. */
   delay?: Node;
-  /** Is the retry written inside the acquire's callback (callback or `.then` style)? */
-  inCallback: boolean;
 }
 
 /** The name the acquire's function calls itself by: its own, or the variable an arrow is stored in. */
@@ -78,7 +76,7 @@ export function selfRetry(acquire: Acquire): SelfRetry | undefined {
     if (!inCallback && (c.getStart() < acquire.call.end || ancestorWhere(c, isFunctionLike) !== fn)) continue;
     if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(c, fn))) continue;
     const timeout = timer ? c : scheduledBy(c, name, fn);
-    return { call: timeout ?? c, again: direct ? c : undefined, delay: timeout?.arguments[1], inCallback };
+    return { call: timeout ?? c, again: direct ? c : undefined, delay: timeout?.arguments[1] };
   }
   return undefined;
 }
