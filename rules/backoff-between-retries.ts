@@ -5,9 +5,10 @@ import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, callsNamed, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, ownReturns, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, ownReturns, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { localCallee } from './engine/local-callee';
-import { lockNames, onlyWhenAcquired } from './engine/paths';
+import { lockNames } from './engine/paths';
+import { selfRetry } from './engine/self-retry';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 
@@ -26,19 +27,6 @@ function retryLoop(acquire: Acquire): Loop | undefined {
   if (condition && (contains(condition, acquire.call) || mentions(condition, lockNames(acquire)))) return loop;
   const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && d.getStart() > acquire.call.end && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);
   return stops.length > 0 ? loop : undefined;
-}
-
-/** `function take() { ... acquire ... return take(); }`: the function retries by calling itself after the acquire. */
-function selfRetry(acquire: Acquire): ts.CallExpression | undefined {
-  const fn = acquire.fn;
-  if (!ts.isFunctionDeclaration(fn) && !ts.isMethodDeclaration(fn)) return undefined;
-  const name = fn.name && ts.isIdentifier(fn.name) ? fn.name.text : undefined;
-  if (!name) return undefined;
-  return callsNamed(fn, (n) => n === name).find((c) => {
-    const callee = unwrap(c.expression).getText();
-    return (callee === name || callee === `this.${name}`) && c.pos >= acquire.call.end && ancestorWhere(c, isFunctionLike) === fn &&
-      !onlyWhenAcquired(acquire, c);
-  });
 }
 
 /** The awaited waits in the loop body or function (not in nested functions). */
@@ -102,12 +90,14 @@ export const backoffBetweenRetries: Rule = {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
       const loop = retryLoop(acquire);
       const recursion = loop ? undefined : selfRetry(acquire);
-      const retry = loop ?? recursion;
+      const retry = loop ?? recursion?.call;
       if (!retry || reported.has(retry)) continue;
       reported.add(retry);
       const key = describeKey(acquire.key);
-      const waits = waitsIn(loop ?? acquire.fn, acquire);
-      if (waits.length === 0) {
+      // A retry scheduled with setTimeout waits its delay; any other waits with an awaited sleep.
+      const scheduled = recursion?.delay ? [{ delay: recursion.delay }] : [];
+      const waits = scheduled.length > 0 ? [] : waitsIn(loop ?? acquire.fn, acquire);
+      if (waits.length === 0 && scheduled.length === 0) {
         report({
           span: loop ? loopHead(loop) : spanOf(retry),
           message: `This ${loop ? 'loop' : 'recursion'} retries the acquire of ${key} with no wait between attempts: a busy spin that sends Redis a command per round trip for as long as the lock is held, from every waiting worker, and starves the holder's own commands. Wait a random delay between attempts (for example 50-150 ms, growing with each try).`,
@@ -115,7 +105,7 @@ export const backoffBetweenRetries: Rule = {
         });
         continue;
       }
-      const fixed = waits.map((w) => ({ wait: w, delay: delayOf(w) })).find((w) => w.delay && fixedDelay(model, w.delay));
+      const fixed = [...scheduled, ...waits.map((w) => ({ delay: delayOf(w) }))].find((w) => w.delay && fixedDelay(model, w.delay));
       // A random part computed anywhere in the retry (`delay = base * (0.5 + Math.random())`) counts.
       if (!fixed?.delay || RANDOM.test((loop ?? acquire.fn).getText())) continue;
       const delay = fixed.delay;

@@ -3,10 +3,11 @@
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
 import {
-  ancestorWhere, callsNamed, contains, declarationOf, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,
+  ancestorWhere, contains, declarationOf, descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, nameOf, propertyAssignment, spanOf, unwrap,
   type Node,
 } from './engine/nodes';
-import { lockNames, onlyWhenAcquired, testsFailure } from './engine/paths';
+import { lockNames, testsFailure } from './engine/paths';
+import { selfRetry } from './engine/self-retry';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
 import { describeKey } from './engine/keys';
@@ -119,21 +120,16 @@ function unboundedLoop(acquire: Acquire): Loop | undefined {
   return loop;
 }
 
-/** `function f() { ... acquire ... f() }` with no attempt parameter or deadline check. */
+/** `function f() { ... acquire ... f() }` (or its callback's `setTimeout(f, d)`) with no attempt parameter or deadline check. */
 function unboundedRecursion(acquire: Acquire): Node | undefined {
   const fn = acquire.fn;
-  if (!ts.isFunctionDeclaration(fn) && !ts.isMethodDeclaration(fn)) return undefined;
-  const name = nameOf(fn);
-  if (!name) return undefined;
-  const self = callsNamed(fn, (n) => n === name).find((c) => {
-    const callee = unwrap(c.expression).getText();
-    return (callee === name || callee === `this.${name}`) && c.getStart() > acquire.call.end;
-  });
-  if (!self || onlyWhenAcquired(acquire, self)) return undefined;
+  const retry = selfRetry(acquire);
+  if (!retry || !isFunctionLike(fn)) return undefined;
   const params = fn.parameters.map((p) => p.name.getText()).join(' ');
-  if (LIMIT_WORDS.test(params) || self.arguments.some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
+  const passed = retry.again?.arguments ?? [];
+  if (LIMIT_WORDS.test(params) || passed.some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
   if (descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some((s) => bounds(s.expression))) return undefined;
-  return self;
+  return retry.call;
 }
 
 function headSpan(loop: Loop): Span {

@@ -165,7 +165,7 @@ function explicit(model: LockModel, path: Node, statement: Node): boolean {
 interface Found {
   path: Node;
   grant: Node;
-  how: 'catch' | '.catch' | 'branch';
+  how: 'catch' | '.catch' | 'branch' | 'callback';
   /** The grant is the work after the try, which the catch lets the function go on to. */
   after?: boolean;
 }
@@ -204,6 +204,41 @@ function catchCallbackPath(model: LockModel, acquire: Acquire): Found | undefine
   if (throwsIn(handler.body) || explicit(model, handler, chained)) return undefined;
   const grant = grants(model, handler, acquire, workOf(model, acquire, handler));
   return grant ? { path: handler, grant, how: '.catch' } : undefined;
+}
+
+/** `err`, `err != null`, `err !== undefined`: a test that is true when the callback got an error. */
+function testsError(condition: Node, err: string): boolean {
+  const c = unwrap(condition);
+  if (ts.isIdentifier(c)) return c.text === err;
+  return ts.isBinaryExpression(c) && /^!==?$/.test(c.operatorToken.getText()) && unwrap(c.left).getText() === err && /^(?:null|undefined)$/.test(c.right.getText());
+}
+
+/**
+ * `cb(null, true)`, `done(true)`, `resolve('OK')`: the callback or resolve of an enclosing function
+ * called with a value that says "acquired" (not the error, not a 0).
+ */
+function answersAcquired(path: Node, callback: ts.FunctionLikeDeclaration, err: string): ts.CallExpression | undefined {
+  return callsNamed(path, () => true).find((call) => {
+    const callee = unwrap(call.expression);
+    if (!ts.isIdentifier(callee) || ancestorWhere(call, isFunctionLike) !== callback) return false;
+    const owner = ancestorWhere<ts.FunctionLikeDeclaration>(callback, (a) => isFunctionLike(a) && parameterIndex(a as ts.FunctionLikeDeclaration, callee) !== undefined);
+    return !!owner && call.arguments.some((arg) => arg.getText() !== err && arg.getText() !== '0' && answerOf(arg) === 'grant');
+  });
+}
+
+/** Callback style: `client.set(k, v, 'NX', 'PX', t, (err, ok) => { if (err) return cb(null, true); ... })`. */
+function errorCallbackPath(model: LockModel, acquire: Acquire): Found | undefined {
+  const callback = acquire.call.arguments.find(isFunctionOrArrow);
+  const err = callback?.parameters[0]?.name;
+  if (!callback || !err || !ts.isIdentifier(err)) return undefined;
+  for (const test of descendantsOfKind<ts.IfStatement>(callback.body, ts.SyntaxKind.IfStatement)) {
+    if (ancestorWhere(test, isFunctionLike) !== callback || !testsError(test.expression, err.text)) continue;
+    const path = test.thenStatement;
+    if (throwsIn(path) || explicit(model, path, test)) continue;
+    const grant = answersAcquired(path, callback, err.text);
+    if (grant) return { path, grant, how: 'callback' };
+  }
+  return undefined;
 }
 
 /** The comments that lead `node` and the declaration it belongs to (a JSDoc included). */
@@ -272,16 +307,16 @@ export const decideRedisFailure: Rule = {
   check({ model, report }) {
     for (const acquire of model.acquires) {
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
-      const found = tryCatchPath(model, acquire) ?? catchCallbackPath(model, acquire) ?? unconfiguredBranch(model, acquire);
+      const found = tryCatchPath(model, acquire) ?? catchCallbackPath(model, acquire) ?? errorCallbackPath(model, acquire) ?? unconfiguredBranch(model, acquire);
       if (!found) continue;
       const key = keyName(acquire);
       const when = found.how === 'branch' ? 'When the Redis client is not configured' : `When the acquire of ${key} fails with an error (Redis down, a timeout, a failover)`;
       const value = ts.isReturnStatement(found.grant) ? found.grant.expression : found.grant;
       const ran = () => `\`${(value && calleeName(value as ts.CallExpression)) ?? 'the work'}\``;
-      const grant = found.after ? `lets the function go on to run ${ran()}` : value && !ts.isCallExpression(value) ? `returns \`${value.getText().split('\n')[0].slice(0, 50)}\`` : `runs ${ran()}`;
+      const grant = found.after ? `lets the function go on to run ${ran()}` : found.how === 'callback' ? `answers \`${found.grant.getText().slice(0, 50)}\`` : value && !ts.isCallExpression(value) ? `returns \`${value.getText().split('\n')[0].slice(0, 50)}\`` : `runs ${ran()}`;
       report({
-        span: spanOf(found.how === 'branch' ? (ancestorWhere(found.path, ts.isIfStatement) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
-        message: `${when}, this ${found.how === 'branch' ? 'branch' : found.how} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,
+        span: spanOf(found.how === 'branch' || found.how === 'callback' ? (ancestorWhere(found.path, ts.isIfStatement) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
+        message: `${when}, this ${found.how === 'branch' ? 'branch' : found.how === 'callback' ? 'error branch of its callback' : found.how} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,
         related: [{ span: spanOf(acquire.call), message: 'the acquire whose failure grants the lock' }],
         fix: () => fix(found),
       });

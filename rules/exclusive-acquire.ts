@@ -4,7 +4,7 @@ import { ts } from './engine/typescript';
 import { spelledName, type RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
 import { findCompareBeforeWrite } from './engine/get-compare';
-import { describeKey, sameKey } from './engine/keys';
+import { describeKey, namesRateLimit, sameKey } from './engine/keys';
 import { LOCK_NAME } from './engine/lock-name';
 import type { LockModel } from './engine/model';
 import { contains, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
@@ -125,6 +125,7 @@ function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefi
   const literal = value && (literalString(value) !== undefined || ts.isNumericLiteral(value) || value.kind === ts.SyntaxKind.TrueKeyword);
   const statement = valueCarrier(set.call).parent;
   if (!literal || !ts.isExpressionStatement(statement) || !ts.isBlock(statement.parent)) return undefined;
+  if (namesRateLimit(model.keyOf(set.keys[0]))) return undefined;
   const siblings = statement.parent.statements;
   const at = siblings.indexOf(statement);
   if (at === siblings.length - 1) return undefined;

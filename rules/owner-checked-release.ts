@@ -12,6 +12,7 @@ import { guardedRelease, removeStatement } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 import { releasedBefore } from './engine/double-release';
+import { deletesListedKeys } from './engine/listed-keys';
 
 /** The pieces of a DEL that can be replaced by a guarded call; a reason when it cannot be. */
 function replaceable(model: LockModel, release: Release): { receiver: string; keyNode: Node; awaited: boolean; statement: Node } | string {
@@ -124,6 +125,8 @@ export const ownerCheckedRelease: Rule = {
       // A helper's unchecked DEL is reported in the helper; called twice on one path, at the second call too.
       const viaUnchecked = release.kind === 'helper' && release.via?.ownerChecked === false;
       if ((release.ownerChecked && !viaUnchecked) || isForcedRelease(model, release)) continue;
+      // A sweep of the keys a KEYS/SCAN listing returned releases no one holder's lock.
+      if (release.command && deletesListedKeys(release.command.keys)) continue;
       const first = releasedBefore(release, model.releases);
       const again = first
         ? `This releases ${describeKey(release.key)} a second time: the try already released it on line ${lineOf(first.call)}, so here the lock is free and another process may have taken it in between. `

@@ -2,14 +2,15 @@
 // work, or an early return, must not leave the lock held until its TTL (or forever without one).
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, descendantsOfKind, identifiersNamed, isAncestor, spanOf, type Node } from './engine/nodes';
-import { isGuard, releaseCoverage, releasesOf } from './engine/paths';
+import { ancestorWhere, contains, descendantsOfKind, identifiersNamed, isAncestor, spanOf, type Node } from './engine/nodes';
+import { escapes, isGuard, releaseCoverage, releasesLock, releasesOf } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
 import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 import { unsettledWork } from './engine/unsettled-work';
+import { thenChainGap, type ThenGap } from './engine/then-chain';
 
 /** The names a declaration binds, through destructuring (`const { id, rest: [first] } = ...`). */
 function boundNames(name: ts.BindingName): string[] {
@@ -77,10 +78,17 @@ export const releaseOnAllPaths: Rule = {
   summary: 'After a successful acquire, an exception or early return skips the release, leaving the lock held.',
   check({ model, report }) {
     const gaps = new Map<Node, { acquire: Acquire; gap: NonNullable<ReturnType<typeof releaseCoverage>> }>();
+    const chained = new Map<Node, { acquire: Acquire; gap: ThenGap }>();
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock' || acquire.kind === 'routine') continue;
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
       const gap = releaseCoverage(model, acquire);
+      if (!gap) {
+        // Callbacks included: a release in a `.then` of the work is in a function of its own.
+        const releases = model.releases.filter((r) => contains(acquire.fn, r.call) && releasesLock(acquire, r));
+        const chain = escapes(acquire, releases.map((r) => r.call)) ? undefined : thenChainGap(model, acquire, releases);
+        if (chain && !chained.has(chain.release.call)) chained.set(chain.release.call, { acquire, gap: chain });
+      }
       // A retry that acquires again before the same release is one lock: report the acquire nearest it.
       if (gap && (gaps.get(gap.release.call)?.acquire.call.pos ?? -1) < acquire.call.pos) gaps.set(gap.release.call, { acquire, gap });
     }
@@ -97,6 +105,19 @@ export const releaseOnAllPaths: Rule = {
           { span: spanOf(gap.release.call), message: 'the release it skips' },
         ],
         fix: () => fix(model, acquire, gap.statement),
+      });
+    }
+    for (const { acquire, gap } of chained.values()) {
+      const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
+      const held = acquire.hasTtl || acquire.laterExpire ? 'until its TTL runs out, blocking every other worker' : 'forever, since it has no TTL';
+      report({
+        span: spanOf(acquire.call),
+        message: `After ${key} is acquired, it is released only in a \`.then\` of \`${gap.work.getText().split('\n')[0].slice(0, 60)}\`: when that work rejects, no \`.then\` runs and the lock stays held ${held}. Release in a \`.finally()\` on the chain (or await the work in try/finally).`,
+        related: [
+          { span: spanOf(gap.work), message: 'can reject before the release' },
+          { span: spanOf(gap.release.call), message: 'the release it skips' },
+        ],
+        fix: () => 'No automatic fix: move the release into a .finally() at the end of the chain, or await the work inside try { } finally { release }.',
       });
     }
     const reported = new Set<Node>();

@@ -91,7 +91,11 @@ function removeProperty(object: ts.ObjectLiteralExpression, property: ts.ObjectL
  */
 function reportHelperValue(model: LockModel, acquire: Acquire, spec: { weakness: Weakness['kind']; what: string }, report: Parameters<Rule['check']>[0]['report']): void {
   if (!acquire.key) return;
-  const ops = [...model.releasesOn(acquire.key), ...model.extendsOn(acquire.key)].filter((op) => op.kind !== 'helper' && op.kind !== 'library');
+  // A helper of this file has its own acquire reported here already, against any release in the file:
+  // the caller adds a mistake only with a release of its own.
+  const sameFile = acquire.via?.file === model.sourceFile.fileName;
+  const ops = [...model.releasesOn(acquire.key), ...model.extendsOn(acquire.key)]
+    .filter((op) => op.kind !== 'helper' && op.kind !== 'library' && (!sameFile || isAncestor(acquire.fn, op.call)));
   const op = ops.find((o) => o.ownerChecked) ?? ops[0];
   if (!op) return;
   const consequence = op.ownerChecked

@@ -2,7 +2,7 @@
 // means the next extend or release acts on a dead lock.
 import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
-import { descendantsOfKind, isConstList, methodOf, nameOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { descendantsOfKind, isConstList, isFunctionOrArrow, methodOf, nameOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 
@@ -14,8 +14,10 @@ function handleExpression(extend: Extend): Node | undefined {
   return extend.call.arguments[0]; // redlock.extend(lock, ms)
 }
 
-function isV4(model: LockModel, handle: string): boolean {
-  return model.acquires.some((a) => a.kind === 'redlock' && a.owner === handle && methodOf(a.call)?.name === 'lock');
+/** redlock v4 (lock() acquires, callbacks are taken); v5 returns promises only and takes no callback. */
+function isV4(model: LockModel, extend: Extend): boolean {
+  if (extend.call.arguments.some(isFunctionOrArrow)) return true;
+  return model.acquires.some((a) => a.kind === 'redlock' && a.owner === extend.handle && methodOf(a.call)?.name === 'lock');
 }
 
 function fix(model: LockModel, extend: Extend, handle: Node): Fix | undefined {
@@ -42,7 +44,7 @@ export const useExtendedLock: Rule = {
   summary: 'The result of redlock v5 lock.extend() is discarded; it returns a new Lock and the old one is dead.',
   check({ model, report }) {
     for (const extend of model.extends) {
-      if (extend.kind !== 'library' || !extend.handle || isV4(model, extend.handle)) continue;
+      if (extend.kind !== 'library' || !extend.handle || isV4(model, extend)) continue;
       if (!ts.isExpressionStatement(valueCarrier(extend.call).parent)) continue;
       const handle = handleExpression(extend);
       if (!handle) continue;

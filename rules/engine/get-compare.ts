@@ -4,7 +4,7 @@ import { ts } from './typescript';
 import type { RedisCommand } from './commands';
 import type { KeyRef } from './keys';
 import { storedName } from './libraries';
-import { contains, identifiersNamed, unwrap, type Node } from './nodes';
+import { contains, identifiersNamed, isFunctionOrArrow, unwrap, type Node } from './nodes';
 
 export interface GetCompare {
   get: Node;
@@ -16,6 +16,13 @@ export interface GetCompare {
    * no other test of the reply's truthiness keeps that case away: a check-then-act acquire as well.
    */
   whenFree?: boolean;
+}
+
+/** Callback style, `client.get(key, (err, holder) => ...)`: the parameter the reply comes in. */
+function callbackReply(get: ts.CallExpression): string | undefined {
+  const callback = get.arguments.find(isFunctionOrArrow);
+  const reply = callback?.parameters[1]?.name;
+  return reply && ts.isIdentifier(reply) ? reply.text : undefined;
 }
 
 /** `if ((await redis.get(key)) === token) { await redis.del(key) }`, directly or via a variable; `getsOnKey` gives the GETs of a key. */
@@ -32,7 +39,7 @@ export function findGetCompare(
     if (!ts.isIfStatement(ifStatement)) continue;
     const condition = ifStatement.expression;
     for (const get of gets) {
-      const variable = storedName(get.call);
+      const variable = storedName(get.call) ?? callbackReply(get.call);
       const inCondition = condition.pos <= get.call.pos && get.call.end <= condition.end;
       const viaVariable = variable && identifiersNamed(condition, variable).length > 0;
       if (!inCondition && !viaVariable) continue;

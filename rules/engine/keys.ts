@@ -202,6 +202,16 @@ export function namesLockedState(key: KeyRef): boolean {
   return LOCKED_STATE.test(key.glob);
 }
 
+// `cooldown:bet:<user>`, `throttle:<ip>`, `ratelimit:<key>`: a window in which a repeat is refused. Its
+// TTL is the point, and a race that lets two requests through is the limiter's imprecision, not a
+// claim on work that must run once.
+const RATE_LIMIT = /cool_?-?down|throttl|rate_?-?limit|debounce/i;
+
+/** Does the key's own text name a rate limit (a cooldown, a throttle) rather than a once-only claim? */
+export function namesRateLimit(key: KeyRef): boolean {
+  return RATE_LIMIT.test(key.glob);
+}
+
 /** How a message names a key: `key (lock:order:*)` when the expression alone does not say. */
 /** A key written over several lines (an options object) is shown on one, cut at this length. */
 const SHOWN_KEY = 60;

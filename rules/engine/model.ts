@@ -13,8 +13,9 @@ import { markerRollbacks } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
+import { recogniseRedisLockCalls } from './redis-lock-package';
 import { collectNamedScripts } from './named-scripts';
-import { calleeName, callsNamed, functionNameOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
+import { calleeName, callsNamed, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
@@ -219,6 +220,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const libraryObjects = recogniseLibraryObjects(news, imports, lookup);
   const library = recogniseLibraryCalls(meanings.size > 0 ? calls.filter((c) => !meanings.has(c)) : calls, libraryObjects, imports, helpers, keyOf, project?.libraries);
   acquires.push(...library.acquires);
+  const redisLock = recogniseRedisLockCalls(sourceFile, imports, keyOf);
+  acquires.push(...redisLock.acquires);
   const helperReleases: Release[] = [];
   const helperExtends: Extend[] = [];
   for (const [call, meaning] of meanings) {
@@ -264,7 +267,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
   const getsOn = (key: KeyRef) => getIndex.find(key);
 
-  let releases: Release[] = [...library.releases, ...helperReleases];
+  let releases: Release[] = [...library.releases, ...redisLock.releases, ...helperReleases];
   const extendsList: Extend[] = [...library.extends, ...helperExtends];
   for (const command of lockCommands) {
     if (ttlSetters.has(command)) continue;
@@ -274,7 +277,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const rewrites = !deletes && !renews && isPlainSetWithTtl(command);
     if (!deletes && !renews && !rewrites && command.name !== 'SCRIPT') continue;
     const fn = enclosingFunction(command.call);
-    const fnName = functionNameOf(fn);
+    // A callback (`client.del(key, (err) => ...)` inside `unlock`) goes by the name of the function it is written in.
+    const fnName = functionNameOf(namedFunctionOf(fn));
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
     const commandKeys = command.keys.map(keyOf);
     // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock.

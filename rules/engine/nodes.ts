@@ -346,7 +346,22 @@ export function functionNameOf(fn: ts.Node): string {
   const named = nameOf(fn as { name?: ts.Node });
   if (named) return named;
   const parent = fn.parent;
+  if (parent && isAssignment(parent) && parent.right === fn && ts.isPropertyAccessExpression(parent.left)) return parent.left.name.text; // `Lock.prototype.unlock = function`
   return parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) ? (nameOf(parent) ?? '') : '';
+}
+
+/**
+ * The function whose name a callback goes by: an anonymous function handed to a call (`client.del(k,
+ * (err) => ...)`, `new Promise((resolve) => ...)`) is part of the function it is written in.
+ */
+export function namedFunctionOf(fn: ts.Node): ts.Node {
+  let current = fn;
+  while (isFunctionOrArrow(current) && !functionNameOf(current) && current.parent && (ts.isCallExpression(current.parent) || ts.isNewExpression(current.parent))) {
+    const outer = enclosingFunction(current.parent);
+    if (ts.isSourceFile(outer)) break;
+    current = outer;
+  }
+  return current;
 }
 
 /** The position of the parameter of `fn` that `node` (an identifier) refers to, if it is one. */

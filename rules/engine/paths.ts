@@ -9,13 +9,14 @@ import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosin
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
-  return model.releasesIn(acquire.fn).filter((r) => {
-    if (r.call.pos < acquire.call.end) return false;
-    if (r.fn !== acquire.fn && !isFinallyCallback(r)) return false;
-    if (acquire.owner && r.handle === acquire.owner) return true;
-    // A lock held through an object is released through it, or by its key alone (`locks.release(key)`).
-    return !!acquire.key && !!r.key && sameKey(acquire.key, r.key) && (!acquire.owner || r.handle === undefined);
-  });
+  return model.releasesIn(acquire.fn).filter((r) => r.call.pos >= acquire.call.end && (r.fn === acquire.fn || isFinallyCallback(r)) && releasesLock(acquire, r));
+}
+
+/** Does this release release that acquire's lock: through its handle, or by its key? */
+export function releasesLock(acquire: Acquire, r: Release): boolean {
+  if (acquire.owner && r.handle === acquire.owner) return true;
+  // A lock held through an object is released through it, or by its key alone (`locks.release(key)`).
+  return !!acquire.key && !!r.key && sameKey(acquire.key, r.key) && (!acquire.owner || r.handle === undefined);
 }
 
 /** `res.on('finish', () => del(key))`: a release of the lock in a function nested in the acquire's. */

@@ -5,10 +5,11 @@
 //
 // Every finding starts from one of these in the lock model (engine/model.ts, engine/libraries.ts):
 // - a Redis NX acquire: SET with an NX option (GLIDE: onlyIfDoesNotExist), or SETNX, as a call or inside Lua;
-// - a lock library: redlock, redis-semaphore, Lockwise's withLock;
+// - a lock library: redlock, redis-semaphore, the redis-lock package, Lockwise's withLock;
 // - a DEL/UNLINK/GETDEL/DELEX/DELIFEQ, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
 //   like a lock (LOCK_NAME, the engine's own test);
-// - a plain SET with a TTL (or a SETEX) after a GET: a GET-compare-SET renewal, or a once-only claim by GET then SET of a marker;
+// - a plain SET with a TTL (or a SETEX) after a GET or an EXISTS: a GET-compare-SET renewal, a check-then-SET
+//   acquire, or a once-only claim by GET then SET of a marker;
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
@@ -32,7 +33,8 @@ const SETNX = command(SETNX_NAME);
 const NX = option('nx');
 const GLIDE_NX = /['"`]onlyIfDoesNotExist['"`]/;
 const XX = option('xx');
-const GET = command('get');
+/** The read a check-then-SET acquire decides on: GET or EXISTS. */
+const GET_OR_EXISTS = command('get|exists');
 /** `.set(key, 'done', 'EX', ...)`: a literal marker written with a TTL, the SET of a once-only claim. */
 const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
 const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
@@ -51,6 +53,8 @@ const LIBRARY_CALL = /\.\s*(?:acquire|lock|using|release|unlock|extend)\b|['"`](
 // redis-semaphore: one of its classes constructed (`new Mutex(`, `new RS.RedlockSemaphore(`).
 const SEMAPHORE = /\bnew\s*\(?\s*(?:[\w$]+\s*\??\.\s*)*(?:Redlock)?(?:Multi)?(?:Mutex|Semaphore)\b/;
 const WITH_LOCK = /\bwithLock\b/;
+// The redis-lock package, imported or required by its name.
+const REDIS_LOCK_MODULE = /['"`]redis-lock['"`]/;
 
 // The words every test below needs, as four regexes that together match what the one alternation of
 // them all (ANY_EVIDENCE in test/rules/prefilter-screen.test.ts) matches: V8 runs each of these, led by
@@ -58,7 +62,7 @@ const WITH_LOCK = /\bwithLock\b/;
 // which tries every branch at every character. Most files fail all four.
 const COMMANDS = [SETNX_NAME, DELETE_OR_EXPIRE_NAMES, SETEX_NAMES].join('|');
 const SCREEN = [
-  /redlock|mutex|semaphore|\bwithLock\b/i,
+  /redlock|mutex|semaphore|\bwithLock\b|['"`]redis-lock['"`]/i,
   // A command in a string, an option string, GLIDE's option, a Lua delete or a TTL option string.
   new RegExp(`['"\`](?:(?:${COMMANDS})\\\\?['"\`](?!\\s*:)|nx\\b|xx\\b|onlyIfDoesNotExist['"\`]|(?:zrem|hdel)\\\\?['"\`]|(?:ex|px)['"\`])`, 'i'),
   new RegExp(`\\.\\s*(?:${COMMANDS})\\b`, 'i'),
@@ -77,7 +81,7 @@ const COMMENT_BLOCK = /^[ \t]*\/\*[\s\S]*?\*\//gm;
 function usesLockLibrary(code: string): boolean {
   if (REDLOCK_MODULE.test(code) || REDLOCK_CLASS.test(code)) return true;
   if (REDLOCK_WORD.test(code) && LIBRARY_CALL.test(code)) return true;
-  return SEMAPHORE.test(code) || WITH_LOCK.test(code);
+  return SEMAPHORE.test(code) || WITH_LOCK.test(code) || REDIS_LOCK_MODULE.test(code);
 }
 
 function acquiresWithNx(code: string): boolean {
@@ -85,7 +89,7 @@ function acquiresWithNx(code: string): boolean {
 }
 
 function releasesOrExtendsLock(code: string): boolean {
-  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (((TTL.test(code) && SET.test(code)) || SETEX.test(code)) && GET.test(code)));
+  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (((TTL.test(code) && SET.test(code)) || SETEX.test(code)) && GET_OR_EXISTS.test(code)));
 }
 
 export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
@@ -93,5 +97,5 @@ export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
   if (names.some((n) => text.includes(n))) return true;
   if (!hasLockEvidence(text)) return false;
   const code = text.replace(COMMENT_BLOCK, ' ');
-  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET.test(code));
+  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET_OR_EXISTS.test(code));
 }

@@ -33,11 +33,10 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (TIME.test(text)) return 'timestamp';
   if (ts.isIdentifier(n) && depth < 3) {
     const init = lookup(n);
-    return init ? partWeakness(init, lookup, depth + 1) : 'unknown';
+    if (init) return partWeakness(init, lookup, depth + 1);
   }
-  // `a ?? '*'`, `a || 'worker'`, `c ? a : 'x'`: every operand is a value the lock can get.
-  const alternatives = ts.isConditionalExpression(n) ? [n.whenTrue, n.whenFalse]
-    : ts.isBinaryExpression(n) && FALLBACK.has(n.operatorToken.kind) ? [n.left, n.right] : undefined;
+  // `a ?? '*'`, `a || 'worker'`, `c ? a : 'x'`, `(owner = 'global') =>`: every operand is a value the lock can get.
+  const alternatives = fallbacks(n);
   if (alternatives) {
     const kinds = alternatives.map((p) => partWeakness(p, lookup, depth + 1));
     return kinds.find((k) => k !== 'strong' && k !== 'unknown') ?? (kinds.every((k) => k === 'strong') ? 'strong' : 'unknown');
@@ -60,6 +59,19 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   }
   if (/random|uuid|nanoid|ulid|cuid|v4\(/i.test(text)) return 'strong';
   return 'unknown';
+}
+
+/**
+ * The values a token falls back to: both sides of `a ?? b` and `a || b`, both branches of `c ? a : b`,
+ * and for a parameter with a default (`owner = 'global'`) that default, which every caller that
+ * leaves the parameter out shares.
+ */
+function fallbacks(n: Node): Node[] | undefined {
+  if (ts.isConditionalExpression(n)) return [n.whenTrue, n.whenFalse];
+  if (ts.isBinaryExpression(n) && FALLBACK.has(n.operatorToken.kind)) return [n.left, n.right];
+  const decl = ts.isIdentifier(n) ? declarationOf(n) : undefined;
+  // The parameter itself is what a caller passes: unknown here, so only its default is read.
+  return decl && ts.isParameter(decl) && decl.initializer ? [decl.initializer] : undefined;
 }
 
 
@@ -150,8 +162,7 @@ function setAtConstruction(cls: ts.ClassDeclaration, name: string, orPassedIn: b
 function fallbackText(token: Node, lookup: ConstLookup, kind: string): string {
   let n = unwrap(token);
   if (ts.isIdentifier(n)) n = unwrap(lookup(n) ?? n);
-  const alternatives = ts.isConditionalExpression(n) ? [n.whenTrue, n.whenFalse]
-    : ts.isBinaryExpression(n) && FALLBACK.has(n.operatorToken.kind) ? [n.left, n.right] : [];
+  const alternatives = fallbacks(n) ?? [];
   const weak = alternatives.find((a) => partWeakness(a, lookup, 1) === kind);
   return weak ? ` (which can be ${unwrap(weak).getText()})` : '';
 }

@@ -670,6 +670,30 @@ export async function releaseLock(name: string) {
     },
     expected: ['src/lock.ts: owner-checked-release', 'src/lock.ts: unique-token'],
   },
+  {
+    name: 'a lock module whose withLock calls its own acquire and release helpers: the constant token reported once, at the acquire',
+    files: {
+      'src/redis.ts': client,
+      'src/locks.ts': `import { redis } from './redis';
+export async function acquireLock(key: string, ttl = 3000) {
+  return (await redis.set(\`lock:\${key}\`, '1', 'PX', ttl, 'NX')) === 'OK';
+}
+export async function releaseLock(key: string) {
+  await redis.del(\`lock:\${key}\`);
+}
+export async function withLock<T>(key: string, ttl: number, fn: () => Promise<T>) {
+  if (!(await acquireLock(key, ttl))) return false;
+  try { return await fn(); } finally { await releaseLock(key); }
+}
+`,
+      'src/payout.ts': `import { withLock } from './locks';
+export async function payout() {
+  await withLock('payout-cycle', 20000, async () => {});
+}
+`,
+    },
+    expected: ['src/locks.ts: owner-checked-release', 'src/locks.ts: unique-token'],
+  },
 ];
 
 for (const shape of shapes) {

@@ -14,6 +14,7 @@ const ANY_EVIDENCE = new RegExp(
     /redlock/i,
     /mutex|semaphore/,
     /\bwithLock\b/,
+    /['"`]redis-lock['"`]/,
     command('setnx'),
     option('nx'),
     /['"`]onlyIfDoesNotExist['"`]/,
@@ -28,7 +29,7 @@ const ANY_EVIDENCE = new RegExp(
   'i',
 );
 
-const WORDS = ['redlock', 'mutex', 'semaphore', 'withLock', 'setnx', 'nx', 'onlyIfDoesNotExist', 'xx', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'expire', 'pexpire', 'expireat', 'pexpireat', 'zrem', 'hdel', 'ex', 'px', 'setex', 'psetex', 'set', 'get', 'next', 'index', 'model'];
+const WORDS = ['redlock', 'redis-lock', 'mutex', 'semaphore', 'withLock', 'setnx', 'nx', 'onlyIfDoesNotExist', 'xx', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'expire', 'pexpire', 'expireat', 'pexpireat', 'zrem', 'hdel', 'ex', 'px', 'setex', 'psetex', 'set', 'get', 'next', 'index', 'model'];
 const AROUND = ["'", '"', '`', '.', '. ', ':', ' :', '\\', '\\"', '(', ' ', '\n', 'a', '_', '$', '0', 'é'];
 
 /** A small deterministic generator, so that a failure names a text that can be reproduced. */

@@ -88,6 +88,23 @@ export async function take(key: string, token: string) {
   return take(key, token, attempts - 1);
 }
 ` },
+    { name: 'a callback-style retry scheduled with a jittered setTimeout', code: `${io}export function lock(key: string, token: string, done: (err: Error | null) => void, tries = 0): void {
+  redis.set(key, token, 'PX', 1000, 'NX', (err, ok) => {
+    if (err) return done(err);
+    if (ok) return done(null);
+    if (tries >= 10) return done(new Error('busy'));
+    setTimeout(() => lock(key, token, done, tries + 1), 50 + Math.random() * 100);
+  });
+}
+` },
+    { name: 'a callback that runs itself again after it took the lock (the next batch) retries no acquire', code: `${io}export function drain(key: string, token: string): void {
+  redis.set(key, token, 'PX', 1000, 'NX', (err, ok) => {
+    if (ok) {
+      setTimeout(drain, 1000, key, token);
+    }
+  });
+}
+` },
     { name: 'redlock with jitter', code: `import Redis from 'ioredis';
 import Redlock from 'redlock';
 export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
@@ -219,6 +236,36 @@ export async function take(key: string, token: string) {
   if (attempts === 0) return false;
   await sleep(125 + Math.random() * 250);
   return take(key, token, attempts - 1);
+}
+`,
+    },
+    {
+      name: 'callback style: the acquire\'s callback schedules the function again with a fixed setTimeout',
+      message: ['waits `options.retryDelay || 100`', 'no random part'],
+      code: `${io}export function lock(key: string, token: string, options: { retryDelay?: number }, done: (err: Error | null) => void) {
+  let tries = 0;
+  const tryLock = () => {
+    redis.set(key, token, 'PX', 15000, 'NX', (err, locked) => {
+      if (err) return done(err);
+      if (locked) return done(null);
+      if (++tries > 100) return done(new Error('lock: exceeds retry count'));
+      setTimeout(tryLock, options.retryDelay || 100);
+    });
+  };
+  tryLock();
+}
+`,
+      output: `${io}export function lock(key: string, token: string, options: { retryDelay?: number }, done: (err: Error | null) => void) {
+  let tries = 0;
+  const tryLock = () => {
+    redis.set(key, token, 'PX', 15000, 'NX', (err, locked) => {
+      if (err) return done(err);
+      if (locked) return done(null);
+      if (++tries > 100) return done(new Error('lock: exceeds retry count'));
+      setTimeout(tryLock, (options.retryDelay || 100) / 2 + Math.random() * (options.retryDelay || 100));
+    });
+  };
+  tryLock();
 }
 `,
     },

@@ -80,6 +80,18 @@ export class Locks {
   }
 }
 ` },
+    { name: 'a callback-style retry that counts its tries', code: `${io}export function lock(key: string, token: string, done: (err: Error | null) => void) {
+  let tries = 0;
+  const tryLock = () => {
+    redis.set(key, token, 'PX', 15000, 'NX', (err, locked) => {
+      if (locked) return done(null);
+      if (++tries > 100) return done(new Error('busy'));
+      setTimeout(tryLock, 50 + Math.random() * 100);
+    });
+  };
+  tryLock();
+}
+` },
     { name: 'finite redlock retryCount', code: `import Redis from 'ioredis';
 import Redlock from 'redlock';
 export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200 });
@@ -153,6 +165,17 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
     await pause(100);
     return take(key, token);
   }
+}
+`,
+    },
+    {
+      name: 'callback style: the acquire\'s callback calls the function again from a setTimeout, with no limit',
+      message: ['This recursion retries', 'no attempt limit'],
+      code: `${io}export function lock(key: string, token: string, done: () => void): void {
+  redis.set(key, token, 'PX', 3000, 'NX', (err, ok) => {
+    if (ok) return done();
+    setTimeout(() => lock(key, token, done), 50 + Math.random() * 100);
+  });
 }
 `,
     },

@@ -4,6 +4,19 @@ import { io, nr, RELEASE } from './preludes';
 
 export const decideRedisFailureCases: RuleCases = {
   valid: [
+    { name: 'callback style: the error branch hands the error on, or answers not acquired', code: `${io}export function lockJob(id: string, token: string, done: (err: Error | null, acquired?: boolean) => void) {
+  redis.set(\`lock:job:\${id}\`, token, 'PX', 5000, 'NX', (err, ok) => {
+    if (err) return done(err);
+    done(null, ok === 'OK');
+  });
+}
+export function lockCart(id: string, token: string, done: (err: Error | null, acquired: boolean) => void) {
+  redis.set(\`lock:cart:\${id}\`, token, 'PX', 5000, 'NX', (err, ok) => {
+    if (err) return done(null, false);
+    done(null, ok === 'OK');
+  });
+}
+` },
     { name: 'the catch falls back to another acquire and grants only what that one took', code: `${io}export async function acquireLock(key: string, value: string, ttlSeconds: number): Promise<boolean> {
   try {
     return (await redis.set(key, value, 'EX', ttlSeconds, 'NX')) === 'OK';
@@ -248,6 +261,18 @@ export async function refresh(accountId: string) {
   } finally {
     await client.eval(${RELEASE}, { keys: [\`lock:\${name}\`], arguments: [token] });
   }
+}
+`,
+    },
+    {
+      name: 'callback style: the error branch of the acquire\'s callback answers acquired',
+      message: ['error branch of its callback', 'done(null, true)'],
+      output: null,
+      code: `${io}export function lockJob(id: string, token: string, done: (err: Error | null, acquired?: boolean) => void) {
+  redis.set(\`lock:job:\${id}\`, token, 'PX', 5000, 'NX', (err, ok) => {
+    if (err) return done(null, true);
+    done(null, ok === 'OK');
+  });
 }
 `,
     },

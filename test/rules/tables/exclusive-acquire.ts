@@ -3,6 +3,20 @@ import { io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'a cooldown or throttle window checked by GET then SET EX is a rate limit, not a once-only claim', code: `${io}export async function placeBet(userId: string) {
+  const cdKey = \`cooldown:bet:\${userId}\`;
+  if (await redis.get(cdKey)) return 'slow down';
+  await redis.set(cdKey, '1', 'EX', 5);
+  await work();
+  return 'ok';
+}
+export async function sendSms(phone: string) {
+  if (await redis.exists(\`sms-throttle:\${phone}\`)) return false;
+  await redis.set(\`sms-throttle:\${phone}\`, 1, 'EX', 60);
+  await work();
+  return true;
+}
+` },
     { name: 'a failure counter beside a lock (written back as its reply plus one) is no GET-then-SET claim', code: `${io}export async function runGuarded(job: string, tries: number) {
   const lockKey = \`lock:job:\${job}\`;
   try {
@@ -266,6 +280,18 @@ export async function releaseLock(name: string) {
   await redis.set(\`lock:invoice:\${id}\`, token, 'EX', 30);
   await work();
   await redis.del(\`lock:invoice:\${id}\`);
+  return true;
+}
+`,
+    },
+    {
+      name: 'EXISTS then SET of the holder, in a file that never deletes the lock (check-then-act)',
+      message: ['EXISTS then SET', 'check-then-act'],
+      output: null,
+      code: `${io}export async function tryLock(name: string, owner: string) {
+  const lockKey = \`lock:\${name}\`;
+  if (await redis.exists(lockKey)) return false;
+  await redis.set(lockKey, owner, 'PX', 30000);
   return true;
 }
 `,

@@ -57,6 +57,23 @@ export const ownerCheckedExtendCases: RuleCases = {
   ],
   invalid: [
     {
+      name: "callback style: GET, compare in the GET's callback, EXPIRE in a callback of a prototype's extend",
+      typecheck: false,
+      message: ['extends whoever holds the lock now'],
+      output: null,
+      code: `function Locker(client) { this.client = client; }
+Locker.prototype.extend = function (lock, ttl, callback) {
+  var self = this;
+  self.client.get(lock.resource, function (err, data) {
+    if (!err && data === lock.value) {
+      self.client.expire(lock.resource, ttl, callback);
+    } else callback(err);
+  });
+};
+module.exports = Locker;
+`,
+    },
+    {
       name: 'a heartbeat that reads the holder through a reader method of its class, then rewrites it with a plain SET EX',
       message: ['after a GET compared'],
       code: `${io}export class SeatLocks {

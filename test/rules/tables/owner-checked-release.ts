@@ -20,6 +20,15 @@ export async function clearLockout(id: string) {
   await redis.del(\`otp_locked:\${id}\`, \`otp_fail:\${id}\`);
 }
 ` },
+    { name: 'a sweep deletes the keys a KEYS or SCAN listing returned, not one holder\'s lock', code: `${io}export async function clearAllLocks() {
+  const lockKeys = await redis.keys('seat_lock:*');
+  if (lockKeys.length > 0) await redis.del(...lockKeys);
+  const [, found] = await redis.scan('0', 'MATCH', 'lock:*', 'COUNT', 100);
+  await redis.del(...found.filter((k) => k.endsWith(':stale')));
+  for await (const batch of redis.scanStream({ match: 'mutex:*' })) await redis.unlink(batch);
+  (await redis.keys('job-lock:*')).forEach((k) => redis.del(k));
+}
+` },
     { name: 'a maintenance lockdown flag is a state an admin sets, not a lock', code: `${io}const LOCK_KEY = 'site:lockdown';
 export async function startLockdown(minutes: number) {
   await redis.set(LOCK_KEY, JSON.stringify({ until: Date.now() + minutes * 60000 }));
@@ -124,6 +133,23 @@ export async function run(key: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: "callback style: GET, compare in the GET's callback, DEL in a callback of a prototype's unlock",
+      typecheck: false,
+      message: ['GET, compare, then DEL', 'two round trips'],
+      output: null,
+      code: `function Locker(client) { this.client = client; }
+Locker.prototype.unlock = function (lock, callback) {
+  var self = this;
+  self.client.get(lock.resource, function (err, data) {
+    if (!err && data === lock.value) {
+      self.client.del(lock.resource, callback);
+    } else callback(err);
+  });
+};
+module.exports = Locker;
+`,
+    },
     {
       name: 'Upstash: lower-case NX options are an acquire, and the fix writes its eval(script, keys, args)',
       code: `${upstash}export async function weekly() {

@@ -38,6 +38,42 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'the redis-lock package: the done() it hands back called in a finally', typecheck: false, code: `const { promisify } = require('util');
+const client = require('redis').createClient();
+const lock = promisify(require('redis-lock')(client));
+async function work() {}
+async function sync(id) {
+  const done = await lock(\`sync:\${id}\`, 10000);
+  try {
+    await work();
+  } finally {
+    await done();
+  }
+}
+module.exports = { sync };
+` },
+    { name: 'promise chains that release on rejection too: an onRejected handler, a .finally, a .catch before the .then', code: `${io}export function a(key: string, token: string) {
+  return redis.set(key, token, 'PX', 5000, 'NX').then((ok) => {
+    if (!ok) return null;
+    return work().then(() => redis.eval(RELEASE_SCRIPT, 1, key, token), () => redis.eval(RELEASE_SCRIPT, 1, key, token));
+  });
+}
+export function b(key: string, token: string) {
+  return redis.set(key, token, 'PX', 5000, 'NX').then((ok) => {
+    if (!ok) return null;
+    return work().then(() => 'done').finally(() => redis.eval(RELEASE_SCRIPT, 1, key, token));
+  });
+}
+export async function c(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 5000, 'NX'))) return;
+  try {
+    await work().then(() => redis.eval(RELEASE_SCRIPT, 1, key, token));
+  } finally {
+    await redis.eval(RELEASE_SCRIPT, 1, key, token);
+  }
+}
+const RELEASE_SCRIPT = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+` },
     { name: 'the work started first and awaited inside the try, before the finally releases', code: `${io}export async function both(key: string, token: string, fn: () => Promise<void>) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   const pending = fn();
@@ -172,6 +208,48 @@ export async function run(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'the redis-lock package: done() after the work, so a throw keeps the lock',
+      typecheck: false,
+      message: ['an exception from `await work()`'],
+      code: `import redisLock from 'redis-lock';
+import { createClient } from 'redis';
+const lock = redisLock(createClient());
+async function work(): Promise<void> {}
+export async function sync(id: string) {
+  const done = await lock(\`sync:\${id}\`);
+  await work();
+  await done();
+}
+`,
+      output: `import redisLock from 'redis-lock';
+import { createClient } from 'redis';
+const lock = redisLock(createClient());
+async function work(): Promise<void> {}
+export async function sync(id: string) {
+  const done = await lock(\`sync:\${id}\`);
+  try {
+    await work();
+  } finally {
+    await done();
+  }
+}
+`,
+    },
+    {
+      name: 'a promise chain that releases only in a .then of the work: a rejection skips it',
+      message: ['only in a `.then` of `work()`', 'rejects'],
+      output: null,
+      noFix: '.finally()',
+      code: `${io}export function run(key: string, token: string) {
+  return redis.set(key, token, 'PX', 5000, 'NX').then((ok) => {
+    if (!ok) return null;
+    return work().then(() => redis.eval(RELEASE_SCRIPT, 1, key, token));
+  });
+}
+const RELEASE_SCRIPT = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+`,
+    },
     {
       name: 'a comment on the early return that says nothing about keeping the lock does not excuse it',
       message: ['early `return;`'],

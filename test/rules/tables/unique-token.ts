@@ -5,6 +5,14 @@ const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1,
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    { name: 'a token parameter whose default is a fresh randomUUID()', code: `import { randomUUID } from 'node:crypto';
+${io}export async function lock(key: string, token: string = randomUUID()) {
+  return (await redis.set(key, token, 'PX', 5000, 'NX')) === 'OK' ? token : null;
+}
+export async function unlock(key: string, token: string) {
+  ${release('key', 'token')}
+}
+` },
     { name: 'randomUUID per acquisition', code: `import { randomUUID } from 'node:crypto';
 ${io}export async function run(key: string) {
   const token = randomUUID();
@@ -137,6 +145,17 @@ ${io}export async function run(key: string) {
   const owner = args?.owner ?? '*';
   if (!(await redis.set(key, owner, 'PX', 5000, 'NX'))) return;
   try { await work(); } finally { await redis.del(key); }
+}
+`,
+    },
+    {
+      name: "an owner parameter whose default is a constant (owner = 'global'), compared by the release",
+      message: ["'global'", 'constant'],
+      code: `${io}export async function lock(key: string, owner: string = 'global') {
+  return (await redis.set(key, owner, 'PX', 5000, 'NX')) === 'OK';
+}
+export async function unlock(key: string, owner: string = 'global') {
+  await redis.eval(${RELEASE}, 1, key, owner);
 }
 `,
     },

@@ -8,6 +8,16 @@ async function work(): Promise<void> {}
 
 export const useExtendedLockCases: RuleCases = {
   valid: [
+    { name: 'a callback-style extend (redlock v4, or a look-alike library named redlock) hands the lock to its callback', typecheck: false, code: `const RedLock = require('./index');
+const redlock = new RedLock(require('redis').createClient());
+let lock;
+redlock.lock('report', 3, (err, acquired) => { lock = acquired; });
+function renew(done) {
+  redlock.extend(lock, 3, (err) => done(err));
+  lock.extend(3, (err) => done(err));
+}
+module.exports = { renew };
+` },
     { name: 'extended lock kept', code: `${rl}export async function run() {
   let lock = await redlock.acquire(['report'], 5000);
   try {

@@ -1,0 +1,82 @@
+// An acquire retried by its function calling itself again: `return take(key)` after a failed try, or,
+// callback style, from the acquire's own callback: `client.set(k, v, 'NX', 'PX', t, (err, ok) => {
+// ... setTimeout(tryLock, 100) })`. backoff-between-retries judges the wait, bounded-acquire-retry the
+// number of tries.
+import { ts } from './typescript';
+import type { Acquire } from './model';
+import { ancestorWhere, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
+import { onlyWhenAcquired, testsFailure } from './paths';
+
+export interface SelfRetry {
+  /** The call that retries: the function's call to itself, or the setTimeout that schedules it. */
+  call: ts.CallExpression;
+  /** The function's call to itself, with the arguments it passes on (none when setTimeout is handed the function). */
+  again?: ts.CallExpression;
+  /** For a retry scheduled with setTimeout: the delay before it. */
+  delay?: Node;
+}
+
+/** The name the acquire's function calls itself by: its own, or the variable an arrow is stored in. */
+function ownName(fn: Node): string | undefined {
+  if (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) return nameOf(fn);
+  if (isFunctionOrArrow(fn) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return fn.parent.name.text;
+  return undefined;
+}
+
+const callsSelf = (node: Node, name: string) => {
+  const callee = unwrap(node).getText();
+  return callee === name || callee === `this.${name}`;
+};
+
+/**
+ * The functions between `node` and the acquire's function: is one of them a callback of the acquire
+ * (an argument of its call, or of a `.then`/`.catch` chained on it)?
+ */
+function inAcquireCallback(acquire: Acquire, node: Node): boolean {
+  for (let f = ancestorWhere(node, isFunctionLike); f && f !== acquire.fn; f = ancestorWhere(f, isFunctionLike)) {
+    const call = f.parent;
+    if (!ts.isCallExpression(call) || !call.arguments.includes(f as ts.Expression)) continue;
+    if (call === acquire.call) return true;
+    const method = methodOf(call);
+    if (method && /^(?:then|catch)$/.test(method.name) && contains(method.receiver, acquire.call)) return true;
+  }
+  return false;
+}
+
+/** In a callback, is the retry on the path where the lock was taken (`if (ok) { ...; next() }`)? */
+function afterSuccess(node: Node, stop: Node): boolean {
+  for (let child = node, parent = node.parent; parent && parent !== stop; child = parent, parent = parent.parent) {
+    if (!ts.isIfStatement(parent) || child === parent.expression) continue;
+    const failure = testsFailure(parent.expression);
+    if ((child === parent.thenStatement) !== failure) return true;
+  }
+  return false;
+}
+
+/** `setTimeout(retry, d)` or `setTimeout(() => retry(...), d)` around the retry: its delay. */
+function scheduledBy(call: Node, name: string, fn: Node): ts.CallExpression | undefined {
+  const timeouts = descendantsOfKind<ts.CallExpression>(fn, ts.SyntaxKind.CallExpression).filter((c) => unwrap(c.expression).getText() === 'setTimeout');
+  return timeouts.find((t) => {
+    const first = t.arguments[0];
+    if (!first) return false;
+    return call === t ? callsSelf(first, name) : isFunctionOrArrow(unwrap(first)) && contains(first, call);
+  });
+}
+
+export function selfRetry(acquire: Acquire): SelfRetry | undefined {
+  const fn = acquire.fn;
+  const name = ownName(fn);
+  if (!name) return undefined;
+  for (const c of descendantsOfKind<ts.CallExpression>(fn, ts.SyntaxKind.CallExpression)) {
+    const direct = callsSelf(c.expression, name);
+    const timer = !direct && unwrap(c.expression).getText() === 'setTimeout' && !!c.arguments[0] && callsSelf(c.arguments[0], name);
+    if (!direct && !timer) continue;
+    const inCallback = inAcquireCallback(acquire, c);
+    // After the acquire: in the function's own statements (a nested function is someone else's), or in its callback.
+    if (!inCallback && (c.getStart() < acquire.call.end || ancestorWhere(c, isFunctionLike) !== fn)) continue;
+    if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(c, fn))) continue;
+    const timeout = timer ? c : scheduledBy(c, name, fn);
+    return { call: timeout ?? c, again: direct ? c : undefined, delay: timeout?.arguments[1] };
+  }
+  return undefined;
+}

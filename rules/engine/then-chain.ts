@@ -1,0 +1,66 @@
+// A release written in a `.then` callback of the work: `work().then(() => redis.del(key))`. When the
+// work rejects, no `.then` runs, and unless a `.catch`, a `.finally` or an onRejected handler further
+// along the chain releases, nothing does: the lock stays held until its TTL.
+import { ts } from './typescript';
+import type { Acquire, LockModel, Release } from './model';
+import { ancestorWhere, contains, isFunctionLike, methodOf, type Node } from './nodes';
+import { releasesSomething } from './failure-paths';
+
+export interface ThenGap {
+  release: Release;
+  /** The work whose rejection skips the release. */
+  work: ts.Expression;
+}
+
+/** `p.then(f)`, `p.then(f, g)`, `p.catch(g)`, `p.finally(h)`: the method, when `node` is such a call. */
+function chainMethod(node: Node): string | undefined {
+  if (!ts.isCallExpression(node)) return undefined;
+  const name = methodOf(node)?.name;
+  return name === 'then' || name === 'catch' || name === 'finally' ? name : undefined;
+}
+
+/** Does a later link of the chain that `call` starts release on rejection (`.catch`, `.finally`, an onRejected)? */
+function releasedOnRejection(model: LockModel, call: ts.CallExpression): boolean {
+  for (let link: Node = call; ; ) {
+    const method = chainMethod(link);
+    if (!method) return false;
+    const handlers = method === 'then' ? (link as ts.CallExpression).arguments.slice(1) : (link as ts.CallExpression).arguments;
+    if (handlers.some((h) => releasesSomething(model, h))) return true;
+    const access = link.parent;
+    if (!ts.isPropertyAccessExpression(access) || access.expression !== link || !ts.isCallExpression(access.parent)) return false;
+    link = access.parent;
+  }
+}
+
+/** A release in a catch clause or finally block, or in a `.catch`/`.finally` callback: one for the rejected path. */
+function onRejectedPath(release: Release): boolean {
+  const handler = ancestorWhere(release.call, (a) => ts.isCatchClause(a) || (ts.isBlock(a) && ts.isTryStatement(a.parent) && a.parent.finallyBlock === a) ||
+    (isFunctionLike(a) && (chainMethod(a.parent) === 'catch' || chainMethod(a.parent) === 'finally')));
+  return !!handler;
+}
+
+/** Does the work chain handle a rejection before its `.then` (a `.catch` or an onRejected link)? */
+function handlesRejection(work: Node): boolean {
+  for (let link: Node = work; chainMethod(link); link = methodOf(link as ts.CallExpression)!.receiver) {
+    const method = chainMethod(link);
+    if (method === 'catch' || (method === 'then' && (link as ts.CallExpression).arguments.length > 1)) return true;
+  }
+  return false;
+}
+
+/** The first release of `acquire` (of those given, all of this lock) that only a fulfilled `.then` of other work reaches. */
+export function thenChainGap(model: LockModel, acquire: Acquire, releases: readonly Release[]): ThenGap | undefined {
+  if (releases.some(onRejectedPath)) return undefined;
+  for (const release of releases) {
+    if (release.call.pos < acquire.call.end) continue;
+    for (let fn = ancestorWhere(release.call, isFunctionLike); fn && fn !== acquire.fn && contains(acquire.fn, fn); fn = ancestorWhere(fn, isFunctionLike)) {
+      const call = fn.parent;
+      if (!ts.isCallExpression(call) || call.arguments[0] !== fn || chainMethod(call) !== 'then') continue;
+      const work = methodOf(call)?.receiver;
+      // The acquire's own `.then(ok => ...)` holds the lock from here: only the work's can reject past it.
+      if (!work || contains(work, acquire.call) || handlesRejection(work) || releasedOnRejection(model, call)) continue;
+      return { release, work };
+    }
+  }
+  return undefined;
+}
