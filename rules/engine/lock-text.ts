@@ -11,14 +11,30 @@
 // returns (a helper that hands errors back, which release-on-all-paths reads).
 // test/rules/lock-text.test.ts holds the analysis of the lean text to that of the whole file.
 import type { HelperNames } from '../config';
-import { outline } from './outline';
+import { outline, type Run } from './outline';
 import { firstAtOrAfter } from './sorted';
+import { textEdit, type TextEdit } from './text-edit';
 import { ts } from './typescript';
 
 /** The text with declarations that cannot hold lock code blanked, and the blanked spans [start, end). */
 export interface LeanText {
   text: string;
   blanked: Array<[number, number]>;
+  /** What a leanText of the next version of the text (an editor's keystroke later) re-uses. */
+  kept: KeptLean;
+}
+
+/**
+ * A lean text's outline run, evidence answers by place, and blanks: the next version re-tests only the
+ * declarations the edit changed and takes the blanks of the others from here.
+ */
+export interface KeptLean {
+  text: string;
+  names: string;
+  run?: Run;
+  answers: Map<number, [end: number, holds: boolean]>;
+  blanked: Array<[number, number]>;
+  lean: string;
 }
 
 // One case-insensitive pass. The lock-name words (LOCK_NAME) as plain substrings, which also finds
@@ -61,39 +77,49 @@ function spans(start: number, end: number, boundaries: number[]): Array<[number,
 }
 
 /**
- * The answers of the last leanText by declaration text (with the helper names they were tested for): an
- * editor's next keystroke re-tests only the declaration it changed, not the 5,000 lines around it.
+ * The lean text of a script, or undefined when there is too little to blank (or it cannot be cut safely).
+ * `previous` is what the lean text of an earlier version of the script kept.
  */
-let lastTests = { names: '', holds: new Map<string, boolean>() };
-/** The blanked form of each declaration the last leanText blanked, by its text. */
-let lastBlanks = new Map<string, string>();
-
-/** The lean text of a script, or undefined when there is too little to blank (or it cannot be cut safely). */
-export function leanText(text: string, helpers: HelperNames, isJsx: boolean): LeanText | undefined {
+export function leanText(text: string, helpers: HelperNames, isJsx: boolean, previous?: KeptLean): LeanText | undefined {
   if (isJsx || SCRIPTS_OPTION.test(text)) return undefined;
-  const shape = outline(text);
+  let run: Run | undefined;
+  const shape = outline(text, previous?.run, (r) => (run = r));
   if (!shape || (shape.statements.length === 0 && shape.classBodies.length === 0)) return undefined;
   const names = [...helpers.acquire, ...helpers.release, ...helpers.extend];
   for (const [, , script] of text.matchAll(DEFINE_COMMAND)) {
     if (!script) return undefined;
     names.push(script);
   }
-  // Slices share the file's characters, and a test stops at the first word it finds.
   const namesKey = names.join('\0');
-  const previous = lastTests.names === namesKey ? lastTests.holds : undefined;
-  const holds = new Map<string, boolean>();
+  const before = previous?.names === namesKey ? previous : undefined;
+  const edit = before && textEdit(before.text, text);
+  /** The same code in the last text: [start, end) there, or undefined where the edit changed it. */
+  const unchanged = (start: number, end: number): [number, number] | undefined => {
+    if (!edit) return undefined;
+    if (end <= edit.start) return [start, end];
+    const delta = edit.newEnd - edit.oldEnd;
+    return start >= edit.newEnd ? [start - delta, end - delta] : undefined;
+  };
+  const answers = new Map<number, [number, boolean]>();
   const holdsEvidence = ([start, end]: [number, number]) => {
-    const code = text.slice(start, end);
-    let answer = holds.get(code) ?? previous?.get(code);
-    answer ??= EVIDENCE.test(code) || names.some((name) => code.includes(name));
-    holds.set(code, answer);
+    const asked = answers.get(start);
+    let answer = asked?.[0] === end ? asked[1] : undefined;
+    const was = answer === undefined ? unchanged(start, end) : undefined;
+    const old = was && before?.answers.get(was[0]);
+    if (old?.[0] === was?.[1]) answer = old?.[1];
+    if (answer === undefined) {
+      // A test stops at the first word it finds.
+      const code = text.slice(start, end);
+      answer = EVIDENCE.test(code) || names.some((name) => code.includes(name));
+    }
+    answers.set(start, [end, answer]);
     return answer;
   };
 
   const blanked: Array<[number, number]> = [];
   const statements = spans(0, text.length, shape.statements);
   // Only functions and classes are blanked: the cheap anchored test first, the evidence search (kept by
-  // text, so a class asked again for its members is not searched twice) only where it may matter.
+  // place, so a class asked again for its members is not searched twice) only where it may matter.
   for (let k = 1; k < statements.length; k++) {
     // The first statement stays: fixes add imports before it.
     const statement = statements[k];
@@ -106,24 +132,40 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean): Le
       if (member[1] - member[0] > SMALL_MEMBER && !holdsEvidence(member)) blanked.push(member);
     }
   }
-  lastTests = { names: namesKey, holds };
   const saved = blanked.reduce((n, [start, end]) => n + end - start, 0);
   if (saved < text.length * WORTH_BLANKING) return undefined;
-
   blanked.sort((a, b) => a[0] - b[0]);
-  const previousBlanks = lastBlanks;
-  lastBlanks = new Map();
+  const lean = before && edit ? leanAfterEdit(text, blanked, edit, before.lean, before.blanked, unchanged) : blankedText(text, blanked);
+  return { text: lean, blanked, kept: { text, names: namesKey, run, answers, blanked, lean } };
+}
+
+function blankedText(text: string, blanked: Array<[number, number]>, blankOf = (start: number, end: number) => blank(text.slice(start, end))): string {
   let lean = '';
   let at = 0;
   for (const [start, end] of blanked) {
-    const code = text.slice(start, end);
-    let blanks = previousBlanks.get(code);
-    if (blanks === undefined) blanks = blank(code);
-    lastBlanks.set(code, blanks);
-    lean += text.slice(at, start) + blanks;
+    lean += text.slice(at, start) + blankOf(start, end);
     at = end;
   }
-  return { text: lean + text.slice(at), blanked };
+  return lean + text.slice(at);
+}
+
+/**
+ * The lean text after `edit`, from the last one: with the same declarations blanked and the edit in none
+ * of them, the last lean text with the edited part replaced; else the blanks of unchanged declarations
+ * taken from it.
+ */
+function leanAfterEdit(text: string, blanked: Array<[number, number]>, edit: TextEdit, lean: string, wasBlanked: Array<[number, number]>, unchanged: (start: number, end: number) => [number, number] | undefined): string {
+  const blankedBefore = new Map(wasBlanked);
+  const was = blanked.map(([start, end]) => unchanged(start, end));
+  const taken = (k: number) => was[k] !== undefined && blankedBefore.get(was[k][0]) === was[k][1];
+  if (blanked.length === wasBlanked.length && was.every((_, k) => taken(k))) {
+    return lean.slice(0, edit.start) + text.slice(edit.start, edit.newEnd) + lean.slice(edit.oldEnd);
+  }
+  return blankedText(text, blanked, (start, end) => {
+    const k = firstAtOrAfter(blanked, start, ([s]) => s);
+    const from = was[k];
+    return from && taken(k) ? lean.slice(from[0], from[1]) : blank(text.slice(start, end));
+  });
 }
 
 /** Spaces for everything but line breaks, so offsets and lines stay as written. */
