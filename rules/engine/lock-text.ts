@@ -32,7 +32,8 @@ export interface KeptLean {
   text: string;
   names: string;
   run?: Run;
-  answers: Map<number, [end: number, holds: boolean]>;
+  /** Each declaration tested, by its start: its end and where its first evidence is. */
+  answers: Map<number, [end: number, evidence: Evidence]>;
   blanked: Array<[number, number]>;
   lean: string;
 }
@@ -70,6 +71,42 @@ const SMALL_MEMBER = 300;
 /** Below this share of the text blanked, parsing the whole file is cheaper than blanking it. */
 const WORTH_BLANKING = 0.3;
 
+/** Where a declaration's first evidence is, [start, end) of the text; null when it holds none. */
+type Evidence = [number, number] | null;
+
+/** The first evidence in [start, end) of the text; a search stops at the first word it finds. */
+function evidenceIn(text: string, start: number, end: number, names: readonly string[]): Evidence {
+  const code = text.slice(start, end);
+  const found = EVIDENCE.exec(code);
+  if (found) return [start + found.index, start + found.index + found[0].length];
+  for (const name of names) {
+    const at = code.indexOf(name);
+    if (at >= 0) return [start + at, start + at + name.length];
+  }
+  return null;
+}
+
+/**
+ * The evidence of declaration [start, end) after `edit`, from the last text's answers: an unchanged
+ * declaration's, or, in the one that holds the edit, evidence clear of it with the characters next to it
+ * (a word boundary); undefined when the declaration must be searched again.
+ */
+function evidenceKept(answers: KeptLean['answers'], edit: TextEdit, start: number, end: number): Evidence | undefined {
+  const delta = edit.newEnd - edit.oldEnd;
+  if (end <= edit.start || start >= edit.newEnd) {
+    const shift = end <= edit.start ? 0 : delta;
+    const old = answers.get(start - shift);
+    if (old?.[0] !== end - shift) return undefined;
+    return old[1] && [old[1][0] + shift, old[1][1] + shift];
+  }
+  if (start > edit.start || end < edit.newEnd) return undefined;
+  const old = answers.get(start);
+  if (old?.[0] !== end - delta || !old[1]) return undefined;
+  const [from, to] = old[1];
+  if (to < edit.start) return old[1];
+  return from > edit.oldEnd ? [from + delta, to + delta] : undefined;
+}
+
 /** Spans between consecutive boundaries, from `start` to `end`. */
 function spans(start: number, end: number, boundaries: number[]): Array<[number, number]> {
   const inside = boundaries.filter((b) => b > start && b < end);
@@ -100,20 +137,13 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean, pre
     const delta = edit.newEnd - edit.oldEnd;
     return start >= edit.newEnd ? [start - delta, end - delta] : undefined;
   };
-  const answers = new Map<number, [number, boolean]>();
+  const answers: KeptLean['answers'] = new Map();
   const holdsEvidence = ([start, end]: [number, number]) => {
     const asked = answers.get(start);
-    let answer = asked?.[0] === end ? asked[1] : undefined;
-    const was = answer === undefined ? unchanged(start, end) : undefined;
-    const old = was && before?.answers.get(was[0]);
-    if (old?.[0] === was?.[1]) answer = old?.[1];
-    if (answer === undefined) {
-      // A test stops at the first word it finds.
-      const code = text.slice(start, end);
-      answer = EVIDENCE.test(code) || names.some((name) => code.includes(name));
-    }
-    answers.set(start, [end, answer]);
-    return answer;
+    let evidence = asked?.[0] === end ? asked[1] : before && edit && evidenceKept(before.answers, edit, start, end);
+    if (evidence === undefined) evidence = evidenceIn(text, start, end, names);
+    answers.set(start, [end, evidence]);
+    return evidence !== null;
   };
 
   const blanked: Array<[number, number]> = [];
@@ -186,19 +216,42 @@ export function blank(s: string): string {
 export function leanParseHolds(sourceFile: ts.SourceFile, blanked: Array<[number, number]>): boolean {
   if ((sourceFile as unknown as { parseDiagnostics: readonly unknown[] }).parseDiagnostics.length > 0) return false;
   const statements = sourceFile.statements;
-  // Runs of blanked members share the member after them: find where each starts once.
-  const starts = new Map<ts.Node, number>();
-  const startOf = (node: ts.Node) => {
-    let start = starts.get(node);
-    if (start === undefined) starts.set(node, (start = node.getStart(sourceFile)));
-    return start;
+  const scanner = ts.createScanner(sourceFile.languageVersion, false, ts.LanguageVariant.Standard, sourceFile.text);
+  // A span is blanks only, so the node after it starts past it unless a token of the node comes before
+  // it: only the text from the node's full start to the span is scanned, never the blanks (a node's
+  // getStart would skip them all, once per edit, which cost more than the rest of the re-parse).
+  const startsAfter = (node: ts.Node, start: number) => {
+    scanner.setText(sourceFile.text, node.pos, start - node.pos);
+    let kind = scanner.scan();
+    while (TRIVIA.has(kind)) kind = scanner.scan();
+    return kind === ts.SyntaxKind.EndOfFileToken;
   };
-  return blanked.every(([start, end]) => {
+  return joined(blanked).every(([start, end]) => {
     const holder = statements[firstAtOrAfter(statements, start + 1, (st) => st.end)];
-    if (!holder || startOf(holder) >= end) return true;
+    if (!holder || startsAfter(holder, start)) return true;
     // Inside a class: between its braces, and the first member that ends after the span starts after it.
     if (!ts.isClassDeclaration(holder) || start < holder.members.pos || end >= holder.end) return false;
     const next = holder.members[firstAtOrAfter(holder.members, start + 1, (m) => m.end)];
-    return !next || startOf(next) >= end;
+    return !next || startsAfter(next, start);
   });
+}
+
+const TRIVIA = new Set([
+  ts.SyntaxKind.WhitespaceTrivia,
+  ts.SyntaxKind.NewLineTrivia,
+  ts.SyntaxKind.SingleLineCommentTrivia,
+  ts.SyntaxKind.MultiLineCommentTrivia,
+  ts.SyntaxKind.ShebangTrivia,
+  ts.SyntaxKind.ConflictMarkerTrivia,
+]);
+
+/** Sorted spans with the ones that touch joined: a run of blanked members is one gap between two nodes. */
+function joined(spans: Array<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [start, end] of spans) {
+    const last = out[out.length - 1];
+    if (last && last[1] === start) last[1] = end;
+    else out.push([start, end]);
+  }
+  return out;
 }
