@@ -119,8 +119,9 @@ function spans(start: number, end: number, boundaries: number[]): Array<[number,
  */
 export function leanText(text: string, helpers: HelperNames, isJsx: boolean, previous?: KeptLean): LeanText | undefined {
   if (isJsx || SCRIPTS_OPTION.test(text)) return undefined;
+  const edit = previous && textEdit(previous.text, text);
   let run: Run | undefined;
-  const shape = outline(text, previous?.run, (r) => (run = r));
+  const shape = outline(text, previous?.run && edit && { run: previous.run, edit }, (r) => (run = r));
   if (!shape || (shape.statements.length === 0 && shape.classBodies.length === 0)) return undefined;
   const names = [...helpers.acquire, ...helpers.release, ...helpers.extend];
   for (const [, , script] of text.matchAll(DEFINE_COMMAND)) {
@@ -129,7 +130,6 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean, pre
   }
   const namesKey = names.join('\0');
   const before = previous?.names === namesKey ? previous : undefined;
-  const edit = before && textEdit(before.text, text);
   /** The same code in the last text: [start, end) there, or undefined where the edit changed it. */
   const unchanged = (start: number, end: number): [number, number] | undefined => {
     if (!edit) return undefined;

@@ -7,7 +7,7 @@
 // the lexer then starts at the last statement (or class member) boundary before the edit and stops at
 // the first one after it where it is in the state the previous run was in, taking the rest from that run.
 import { firstAtOrAfter } from './sorted';
-import { textEdit, type TextEdit } from './text-edit';
+import type { TextEdit } from './text-edit';
 
 /** Keywords after which a `/` starts a regular expression, and which cannot end an expression. */
 const OPERATOR_WORDS = new Set([
@@ -196,11 +196,11 @@ export const outlineWork = { lexed: 0 };
 
 /**
  * The outline of a script; undefined when it does not lex (unbalanced brackets, an unterminated string).
- * `previous`, the run of an earlier text (an editor outlines the same document after every keystroke),
- * is resumed where it can be; the run of this text is handed to `keep` for the next.
+ * `previous`, the run of an earlier text and the edit from it (an editor outlines the same document after
+ * every keystroke), is resumed where it can be; the run of this text is handed to `keep` for the next.
  */
-export function outline(text: string, previous?: Run, keep?: (run: Run) => void): Outline | undefined {
-  const run = (previous && resumed(previous, text)) ?? lex(text);
+export function outline(text: string, previous?: { run: Run; edit: TextEdit }, keep?: (run: Run) => void): Outline | undefined {
+  const run = (previous && resumed(previous.run, previous.edit, text)) ?? lex(text);
   if (run) keep?.(run);
   return run && { statements: ascending(run.statements), classBodies: run.bodies.map((b) => ({ ...b, members: ascending(b.members) })) };
 }
@@ -210,8 +210,7 @@ export function outline(text: string, previous?: Run, keep?: (run: Run) => void)
  * edit, ends at the first checkpoint in the same state as one of `previous`, whose later boundaries are
  * then the old ones moved. Undefined when the whole text must be lexed (no checkpoint before the edit).
  */
-function resumed(previous: Run, text: string): Run | undefined {
-  const edit = textEdit(previous.text, text);
+function resumed(previous: Run, edit: TextEdit, text: string): Run | undefined {
   const { checkpoints } = previous;
   let k = checkpoints.length - 1;
   while (k >= 0 && checkpoints[k].readTo > edit.start) k--;
@@ -265,12 +264,17 @@ function lex(text: string, resume?: Resume): Run | undefined {
       bodies.push(open ? { start: body!.start, end: shift(b.end), members: [...body!.members, ...b.members.slice(there.members).map(shift)] } : { start: shift(b.start), end: shift(b.end), members: b.members.map(shift) });
     });
     const counts = { statements: statements.length - old.statements.length, members: here.members - there.members, bodies: here.bodies - there.bodies };
-    for (const c of old.checkpoints.slice(k + 1)) {
+    // Written out field by field: a spread copy of each of a thousand checkpoints was most of an edit's outline.
+    for (let j = k + 1; j < old.checkpoints.length; j++) {
+      const c = old.checkpoints[j];
       checkpoints.push({
-        ...c,
         at: shift(c.at),
         readTo: shift(c.readTo),
+        depth: c.depth,
+        regexAllowed: c.regexAllowed,
         valueEnd: c.valueEnd < 0 ? -1 : moved(c.valueEnd),
+        previous: c.previous,
+        classAhead: c.classAhead,
         bodyStart: c.bodyStart < 0 ? -1 : moved(c.bodyStart),
         statements: c.statements + counts.statements,
         members: c.bodyStart === there.bodyStart && c.bodies === there.bodies ? c.members + counts.members : c.members,

@@ -5,15 +5,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { outline, outlineWork, type Run } from '../../rules/engine/outline';
+import { textEdit, type TextEdit } from '../../rules/engine/text-edit';
 import { lockHeavyFile } from '../../bench/fixtures/lock-heavy-file';
 import { filler, FILLER_METHOD } from './helpers/filler';
 import { applyEdit, exampleFiles, randomEdit, seeded } from '../server/helpers/random-edits';
 
-/** The run of the lexer over `text`, from the top. */
-function runOf(text: string): Run | undefined {
+/** The run of the lexer over `before`, and the edit from it to `after`: what the outline of `after` resumes. */
+function previousOf(before: string, after: string): { run: Run; edit: TextEdit } | undefined {
   let run: Run | undefined;
-  outline(text, undefined, (r) => (run = r));
-  return run;
+  outline(before, undefined, (r) => (run = r));
+  return run && { run, edit: textEdit(before, after) };
 }
 
 /** A class whose members are filler: edits in it resume inside the class body. */
@@ -29,7 +30,7 @@ function texts(): Map<string, string> {
 
 function assertResumes(name: string, before: string, after: string, where: string): boolean {
   const expected = outline(after);
-  assert.deepEqual(outline(after, runOf(before)), expected, `${name}, ${where}`);
+  assert.deepEqual(outline(after, previousOf(before, after)), expected, `${name}, ${where}`);
   return expected !== undefined;
 }
 
@@ -74,7 +75,7 @@ test('a run resumed inside a class body keeps the members before and after the e
   assert.ok(full && full.classBodies.length === 1 && full.classBodies[0].members.length >= 5, 'the class has its members');
   const at = text.indexOf('describeRow33');
   const edited = `${text.slice(0, at)}  ${text.slice(at)}`;
-  const resumed = outline(edited, runOf(text));
+  const resumed = outline(edited, previousOf(text, edited));
   assert.deepEqual(resumed, outline(edited));
   const moved = (b: number) => (b > at ? b + 2 : b);
   assert.deepEqual(resumed?.classBodies[0].members, full.classBodies[0].members.map(moved));
@@ -91,10 +92,10 @@ test('an edit that merges two classes into one moves the members of the second i
 test('a keystroke in a large file lexes only the code around it', () => {
   const text = lockHeavyFile(5000);
   const at = text.indexOf('\n', text.length / 2);
-  const run = runOf(text);
-  const before = outlineWork.lexed;
   const edited = `${text.slice(0, at)} ${text.slice(at)}`;
-  const resumed = outline(edited, run);
+  const previous = previousOf(text, edited);
+  const before = outlineWork.lexed;
+  const resumed = outline(edited, previous);
   const lexed = outlineWork.lexed - before;
   assert.deepEqual(resumed, outline(edited));
   assert.ok(lexed < text.length / 50, `the edit lexed ${lexed} of ${text.length} characters`);
