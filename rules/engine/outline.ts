@@ -260,10 +260,11 @@ function lex(text: string, resume?: Resume): Run | undefined {
     const shift = (at: number) => at + delta;
     for (const at of old.statements.slice(there.statements)) statements.push(shift(at));
     old.bodies.slice(there.bodies).forEach((b, n) => {
-      const open = n === 0 && body;
-      bodies.push(open ? { start: body!.start, end: shift(b.end), members: [...body!.members, ...b.members.slice(there.members).map(shift)] } : { start: shift(b.start), end: shift(b.end), members: b.members.map(shift) });
+      // The body the lexer is in: its members so far from this run, the rest from the old one.
+      const open = n === 0 ? body : undefined;
+      bodies.push(open ? { start: open.start, end: shift(b.end), members: [...open.members, ...b.members.slice(there.members).map(shift)] } : { start: shift(b.start), end: shift(b.end), members: b.members.map(shift) });
     });
-    const counts = { statements: statements.length - old.statements.length, members: here.members - there.members, bodies: here.bodies - there.bodies };
+    const counts = { statements: here.statements - there.statements, members: here.members - there.members, bodies: here.bodies - there.bodies };
     // Written out field by field: a spread copy of each of a thousand checkpoints was most of an edit's outline.
     for (let j = k + 1; j < old.checkpoints.length; j++) {
       const c = old.checkpoints[j];

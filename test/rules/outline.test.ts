@@ -49,6 +49,30 @@ test('after random edits, the resumed outline equals the outline from the top', 
   assert.ok(lexed >= 60, `only ${lexed} edited texts lexed at all`);
 });
 
+test('each edit of a sequence resumes the run of the one before, and the outline equals the outline from the top', () => {
+  const random = seeded(31);
+  let resumedRuns = 0;
+  for (const [name, original] of texts()) {
+    let text = original;
+    let run: Run | undefined;
+    outline(text, undefined, (r) => (run = r));
+    for (let step = 0; step < 30; step++) {
+      // Lines typed and deleted again, as an editor sends them: the code stays valid, the runs chain.
+      const lines = text.split('\n');
+      const line = Math.floor(random() * lines.length);
+      const next = random() < 0.5 ? [...lines.slice(0, line), '  const y = 2;', ...lines.slice(line)].join('\n') : [...lines.slice(0, line), ...lines.slice(line + 1)].join('\n');
+      const before = outlineWork.lexed;
+      const previous = run && { run, edit: textEdit(text, next) };
+      run = undefined;
+      const resumed = outline(next, previous, (r) => (run = r));
+      if (outlineWork.lexed - before < next.length / 2) resumedRuns++;
+      assert.deepEqual(resumed, outline(next), `${name}, step ${step}`);
+      text = next;
+    }
+  }
+  assert.ok(resumedRuns >= 60, `only ${resumedRuns} runs resumed`);
+});
+
 test('after edits that keep the code valid, the resumed outline equals the outline from the top', () => {
   const random = seeded(7);
   const pieces = [' ', '\n', '// } { ` \'\n', '/* ; */', 'const x = 1;\n', '}\nfunction added() {\n', 'if (a) b(); else c();\n', '`${`}`}`;\n', 'x = a / b / c;\n', 'x = /[}]/g;\n'];
