@@ -3,8 +3,9 @@ import { ts } from './engine/typescript';
 import { emptyConfig, type HelperNames, type LockwiseConfig } from './config';
 import { indexTree } from './engine/file-index';
 import { buildModel, type LockModel } from './engine/model';
-import { leanParseHolds, leanText } from './engine/lock-text';
+import { leanParseHolds, leanText, type KeptLean } from './engine/lock-text';
 import { mightHoldLockCode } from './engine/prefilter';
+import { textEdit } from './engine/text-edit';
 import { allRules } from './index';
 import type { Report, Rule } from './rule';
 import { applySuppressions } from './suppressions';
@@ -58,6 +59,9 @@ function isJsx(kind: ts.ScriptKind): boolean {
   return kind === ts.ScriptKind.TSX || kind === ts.ScriptKind.JSX;
 }
 
+/** What the lean text of a lean tree keeps for the lean text of the tree's next version (reparseSource). */
+const keptLean = new WeakMap<ts.SourceFile, KeptLean>();
+
 /**
  * Parses and indexes the tree; parent pointers are set by the index's walk (the engine walks up the
  * tree). Statements that cannot hold lock code are blanked first (engine/lock-text.ts), so the tree's
@@ -76,7 +80,7 @@ export function parseLean(fileName: string, text: string, helpers: HelperNames =
   if (!sourceFile || !leanParseHolds(sourceFile, blanked)) {
     sourceFile = createTree(fileName, text, kind);
     blanked = [];
-  }
+  } else if (lean) keptLean.set(sourceFile, lean.kept);
   indexTree(sourceFile);
   return { sourceFile, blanked };
 }
@@ -94,28 +98,19 @@ export function reparseSource(previous: ts.SourceFile, text: string, helpers: He
   const kind = scriptKindOf(previous.fileName) ?? ts.ScriptKind.TS;
   const direct = changedSpan(previous.text, text);
   const small = direct.span.length < SMALL_EDIT && direct.newLength < SMALL_EDIT;
-  const lean = small ? undefined : leanText(text, helpers, isJsx(kind));
+  const lean = small ? undefined : leanText(text, helpers, isJsx(kind), keptLean.get(previous));
   const next = lean?.text ?? text;
   let sourceFile = ts.updateSourceFile(previous, next, lean ? changedSpan(previous.text, next) : direct);
   if (lean && !leanParseHolds(sourceFile, lean.blanked)) sourceFile = createTree(previous.fileName, text, kind);
+  else if (lean) keptLean.set(sourceFile, lean.kept);
   indexTree(sourceFile, true);
   return sourceFile;
 }
 
-// Texts are compared a block at a time first: string comparison is native, a loop over characters is not.
-const BLOCK = 4096;
-
 /** The one span that covers every difference between two texts (common prefix and suffix left out). */
 export function changedSpan(before: string, after: string): ts.TextChangeRange {
-  const shorter = Math.min(before.length, after.length);
-  let prefix = 0;
-  while (prefix + BLOCK <= shorter && before.slice(prefix, prefix + BLOCK) === after.slice(prefix, prefix + BLOCK)) prefix += BLOCK;
-  while (prefix < shorter && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
-  let suffix = 0;
-  const most = shorter - prefix;
-  while (suffix + BLOCK <= most && before.slice(before.length - suffix - BLOCK, before.length - suffix) === after.slice(after.length - suffix - BLOCK, after.length - suffix)) suffix += BLOCK;
-  while (suffix < most && before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)) suffix++;
-  return ts.createTextChangeRange(ts.createTextSpan(prefix, before.length - prefix - suffix), after.length - prefix - suffix);
+  const { start, oldEnd, newEnd } = textEdit(before, after);
+  return ts.createTextChangeRange(ts.createTextSpan(start, oldEnd - start), newEnd - start);
 }
 
 export function severityFor(rule: Rule, config: LockwiseConfig): Severity | undefined {

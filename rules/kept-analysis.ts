@@ -264,6 +264,9 @@ function inTokensOrComment(sourceFile: ts.SourceFile, from: number, to: number):
 }
 
 function moved(finding: Finding, edit: Edit): Finding {
+  // Most findings of a large file are before the edit or moved by nothing: the same object, not a copy.
+  const stays = (span: Span) => span.end < edit.start;
+  if (edit.delta === 0 || (stays(finding.span) && finding.related.every((r) => stays(r.span)))) return finding;
   return { ...finding, span: movedSpan(finding.span, edit), related: finding.related.map((r): RelatedLocation => ({ ...r, span: movedSpan(r.span, edit) })) };
 }
 

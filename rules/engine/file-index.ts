@@ -68,17 +68,29 @@ function build(sourceFile: ts.SourceFile): FileIndex {
   return index;
 }
 
-/** A re-parsed tree: the parts of re-used statements as they are, new statements walked, then merged in order. */
+/**
+ * A re-parsed tree: its new statements walked (which sets their parent pointers), each re-used statement's
+ * part kept as it is. The parts are merged into the file's index only when a question about the whole
+ * file is asked: an edit the kept analysis re-analyses in one function (rules/kept-analysis.ts) asks none.
+ */
+function walkNewStatements(sourceFile: ts.SourceFile): void {
+  for (const statement of sourceFile.statements) {
+    (statement as { parent: ts.Node }).parent = sourceFile;
+    if (statementParts.has(statement)) continue;
+    const part = emptyIndex();
+    walk(statement, part, true);
+    statementParts.set(statement, part);
+  }
+  reparsedTrees.add(sourceFile);
+}
+
+/** Re-parsed trees whose index is their statements' parts, merged in order when first asked for. */
+const reparsedTrees = new WeakSet<ts.SourceFile>();
+
 function assemble(sourceFile: ts.SourceFile): FileIndex {
   const index = emptyIndex();
   for (const statement of sourceFile.statements) {
-    (statement as { parent: ts.Node }).parent = sourceFile;
-    let part = statementParts.get(statement);
-    if (!part) {
-      part = emptyIndex();
-      walk(statement, part, true);
-      statementParts.set(statement, part);
-    }
+    const part = statementParts.get(statement) as FileIndex;
     part.byKind.forEach((nodes, kind) => {
       if (!nodes) return;
       const list = index.byKind[kind];
@@ -100,12 +112,14 @@ function assemble(sourceFile: ts.SourceFile): FileIndex {
  * indexed with `reparsed` re-uses the index of every statement the edit did not touch.
  */
 export function indexTree(sourceFile: ts.SourceFile, reparsed = false): void {
-  if (!indexes.has(sourceFile)) indexes.set(sourceFile, reparsed ? assemble(sourceFile) : build(sourceFile));
+  if (indexes.has(sourceFile) || reparsedTrees.has(sourceFile)) return;
+  if (reparsed) walkNewStatements(sourceFile);
+  else indexes.set(sourceFile, build(sourceFile));
 }
 
 function indexOf(sourceFile: ts.SourceFile): FileIndex {
   let index = indexes.get(sourceFile);
-  if (!index) indexes.set(sourceFile, (index = build(sourceFile)));
+  if (!index) indexes.set(sourceFile, (index = reparsedTrees.has(sourceFile) ? assemble(sourceFile) : build(sourceFile)));
   return index;
 }
 

@@ -11,14 +11,31 @@
 // returns (a helper that hands errors back, which release-on-all-paths reads).
 // test/rules/lock-text.test.ts holds the analysis of the lean text to that of the whole file.
 import type { HelperNames } from '../config';
-import { outline } from './outline';
+import { outline, type Run } from './outline';
 import { firstAtOrAfter } from './sorted';
+import { textEdit, type TextEdit } from './text-edit';
 import { ts } from './typescript';
 
 /** The text with declarations that cannot hold lock code blanked, and the blanked spans [start, end). */
 export interface LeanText {
   text: string;
   blanked: Array<[number, number]>;
+  /** What a leanText of the next version of the text (an editor's keystroke later) re-uses. */
+  kept: KeptLean;
+}
+
+/**
+ * A lean text's outline run, evidence answers by place, and blanks: the next version re-tests only the
+ * declarations the edit changed and takes the blanks of the others from here.
+ */
+export interface KeptLean {
+  text: string;
+  names: string;
+  run?: Run;
+  /** Each declaration tested, by its start: its end and where its first evidence is. */
+  answers: Map<number, [end: number, evidence: Evidence]>;
+  blanked: Array<[number, number]>;
+  lean: string;
 }
 
 // One case-insensitive pass. The lock-name words (LOCK_NAME) as plain substrings, which also finds
@@ -54,6 +71,42 @@ const SMALL_MEMBER = 300;
 /** Below this share of the text blanked, parsing the whole file is cheaper than blanking it. */
 const WORTH_BLANKING = 0.3;
 
+/** Where a declaration's first evidence is, [start, end) of the text; null when it holds none. */
+type Evidence = [number, number] | null;
+
+/** The first evidence in [start, end) of the text; a search stops at the first word it finds. */
+function evidenceIn(text: string, start: number, end: number, names: readonly string[]): Evidence {
+  const code = text.slice(start, end);
+  const found = EVIDENCE.exec(code);
+  if (found) return [start + found.index, start + found.index + found[0].length];
+  for (const name of names) {
+    const at = code.indexOf(name);
+    if (at >= 0) return [start + at, start + at + name.length];
+  }
+  return null;
+}
+
+/**
+ * The evidence of declaration [start, end) after `edit`, from the last text's answers: an unchanged
+ * declaration's, or, in the one that holds the edit, evidence clear of it with the characters next to it
+ * (a word boundary); undefined when the declaration must be searched again.
+ */
+function evidenceKept(answers: KeptLean['answers'], edit: TextEdit, start: number, end: number): Evidence | undefined {
+  const delta = edit.newEnd - edit.oldEnd;
+  if (end <= edit.start || start >= edit.newEnd) {
+    const shift = end <= edit.start ? 0 : delta;
+    const old = answers.get(start - shift);
+    if (old?.[0] !== end - shift) return undefined;
+    return old[1] && [old[1][0] + shift, old[1][1] + shift];
+  }
+  if (start > edit.start || end < edit.newEnd) return undefined;
+  const old = answers.get(start);
+  if (old?.[0] !== end - delta || !old[1]) return undefined;
+  const [from, to] = old[1];
+  if (to < edit.start) return old[1];
+  return from > edit.oldEnd ? [from + delta, to + delta] : undefined;
+}
+
 /** Spans between consecutive boundaries, from `start` to `end`. */
 function spans(start: number, end: number, boundaries: number[]): Array<[number, number]> {
   const inside = boundaries.filter((b) => b > start && b < end);
@@ -61,39 +114,42 @@ function spans(start: number, end: number, boundaries: number[]): Array<[number,
 }
 
 /**
- * The answers of the last leanText by declaration text (with the helper names they were tested for): an
- * editor's next keystroke re-tests only the declaration it changed, not the 5,000 lines around it.
+ * The lean text of a script, or undefined when there is too little to blank (or it cannot be cut safely).
+ * `previous` is what the lean text of an earlier version of the script kept.
  */
-let lastTests = { names: '', holds: new Map<string, boolean>() };
-/** The blanked form of each declaration the last leanText blanked, by its text. */
-let lastBlanks = new Map<string, string>();
-
-/** The lean text of a script, or undefined when there is too little to blank (or it cannot be cut safely). */
-export function leanText(text: string, helpers: HelperNames, isJsx: boolean): LeanText | undefined {
+export function leanText(text: string, helpers: HelperNames, isJsx: boolean, previous?: KeptLean): LeanText | undefined {
   if (isJsx || SCRIPTS_OPTION.test(text)) return undefined;
-  const shape = outline(text);
+  const edit = previous && textEdit(previous.text, text);
+  let run: Run | undefined;
+  const shape = outline(text, previous?.run && edit && { run: previous.run, edit }, (r) => (run = r));
   if (!shape || (shape.statements.length === 0 && shape.classBodies.length === 0)) return undefined;
   const names = [...helpers.acquire, ...helpers.release, ...helpers.extend];
   for (const [, , script] of text.matchAll(DEFINE_COMMAND)) {
     if (!script) return undefined;
     names.push(script);
   }
-  // Slices share the file's characters, and a test stops at the first word it finds.
   const namesKey = names.join('\0');
-  const previous = lastTests.names === namesKey ? lastTests.holds : undefined;
-  const holds = new Map<string, boolean>();
+  const before = previous?.names === namesKey ? previous : undefined;
+  /** The same code in the last text: [start, end) there, or undefined where the edit changed it. */
+  const unchanged = (start: number, end: number): [number, number] | undefined => {
+    if (!edit) return undefined;
+    if (end <= edit.start) return [start, end];
+    const delta = edit.newEnd - edit.oldEnd;
+    return start >= edit.newEnd ? [start - delta, end - delta] : undefined;
+  };
+  const answers: KeptLean['answers'] = new Map();
   const holdsEvidence = ([start, end]: [number, number]) => {
-    const code = text.slice(start, end);
-    let answer = holds.get(code) ?? previous?.get(code);
-    answer ??= EVIDENCE.test(code) || names.some((name) => code.includes(name));
-    holds.set(code, answer);
-    return answer;
+    const asked = answers.get(start);
+    let evidence = asked?.[0] === end ? asked[1] : before && edit && evidenceKept(before.answers, edit, start, end);
+    if (evidence === undefined) evidence = evidenceIn(text, start, end, names);
+    answers.set(start, [end, evidence]);
+    return evidence !== null;
   };
 
   const blanked: Array<[number, number]> = [];
   const statements = spans(0, text.length, shape.statements);
   // Only functions and classes are blanked: the cheap anchored test first, the evidence search (kept by
-  // text, so a class asked again for its members is not searched twice) only where it may matter.
+  // place, so a class asked again for its members is not searched twice) only where it may matter.
   for (let k = 1; k < statements.length; k++) {
     // The first statement stays: fixes add imports before it.
     const statement = statements[k];
@@ -106,24 +162,40 @@ export function leanText(text: string, helpers: HelperNames, isJsx: boolean): Le
       if (member[1] - member[0] > SMALL_MEMBER && !holdsEvidence(member)) blanked.push(member);
     }
   }
-  lastTests = { names: namesKey, holds };
   const saved = blanked.reduce((n, [start, end]) => n + end - start, 0);
   if (saved < text.length * WORTH_BLANKING) return undefined;
-
   blanked.sort((a, b) => a[0] - b[0]);
-  const previousBlanks = lastBlanks;
-  lastBlanks = new Map();
+  const lean = before && edit ? leanAfterEdit(text, blanked, edit, before.lean, before.blanked, unchanged) : blankedText(text, blanked);
+  return { text: lean, blanked, kept: { text, names: namesKey, run, answers, blanked, lean } };
+}
+
+function blankedText(text: string, blanked: Array<[number, number]>, blankOf = (start: number, end: number) => blank(text.slice(start, end))): string {
   let lean = '';
   let at = 0;
   for (const [start, end] of blanked) {
-    const code = text.slice(start, end);
-    let blanks = previousBlanks.get(code);
-    if (blanks === undefined) blanks = blank(code);
-    lastBlanks.set(code, blanks);
-    lean += text.slice(at, start) + blanks;
+    lean += text.slice(at, start) + blankOf(start, end);
     at = end;
   }
-  return { text: lean + text.slice(at), blanked };
+  return lean + text.slice(at);
+}
+
+/**
+ * The lean text after `edit`, from the last one: with the same declarations blanked and the edit in none
+ * of them, the last lean text with the edited part replaced; else the blanks of unchanged declarations
+ * taken from it.
+ */
+function leanAfterEdit(text: string, blanked: Array<[number, number]>, edit: TextEdit, lean: string, wasBlanked: Array<[number, number]>, unchanged: (start: number, end: number) => [number, number] | undefined): string {
+  const blankedBefore = new Map(wasBlanked);
+  const was = blanked.map(([start, end]) => unchanged(start, end));
+  const taken = (k: number) => was[k] !== undefined && blankedBefore.get(was[k][0]) === was[k][1];
+  if (blanked.length === wasBlanked.length && was.every((_, k) => taken(k))) {
+    return lean.slice(0, edit.start) + text.slice(edit.start, edit.newEnd) + lean.slice(edit.oldEnd);
+  }
+  return blankedText(text, blanked, (start, end) => {
+    const k = firstAtOrAfter(blanked, start, ([s]) => s);
+    const from = was[k];
+    return from && taken(k) ? lean.slice(from[0], from[1]) : blank(text.slice(start, end));
+  });
 }
 
 /** Spaces for everything but line breaks, so offsets and lines stay as written. */
@@ -144,19 +216,42 @@ export function blank(s: string): string {
 export function leanParseHolds(sourceFile: ts.SourceFile, blanked: Array<[number, number]>): boolean {
   if ((sourceFile as unknown as { parseDiagnostics: readonly unknown[] }).parseDiagnostics.length > 0) return false;
   const statements = sourceFile.statements;
-  // Runs of blanked members share the member after them: find where each starts once.
-  const starts = new Map<ts.Node, number>();
-  const startOf = (node: ts.Node) => {
-    let start = starts.get(node);
-    if (start === undefined) starts.set(node, (start = node.getStart(sourceFile)));
-    return start;
+  const scanner = ts.createScanner(sourceFile.languageVersion, false, ts.LanguageVariant.Standard, sourceFile.text);
+  // A span is blanks only, so the node after it starts past it unless a token of the node comes before
+  // it: only the text from the node's full start to the span is scanned, never the blanks (a node's
+  // getStart would skip them all, once per edit, which cost more than the rest of the re-parse).
+  const startsAfter = (node: ts.Node, start: number) => {
+    scanner.setText(sourceFile.text, node.pos, start - node.pos);
+    let kind = scanner.scan();
+    while (TRIVIA.has(kind)) kind = scanner.scan();
+    return kind === ts.SyntaxKind.EndOfFileToken;
   };
-  return blanked.every(([start, end]) => {
+  return joined(blanked).every(([start, end]) => {
     const holder = statements[firstAtOrAfter(statements, start + 1, (st) => st.end)];
-    if (!holder || startOf(holder) >= end) return true;
+    if (!holder || startsAfter(holder, start)) return true;
     // Inside a class: between its braces, and the first member that ends after the span starts after it.
     if (!ts.isClassDeclaration(holder) || start < holder.members.pos || end >= holder.end) return false;
     const next = holder.members[firstAtOrAfter(holder.members, start + 1, (m) => m.end)];
-    return !next || startOf(next) >= end;
+    return !next || startsAfter(next, start);
   });
+}
+
+const TRIVIA = new Set([
+  ts.SyntaxKind.WhitespaceTrivia,
+  ts.SyntaxKind.NewLineTrivia,
+  ts.SyntaxKind.SingleLineCommentTrivia,
+  ts.SyntaxKind.MultiLineCommentTrivia,
+  ts.SyntaxKind.ShebangTrivia,
+  ts.SyntaxKind.ConflictMarkerTrivia,
+]);
+
+/** Sorted spans with the ones that touch joined: a run of blanked members is one gap between two nodes. */
+function joined(spans: Array<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [start, end] of spans) {
+    const last = out[out.length - 1];
+    if (last && last[1] === start) last[1] = end;
+    else out.push([start, end]);
+  }
+  return out;
 }

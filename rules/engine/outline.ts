@@ -3,7 +3,11 @@
 // expressions and bracket depth are all it tracks. It may miss a boundary, never invent one that splits
 // a statement the parser would read as one: a `}` ends a statement only when the next token cannot
 // continue it. Callers still check the result against a parse (lock-text.ts). Not for JSX, where
-// `<div>` text defeats a lexer this small.
+// `<div>` text defeats a lexer this small. An editor outlines the same document after every keystroke:
+// the lexer then starts at the last statement (or class member) boundary before the edit and stops at
+// the first one after it where it is in the state the previous run was in, taking the rest from that run.
+import { firstAtOrAfter } from './sorted';
+import type { TextEdit } from './text-edit';
 
 /** Keywords after which a `/` starts a regular expression, and which cannot end an expression. */
 const OPERATOR_WORDS = new Set([
@@ -157,24 +161,128 @@ export interface Outline {
   classBodies: ClassBody[];
 }
 
-/** The outline of a script; undefined when it does not lex (unbalanced brackets, an unterminated string). */
-export function outline(text: string): Outline | undefined {
-  const statements: number[] = [];
-  const classBodies: ClassBody[] = [];
+/**
+ * The lexer's state just after a top-level statement or a member of a top-level class ended: a run over
+ * a text that differs only after `readTo` may start here instead of at the top (an editor's keystroke).
+ */
+interface Checkpoint {
+  /** Where the lexer goes on. */
+  at: number;
+  /** Every character the lexer read to get here is before this offset (look-ahead included). */
+  readTo: number;
+  depth: number;
+  regexAllowed: boolean;
+  valueEnd: number;
+  previous: number;
+  classAhead: boolean;
+  /** The open class body's start, or -1. */
+  bodyStart: number;
+  /** How many statement boundaries, boundaries of the open body's members, and closed bodies there were. */
+  statements: number;
+  members: number;
+  bodies: number;
+}
+
+/** One run of the lexer: the boundaries as found (before `ascending`), and where a later run may resume. */
+export interface Run {
+  text: string;
+  statements: number[];
+  bodies: ClassBody[];
+  checkpoints: Checkpoint[];
+}
+
+/** Characters lexed, for the tests: an edit must not lex the whole text again. */
+export const outlineWork = { lexed: 0 };
+
+/**
+ * The outline of a script; undefined when it does not lex (unbalanced brackets, an unterminated string).
+ * `previous`, the run of an earlier text and the edit from it (an editor outlines the same document after
+ * every keystroke), is resumed where it can be; the run of this text is handed to `keep` for the next.
+ */
+export function outline(text: string, previous?: { run: Run; edit: TextEdit }, keep?: (run: Run) => void): Outline | undefined {
+  const run = (previous && resumed(previous.run, previous.edit, text)) ?? lex(text);
+  if (run) keep?.(run);
+  return run && { statements: ascending(run.statements), classBodies: run.bodies.map((b) => ({ ...b, members: ascending(b.members) })) };
+}
+
+/**
+ * The run over `text` that starts at the last checkpoint of `previous` before the edit and, once past the
+ * edit, ends at the first checkpoint in the same state as one of `previous`, whose later boundaries are
+ * then the old ones moved. Undefined when the whole text must be lexed (no checkpoint before the edit).
+ */
+function resumed(previous: Run, edit: TextEdit, text: string): Run | undefined {
+  const { checkpoints } = previous;
+  let k = checkpoints.length - 1;
+  while (k >= 0 && checkpoints[k].readTo > edit.start) k--;
+  return k < 0 ? undefined : lex(text, { previous, from: checkpoints[k], edit });
+}
+
+interface Resume {
+  previous: Run;
+  from: Checkpoint;
+  edit: TextEdit;
+}
+
+function lex(text: string, resume?: Resume): Run | undefined {
+  const from = resume?.from;
+  const statements: number[] = from ? resume.previous.statements.slice(0, from.statements) : [];
+  const bodies: ClassBody[] = from ? resume.previous.bodies.slice(0, from.bodies) : [];
+  const checkpoints: Checkpoint[] = from ? resume.previous.checkpoints.slice(0, resume.previous.checkpoints.indexOf(from) + 1) : [];
   const templateDepths: number[] = []; // bracket depth outside each open `${`
-  let depth = 0;
-  let regexAllowed = true;
+  let depth = from?.depth ?? 0;
+  let regexAllowed = from?.regexAllowed ?? true;
   // The previous token ends an expression (a name, a literal, a closing bracket): a line break and a
   // declaration keyword after it end its statement.
-  let valueEnd = -1;
+  let valueEnd = from?.valueEnd ?? -1;
   let lineBreakSince = false;
-  let previous = 0; // the previous token's first character
-  let classAhead = false; // a top-level `class` keyword whose body has not opened yet
-  let body: ClassBody | undefined; // the top-level class body the lexer is in
-  let i = text.startsWith('#!') ? lineEnd(text, 0) : 0;
+  let previous = from?.previous ?? 0; // the previous token's first character
+  let classAhead = from?.classAhead ?? false; // a top-level `class` keyword whose body has not opened yet
+  // The top-level class body the lexer is in.
+  let body: ClassBody | undefined = from && from.bodyStart >= 0 ? { start: from.bodyStart, end: from.bodyStart, members: resume.previous.bodies[from.bodies].members.slice(0, from.members) } : undefined;
+  let i = from ? from.at : text.startsWith('#!') ? lineEnd(text, 0) : 0;
+  const first = i;
+  /** Set by a token that may end a statement or a member: how far the lexer read to decide. */
+  let readTo = -1;
   const boundary = (at: number) => {
     if (depth === 0) statements.push(handOver(text, at));
     else if (body && depth === 1) body.members.push(handOver(text, at));
+  };
+  /** Past the edit, the old run's rest when this state is one it was in at the same (moved) place. */
+  const synced = (here: Checkpoint): Run | undefined => {
+    if (!resume || here.at < resume.edit.newEnd) return undefined;
+    const { previous: old, edit } = resume;
+    const delta = edit.newEnd - edit.oldEnd;
+    const moved = (at: number) => (at < edit.start ? at : at + delta);
+    const k = firstAtOrAfter(old.checkpoints, here.at - delta, (c) => c.at);
+    const there = old.checkpoints[k];
+    if (!there || there.at !== here.at - delta || there.depth !== here.depth || there.regexAllowed !== here.regexAllowed || there.previous !== here.previous) return undefined;
+    if (there.classAhead !== here.classAhead || (there.valueEnd < 0 ? -1 : moved(there.valueEnd)) !== here.valueEnd || (there.bodyStart < 0 ? -1 : moved(there.bodyStart)) !== here.bodyStart) return undefined;
+    const shift = (at: number) => at + delta;
+    for (const at of old.statements.slice(there.statements)) statements.push(shift(at));
+    old.bodies.slice(there.bodies).forEach((b, n) => {
+      // The body the lexer is in: its members so far from this run, the rest from the old one.
+      const open = n === 0 ? body : undefined;
+      bodies.push(open ? { start: open.start, end: shift(b.end), members: [...open.members, ...b.members.slice(there.members).map(shift)] } : { start: shift(b.start), end: shift(b.end), members: b.members.map(shift) });
+    });
+    const counts = { statements: here.statements - there.statements, members: here.members - there.members, bodies: here.bodies - there.bodies };
+    // Written out field by field: a spread copy of each of a thousand checkpoints was most of an edit's outline.
+    for (let j = k + 1; j < old.checkpoints.length; j++) {
+      const c = old.checkpoints[j];
+      checkpoints.push({
+        at: shift(c.at),
+        readTo: shift(c.readTo),
+        depth: c.depth,
+        regexAllowed: c.regexAllowed,
+        valueEnd: c.valueEnd < 0 ? -1 : moved(c.valueEnd),
+        previous: c.previous,
+        classAhead: c.classAhead,
+        bodyStart: c.bodyStart < 0 ? -1 : moved(c.bodyStart),
+        statements: c.statements + counts.statements,
+        members: c.bodyStart === there.bodyStart && c.bodies === there.bodies ? c.members + counts.members : c.members,
+        bodies: c.bodies + counts.bodies,
+      });
+    }
+    return { text, statements, bodies, checkpoints };
   };
 
   const templateBody = (from: number): number => {
@@ -249,11 +357,13 @@ export function outline(text: string): Outline | undefined {
         if (--depth < 0) return undefined;
         if (depth === 0 && body) {
           body.end = i;
-          classBodies.push(body);
+          bodies.push(body);
           body = undefined;
         }
         i++;
-        if (startsStatement(text, nextToken(text, i), depth > 0)) boundary(i);
+        const next = nextToken(text, i);
+        if (startsStatement(text, next, depth > 0)) boundary(i);
+        readTo = lookedAt(text, next);
         value = true;
       }
     } else if (c === 59) {
@@ -262,6 +372,7 @@ export function outline(text: string): Outline | undefined {
       const next = nextToken(text, i);
       if (!(text.startsWith('else', next) && !isWordChar(text.charCodeAt(next + 4)))) boundary(i);
       if (depth === 0) classAhead = false;
+      readTo = lookedAt(text, next);
     } else if (isWordChar(c)) {
       while (i < text.length && isWordChar(text.charCodeAt(i))) i++;
       const word = keywordAt(text, tokenStart, i);
@@ -281,9 +392,39 @@ export function outline(text: string): Outline | undefined {
     valueEnd = value ? i : -1;
     lineBreakSince = false;
     previous = c;
+    if (readTo >= 0 && templateDepths.length === 0 && (depth === 0 || (body && depth === 1))) {
+      const here: Checkpoint = {
+        at: i,
+        readTo: Math.max(readTo, checkpoints[checkpoints.length - 1]?.readTo ?? 0),
+        depth,
+        regexAllowed,
+        valueEnd,
+        previous,
+        classAhead,
+        bodyStart: body ? body.start : -1,
+        statements: statements.length,
+        members: body ? body.members.length : 0,
+        bodies: bodies.length,
+      };
+      checkpoints.push(here);
+      const rest = synced(here);
+      if (rest) {
+        outlineWork.lexed += i - first;
+        return rest;
+      }
+    }
+    readTo = -1;
   }
+  outlineWork.lexed += i - first;
   if (depth !== 0 || templateDepths.length > 0) return undefined;
-  return { statements: ascending(statements), classBodies: classBodies.map((b) => ({ ...b, members: ascending(b.members) })) };
+  return { text, statements, bodies, checkpoints };
+}
+
+/** Just past what the lexer may have read of the token at `at` (a word, or `else` and the character after it). */
+function lookedAt(text: string, at: number): number {
+  let end = at;
+  while (end < text.length && isWordChar(text.charCodeAt(end))) end++;
+  return Math.max(end, at + 5) + 1;
 }
 
 /** handOver may have moved two boundaries to the same line end. */

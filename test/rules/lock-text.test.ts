@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { parseSource } from '../../rules/analyze';
 import { emptyConfig } from '../../rules/config';
 import { indexTree } from '../../rules/engine/file-index';
-import { leanText } from '../../rules/engine/lock-text';
+import { leanParseHolds, leanText } from '../../rules/engine/lock-text';
 import { mightHoldLockCode } from '../../rules/engine/prefilter';
 import { outline } from '../../rules/engine/outline';
 import { ts } from '../../rules/engine/typescript';
@@ -136,6 +136,38 @@ export async function take(id: string) {
   const findings = analyzeWithSites(parseSource('a.ts', code)).findings.map((f) => f.rule);
   assert.ok(findings.includes('require-ttl'), 'the lock code is still analysed');
   assert.deepEqual(analysis(parseSource('a.ts', code), input), analysis(wholeTree('a.ts', code), input));
+});
+
+test('a blanked span holds only between statements and between class members, past comments, never inside a node', () => {
+  const code = `// head
+export function f() {
+  const a = 1;
+${' '.repeat(40)}
+  return a;
+}
+${' '.repeat(40)}
+/* a comment before the class */
+export class C {
+  one() { return 1; }
+${' '.repeat(40)}
+  // a comment before two
+  two() {
+${' '.repeat(40)}
+    return 2;
+  }
+}
+`;
+  const tree = ts.createSourceFile('a.ts', code, ts.ScriptTarget.Latest, true);
+  const blankLines: Array<[number, number]> = [];
+  for (let at = code.indexOf(' '.repeat(40)); at >= 0; at = code.indexOf(' '.repeat(40), at + 40)) blankLines.push([at, at + 40]);
+  const [inFunction, betweenStatements, betweenMembers, inMethod] = blankLines;
+  assert.equal(leanParseHolds(tree, [betweenStatements]), true, 'between two statements');
+  assert.equal(leanParseHolds(tree, [betweenStatements, betweenMembers]), true, 'between two members');
+  assert.equal(leanParseHolds(tree, [inFunction]), false, 'inside a function');
+  assert.equal(leanParseHolds(tree, [betweenStatements, inMethod]), false, 'inside a method');
+  // Spans that touch are checked as one: together they still end where the next member starts.
+  const half = betweenMembers[0] + 20;
+  assert.equal(leanParseHolds(tree, [[betweenMembers[0], half], [half, betweenMembers[1]]]), true, 'two touching spans between members');
 });
 
 test('a suppression at the end of a statement line stays with its statement', () => {
