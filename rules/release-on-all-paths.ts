@@ -72,6 +72,16 @@ function fix(model: LockModel, acquire: Acquire, skipped: Node): Fix | string {
   return { title: 'Release in a finally block', isPreferred: true, edits: [{ start: first.getStart(), end, newText: tryText }] };
 }
 
+/** How the messages name the lock: its key, else the object that holds it. */
+function lockName(acquire: Acquire): string {
+  return acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
+}
+
+/** How long a skipped release leaves the lock held. */
+function heldFor(acquire: Acquire): string {
+  return acquire.hasTtl || acquire.laterExpire ? 'until its TTL runs out, blocking every other worker' : 'forever, since it has no TTL';
+}
+
 export const releaseOnAllPaths: Rule = {
   id: 'release-on-all-paths',
   defaultSeverity: 'warning',
@@ -93,10 +103,10 @@ export const releaseOnAllPaths: Rule = {
       if (gap && (gaps.get(gap.release.call)?.acquire.call.pos ?? -1) < acquire.call.pos) gaps.set(gap.release.call, { acquire, gap });
     }
     for (const { acquire, gap } of gaps.values()) {
-      const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
+      const key = lockName(acquire);
       const exitText = gap.exit.node.getText().split('\n')[0].slice(0, 60);
       const cause = gap.exit.kind === 'return' ? `the early \`${exitText}\`` : `an exception from \`${exitText}\``;
-      const held = acquire.hasTtl || acquire.laterExpire ? 'until its TTL runs out, blocking every other worker' : 'forever, since it has no TTL';
+      const held = heldFor(acquire);
       report({
         span: spanOf(acquire.call),
         message: `After ${key} is acquired, ${cause} leaves the function without reaching the release, so the lock stays held ${held}. Release in a finally block.`,
@@ -108,8 +118,8 @@ export const releaseOnAllPaths: Rule = {
       });
     }
     for (const { acquire, gap } of chained.values()) {
-      const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
-      const held = acquire.hasTtl || acquire.laterExpire ? 'until its TTL runs out, blocking every other worker' : 'forever, since it has no TTL';
+      const key = lockName(acquire);
+      const held = heldFor(acquire);
       report({
         span: spanOf(acquire.call),
         message: `After ${key} is acquired, it is released only in a \`.then\` of \`${gap.work.getText().split('\n')[0].slice(0, 60)}\`: when that work rejects, no \`.then\` runs and the lock stays held ${held}. Release in a \`.finally()\` on the chain (or await the work in try/finally).`,
@@ -125,7 +135,7 @@ export const releaseOnAllPaths: Rule = {
       for (const { call, release, how } of unsettledWork(model, acquire)) {
         if (reported.has(call)) continue;
         reported.add(call);
-        const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
+        const key = lockName(acquire);
         const work = call.getText().split('\n')[0].slice(0, 60);
         const what = how === 'return'
           ? `\`return ${work}\` hands the work's promise back without waiting for it, so the finally releases the lock on ${key} at once,`

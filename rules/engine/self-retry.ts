@@ -4,7 +4,7 @@
 // number of tries.
 import { ts } from './typescript';
 import type { Acquire } from './model';
-import { ancestorWhere, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, callsNamed, contains, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
 import { onlyWhenAcquired, testsFailure } from './paths';
 
 export interface SelfRetry {
@@ -27,6 +27,9 @@ const callsSelf = (node: Node, name: string) => {
   const callee = unwrap(node).getText();
   return callee === name || callee === `this.${name}`;
 };
+
+/** A call of the global `setTimeout`. */
+const isSetTimeout = (call: ts.CallExpression) => unwrap(call.expression).getText() === 'setTimeout';
 
 /**
  * The functions between `node` and the acquire's function: is one of them a callback of the acquire
@@ -55,7 +58,7 @@ function afterSuccess(node: Node, stop: Node): boolean {
 
 /** `setTimeout(retry, d)` or `setTimeout(() => retry(...), d)` around the retry: its delay. */
 function scheduledBy(call: Node, name: string, fn: Node): ts.CallExpression | undefined {
-  const timeouts = descendantsOfKind<ts.CallExpression>(fn, ts.SyntaxKind.CallExpression).filter((c) => unwrap(c.expression).getText() === 'setTimeout');
+  const timeouts = callsNamed(fn, (n) => n === 'setTimeout').filter(isSetTimeout);
   return timeouts.find((t) => {
     const first = t.arguments[0];
     if (!first) return false;
@@ -67,9 +70,10 @@ export function selfRetry(acquire: Acquire): SelfRetry | undefined {
   const fn = acquire.fn;
   const name = ownName(fn);
   if (!name) return undefined;
-  for (const c of descendantsOfKind<ts.CallExpression>(fn, ts.SyntaxKind.CallExpression)) {
+  // Only calls by the function's name or of setTimeout can retry: the index names them without reading each call's text.
+  for (const c of callsNamed(fn, (n) => n === name || n === 'setTimeout')) {
     const direct = callsSelf(c.expression, name);
-    const timer = !direct && unwrap(c.expression).getText() === 'setTimeout' && !!c.arguments[0] && callsSelf(c.arguments[0], name);
+    const timer = !direct && isSetTimeout(c) && !!c.arguments[0] && callsSelf(c.arguments[0], name);
     if (!direct && !timer) continue;
     const inCallback = inAcquireCallback(acquire, c);
     // After the acquire: in the function's own statements (a nested function is someone else's), or in its callback.

@@ -74,7 +74,6 @@ function fallbacks(n: Node): Node[] | undefined {
   return decl && ts.isParameter(decl) && decl.initializer ? [decl.initializer] : undefined;
 }
 
-
 /**
  * Does the key vary with the call: built from a parameter of a function (through `const` aliases)?
  * A key fixed per process or per object (a literal, a module constant, `this.lockKey`) is one lock,
