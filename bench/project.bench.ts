@@ -19,6 +19,8 @@ import { tempWorkspace } from '../test/server/helpers/workspace';
 const CLI = resolve('dist/cli.js');
 /** Rounds of the tree check, each mode once per round: the best of five is steadier than of three on a shared machine. */
 const ROUNDS = 5;
+/** How long an edit's callers may take to be re-published before the bench calls them stale. */
+const STALE_MS = 30_000;
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
 function percentile(values: number[], p: number): number {
@@ -101,7 +103,12 @@ async function serverEdits(): Promise<void> {
       });
       const started = performance.now();
       client.change(helper, [{ text: throws ? HELPER_THROWS : HELPER_TELLS }]);
-      await done;
+      // A caller never re-published is a stale cross-file finding: say which, rather than wait for ever.
+      let timer: NodeJS.Timeout | undefined;
+      const stale = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`edit ${edit}: ${pending.size} callers not re-published within ${STALE_MS} ms: ${[...pending].slice(0, 5).join(', ')}`)), STALE_MS);
+      });
+      await Promise.race([done, stale]).finally(() => clearTimeout(timer));
       samples.push(performance.now() - started);
     }
     const measured = samples.slice(4);
