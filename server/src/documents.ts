@@ -66,6 +66,12 @@ export class LiveDocuments {
     return this.documents.keys().find((uri) => uriToPath(uri) === path);
   }
 
+  /** The open document of the file at `path` (its text has the unsaved edits). */
+  openDocument(path: string): TextDocument | undefined {
+    const uri = this.openUri(path);
+    return uri === undefined ? undefined : this.documents.get(uri);
+  }
+
   private stateOf(uri: string): OpenDocument {
     let state = this.open.get(uri);
     if (!state) {

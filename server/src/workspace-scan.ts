@@ -1,7 +1,8 @@
 // The background scan of the workspace folders: on start, after config changes, on request, and
 // file by file on watched-file changes. It reads each file, analyses it and keeps only plain data
 // (how many findings are showing, the file's lock sites for lockwise/lockSites), never an AST.
-// Files open in the editor belong to the live documents; the scan leaves their diagnostics alone.
+// Files open in the editor belong to the live documents; the scan leaves their diagnostics alone and
+// analyses their editor text, not the disk's (see analyzeLoaded).
 // Files are read READS_AHEAD at a time ahead of the analysis (read-ahead.ts) and analysed in order.
 import { sep } from 'node:path';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
@@ -54,7 +55,7 @@ export class WorkspaceScan {
   constructor(
     private readonly folders: WorkspaceFolders,
     private readonly analyzer: Analyzer,
-    private readonly live: Pick<LiveDocuments, 'openUri'>,
+    private readonly live: Pick<LiveDocuments, 'openUri' | 'openDocument'>,
     private readonly publish: Publish,
     private readonly progress: () => Promise<WorkDoneProgressServerReporter>,
     private readonly log: Log,
@@ -138,7 +139,11 @@ export class WorkspaceScan {
    * Analyses a loaded file; the number of findings, or undefined when it was not analysed.
    * Diagnostics are published when there are some or were some, or always with `forcePublish`.
    */
-  private async analyzeLoaded({ path, scope, text }: LoadedFile, forcePublish = false): Promise<number | undefined> {
+  private async analyzeLoaded({ path, scope, text: read }: LoadedFile, forcePublish = false): Promise<number | undefined> {
+    // An open file means what the editor holds: a summary of its disk text would go into the project
+    // index and hand its callers a helper the user has already edited (unsaved) away.
+    const open = this.live.openDocument(path);
+    const text = read === undefined ? undefined : (open?.getText() ?? read);
     if (!scope || text === undefined) {
       this.removeFile(path);
       return undefined;
@@ -146,14 +151,18 @@ export class WorkspaceScan {
     const { uri } = scope;
     try {
       let analysis = this.analyzer.analyze(scope, text);
-      if (analysis.stackOverflow) analysis = await this.analyzer.analyzeWithLargeStack(scope, text);
+      let shownInEditor = !!open;
+      if (analysis.stackOverflow) {
+        analysis = await this.analyzer.analyzeWithLargeStack(scope, text);
+        shownInEditor = !!this.live.openUri(path); // the editor may have opened it meanwhile
+      }
       const sites = toLockSites(uri, text, analysis.sites ?? []);
       const before = this.files.get(path);
       const diagnostics = analysisDiagnostics(uri, text, analysis);
       // Counts what is shown (a failure notice too), so that it is cleared when it goes.
       this.files.set(path, { findings: diagnostics.length, sites });
       const showing = diagnostics.length > 0 || (before?.findings ?? 0) > 0;
-      if (!this.live.openUri(path) && (showing || forcePublish)) {
+      if (!shownInEditor && (showing || forcePublish)) {
         this.publish(uri, diagnostics);
       }
       collectIfGrown(SCAN_GROWTH_BYTES);

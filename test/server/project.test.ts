@@ -65,6 +65,24 @@ test('editing the open helper re-publishes the open caller; undoing the edit bri
   client.close(caller);
 });
 
+test('a workspace scan during an unsaved helper edit keeps the editor\'s meaning; closing the helper unsaved brings the disk\'s back', async () => {
+  const helper = ws.uriOf('src/helpers/redis-lock.ts');
+  const caller = ws.uriOf('src/pay.ts');
+  client.open(caller, CALLER);
+  client.open(helper, HELPER);
+  await client.waitForDiagnostics(caller, (d) => d.some((x) => x.code === 'check-acquire-result'));
+  client.change(helper, [{ text: THROWING_HELPER }]);
+  await waitFor(() => client.diagnostics.get(caller)?.diagnostics.length === 0, 'the caller to be clean once the helper throws');
+  // The scan reads the helper's disk text, which still returns the result.
+  await client.request('lockwise/checkWorkspace', {});
+  // A hover answers from the caller's current analysis: one the scan made stale is redone (and published) first.
+  await client.request('textDocument/hover', { textDocument: { uri: caller }, position: { line: 2, character: 9 } });
+  assert.deepEqual(rules(caller), [], 'the scan must not hand the caller the helper as it is on disk');
+  client.close(helper);
+  await waitFor(() => rules(caller).includes('check-acquire-result'), 'the disk meaning once the unsaved helper is closed');
+  client.close(caller);
+});
+
 test('deleting the helper file on disk clears the caller\'s cross-file finding', async () => {
   const caller = ws.uriOf('src/pay.ts');
   await waitFor(() => rules(caller).includes('check-acquire-result'), 'the scanned finding');

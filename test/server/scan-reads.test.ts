@@ -59,7 +59,7 @@ test(`the scan never has more than ${READS_AHEAD} reads in flight, and does use 
   const analyzer = new Analyzer(folders, new SettingsStore(), new ProjectConfigs(() => undefined), () => undefined, project);
   const published = new Map<string, Diagnostic[]>();
   const reader = countingReader();
-  const scan = new WorkspaceScan(folders, analyzer, { openUri: () => undefined }, (uri, d) => void published.set(uri, d), async () => reporter, () => undefined, reader);
+  const scan = new WorkspaceScan(folders, analyzer, { openUri: () => undefined, openDocument: () => undefined }, (uri, d) => void published.set(uri, d), async () => reporter, () => undefined, reader);
 
   const result = await scan.scanAll();
   assert.equal(result.files, FILE_COUNT);
