@@ -101,8 +101,11 @@ function walkDir(
       scope = configs.forDir(dir);
     }
   }
+  // A readdir name holds no separator and `dir` is resolved already: join's normalising pass over the
+  // whole path, per entry, is not needed.
+  const prefix = dir.endsWith(sep) ? dir : dir + sep;
   for (const entry of entries) {
-    const path = join(dir, entry.name);
+    const path = prefix + entry.name;
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
       // Linked files are read; linked folders are not followed (they can form cycles).
@@ -153,7 +156,8 @@ function ancestorGitignores(start: string, result: WalkResult): GitignoreLevel[]
 }
 
 function posixRelative(from: string, to: string): string {
-  const rel = relative(from, to);
+  // The walk's paths are under the levels' folders: the tail, without path.relative resolving both per file.
+  const rel = to.length > from.length + 1 && to.startsWith(from) && to[from.length] === sep ? to.slice(from.length + 1) : relative(from, to);
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
