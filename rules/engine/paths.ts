@@ -158,7 +158,10 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   const sourceFile = acquire.fn.getSourceFile();
   let found: Exit | undefined;
   const visit = (node: Node): void => {
-    if (found || node.end <= from || node.getStart(sourceFile) >= to) return;
+    // `pos` (before the trivia) settles most nodes past `to` without scanning their trivia for the start.
+    if (found || node.end <= from || node.pos >= to) return;
+    const start = node.getStart(sourceFile);
+    if (start >= to) return;
     if (node !== acquire.fn && isFunctionLike(node)) return;
     // The catch of the try the acquire itself is in runs when the acquire threw: nothing is held.
     if (ts.isCatchClause(node) && contains(node.parent.tryBlock, acquire.call)) return;
@@ -183,7 +186,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       if (acquiredPath && !isHandOver(acquiredPath)) visit(acquiredPath);
       return;
     }
-    if (node.getStart(sourceFile) >= from) {
+    if (start >= from) {
       // The separate EXPIRE of a non-atomic acquire is atomic-acquire's finding, not the work.
       const ttlSetter = acquire.laterExpire && contains(node, acquire.laterExpire.call);
       // An exception inside `caught` reaches a catch that releases.
