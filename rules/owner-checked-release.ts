@@ -142,6 +142,15 @@ export const ownerCheckedRelease: Rule = {
         continue;
       }
       const key = describeKey(release.key);
+      if (release.failedAcquire) {
+        report({
+          span: spanOf(release.call),
+          message: `${release.command?.name ?? 'DEL'} ${key} runs where the acquire did not take it: that key is held by another process (or is one this request has not reached yet), so this deletes their lock and lets a second holder in. On this path delete only the keys this request took, each with a compare-and-delete of its own token.`,
+          related: [{ span: spanOf(release.failedAcquire.call), message: 'the acquire that failed' }],
+          fix: () => fix(model, release, server),
+        });
+        continue;
+      }
       const command = release.kind === 'script' ? 'This Lua script deletes' : `${release.command?.name ?? 'DEL'} deletes`;
       const getCompare = release.getCompare;
       const message = getCompare

@@ -6,7 +6,7 @@
 // it. Such acquires are markers, and their rollback DELs are no releases.
 import { ts } from './typescript';
 import type { Acquire, Release } from './model';
-import { descendantsOfKind, isAncestor, unwrap, type Node } from './nodes';
+import { descendantsOfKind, isAncestor, normalizeText, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -52,20 +52,52 @@ const names = (acquire: Acquire): string[] => {
 };
 
 /**
- * Is the acquire's answer tested by a plain `if (!ok) <leave>` (or `!== 'OK'`, `=== null`)? A test that
+ * The plain `if (!ok) <leave>` (or `!== 'OK'`, `=== null`) that tests the acquire's answer, if any. A test that
  * also reads something else (`!ok && !held`) lets the not-acquired path go on to the deletes, which
  * then remove a key this request did not set: that is no rollback.
  */
-function cleanlyGuarded(acquire: Acquire): boolean {
+function cleanGuard(acquire: Acquire): ts.IfStatement | undefined {
   const statement = acquire.result.kind === 'tested' ? acquire.statement : nextStatement(acquire.statement);
-  if (!statement || !ts.isIfStatement(statement)) return false;
+  if (!statement || !ts.isIfStatement(statement)) return undefined;
   const then = statement.thenStatement;
   const leaves = exits(then) || (ts.isBlock(then) && then.statements.some(exits));
   let condition: Node = unwrap(statement.expression);
   if (ts.isPrefixUnaryExpression(condition) && condition.operator === ts.SyntaxKind.ExclamationToken) condition = unwrap(condition.operand);
   if (ts.isBinaryExpression(condition) && /^[!=]==?$/.test(condition.operatorToken.getText())) condition = unwrap(condition.left);
   if (ts.isAwaitExpression(condition)) condition = unwrap(condition.expression);
-  return leaves && (condition === acquire.call || (ts.isIdentifier(condition) && names(acquire).includes(condition.text)));
+  return leaves && (condition === acquire.call || (ts.isIdentifier(condition) && names(acquire).includes(condition.text))) ? statement : undefined;
+}
+
+/**
+ * Does a DEL in the not-acquired branch delete the key this acquire just failed to take: the same key
+ * expression, or the same key over every element of the list the acquire loops over (`for (const s of
+ * seats) del(seat:${s})` after `for (const seat of seats)` took some of them)? That key is another
+ * holder's: no rollback.
+ */
+function deletesUnacquired(release: Release, acquire: Acquire, guard: ts.IfStatement): boolean {
+  if (!acquire.key || !release.key || !isAncestor(guard.thenStatement, release.call)) return false;
+  if (release.key.canonical === acquire.key.canonical) return true;
+  const taking = loopOver(acquire.call, acquire.fn);
+  const deleting = loopOver(release.call, guard.thenStatement);
+  if (!taking || !deleting || normalizeText(taking.expression) !== normalizeText(deleting.expression)) return false;
+  const [from, to] = [loopName(deleting), loopName(taking)];
+  return !!from && !!to && renamed(release.key.canonical, from, to) === acquire.key.canonical;
+}
+
+/** The innermost `for (const x of list)` around `node`, below `top`. */
+function loopOver(node: Node, top: Node): ts.ForOfStatement | undefined {
+  for (let a = node.parent; a && a !== top; a = a.parent) if (ts.isForOfStatement(a)) return a;
+  return undefined;
+}
+
+function loopName(loop: ts.ForOfStatement): string | undefined {
+  const list = loop.initializer;
+  const decl = ts.isVariableDeclarationList(list) && list.declarations.length === 1 ? list.declarations[0].name : list;
+  return ts.isIdentifier(decl) ? decl.text : undefined;
+}
+
+function renamed(text: string, from: string, to: string): string {
+  return text.replace(new RegExp(`(?<![\\w$.])${from.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'), to);
 }
 
 function nextStatement(statement: Node): ts.Statement | undefined {
@@ -94,13 +126,18 @@ function keyHandedOn(acquire: Acquire, isCommand: (call: ts.CallExpression) => b
 export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acquire: Acquire) => readonly Release[], isCommand: (call: ts.CallExpression) => boolean): Set<Release> {
   const rollbacks = new Set<Release>();
   for (const acquire of acquires) {
-    if (!MARKER_KINDS.has(acquire.kind) || !acquire.key || !tested(acquire) || !cleanlyGuarded(acquire)) continue;
+    const guard = MARKER_KINDS.has(acquire.kind) && acquire.key && tested(acquire) ? cleanGuard(acquire) : undefined;
+    if (!guard) continue;
     const own = releasesOn(acquire).filter((r) => r.fn === acquire.fn);
     if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire, own))) continue;
     // Released anywhere else in the file (a release helper, a finally in another function): a lock.
     if (releasesOn(acquire).some((r) => r.fn !== acquire.fn) || keyHandedOn(acquire, isCommand)) continue;
     acquire.marker = true;
-    for (const r of own) rollbacks.add(r);
+    // A DEL of the key this acquire did not take stays a release: it deletes another holder's lock.
+    for (const r of own) {
+      if (deletesUnacquired(r, acquire, guard)) r.failedAcquire = acquire;
+      else rollbacks.add(r);
+    }
   }
   return rollbacks;
 }

@@ -85,6 +85,8 @@ export interface Release {
   /** For an unchecked DEL inside `if ((await get(key)) === token)`: the non-atomic owner check. */
   getCompare?: GetCompare;
   via?: HelperVia;
+  /** A DEL on the path where this acquire did not take the key: it deletes another holder's (engine/markers.ts). */
+  failedAcquire?: Acquire;
 }
 
 /** `set`: a plain SET with a TTL after a GET compared with this process's value (GET-compare-SET). */
@@ -284,7 +286,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock.
     const lockedState = commandKeys.some(namesLockedState);
     const lockFn = !lockedState && LOCK_NAME.test(fnName.replace(LOCKED_WORDS, ''));
-    const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && RELEASE_FN.test(fnName))) : undefined;
+    // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
+    // owner's release whatever the function is called (`cleanup`, `shutdown`).
+    const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token;
+    const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && ownersDelete(k))) : undefined;
     const extendKey = renews
       ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))
       : undefined;

@@ -47,6 +47,24 @@ export async function lockdownUntil(): Promise<number | null> {
   return until;
 }
 ` },
+    { name: 'a rollback in the failure branch deletes only the keys this request took (its own list)', code: `${io}export async function holdSeats(show: string, seats: string[], guest: string): Promise<boolean> {
+  const taken: string[] = [];
+  for (const seat of seats) {
+    const held = await redis.set(\`seat_lock:\${show}:\${seat}\`, guest, 'EX', 300, 'NX');
+    if (!held) {
+      for (const t of taken) await redis.del(\`seat_lock:\${show}:\${t}\`);
+      return false;
+    }
+    taken.push(seat);
+  }
+  return true;
+}
+` },
+    { name: 'GET, compare, then DEL of a session key is a logout, not a lock release', code: `${io}export async function logout(user: string, token: string): Promise<void> {
+  const stored = await redis.get(\`session:\${user}\`);
+  if (stored === token) await redis.del(\`session:\${user}\`);
+}
+` },
     { name: 'cache invalidation DEL', code: `${io}export async function invalidate(userId: string) {
   await redis.del(\`cache:user:\${userId}\`, \`session:\${userId}\`);
 }
@@ -133,6 +151,62 @@ export async function run(key: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'the failure branch of a per-key acquire loop deletes every key of the list, the one another request holds too',
+      message: ['runs where the acquire did not take it', 'another process'],
+      code: `${io}export async function holdSeats(show: string, seats: string[], guest: string): Promise<boolean> {
+  for (const seat of seats) {
+    const held = await redis.set(\`seat_lock:\${show}:\${seat}\`, guest, 'EX', 300, 'NX');
+    if (!held) {
+      for (const s of seats) await redis.del(\`seat_lock:\${show}:\${s}\`);
+      return false;
+    }
+  }
+  return true;
+}
+`,
+      output: `import Redis from 'ioredis';
+${RELEASE_DECL}const redis = new Redis();
+async function work(): Promise<void> {}
+export async function holdSeats(show: string, seats: string[], guest: string): Promise<boolean> {
+  for (const seat of seats) {
+    const held = await redis.set(\`seat_lock:\${show}:\${seat}\`, guest, 'EX', 300, 'NX');
+    if (!held) {
+      for (const s of seats) await redis.eval(RELEASE_LOCK_SCRIPT, 1, \`seat_lock:\${show}:\${s}\`, guest);
+      return false;
+    }
+  }
+  return true;
+}
+`,
+    },
+    {
+      name: 'a DEL of the key in the branch where its own acquire failed deletes the holder\'s lock',
+      message: ['runs where the acquire did not take it'],
+      code: `${io}export async function claimExport(id: string, worker: string): Promise<boolean> {
+  const ok = await redis.set(\`export:lock:\${id}\`, worker, 'PX', 60_000, 'NX');
+  if (ok !== 'OK') {
+    await redis.del(\`export:lock:\${id}\`);
+    return false;
+  }
+  return true;
+}
+`,
+    },
+    {
+      name: 'GET, compare with this node, then DEL of a leader key set without NX, in a function not named release',
+      message: ['GET, compare, then DEL'],
+      code: `${io}const LEADER_KEY = 'sync:leader';
+export async function elect(me: string): Promise<void> {
+  await redis.set(LEADER_KEY, me, 'PX', 30_000);
+  await work();
+}
+export async function shutdown(me: string): Promise<void> {
+  const current = await redis.get(LEADER_KEY);
+  if (current === me) await redis.del(LEADER_KEY);
+}
+`,
+    },
     {
       name: "callback style: GET, compare in the GET's callback, DEL in a callback of a prototype's unlock",
       typecheck: false,
