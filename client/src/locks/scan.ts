@@ -7,15 +7,18 @@ import { readValues } from './batch-read';
 import { LockwiseError } from './errors';
 import { readExisting, slotGroups } from './fence-lookup';
 import { fenceCandidates, pickFence } from './fences';
-import { decodeHolder, renderRaw } from './holders';
+import { decodeHolder, renderRaw, type LockValue } from './holders';
 import { readByScript, scriptRefused } from './script-read';
 import { direct, SharedPipeline, type Queue } from './shared-pipeline';
 import { applyStates, goneRows } from './states';
-import type { ListOptions, ListResult, LockRow } from './types';
+import type { Holder, ListOptions, ListResult, LockRow } from './types';
 
 export const DEFAULT_PATTERNS = ['lock:*', 'mutex:*', 'semaphore:*', 'redlock:*'];
 export const DEFAULT_COUNT = 1000;
 export const DEFAULT_ROW_CAP = 5000;
+
+/** localeCompare's order (the same default collator) without setting one up for every comparison. */
+const byLocale = new Intl.Collator();
 
 /** One master to scan; `client` is absent when it could not be reached (then `error` says why). */
 export interface MasterNode {
@@ -61,8 +64,8 @@ interface Collector {
   failedNodes: Set<string>;
   /** Cluster: fence candidates that live on another master, read once at the end. */
   elsewhere: { row: LockRow; candidates: string[] }[];
-  /** Each key's type in the previous listing: what its value is read as first. */
-  typeHints: ReadonlyMap<string, string>;
+  /** Each key's row in the previous listing: its type is what its value is read as first. */
+  before: ReadonlyMap<string, LockRow>;
 }
 
 function noteError(c: Collector, node: string, error: LockwiseError): void {
@@ -76,12 +79,12 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, client: R
   const local = (k: string) => !cluster || ctx.ownerOf!(k) === node;
   // Every candidate, the Redisson one too: the type is not known yet (it counts only for a hash).
   const candidates = (k: string) => fenceCandidates(k, 'hash').filter(local);
-  const scripted = scriptRefused(client) ? undefined : await readByScript(client, send, keys, candidates, cluster, c.typeHints);
+  const scripted = scriptRefused(client) ? undefined : await readByScript(client, send, keys, cluster, c.before);
   const rest = scripted?.rest ?? keys;
   // What the script did not cover: keys it could not read, and in a Cluster the candidates in other slots.
   const unchecked = cluster || rest.length ? keys.flatMap(candidates).filter((f) => !scripted?.checked.has(f)) : [];
   const [values, fences] = rest.length || unchecked.length
-    ? await Promise.all([readValues(send, rest, c.typeHints), readExisting(send, slotGroups(unchecked, cluster))])
+    ? await Promise.all([readValues(send, rest, c.before), readExisting(send, slotGroups(unchecked, cluster))])
     : [{ read: [], refused: [], unreadable: [] }, new Map<string, string>()];
   for (const [k, v] of scripted?.fences ?? []) fences.set(k, v);
 
@@ -90,7 +93,7 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, client: R
     noteError(c, node, new LockwiseError('server', `Could not read the value of ${key} on ${node}.`, 'It may have changed type or been moved; refresh.'));
   }
   for (const { key, type, pttl, value } of scripted ? [...scripted.read, ...values.read] : values.read) {
-    const row: LockRow = { key, type, pttl, holder: decodeHolder(key, value), raw: renderRaw(value), state: 'held', node };
+    const row: LockRow = { key, type, pttl, holder: holderOf(key, value, c.before.get(key)), raw: renderRaw(value), state: 'held', node };
     const fence = fences.size ? pickFence(key, type, fences) : undefined;
     if (fence) row.fence = fence;
     else if (cluster) {
@@ -99,6 +102,15 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, client: R
     }
     c.rows.push(row);
   }
+}
+
+/**
+ * A holder is decoded from the key and its value alone, so a whole string value that is still the one the
+ * previous listing decoded (its token) keeps that holder: a refresh decodes only what changed.
+ */
+function holderOf(key: string, value: LockValue, previous: LockRow | undefined): Holder {
+  const unchanged = previous?.type === 'string' && value.kind === 'string' && value.length === undefined && previous.holder.token === value.value;
+  return unchanged ? previous.holder : decodeHolder(key, value);
 }
 
 /** Cluster: fence candidates in another master's slots, looked up the same way on that master; failed masters are skipped. */
@@ -185,7 +197,7 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
     rowCap: options.rowCap ?? DEFAULT_ROW_CAP,
     pauseMs: options.pauseMs ?? 0,
   };
-  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), failedNodes: new Set(), elsewhere: [], typeHints: new Map((options.previous ?? []).map((r) => [r.key, r.type])) };
+  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), failedNodes: new Set(), elsewhere: [], before: new Map((options.previous ?? []).map((r) => [r.key, r])) };
   await Promise.all(ctx.masters.map((node) => scanNode(ctx, c, node, resolved)));
   await readRemoteFences(ctx, c);
 
@@ -202,6 +214,6 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
   applyStates(rows, options.previous);
   // Only a complete listing can tell that a lock disappeared.
   if (!partial) rows.push(...goneRows(rows, options.previous));
-  rows.sort((a, b) => a.key.localeCompare(b.key));
+  rows.sort((a, b) => byLocale.compare(a.key, b.key));
   return { rows, partial, scanned: c.scanned, errors };
 }
