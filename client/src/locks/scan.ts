@@ -8,6 +8,7 @@ import { LockwiseError } from './errors';
 import { readExisting, slotGroups } from './fence-lookup';
 import { fenceCandidates, pickFence } from './fences';
 import { decodeHolder, renderRaw, type LockValue } from './holders';
+import { sortByKey } from './key-order';
 import { readByScript, scriptRefused } from './script-read';
 import { direct, SharedPipeline, type Queue } from './shared-pipeline';
 import { applyStates, goneRows } from './states';
@@ -16,9 +17,6 @@ import type { Holder, ListOptions, ListResult, LockRow } from './types';
 export const DEFAULT_PATTERNS = ['lock:*', 'mutex:*', 'semaphore:*', 'redlock:*'];
 export const DEFAULT_COUNT = 1000;
 export const DEFAULT_ROW_CAP = 5000;
-
-/** localeCompare's order (the same default collator) without setting one up for every comparison. */
-const byLocale = new Intl.Collator();
 
 /** One master to scan; `client` is absent when it could not be reached (then `error` says why). */
 export interface MasterNode {
@@ -214,6 +212,6 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
   applyStates(rows, options.previous);
   // Only a complete listing can tell that a lock disappeared.
   if (!partial) rows.push(...goneRows(rows, options.previous));
-  rows.sort((a, b) => byLocale.compare(a.key, b.key));
+  sortByKey(rows, options.previous);
   return { rows, partial, scanned: c.scanned, errors };
 }
