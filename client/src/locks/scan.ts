@@ -143,7 +143,9 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
   }
   const { client } = node;
   // Each step sends the next SCAN with the reads of the batches before it, in one pipeline: the walk never
-  // waits for a batch's reads, and a failed read stops this node's walk like a failed SCAN.
+  // waits for a batch's reads, and a failed read stops this node's walk like a failed SCAN. A batch's reads
+  // are built once the next SCAN is on its way (they go out with the step after it), so between a SCAN's
+  // reply and the next SCAN the client does no more than the walk needs.
   const shared = new SharedPipeline(client);
   const send = shared.queue;
   let pending = 0;
@@ -154,13 +156,18 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
       .catch((error: unknown) => void (failure ??= { error }))
       .finally(() => pending--);
   };
+  /** The batch the last SCAN found, read once the next step has gone out. */
+  let found: string[] | undefined;
   try {
     await avoidTouching(client);
     for (const pattern of options.patterns) {
       let cursor = '0';
       do {
         if (c.capped || failure) break;
-        const [[err, reply]] = await shared.step((p) => p.scan(cursor, 'MATCH', pattern, 'COUNT', options.count));
+        const step = shared.step((p) => p.scan(cursor, 'MATCH', pattern, 'COUNT', options.count));
+        if (found) read(found);
+        found = undefined;
+        const [[err, reply]] = await step;
         if (err) throw err;
         const [next, keys] = reply as [string, string[]];
         cursor = next;
@@ -171,13 +178,14 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
         if (fresh.length > room) c.capped = true;
         const batch = fresh.slice(0, room);
         c.reserved += batch.length;
-        if (batch.length) read(batch);
+        if (batch.length) found = batch;
         if (options.pauseMs > 0 && cursor !== '0') await new Promise((r) => setTimeout(r, options.pauseMs));
       } while (cursor !== '0');
     }
   } catch (err) {
     failure ??= { error: err };
   }
+  if (found) read(found);
   // The reads still under way go out in steps of their own.
   for (await shared.settle(); pending > 0 || !shared.idle; await shared.settle()) {
     await shared.step().catch((error: unknown) => void (failure ??= { error }));
