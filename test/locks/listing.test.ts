@@ -85,6 +85,26 @@ test('renewed when the TTL went up since the previous refresh; gone when the key
   assert.equal(third.rows.find((r) => r.key === 'lock:watchdog')?.state, 'expiring');
 });
 
+test('a refresh decodes each holder as a fresh listing does: a changed value gets its new holder, an unchanged one keeps its own', async () => {
+  const patterns = ['lock:refresh-*'];
+  await admin.set('lock:refresh-same', 'lw1:api-3:11:00112233445566778899aabbccddeeff', 'PX', 60_000);
+  await admin.set('lock:refresh-new-owner', 'lw1:api-4:12:00112233445566778899aabbccddeeff', 'PX', 60_000);
+  await admin.set('lock:refresh-cut', 'short', 'PX', 60_000);
+  try {
+    const first = await conn.list({ patterns });
+    await admin.set('lock:refresh-new-owner', 'lw1:api-5:13:ffeeddccbbaa99887766554433221100', 'PX', 60_000);
+    await admin.set('lock:refresh-cut', 'x'.repeat(5000), 'PX', 60_000); // longer than the bounded read
+    const refresh = await conn.list({ patterns, previous: first.rows });
+    const fresh = await conn.list({ patterns });
+    assert.deepEqual(refresh.rows.map((r) => [r.key, r.holder, r.raw]), fresh.rows.map((r) => [r.key, r.holder, r.raw]));
+    assert.equal(refresh.rows.find((r) => r.key === 'lock:refresh-new-owner')?.holder.label, 'api-5 pid 13');
+    assert.equal(refresh.rows.find((r) => r.key === 'lock:refresh-same')?.holder.label, 'api-3 pid 11');
+    assert.equal(refresh.rows.find((r) => r.key === 'lock:refresh-cut')?.holder.token, undefined, 'a cut value is no token');
+  } finally {
+    await admin.del('lock:refresh-same', 'lock:refresh-new-owner', 'lock:refresh-cut');
+  }
+});
+
 test('read() re-reads one lock with its fence, and says undefined once it is gone', async () => {
   const row = await conn.read('lock:orders');
   assert.equal(row?.holder.format, 'lockwise');

@@ -96,7 +96,7 @@ async function round<T>(send: Queue, items: T[], queue: (p: Pipeline, item: T) =
 type Unsized = { key: string; type: string; pttl: number; read: Reply[] };
 
 /** Values and TTLs of `keys` (all on the server behind `send`); keys gone since SCAN are left out. */
-export async function readValues(send: Queue, keys: readonly string[], typeHints: ReadonlyMap<string, string>): Promise<BatchValues> {
+export async function readValues(send: Queue, keys: readonly string[], typeHints: ReadonlyMap<string, { type: string }>): Promise<BatchValues> {
   const out: BatchValues = { read: [], refused: [], unreadable: [] };
   const retyped: { key: string; pttl: number; type: string | undefined }[] = [];
   /** Settles a key from its read; a value that filled its bound goes to `unsized`, a WRONGTYPE (when `retry`) to `retyped`. */
@@ -122,7 +122,7 @@ export async function readValues(send: Queue, keys: readonly string[], typeHints
     else if (pttl !== -2) settle(key, type, Number(pttl), replies.slice(0, -1), unsized, retry);
   };
   const unsized: Unsized[] = [];
-  const expected = keys.map((key) => ({ key, type: typeHints.get(key) ?? 'string' }));
+  const expected = keys.map((key) => ({ key, type: typeHints.get(key)?.type ?? 'string' }));
   await round(send, expected, readThenTtl, settleWithTtl(unsized, true));
 
   // Rare, and sent together: the size of values that filled their bound, TYPE of keys not of the expected type.

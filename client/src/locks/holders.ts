@@ -165,7 +165,7 @@ const more = (total: number | undefined, shown: number, what: string) => (total 
 export function renderRaw(value: LockValue): string {
   switch (value.kind) {
     case 'string':
-      return value.value + more(value.length, bytes(value.value), 'bytes');
+      return value.length === undefined ? value.value : value.value + more(value.length, bytes(value.value), 'bytes');
     case 'hash':
       return JSON.stringify(value.fields) + more(value.total, Object.keys(value.fields).length, 'fields');
     case 'zset':

@@ -7,11 +7,12 @@ import { readValues } from './batch-read';
 import { LockwiseError } from './errors';
 import { readExisting, slotGroups } from './fence-lookup';
 import { fenceCandidates, pickFence } from './fences';
-import { decodeHolder, renderRaw } from './holders';
+import { decodeHolder, renderRaw, type LockValue } from './holders';
+import { sortByKey } from './key-order';
 import { readByScript, scriptRefused } from './script-read';
 import { direct, SharedPipeline, type Queue } from './shared-pipeline';
 import { applyStates, goneRows } from './states';
-import type { ListOptions, ListResult, LockRow } from './types';
+import type { Holder, ListOptions, ListResult, LockRow } from './types';
 
 export const DEFAULT_PATTERNS = ['lock:*', 'mutex:*', 'semaphore:*', 'redlock:*'];
 export const DEFAULT_COUNT = 1000;
@@ -61,8 +62,8 @@ interface Collector {
   failedNodes: Set<string>;
   /** Cluster: fence candidates that live on another master, read once at the end. */
   elsewhere: { row: LockRow; candidates: string[] }[];
-  /** Each key's type in the previous listing: what its value is read as first. */
-  typeHints: ReadonlyMap<string, string>;
+  /** Each key's row in the previous listing: its type is what its value is read as first. */
+  before: ReadonlyMap<string, LockRow>;
 }
 
 function noteError(c: Collector, node: string, error: LockwiseError): void {
@@ -76,12 +77,12 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, client: R
   const local = (k: string) => !cluster || ctx.ownerOf!(k) === node;
   // Every candidate, the Redisson one too: the type is not known yet (it counts only for a hash).
   const candidates = (k: string) => fenceCandidates(k, 'hash').filter(local);
-  const scripted = scriptRefused(client) ? undefined : await readByScript(client, send, keys, candidates, cluster, c.typeHints);
+  const scripted = scriptRefused(client) ? undefined : await readByScript(client, send, keys, cluster, c.before);
   const rest = scripted?.rest ?? keys;
   // What the script did not cover: keys it could not read, and in a Cluster the candidates in other slots.
   const unchecked = cluster || rest.length ? keys.flatMap(candidates).filter((f) => !scripted?.checked.has(f)) : [];
   const [values, fences] = rest.length || unchecked.length
-    ? await Promise.all([readValues(send, rest, c.typeHints), readExisting(send, slotGroups(unchecked, cluster))])
+    ? await Promise.all([readValues(send, rest, c.before), readExisting(send, slotGroups(unchecked, cluster))])
     : [{ read: [], refused: [], unreadable: [] }, new Map<string, string>()];
   for (const [k, v] of scripted?.fences ?? []) fences.set(k, v);
 
@@ -90,7 +91,7 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, client: R
     noteError(c, node, new LockwiseError('server', `Could not read the value of ${key} on ${node}.`, 'It may have changed type or been moved; refresh.'));
   }
   for (const { key, type, pttl, value } of scripted ? [...scripted.read, ...values.read] : values.read) {
-    const row: LockRow = { key, type, pttl, holder: decodeHolder(key, value), raw: renderRaw(value), state: 'held', node };
+    const row: LockRow = { key, type, pttl, holder: holderOf(key, value, c.before.get(key)), raw: renderRaw(value), state: 'held', node };
     const fence = fences.size ? pickFence(key, type, fences) : undefined;
     if (fence) row.fence = fence;
     else if (cluster) {
@@ -99,6 +100,15 @@ async function readBatch(ctx: ScanContext, c: Collector, node: string, client: R
     }
     c.rows.push(row);
   }
+}
+
+/**
+ * A holder is decoded from the key and its value alone, so a whole string value that is still the one the
+ * previous listing decoded (its token) keeps that holder: a refresh decodes only what changed.
+ */
+function holderOf(key: string, value: LockValue, previous: LockRow | undefined): Holder {
+  const unchanged = previous?.type === 'string' && value.kind === 'string' && value.length === undefined && previous.holder.token === value.value;
+  return unchanged ? previous.holder : decodeHolder(key, value);
 }
 
 /** Cluster: fence candidates in another master's slots, looked up the same way on that master; failed masters are skipped. */
@@ -133,7 +143,9 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
   }
   const { client } = node;
   // Each step sends the next SCAN with the reads of the batches before it, in one pipeline: the walk never
-  // waits for a batch's reads, and a failed read stops this node's walk like a failed SCAN.
+  // waits for a batch's reads, and a failed read stops this node's walk like a failed SCAN. A batch's reads
+  // are built once the next SCAN is on its way (they go out with the step after it), so between a SCAN's
+  // reply and the next SCAN the client does no more than the walk needs.
   const shared = new SharedPipeline(client);
   const send = shared.queue;
   let pending = 0;
@@ -144,13 +156,18 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
       .catch((error: unknown) => void (failure ??= { error }))
       .finally(() => pending--);
   };
+  /** The batch the last SCAN found, read once the next step has gone out. */
+  let found: string[] | undefined;
   try {
     await avoidTouching(client);
     for (const pattern of options.patterns) {
       let cursor = '0';
       do {
         if (c.capped || failure) break;
-        const [[err, reply]] = await shared.step((p) => p.scan(cursor, 'MATCH', pattern, 'COUNT', options.count));
+        const step = shared.step((p) => p.scan(cursor, 'MATCH', pattern, 'COUNT', options.count));
+        if (found) read(found);
+        found = undefined;
+        const [[err, reply]] = await step;
         if (err) throw err;
         const [next, keys] = reply as [string, string[]];
         cursor = next;
@@ -161,13 +178,14 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
         if (fresh.length > room) c.capped = true;
         const batch = fresh.slice(0, room);
         c.reserved += batch.length;
-        if (batch.length) read(batch);
+        if (batch.length) found = batch;
         if (options.pauseMs > 0 && cursor !== '0') await new Promise((r) => setTimeout(r, options.pauseMs));
       } while (cursor !== '0');
     }
   } catch (err) {
     failure ??= { error: err };
   }
+  if (found) read(found);
   // The reads still under way go out in steps of their own.
   for (await shared.settle(); pending > 0 || !shared.idle; await shared.settle()) {
     await shared.step().catch((error: unknown) => void (failure ??= { error }));
@@ -185,7 +203,7 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
     rowCap: options.rowCap ?? DEFAULT_ROW_CAP,
     pauseMs: options.pauseMs ?? 0,
   };
-  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), failedNodes: new Set(), elsewhere: [], typeHints: new Map((options.previous ?? []).map((r) => [r.key, r.type])) };
+  const c: Collector = { rows: [], seen: new Set(), reserved: 0, rowCap: resolved.rowCap, capped: false, scanned: 0, errors: new Map(), failedNodes: new Set(), elsewhere: [], before: new Map((options.previous ?? []).map((r) => [r.key, r])) };
   await Promise.all(ctx.masters.map((node) => scanNode(ctx, c, node, resolved)));
   await readRemoteFences(ctx, c);
 
@@ -202,6 +220,6 @@ export async function listLocks(ctx: ScanContext, options: ListOptions = {}): Pr
   applyStates(rows, options.previous);
   // Only a complete listing can tell that a lock disappeared.
   if (!partial) rows.push(...goneRows(rows, options.previous));
-  rows.sort((a, b) => a.key.localeCompare(b.key));
+  sortByKey(rows, options.previous);
   return { rows, partial, scanned: c.scanned, errors };
 }

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { HASH_FIELDS_READ, STRING_BYTES_READ, ZSET_MEMBERS_READ } from './bounded-read';
 import type { ValueRead } from './batch-read';
-import { keySlot } from './fences';
+import { fenceCandidates, keySlot, redissonFenceKey } from './fences';
 import { pairs, type LockValue } from './holders';
 import type { Queue, Reply } from './shared-pipeline';
 
@@ -20,62 +20,75 @@ import type { Queue, Reply } from './shared-pipeline';
 export const SCRIPT_KEYS = 100;
 
 /**
- * KEYS: the lock keys, then the fence candidates; ARGV[1]: how many lock keys, then per lock key the type
- * it had in the previous listing ('' when unknown). Per lock key {type, pttl, payload, size, mode}, the
- * size (and a sampled hash's "mode") only where the read filled its bound. A key with a known type is read
- * as that type straight away, as the per-command path does: TYPE only when it is unknown, or when that
- * read says the key changed type or may be gone (an empty read). Per candidate its value, or false where it does not exist or is not a string. Most locks
- * have no fence, so the candidates are probed the way fence-lookup.ts does it: one multi-key EXISTS of
- * them all, halved only where some but not all exist, and a GET only for those that exist.
+ * KEYS: the lock keys (n), the generic fence candidates (g), then each lock key's Redisson fence candidate
+ * (n, in the same order); ARGV: n, g, then per lock key the type it had in the previous listing ('' when
+ * unknown). The reply is one flat array, cheap to decode: per lock key five slots {type, pttl, payload, size,
+ * mode} (false where empty; size, and a sampled hash's "mode", only where the read filled its bound), then
+ * per candidate its value, or false where it does not exist, is not a string or was not looked at.
+ * A key is read as the type it is expected to have (its previous one, else string, as nearly every lock is
+ * one), as the per-command path does: TYPE only when that read says the key changed type or may be gone
+ * (an empty read). Most locks have no fence, so the candidates are probed the way fence-lookup.ts does it:
+ * one multi-key EXISTS of them all, halved only where some but not all exist, and a GET only for those
+ * that exist; a Redisson candidate only beside a hash, the one type it counts for (each name looked up
+ * costs the server a lookup in the whole keyspace).
  */
 const LIST_LUA = `
-local n = tonumber(ARGV[1])
+local n, g = tonumber(ARGV[1]), tonumber(ARGV[2])
 local out = {}
--- The row of key read as type t; nil when t was only expected and the read failed or found nothing.
-local function readAs(key, t, known)
-  local row = {t}
+for i = 1, 5 * n + #KEYS - n do out[i] = false end
+-- Fills key's five slots from base b read as type t; false when t was only expected and the read failed or found nothing.
+local function readAs(b, key, t, known)
+  local v, size, mode = false, false, false
   if t == 'string' then
-    local v = redis.pcall('GETRANGE', key, 0, ${STRING_BYTES_READ - 1})
-    if type(v) ~= 'string' or (v == '' and not known) then return nil end
-    row[3] = v
-    if #v == ${STRING_BYTES_READ} then row[4] = redis.call('STRLEN', key) end
+    v = redis.pcall('GETRANGE', key, 0, ${STRING_BYTES_READ - 1})
+    if type(v) ~= 'string' or (v == '' and not known) then return false end
+    if #v == ${STRING_BYTES_READ} then size = redis.call('STRLEN', key) end
   elseif t == 'hash' then
-    local v = redis.pcall('HRANDFIELD', key, ${HASH_FIELDS_READ}, 'WITHVALUES')
-    if v['err'] or (#v == 0 and not known) then return nil end
-    row[3] = v
-    if #v == ${2 * HASH_FIELDS_READ} then row[4] = redis.call('HLEN', key); row[5] = redis.call('HGET', key, 'mode') end
+    v = redis.pcall('HRANDFIELD', key, ${HASH_FIELDS_READ}, 'WITHVALUES')
+    if v['err'] or (#v == 0 and not known) then return false end
+    if #v == ${2 * HASH_FIELDS_READ} then size = redis.call('HLEN', key); mode = redis.call('HGET', key, 'mode') end
   elseif t == 'zset' then
-    local v = redis.pcall('ZRANGE', key, 0, ${ZSET_MEMBERS_READ - 1}, 'WITHSCORES')
-    if v['err'] or (#v == 0 and not known) then return nil end
-    row[3] = v
-    if #v == ${2 * ZSET_MEMBERS_READ} then row[4] = redis.call('ZCARD', key) end
+    v = redis.pcall('ZRANGE', key, 0, ${ZSET_MEMBERS_READ - 1}, 'WITHSCORES')
+    if v['err'] or (#v == 0 and not known) then return false end
+    if #v == ${2 * ZSET_MEMBERS_READ} then size = redis.call('ZCARD', key) end
   elseif not known then
-    return nil
+    return false
   end
-  row[2] = redis.call('PTTL', key)
-  return row
+  out[b + 1], out[b + 2], out[b + 3], out[b + 4], out[b + 5] = t, redis.call('PTTL', key), v, size, mode
+  return true
 end
 for i = 1, n do
-  local key = KEYS[i]
-  local expected = ARGV[i + 1]
-  out[i] = (expected ~= '' and readAs(key, expected, false)) or readAs(key, redis.call('TYPE', key)['ok'], true)
+  local key, b = KEYS[i], 5 * (i - 1)
+  local expected = ARGV[i + 2]
+  if expected == '' then expected = 'string' end
+  if not readAs(b, key, expected, false) then readAs(b, key, redis.call('TYPE', key)['ok'], true) end
+end
+-- The KEYS positions to probe: every generic candidate, and the Redisson one of each hash.
+local at = {}
+for i = 1, g do at[i] = n + i end
+for i = 1, n do
+  if out[5 * (i - 1) + 1] == 'hash' then at[#at + 1] = n + g + i end
+end
+local function names(lo, hi)
+  local t = {}
+  for j = lo, hi do t[#t + 1] = KEYS[at[j]] end
+  return t
 end
 local function probe(lo, hi, count)
   if count == 0 then return end
   if count == hi - lo + 1 then
-    for i = lo, hi do
-      local v = redis.pcall('GET', KEYS[i])
-      if type(v) == 'string' then out[i] = v end
+    for j = lo, hi do
+      local v = redis.pcall('GET', KEYS[at[j]])
+      if type(v) == 'string' then out[4 * n + at[j]] = v end
     end
     return
   end
   local mid = math.floor((lo + hi) / 2)
-  local left = redis.call('EXISTS', unpack(KEYS, lo, mid))
+  local left = redis.call('EXISTS', unpack(names(lo, mid)))
   probe(lo, mid, left)
   probe(mid + 1, hi, count - left)
 end
-for i = n + 1, #KEYS do out[i] = false end
-if #KEYS > n then probe(n + 1, #KEYS, redis.call('EXISTS', unpack(KEYS, n + 1, #KEYS))) end
+if #at > 0 then probe(1, #at, redis.call('EXISTS', unpack(names(1, #at)))) end
 return out
 `;
 const LIST_SHA = createHash('sha1').update(LIST_LUA).digest('hex');
@@ -115,18 +128,17 @@ async function runScript(client: Redis, send: Queue, mode: 'EVAL_RO' | 'EVAL', k
   return reply!;
 }
 
-type Row = [string, number, unknown?, number?, (string | null)?];
-
-function valueOf(type: string, [, , payload, size, mode]: Row): LockValue {
-  if (type === 'string') return size === undefined ? { kind: 'string', value: String(payload) } : { kind: 'string', value: String(payload), length: size };
+/** A key's value from its slots of the reply: payload, and the size and "mode" (null unless the read filled its bound). */
+function valueOf(type: string, payload: unknown, size: unknown, mode: unknown): LockValue {
+  if (type === 'string') return size == null ? { kind: 'string', value: String(payload) } : { kind: 'string', value: String(payload), length: Number(size) };
   if (type === 'hash') {
     const fields = Object.fromEntries(pairs(payload as string[]));
     if (typeof mode === 'string') fields.mode = mode;
-    return { kind: 'hash', fields, total: size ?? Object.keys(fields).length };
+    return { kind: 'hash', fields, total: size == null ? Object.keys(fields).length : Number(size) };
   }
   if (type === 'zset') {
     const members = pairs(payload as string[]).map(([member, score]) => ({ member, score: Number(score) }));
-    return { kind: 'zset', members, total: size ?? members.length };
+    return { kind: 'zset', members, total: size == null ? members.length : Number(size) };
   }
   return { kind: 'other', type };
 }
@@ -156,34 +168,45 @@ function groups(keys: readonly string[], cluster: boolean): string[][] {
 }
 
 /**
- * Reads `keys` (all on `client`, through `send`) with the listing script; `candidates(key)` are the fence
- * names worth checking beside a key (in a Cluster only those in the key's own slot go into its script),
- * `typeHints` each key's type in the previous listing.
+ * Reads `keys` (all on `client`, through `send`) with the listing script, and the fence candidates beside
+ * them that share the script's slot (fences.ts); `typeHints` holds each key's type in the previous listing (its row there).
  */
-export async function readByScript(client: Redis, send: Queue, keys: readonly string[], candidates: (key: string) => string[], cluster: boolean, typeHints: ReadonlyMap<string, string>): Promise<ScriptedReads> {
+export async function readByScript(client: Redis, send: Queue, keys: readonly string[], cluster: boolean, typeHints: ReadonlyMap<string, { type: string }>): Promise<ScriptedReads> {
   const out: ScriptedReads = { read: [], fences: new Map(), checked: new Set(), rest: [] };
   await Promise.all(
     groups(keys, cluster).map(async (group) => {
       const mode = modes.get(client) ?? 'EVAL_RO';
       if (mode === 'none') return void out.rest.push(...group);
       const slot = cluster ? keySlot(group[0]!) : 0;
-      const names = [...new Set(group.flatMap(candidates))].filter((f) => !cluster || keySlot(f) === slot);
-      const [err, reply] = await runScript(client, send, mode, [...group, ...names], [String(group.length), ...group.map((k) => typeHints.get(k) ?? '')]);
+      const inSlot = (f: string) => !cluster || keySlot(f) === slot;
+      const generic = [...new Set(group.flatMap((k) => fenceCandidates(k, 'string')))].filter(inSlot);
+      // One Redisson name per lock key, by position. A name outside the slot (a key with an unpaired brace)
+      // is replaced by the lock key itself, which GET never reads as a fence (it is a hash there), and is left unchecked.
+      const redisson = group.map((k) => {
+        const name = redissonFenceKey(k);
+        return inSlot(name) ? name : k;
+      });
+      const args = [String(group.length), String(generic.length)];
+      for (const k of group) args.push(typeHints.get(k)?.type ?? '');
+      const [err, reply] = await runScript(client, send, mode, [...group, ...generic, ...redisson], args);
       if (err) {
         noteRefusal(client, mode, err);
         return void out.rest.push(...group);
       }
       const replies = reply as unknown[];
-      group.forEach((key, i) => {
-        const row = replies[i] as Row;
+      for (let i = 0, b = 0; i < group.length; i++, b += 5) {
+        const type = replies[b];
         // Gone since SCAN found it.
-        if (row[0] !== 'none') out.read.push({ key, type: row[0], pttl: Number(row[1]), value: valueOf(row[0], row) });
-      });
-      names.forEach((name, i) => {
+        if (typeof type === 'string' && type !== 'none') out.read.push({ key: group[i]!, type, pttl: Number(replies[b + 1]), value: valueOf(type, replies[b + 2], replies[b + 3], replies[b + 4]) });
+      }
+      const names = [...generic, ...redisson];
+      for (let i = 0, b = 5 * group.length; i < names.length; i++) {
+        const name = names[i]!;
+        if (name === group[i - generic.length]) continue; // a placeholder
         out.checked.add(name);
-        const value = replies[group.length + i];
+        const value = replies[b + i];
         if (typeof value === 'string') out.fences.set(name, value);
-      });
+      }
     }),
   );
   return out;
