@@ -36,7 +36,9 @@ export function leanParseKeeps(text: string, helpers: HelperNames): HelperNames 
  * with lock helpers is then asked of the project index (ProjectIndex.importsLockHelpers).
  */
 export function mayCallLockHelpers(text: string): boolean {
-  if (!(LOCK_NAME.test(text) || ACQUIRE_CALL.test(text)) || !IMPORT.test(text)) return false;
+  // IMPORT first: it answers at the first import of most files, and a quarter of a package corpus's text
+  // (compiled bundles, scripts) imports nothing, which spares the two slower tests their whole text.
+  if (!IMPORT.test(text) || !(LOCK_NAME.test(text) || ACQUIRE_CALL.test(text))) return false;
   const code = text.replace(LINE_COMMENTS, ' ');
   return (LOCK_NAME.test(code) || ACQUIRE_CALL.test(code)) && IMPORT.test(code);
 }
