@@ -6,7 +6,8 @@
 // because the lean parse blanks such declarations (engine/lock-text.ts). An edit inside one function or
 // method (a unit: rules/kept-units.ts) that shares no name, key or file-wide text with another unit
 // re-analyses that unit alone, with the file's context and every other unit left out, and keeps the other
-// units' findings. Any other edit is analysed afresh.
+// units' findings; the language server offers such an edit before re-parsing the file (analyzeEdit), and
+// the parse of that unit alone then stands for the whole file's. Any other edit is analysed afresh.
 import { activeRules, changedSpan, parseLean, runRules, withModel, type AnalyzeOptions, type NextTreeText } from './analyze';
 import { emptyConfig } from './config';
 import { buildModel } from './engine/model';
