@@ -96,15 +96,37 @@ const SMALL_EDIT = 2_048;
  */
 export function reparseSource(previous: ts.SourceFile, text: string, helpers: HelperNames = NO_HELPERS): ts.SourceFile {
   const kind = scriptKindOf(previous.fileName) ?? ts.ScriptKind.TS;
-  const direct = changedSpan(previous.text, text);
-  const small = direct.span.length < SMALL_EDIT && direct.newLength < SMALL_EDIT;
-  const lean = small ? undefined : leanText(text, helpers, isJsx(kind), keptLean.get(previous));
+  const { direct, lean } = nextLean(previous, text, helpers);
   const next = lean?.text ?? text;
   let sourceFile = ts.updateSourceFile(previous, next, lean ? changedSpan(previous.text, next) : direct);
   if (lean && !leanParseHolds(sourceFile, lean.blanked)) sourceFile = createTree(previous.fileName, text, kind);
   else if (lean) keptLean.set(sourceFile, lean.kept);
   indexTree(sourceFile, true);
   return sourceFile;
+}
+
+/** The lean text reparseSource gives the next tree, or none: the tree is then of the whole text. */
+function nextLean(previous: ts.SourceFile, text: string, helpers: HelperNames) {
+  const direct = changedSpan(previous.text, text);
+  const small = direct.span.length < SMALL_EDIT && direct.newLength < SMALL_EDIT;
+  return { direct, lean: small ? undefined : leanText(text, helpers, isJsx(scriptKindOf(previous.fileName) ?? ts.ScriptKind.TS), keptLean.get(previous)) };
+}
+
+/** The text of the tree reparseSource would make of `text`, with the spans it blanked; no tree is made. */
+export interface NextTreeText {
+  text: string;
+  blanked: Array<[number, number]>;
+}
+
+/**
+ * What reparseSource(previous, text) would parse, or undefined when that is not known without the parse:
+ * a lean text re-parses to a lean tree only if the parse holds (leanParseHolds), which the caller must
+ * then confirm where the text changed, and `previous` is a lean tree so the rest is known to hold.
+ */
+export function nextTreeText(previous: ts.SourceFile, text: string, helpers: HelperNames = NO_HELPERS): NextTreeText | undefined {
+  const { lean } = nextLean(previous, text, helpers);
+  if (!lean) return { text, blanked: [] };
+  return keptLean.has(previous) ? { text: lean.text, blanked: lean.blanked } : undefined;
 }
 
 /** The one span that covers every difference between two texts (common prefix and suffix left out). */

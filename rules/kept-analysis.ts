@@ -6,12 +6,13 @@
 // because the lean parse blanks such declarations (engine/lock-text.ts). An edit inside one function or
 // method (a unit: rules/kept-units.ts) that shares no name, key or file-wide text with another unit
 // re-analyses that unit alone, with the file's context and every other unit left out, and keeps the other
-// units' findings. Any other edit is analysed afresh.
-import { activeRules, changedSpan, parseLean, runRules, withModel, type AnalyzeOptions } from './analyze';
+// units' findings; the language server offers such an edit before re-parsing the file (analyzeEdit), and
+// the parse of that unit alone then stands for the whole file's. Any other edit is analysed afresh.
+import { activeRules, changedSpan, parseLean, runRules, withModel, type AnalyzeOptions, type NextTreeText } from './analyze';
 import { emptyConfig } from './config';
 import { buildModel } from './engine/model';
 import type { KeyRef } from './engine/keys';
-import { contextWords, keySignatures, modelKeys, modelNames, moduleVariables, recordingKeys, unitAt, unitFacts, unitsOf, withOneUnit, type UnitFacts } from './kept-units';
+import { contextWords, endsClosed, keySignatures, modelKeys, modelNames, moduleVariables, recordingKeys, unitAt, unitFacts, unitsOf, withOneUnit, type Part, type UnitFacts, type UnitNode } from './kept-units';
 import { applySuppressions } from './suppressions';
 import { ts } from './engine/typescript';
 import type { AnalysisResult, Finding, RelatedLocation, Span } from './types';
@@ -54,8 +55,11 @@ const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n'
 
 export class KeptAnalysis {
   private kept?: Kept;
-  /** How many analyses were re-used, re-ran one unit, and ran afresh (the bench and the tests read them). */
-  readonly stats = { reused: 0, unit: 0, fresh: 0 };
+  /**
+   * How many analyses were re-used, re-ran one unit (of them, how many without a tree of the edited
+   * text), and ran afresh (the bench and the tests read them).
+   */
+  readonly stats = { reused: 0, unit: 0, fresh: 0, withoutTree: 0 };
 
   /** The next analysis is a fresh one (the project's meaning of the file changed, or its tree was parsed anew). */
   forget(): void {
@@ -101,24 +105,38 @@ export class KeptAnalysis {
     return { findings: applySuppressions(sourceFile.text, result.findings), ruleFailures: result.ruleFailures };
   }
 
+  /**
+   * The findings after an edit inside one unit, without a tree of the edited text: `next` is what
+   * reparseSource would parse (nextTreeText), and the parse of the edited unit alone, which the unit
+   * edit makes anyway, confirms that the whole text's units are the kept ones (confirmedUnit). The
+   * re-parse of the whole file, a third of an edit's work, is left to whatever needs the tree next.
+   * Undefined when the tree is needed to be sure; nothing kept has changed then.
+   */
+  analyzeEdit(fileName: string, next: NextTreeText, options: Options): Result | undefined {
+    const kept = this.kept;
+    if (!kept || kept.config !== options.config) return undefined;
+    const unsuppressed = this.unitEdit(kept, { fileName, ...next }, options);
+    if (!unsuppressed) return undefined;
+    this.stats.unit++;
+    this.stats.withoutTree++;
+    return { findings: applySuppressions(next.text, unsuppressed), ruleFailures: [] };
+  }
+
   /** The findings after an edit inside one unit that shares nothing with the others; else undefined. */
-  private unitEdit(kept: Kept, sourceFile: ts.SourceFile, options: Options): Finding[] | undefined {
+  private unitEdit(kept: Kept, source: ts.SourceFile | ({ fileName: string } & NextTreeText), options: Options): Finding[] | undefined {
     const units = kept.units;
     if (!units) return undefined;
-    const text = sourceFile.text;
+    const text = source.text;
     const { span, newLength } = changedSpan(kept.text, text);
     const edit = { start: span.start, oldEnd: span.start + span.length, delta: newLength - span.length };
     const at = unitAt(units.facts, edit.start);
     const old = units.facts[at];
     if (!old || edit.oldEnd > old.end || units.tied.has(old)) return undefined;
-    // The same units, the edited one grown or shrunk by the edit and those after it moved.
-    const nodes = unitsOf(sourceFile);
-    if (nodes.length !== units.facts.length) return undefined;
-    for (let i = 0; i < nodes.length; i++) {
-      const was = units.facts[i];
-      const shift = i > at ? edit.delta : 0;
-      if (nodes[i].pos !== was.pos + shift || nodes[i].end !== was.end + (i >= at ? edit.delta : 0)) return undefined;
-    }
+    // The same units, the edited one grown or shrunk by the edit and those after it moved: as the tree
+    // has them, or (without one) as the parse of the part must confirm.
+    const places = units.facts.map((f, i) => ({ pos: i > at ? f.pos + edit.delta : f.pos, end: i >= at ? f.end + edit.delta : f.end }));
+    const nodes = 'kind' in source ? unitsOf(source) : undefined;
+    if (nodes && (nodes.length !== places.length || nodes.some((n, i) => n.pos !== places[i].pos || n.end !== places[i].end))) return undefined;
     const findings = kept.unsuppressed;
     const first = findings.findIndex((f) => f.span.start >= old.pos);
     const before = first < 0 ? findings : findings.slice(0, first);
@@ -129,12 +147,18 @@ export class KeptAnalysis {
       return undefined;
     }
     // What the unit's text alone says it shares is checked before the work; its keys and objects after.
-    const facts = unitFacts(nodes[at], text, units.mutable);
-    if (facts.fileWide || shares(units, old, facts)) return undefined;
+    let facts = nodes && unitFacts(nodes[at], text, units.mutable);
+    if (facts && (facts.fileWide || shares(units, old, facts))) return undefined;
 
     const config = options.config ?? emptyConfig();
-    const part = withOneUnit(text, nodes, at);
-    const tree = parseLean(sourceFile.fileName, part.text, config.helpers, true).sourceFile;
+    const part = withOneUnit(text, places, at);
+    const tree = parseLean(source.fileName, part.text, config.helpers, true).sourceFile;
+    if (!facts) {
+      const unit = 'blanked' in source ? confirmedUnit(tree, part, places, at, units.facts, source.blanked) : undefined;
+      if (!unit) return undefined;
+      facts = { ...unitFacts(unit, part.text, units.mutable), pos: places[at].pos, end: places[at].end };
+      if (facts.fileWide || shares(units, old, facts)) return undefined;
+    }
     const model = options.project ? options.project.partModelOf?.(tree, config) : buildModel(tree, config.helpers);
     if (!model) return undefined;
     const keys: KeyRef[] = [];
@@ -151,15 +175,49 @@ export class KeptAnalysis {
     forgetUnit(units, old);
     countUnit(units, facts);
     units.facts[at] = facts;
-    for (let i = at + 1; i < nodes.length; i++) {
-      units.facts[i].pos = nodes[i].pos;
-      units.facts[i].end = nodes[i].end;
+    for (let i = at + 1; i < places.length; i++) {
+      units.facts[i].pos = places[i].pos;
+      units.facts[i].end = places[i].end;
     }
     // A finding before the unit may point past it (at the context's release script).
     const unsuppressed = [...before.map((f) => moved(f, edit)), ...found, ...after.map((f) => moved(f, edit))];
     this.kept = { ...kept, text, unsuppressed, units };
     return unsuppressed;
   }
+}
+
+/**
+ * The edited unit in the parse of the part (which holds the context and that unit), when that parse
+ * shows the whole text's parse has the kept units: no syntax error; one unit, of the kind it was, at
+ * its place; it and what comes before it in the whole text end so that the parse of what follows starts
+ * afresh (endsClosed: the code next to the unit in the part is not the code next to it in the whole
+ * text); and the lean text's blanks in front of it lie before its first token (leanParseHolds).
+ */
+function confirmedUnit(tree: ts.SourceFile, part: Part, places: readonly Place[], at: number, facts: readonly UnitFacts[], blanked: ReadonlyArray<[number, number]>): UnitNode | undefined {
+  if ((tree as unknown as { parseDiagnostics: readonly unknown[] }).parseDiagnostics.length > 0) return undefined;
+  const found = unitsOf(tree);
+  const unit = found[0];
+  const place = places[at];
+  // Its first token in its place (in the part, the units left out are blanks in front of it).
+  const start = found.length === 1 ? part.toWhole(unit.node.getStart(tree)) : -1;
+  if (found.length !== 1 || unit.node.kind !== facts[at].kind || start < place.pos || part.toWhole(unit.end) !== place.end) return undefined;
+  if (!endsClosed(unit.node, tree.text)) return undefined;
+  // Before it in the whole text: the unit before (left out of the part), or what the part has there too.
+  const afterUnit = at > 0 && places[at - 1].end === place.pos;
+  if (afterUnit ? !facts[at - 1].closed : !closedBefore(unit.node, tree.text)) return undefined;
+  return blanked.every(([from]) => from < place.pos || from >= place.end || start >= from) ? unit : undefined;
+}
+
+interface Place {
+  pos: number;
+  end: number;
+}
+
+/** Is `node` first in its file or class, or after a statement or member that ends closed? */
+function closedBefore(node: ts.Node, text: string): boolean {
+  const siblings: readonly ts.Node[] = ts.isSourceFile(node.parent) ? node.parent.statements : ts.isClassDeclaration(node.parent) ? node.parent.members : [];
+  const i = siblings.indexOf(node);
+  return i === 0 || (i > 0 && endsClosed(siblings[i - 1], text));
 }
 
 /** Does the edited unit, before (`old`) or after (`now`), share a name or a key with another unit or the context? */

@@ -26,6 +26,10 @@ export interface UnitFacts {
   fileWide: boolean;
   /** Its findings (before suppressions), offsets in the analysed text. */
   findings: Finding[];
+  /** Its node's kind: a unit re-parsed alone must still be of it. */
+  kind: ts.SyntaxKind;
+  /** It ends where no code after it can continue it (endsClosed). */
+  closed: boolean;
 }
 
 /** A unit's node and range; `pos` takes its leading comments and blanks. */
@@ -111,7 +115,24 @@ export function unitFacts(unit: UnitNode, text: string, mutable: ReadonlySet<str
   const declared = ownNames(unit.node);
   for (const m of own.matchAll(FIELD_WRITE)) declared.push(m[1]);
   for (const word of words) if (mutable.has(word)) declared.push(word);
-  return { pos: unit.pos, end: unit.end, declared, words, keys: new Set(), fileWide: FILE_WIDE.test(own), findings: [] };
+  return { pos: unit.pos, end: unit.end, declared, words, keys: new Set(), fileWide: FILE_WIDE.test(own), findings: [], kind: unit.node.kind, closed: endsClosed(unit.node, text) };
+}
+
+/** Declarations that end with their body or their specifier: nothing written after them continues them. */
+const CLOSED_KINDS = new Set([
+  ts.SyntaxKind.FunctionDeclaration, ts.SyntaxKind.MethodDeclaration, ts.SyntaxKind.Constructor, ts.SyntaxKind.GetAccessor,
+  ts.SyntaxKind.SetAccessor, ts.SyntaxKind.ClassDeclaration, ts.SyntaxKind.InterfaceDeclaration, ts.SyntaxKind.EnumDeclaration,
+  ts.SyntaxKind.ModuleDeclaration, ts.SyntaxKind.ImportDeclaration, ts.SyntaxKind.ExportDeclaration,
+]);
+
+/**
+ * Does `node` (a statement or class member of `text`) end so that the parse of the code after it starts
+ * afresh, whatever that code is? A declaration with a body, or a `;` (no other token ends with one). An
+ * expression without one could be continued by a `(` or `[` on the next line.
+ */
+export function endsClosed(node: ts.Node, text: string): boolean {
+  if (CLOSED_KINDS.has(node.kind)) return !ts.isFunctionLike(node) || !!(node as ts.FunctionLikeDeclaration).body;
+  return text[node.end - 1] === ';';
 }
 
 /** The identifiers outside every unit. */
@@ -175,7 +196,7 @@ export interface Part {
  * were (messages give lines) and the part is small to parse; offsets are mapped back with `toWhole`.
  * A text with lone carriage returns keeps every unit's length, blanked.
  */
-export function withOneUnit(text: string, units: readonly UnitNode[], kept: number): Part {
+export function withOneUnit(text: string, units: readonly { pos: number; end: number }[], kept: number): Part {
   const loneReturns = text.includes('\r') && /\r(?!\n)/.test(text);
   const parts: string[] = [];
   // After `at` in the part, offsets are `removed` short of the whole text's.

@@ -132,7 +132,7 @@ export class Analyzer {
       // An open document (it has a kept tree) is analysed on every edit.
       const project = this.projectFor(scope, text, !!tree);
       return tree
-        ? tree.analysis.analyze(tree.parse(scope.fileName, text, helpers), { config: scope.config, project })
+        ? tree.analyze(scope.fileName, text, helpers, { config: scope.config, project })
         : analyzeWithSites(parseSource(scope.fileName, text, helpers), scope.config, { fixes: false, project });
     };
     let stackOverflow = false;

@@ -4,14 +4,18 @@
 // bookkeeping of the editor's changes is needed and none can be missed; a failed re-parse is a full one.
 import type { ts } from 'ts-morph';
 import type { HelperNames } from '../../rules/config';
-import { parseSource, reparseSource } from '../../rules/analyze';
+import { nextTreeText, parseSource, reparseSource, type AnalyzeOptions } from '../../rules/analyze';
 import { KeptAnalysis } from '../../rules/kept-analysis';
 
 export class DocumentTree {
   private tree: ts.SourceFile | undefined;
   /** The name `tree` was parsed under (TypeScript normalises the one it stores). */
   private fileName = '';
-  /** The text `tree` is of (the tree's own text has the statements without lock code blanked). */
+  /**
+   * The text `tree` is of (the tree's own text has the statements without lock code blanked). An edit
+   * the kept analysis takes without a tree leaves the tree behind the document: it is re-parsed across
+   * every edit since when it is next needed.
+   */
   private text = '';
   /** The helper names the lean parse kept declarations for: other names, another blanking. */
   private helpersKey = '';
@@ -21,6 +25,17 @@ export class DocumentTree {
   /** Forgets the tree: the next parse is a full one. */
   drop(): void {
     this.tree = undefined;
+  }
+
+  /** The findings (without fixes) of `text`, the document's current text: without a tree where the kept analysis can. */
+  analyze(fileName: string, text: string, helpers: HelperNames, options: Omit<AnalyzeOptions, 'fixes' | 'only'>): ReturnType<KeptAnalysis['analyze']> {
+    const tree = this.tree;
+    if (tree && this.fileName === fileName && this.helpersKey === keyOf(helpers) && this.text !== text) {
+      const next = nextTreeText(tree, text, helpers);
+      const result = next && this.analysis.analyzeEdit(fileName, next, options);
+      if (result) return result;
+    }
+    return this.analysis.analyze(this.parse(fileName, text, helpers), options);
   }
 
   /** A tree of `text`, which must be the document's current text; kept for the next edit. */
@@ -47,10 +62,12 @@ export class DocumentTree {
     return tree;
   }
 
-  /** The kept tree if it is of exactly `text`; otherwise a fresh parse that is not kept. */
+  /**
+   * The kept tree, re-parsed to `text` (the document's current text) if it is behind; a fresh parse that is
+   * not kept when there is none of this name and helpers.
+   */
   treeOf(fileName: string, text: string, helpers: HelperNames): ts.SourceFile {
-    const tree = this.tree;
-    return tree && this.fileName === fileName && this.text === text && this.helpersKey === keyOf(helpers) ? tree : parseSource(fileName, text, helpers);
+    return this.tree && this.fileName === fileName && this.helpersKey === keyOf(helpers) ? this.parse(fileName, text, helpers) : parseSource(fileName, text, helpers);
   }
 }
 

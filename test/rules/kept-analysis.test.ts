@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { analyzeSource, parseSource, reparseSource, type ModelProvider } from '../../rules/analyze';
+import { analyzeSource, nextTreeText, parseSource, reparseSource, type ModelProvider } from '../../rules/analyze';
 import { ProjectIndex } from '../../rules/project/project-index';
 import { KeptAnalysis } from '../../rules/kept-analysis';
 import type { ts } from '../../rules/engine/typescript';
@@ -121,17 +121,26 @@ function edit(text: string, next: () => number, inLockCode = false): string {
 
 const shown = (findings: readonly Finding[]) => findings.map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, span: f.span, related: f.related }));
 
-/** Runs `edits` random edits on `text`; returns how many analyses were re-used, wholly or but for one unit. */
-function checkSequence(text: string, seed: number, edits: number, kept = new KeptAnalysis(), inLockCode = false, projectOf?: (text: string) => ModelProvider): number {
+/**
+ * Runs `edits` random edits on `text`; returns how many analyses were re-used, wholly or but for one unit.
+ * With `withoutTree`, as the language server does (server/src/document-tree.ts): each edit is first
+ * offered to the kept analysis without a tree, and the tree is re-parsed, across every edit since it
+ * was last, only when that analysis needs one.
+ */
+function checkSequence(text: string, seed: number, edits: number, kept = new KeptAnalysis(), inLockCode = false, projectOf?: (text: string) => ModelProvider, withoutTree = false): number {
   const next = random(seed);
   let tree: ts.SourceFile = parseSource('edited.ts', text);
   kept.analyze(tree, { project: projectOf?.(text) });
   let reused = 0;
   for (let i = 0; i < edits; i++) {
     text = edit(text, next, inLockCode);
-    tree = reparseSource(tree, text);
     const before = kept.stats.reused + kept.stats.unit;
-    const incremental = kept.analyze(tree, { project: projectOf?.(text) });
+    const nextText = withoutTree ? nextTreeText(tree, text) : undefined;
+    let incremental = nextText && kept.analyzeEdit('edited.ts', nextText, { project: projectOf?.(text) });
+    if (!incremental) {
+      tree = reparseSource(tree, text);
+      incremental = kept.analyze(tree, { project: projectOf?.(text) });
+    }
     reused += kept.stats.reused + kept.stats.unit - before;
     const fresh = analyzeSource(parseSource('edited.ts', text), { fixes: false, project: projectOf?.(text) });
     assert.deepEqual(shown(incremental.findings), shown(fresh.findings), `edit ${i + 1} of seed ${seed}:\n${text}`);
@@ -169,6 +178,19 @@ test('lock-heavy text: edits inside lock functions re-analyse one function and g
   const text = lockHeavyText();
   for (let seed = 41; seed <= 52; seed++) checkSequence(text, seed, 15, kept, true);
   assert.ok(kept.stats.unit >= 30, `one function was re-analysed alone ${kept.stats.unit} times`);
+});
+
+test('without a tree of the edited text, as the server analyses: edits inside lock functions get the findings of a fresh analysis', () => {
+  const kept = new KeptAnalysis();
+  for (let seed = 141; seed <= 152; seed++) checkSequence(lockHeavyText(), seed, 15, kept, true, undefined, true);
+  for (let seed = 161; seed <= 172; seed++) checkSequence(mixedText(), seed, 15, kept, true, undefined, true);
+  assert.ok(kept.stats.withoutTree >= 30, `one function was re-analysed without a tree ${kept.stats.withoutTree} times`);
+});
+
+test('without a tree of the edited text: every edit of random sequences gets the findings of a fresh analysis', () => {
+  const kept = new KeptAnalysis();
+  for (let seed = 181; seed <= 192; seed++) checkSequence(lockHeavyText(), seed, 20, kept, false, undefined, true);
+  assert.ok(kept.stats.withoutTree >= 3, `one function was re-analysed without a tree ${kept.stats.withoutTree} times`);
 });
 
 test('mixed text: edits inside lock functions re-analyse one function and get the findings of a fresh analysis', () => {
