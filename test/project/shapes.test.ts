@@ -694,6 +694,57 @@ export async function payout() {
     },
     expected: ['src/locks.ts: owner-checked-release', 'src/locks.ts: unique-token'],
   },
+  {
+    name: 'a lock module handing back { status, unlock }: a route that unlocks on an early return, then does work its catch never unlocks after',
+    files: {
+      'src/redis.ts': client,
+      'src/utils/submitLock.ts': `import { redis } from '../redis';
+import { randomUUID } from 'node:crypto';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function acquireLock(key: string) {
+  const token = randomUUID();
+  if ((await redis.set(key, token, 'PX', 20000, 'NX')) !== 'OK') return { status: false as const };
+  return { status: true as const, unlock: () => void redis.eval(RELEASE, 1, key, token) };
+}
+`,
+      'src/routes/vote.ts': `import { acquireLock } from '../utils/submitLock';
+declare function save(id: string): Promise<void>;
+export async function vote(id: string, tooLong: boolean): Promise<number> {
+  try {
+    const lock = await acquireLock(\`vote:\${id}\`);
+    if (!lock.status) return 429;
+    if (tooLong) {
+      lock.unlock();
+      return 400;
+    }
+    await save(id);
+    lock.unlock();
+    return 200;
+  } catch {
+    return 500;
+  }
+}
+`,
+      'src/routes/rate.ts': `import { acquireLock } from '../utils/submitLock';
+declare function save(id: string): Promise<void>;
+export async function rate(id: string, tooLong: boolean): Promise<number> {
+  const lock = await acquireLock(\`rate:\${id}\`);
+  if (!lock.status) return 429;
+  if (tooLong) {
+    lock.unlock();
+    return 400;
+  }
+  try {
+    await save(id);
+    return 200;
+  } finally {
+    lock.unlock();
+  }
+}
+`,
+    },
+    expected: ['src/routes/vote.ts: release-on-all-paths'],
+  },
 ];
 
 for (const shape of shapes) {
