@@ -41,6 +41,8 @@ export interface HelperVia {
    * failed acquire, or a token it would compare, still depends on it.
    */
   ownerChecked?: boolean;
+  /** For an acquire handing back a release function or lock object: does that release compare the token? */
+  handedReleaseChecked?: boolean;
 }
 
 export interface Acquire {
