@@ -745,6 +745,44 @@ export async function rate(id: string, tooLong: boolean): Promise<number> {
     },
     expected: ['src/routes/vote.ts: release-on-all-paths'],
   },
+  {
+    name: "CommonJS over the project's own raw-command function: a GET-compare-DEL release, and a shell runCommand that is no Redis",
+    files: {
+      'src/redisConn.js': `'use strict';
+const net = require('net');
+const socket = net.createConnection({ port: 6379 });
+async function redisCommand(...args) {
+  return send(socket, args);
+}
+function send(sock, args) { return new Promise((resolve) => sock.write(args.join(' '), resolve)); }
+module.exports = { redisCommand };
+`,
+      'src/utils/lock.js': `'use strict';
+const { randomUUID } = require('crypto');
+const { redisCommand } = require('../redisConn');
+async function lockStock(sku) {
+  const token = randomUUID();
+  const reply = await redisCommand('SET', 'lock:stock:' + sku, token, 'NX', 'PX', 10000);
+  return reply === 'OK' ? token : null;
+}
+async function unlockStock(sku, token) {
+  if ((await redisCommand('GET', 'lock:stock:' + sku)) === token) {
+    await redisCommand('DEL', 'lock:stock:' + sku);
+  }
+}
+module.exports = { lockStock, unlockStock };
+`,
+      'src/tasks.js': `'use strict';
+const { execFile } = require('child_process');
+function runCommand(name, ...args) { return new Promise((resolve) => execFile(name, args, resolve)); }
+async function releaseBuildLock(dir) {
+  await runCommand('del', 'lock:' + dir);
+}
+module.exports = { releaseBuildLock };
+`,
+    },
+    expected: ['src/utils/lock.js: owner-checked-release'],
+  },
 ];
 
 for (const shape of shapes) {
