@@ -9,7 +9,7 @@ import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 import { helperRelated } from './engine/helper-related';
-import { invertedGuard } from './engine/inverted-guard';
+import { eitherWayGuard, invertedGuard } from './engine/inverted-guard';
 
 /** A project helper whose return value says whether the lock was taken (its reply, or a token or null). */
 function helperTells(acquire: Acquire): boolean {
@@ -76,6 +76,14 @@ export const checkAcquireResult: Rule = {
         report({
           span: spanOf(inverted.expression),
           message: `This test of the NX acquire of ${describeKey(acquire.key)} is the wrong way round: \`${inverted.expression.getText()}\` is true when this process got the lock, and that branch leaves, keeping the lock until its TTL. The work after it runs only when the lock was NOT acquired, at the same time as the process that holds it. Leave when the acquire failed (\`if (!ok)\`) and work when it succeeded.`,
+        });
+        continue;
+      }
+      const eitherWay = isRedisAcquire(acquire) ? eitherWayGuard(acquire) : undefined;
+      if (eitherWay) {
+        report({
+          span: spanOf(eitherWay),
+          message: `This test of the NX acquire of ${describeKey(acquire.key)} passes either way: \`${eitherWay.getText()}\` is true when this process got the lock and also when the reply says another process holds it, so both go on as the holder, at the same time. Test for success alone (\`=== 'OK'\`) and treat the failure reply as "not acquired".`,
         });
         continue;
       }

@@ -135,7 +135,7 @@ export const ownerCheckedRelease: Rule = {
         if (first) {
           report({
             span: spanOf(release.call),
-            message: `${again}${release.via?.name}(...) deletes the key whoever holds it (its DEL compares no token), so this call removes the new holder's lock. Release once, in the finally, and compare the token in the helper.`,
+            message: `${again}${release.via?.returns ? `The release ${release.via.name}(...) hands back` : `${release.via?.name}(...)`} deletes the key whoever holds it (its DEL compares no token), so this call removes the new holder's lock. Release once, in the finally, and compare the token in the helper.`,
             related: [{ span: spanOf(first.call), message: 'the first release' }],
           });
         }

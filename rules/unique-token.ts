@@ -1,7 +1,7 @@
 // The lock value must be unique per acquisition: it is what a guarded release or extend compares.
 import { ts } from './engine/typescript';
-import type { Acquire, LockModel } from './engine/model';
-import { descendants, enclosingFunction, identifiersNamed, isAncestor, isAssignment, literalString, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import type { Acquire, LockModel, Release } from './engine/model';
+import { descendants, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isAssignment, isFunctionLike, literalString, normalizeText, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { freshToken } from './fixes/token';
 import { isRedisAcquire } from './engine/queries';
 import { initializerOf, tokenWeakness, type Weakness } from './engine/token-strength';
@@ -25,7 +25,8 @@ const WHY: Record<Weakness['kind'], string> = {
 function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): { call: Node; compares: boolean } | undefined {
   const key = acquire.key;
   if (!key) return undefined;
-  const ops = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library');
+  const byKey = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library');
+  const ops = byKey.length > 0 ? byKey : releasesOfHandedKey(model, acquire);
   // A release through a project helper compares the token only if the helper's own DEL does.
   const checked = ops.filter((op) => (op.ownerChecked && op.via?.ownerChecked !== false) || ('getCompare' in op && op.getCompare));
   // The compare in the acquire's own function first: that is the one a fix can reach.
@@ -33,6 +34,35 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   if (compare) return { call: compare.call, compares: true };
   const any = weakness.kind !== 'reused' ? (ops.find((op) => isAncestor(acquire.fn, op.call)) ?? ops[0]) : undefined;
   return any ? { call: any.call, compares: false } : undefined;
+}
+
+const RELEASE_NAME = /release|unlock/i;
+
+/**
+ * `acquireLock() { ...; return lockKey }` beside `releaseLock(lockKey) { del(lockKey) }`: an acquire that
+ * hands its key back as the handle is released by the release function of the same class (or file) that
+ * takes that key as its parameter.
+ */
+function releasesOfHandedKey(model: LockModel, acquire: Acquire): Release[] {
+  const key = acquire.key;
+  const fn = acquire.fn;
+  if (!key || !isFunctionLike(fn)) return [];
+  const isKey = (e: ts.Expression): boolean => {
+    const value = unwrap(e);
+    // `return ok ? lockKey : null`
+    if (ts.isConditionalExpression(value)) return isKey(value.whenTrue) || isKey(value.whenFalse);
+    return normalizeText(value) === key.text;
+  };
+  const handsKeyBack = descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement)
+    .some((r) => !!r.expression && enclosingFunction(r) === fn && isKey(r.expression));
+  if (!handsKeyBack) return [];
+  const home = fn.parent;
+  return model.releases.filter((r) => {
+    const releaseFn = r.fn;
+    if (!isFunctionLike(releaseFn) || releaseFn.parent !== home || !RELEASE_NAME.test(functionNameOf(releaseFn))) return false;
+    const param = r.key && ts.isIdentifier(unwrap(r.key.node)) ? (unwrap(r.key.node) as ts.Identifier).text : undefined;
+    return !!param && releaseFn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === param);
+  });
 }
 
 function fix(model: LockModel, acquire: Acquire, compared: Node): Fix | string {

@@ -237,9 +237,22 @@ function batchOf(receiver: ts.Node, ctx: RecogniserContext): RedisCommand['batch
   return undefined;
 }
 
+/** A project's own raw-command function (`redisCommand('SET', ...)`, `sendCommand('DEL', key)`): a plain call named for commands. */
+export const RAW_COMMAND_FN = /command$/i;
+const COMMAND_WORDS = new Set(Object.values(METHODS) as string[]);
+
+function rawCommandCall(call: ts.CallExpression, ctx: RecogniserContext): RedisCommand | undefined {
+  const callee = unwrap(call.expression);
+  if (!ts.isIdentifier(callee) || !RAW_COMMAND_FN.test(callee.text) || !call.arguments[0]) return undefined;
+  const word = literalString(call.arguments[0]);
+  // Only the commands this engine reads, spelled in capitals as Redis documents them: a shell helper's
+  // `runCommand('del', path)` is left alone.
+  return word && word === word.toUpperCase() && COMMAND_WORDS.has(word) ? genericCommand(call, 'call', call.arguments, ctx) : undefined;
+}
+
 export function recogniseCommand(call: ts.CallExpression, ctx: RecogniserContext): RedisCommand | undefined {
   const method = methodOf(call);
-  if (!method) return undefined;
+  if (!method) return rawCommandCall(call, ctx);
   const command = commandFromArgs(call, method.name, call.arguments, ctx);
   if (command) command.batch = batchOf(method.receiver, ctx);
   return command;

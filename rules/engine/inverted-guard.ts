@@ -91,3 +91,36 @@ export function invertedGuard(acquire: Acquire): ts.IfStatement | undefined {
   if (loop && loop !== acquire.fn && contains(acquire.fn, loop)) return undefined;
   return workAfter(guard) ? guard : undefined;
 }
+
+/** `ok === null`, `ok == undefined`, `!ok`: true exactly when the acquire failed. */
+function testsFailed(condition: Node, acquire: Acquire): boolean {
+  const c = unwrap(condition);
+  if (ts.isPrefixUnaryExpression(c) && c.operator === ts.SyntaxKind.ExclamationToken) return isReply(c.operand, acquire);
+  if (!ts.isBinaryExpression(c)) return false;
+  const other = isReply(c.left, acquire) ? c.right : isReply(c.right, acquire) ? c.left : undefined;
+  const op = c.operatorToken.kind;
+  return !!other && (op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.EqualsEqualsToken) && isFailedValue(other);
+}
+
+function disjuncts(e: Node): Node[] {
+  const n = unwrap(e);
+  return ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.BarBarToken ? [...disjuncts(n.left), ...disjuncts(n.right)] : [n];
+}
+
+/**
+ * `if (ok === 'OK' || ok === null) return token`: a test of the NX reply that passes on success and on
+ * failure alike, so the process goes on as the holder when another one has the lock.
+ */
+export function eitherWayGuard(acquire: Acquire): ts.BinaryExpression | undefined {
+  if (repliesOldValue(acquire) || acquire.result.kind !== 'assigned' || !acquire.result.awaited) return undefined;
+  const fn = acquire.fn;
+  for (const or of descendantsOfKind<ts.BinaryExpression>(fn, ts.SyntaxKind.BinaryExpression)) {
+    if (or.operatorToken.kind !== ts.SyntaxKind.BarBarToken || or.pos < acquire.call.end) continue;
+    // The outermost `||` only: its parts are read together.
+    if (ts.isBinaryExpression(or.parent) && or.parent.operatorToken.kind === ts.SyntaxKind.BarBarToken) continue;
+    if (ancestorWhere(or, isFunctionLike) !== fn) continue;
+    const parts = disjuncts(or);
+    if (parts.some((p) => testsAcquired(p, acquire)) && parts.some((p) => testsFailed(p, acquire))) return or;
+  }
+  return undefined;
+}

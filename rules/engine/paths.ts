@@ -255,7 +255,10 @@ export function releaseCoverage(model: LockModel, acquire: Acquire) {
     const exit = firstExit(acquire, release, kept ? caught.tryBlock.getStart() : release.call.getStart(), caught.tryBlock);
     return exit ? { release, exit, statement: enclosingStatement(release.call) } : undefined;
   }
-  const release = releases.find((r) => r.fn === acquire.fn && enclosingFunction(r.call) === acquire.fn);
+  // The last release in the function body: an early `release(); return;` before the work must not hide
+  // the work's exceptions from the release after it (a return after its own release is no exit).
+  const own = releases.filter((r) => r.fn === acquire.fn && enclosingFunction(r.call) === acquire.fn);
+  const release = own.reduce<Release | undefined>((last, r) => (!last || r.call.pos > last.call.pos ? r : last), undefined);
   if (!release) return undefined;
   const exit = firstExit(acquire, release);
   return exit ? { release, exit, statement: enclosingStatement(release.call) } : undefined;

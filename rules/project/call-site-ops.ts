@@ -90,6 +90,12 @@ function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'
   return ownerChecked === undefined ? { name: meaning.name, file: meaning.file, at, returns } : { name: meaning.name, file: meaning.file, at, returns, ownerChecked };
 }
 
+/** An acquire's via, with whether the release it hands back compares the token. */
+function acquireVia(meaning: Helper, a: NonNullable<Helper['summary']['acquire']>): HelperVia {
+  const base = via(meaning, a.at, a.returns);
+  return a.handedReleaseChecked === undefined ? base : { ...base, handedReleaseChecked: a.handedReleaseChecked };
+}
+
 export interface HelperOps {
   acquires: Acquire[];
   releases: Release[];
@@ -122,7 +128,7 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     ops.acquires.push({
       call, fn, statement: enclosingStatement(call), result: resultUse(call),
       kind: 'helper', key: keyAt(a.key, call, meaning, keyOf), token, tokenSpec: a.token,
-      hasTtl: a.hasTtl, owner: holds ? storedName(call) : (a.key.field ? receiverName : undefined), via: via(meaning, a.at, a.returns),
+      hasTtl: a.hasTtl, owner: holds ? storedName(call) : (a.key.field ? receiverName : undefined), via: acquireVia(meaning, a),
     });
   }
   if (summary.release) {
@@ -150,9 +156,11 @@ export function handedBackOps(acquire: Acquire): Omit<HelperOps, 'acquires'> {
   const owner = acquire.owner;
   const returns = acquire.via?.returns;
   if (!owner || (returns !== 'release-fn' && returns !== 'lock-object')) return ops;
+  // A handed-back release whose DEL compares no token: released twice on one path it deletes another holder's lock.
+  const releaseVia = acquire.via?.handedReleaseChecked === false ? { ...acquire.via, ownerChecked: false } : acquire.via;
   for (const call of descendantsOfKind<ts.CallExpression>(acquire.fn, ts.SyntaxKind.CallExpression)) {
     if (call.pos < acquire.call.end) continue;
-    const base = { call, fn: enclosingFunction(call), handle: owner, ownerChecked: true, key: acquire.key, via: acquire.via };
+    const base = { call, fn: enclosingFunction(call), handle: owner, ownerChecked: true, key: acquire.key, via: releaseVia };
     if (returns === 'release-fn') {
       if (ts.isIdentifier(unwrap(call.expression)) && calleeName(call) === owner) ops.releases.push({ ...base, kind: 'helper' });
       continue;

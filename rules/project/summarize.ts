@@ -317,6 +317,8 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
         returns,
         at: acquire.via?.at ?? placeOf(acquire.call, path),
       };
+      const handedChecked = handedReleaseChecked(fn, acquire, returns, model);
+      if (handedChecked !== undefined) summary.acquire.handedReleaseChecked = handedChecked;
     }
   }
   const release = ops.releases[0];
@@ -331,6 +333,17 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   const extend = ops.extends[0];
   if (extend) summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked, at: extend.via?.at ?? placeOf(extend.call, path) };
   return summary;
+}
+
+/**
+ * `return { unlock: () => redis.del(key) }` / `return () => release(key, token)`: whether the releases
+ * written in the functions the helper hands back compare the token; undefined when it hands back none.
+ */
+function handedReleaseChecked(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: AcquireReturn, model: LockModel): boolean | undefined {
+  if (returns !== 'release-fn' && returns !== 'lock-object') return acquire.via?.handedReleaseChecked;
+  const nested = model.releases.filter((r) => r.fn !== fn && r.call.pos >= fn.pos && r.call.end <= fn.end && r.call.pos > acquire.call.end);
+  if (nested.length === 0) return acquire.via?.handedReleaseChecked;
+  return nested.every((r) => r.ownerChecked && r.via?.ownerChecked !== false);
 }
 
 /** What an acquire helper hands its caller to release or renew the lock with. */

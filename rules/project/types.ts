@@ -54,6 +54,8 @@ export interface AcquireSummary {
   token: TokenSpec;
   hasTtl: boolean;
   returns: AcquireReturn;
+  /** For a handed-back release function or lock object: does the release written in it compare the token? */
+  handedReleaseChecked?: boolean;
   /** The acquire inside the helper. */
   at: Place;
 }

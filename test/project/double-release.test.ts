@@ -149,3 +149,48 @@ export async function shipOrder(id: string) {
   });
   assert.equal(found.length, 1);
 });
+
+// A lock module handing back `{ acquired, unlock }`, whose unlock is written in the module.
+const handingBack = (unlock: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export async function lockSubmission(key: string) {
+  const token = randomUUID();
+  if ((await redis.set(key, token, 'PX', 20_000, 'NX')) !== 'OK') return { acquired: false as const };
+  return { acquired: true as const, unlock: () => ${unlock} };
+}
+`;
+
+const submitRoute = `import { lockSubmission } from './lock';
+declare function valid(id: string): Promise<boolean>;
+declare function store(id: string): Promise<void>;
+export async function submit(id: string): Promise<number> {
+  const lock = await lockSubmission(\`submit:\${id}\`);
+  if (!lock.acquired) return 429;
+  try {
+    if (!(await valid(id))) {
+      lock.unlock();
+      return 400;
+    }
+    await store(id);
+    return 200;
+  } finally {
+    lock.unlock();
+  }
+}
+`;
+
+test('an unlock handed back by the lock module, whose DEL compares no token, called in the try and again in the finally', () => {
+  const found = secondReleases({ 'src/lock.ts': handingBack('void redis.del(key)'), 'src/submit.ts': submitRoute });
+  const lastUnlock = submitRoute.lastIndexOf('lock.unlock()');
+  assert.deepEqual(found.map((f) => `${f.file}:${f.span.start}`), [`src/submit.ts:${lastUnlock}`]);
+  assert.match(found[0].message, /The release lockSubmission\(\.\.\.\) hands back deletes the key/);
+});
+
+test('the same route with a handed-back unlock that compares the token is not reported', () => {
+  const found = secondReleases({
+    'src/lock.ts': handingBack(`void redis.eval("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end", 1, key, token)`),
+    'src/submit.ts': submitRoute,
+  });
+  assert.deepEqual(found, []);
+});

@@ -694,6 +694,95 @@ export async function payout() {
     },
     expected: ['src/locks.ts: owner-checked-release', 'src/locks.ts: unique-token'],
   },
+  {
+    name: 'a lock module handing back { status, unlock }: a route that unlocks on an early return, then does work its catch never unlocks after',
+    files: {
+      'src/redis.ts': client,
+      'src/utils/submitLock.ts': `import { redis } from '../redis';
+import { randomUUID } from 'node:crypto';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function acquireLock(key: string) {
+  const token = randomUUID();
+  if ((await redis.set(key, token, 'PX', 20000, 'NX')) !== 'OK') return { status: false as const };
+  return { status: true as const, unlock: () => void redis.eval(RELEASE, 1, key, token) };
+}
+`,
+      'src/routes/vote.ts': `import { acquireLock } from '../utils/submitLock';
+declare function save(id: string): Promise<void>;
+export async function vote(id: string, tooLong: boolean): Promise<number> {
+  try {
+    const lock = await acquireLock(\`vote:\${id}\`);
+    if (!lock.status) return 429;
+    if (tooLong) {
+      lock.unlock();
+      return 400;
+    }
+    await save(id);
+    lock.unlock();
+    return 200;
+  } catch {
+    return 500;
+  }
+}
+`,
+      'src/routes/rate.ts': `import { acquireLock } from '../utils/submitLock';
+declare function save(id: string): Promise<void>;
+export async function rate(id: string, tooLong: boolean): Promise<number> {
+  const lock = await acquireLock(\`rate:\${id}\`);
+  if (!lock.status) return 429;
+  if (tooLong) {
+    lock.unlock();
+    return 400;
+  }
+  try {
+    await save(id);
+    return 200;
+  } finally {
+    lock.unlock();
+  }
+}
+`,
+    },
+    expected: ['src/routes/vote.ts: release-on-all-paths'],
+  },
+  {
+    name: "CommonJS over the project's own raw-command function: a GET-compare-DEL release, and a shell runCommand that is no Redis",
+    files: {
+      'src/redisConn.js': `'use strict';
+const net = require('net');
+const socket = net.createConnection({ port: 6379 });
+async function redisCommand(...args) {
+  return send(socket, args);
+}
+function send(sock, args) { return new Promise((resolve) => sock.write(args.join(' '), resolve)); }
+module.exports = { redisCommand };
+`,
+      'src/utils/lock.js': `'use strict';
+const { randomUUID } = require('crypto');
+const { redisCommand } = require('../redisConn');
+async function lockStock(sku) {
+  const token = randomUUID();
+  const reply = await redisCommand('SET', 'lock:stock:' + sku, token, 'NX', 'PX', 10000);
+  return reply === 'OK' ? token : null;
+}
+async function unlockStock(sku, token) {
+  if ((await redisCommand('GET', 'lock:stock:' + sku)) === token) {
+    await redisCommand('DEL', 'lock:stock:' + sku);
+  }
+}
+module.exports = { lockStock, unlockStock };
+`,
+      'src/tasks.js': `'use strict';
+const { execFile } = require('child_process');
+function runCommand(name, ...args) { return new Promise((resolve) => execFile(name, args, resolve)); }
+async function releaseBuildLock(dir) {
+  await runCommand('del', 'lock:' + dir);
+}
+module.exports = { releaseBuildLock };
+`,
+    },
+    expected: ['src/utils/lock.js: owner-checked-release'],
+  },
 ];
 
 for (const shape of shapes) {

@@ -3,6 +3,20 @@ import { glide, io, nr, RELEASE } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: 'a retry that takes the success reply alone, and a test that joins two failure values', code: `${io}export async function take(key: string, token: string) {
+  for (let i = 0; i < 5; i++) {
+    const reply = await redis.set(key, token, 'PX', 5000, 'NX');
+    if (reply === 'OK' || reply !== null) return token;
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 50));
+  }
+  return null;
+}
+export async function tryLock(key: string, token: string) {
+  const reply = await redis.set(key, token, 'PX', 5000, 'NX');
+  if (reply === null || reply === undefined) return null;
+  return token;
+}
+` },
     { name: 'SET NX GET answers with the previous holder: a truthy reply means busy', code: `${io}export async function run(token: string) {
   const holder = await redis.set('lock:job', token, 'EX', 30, 'NX', 'GET');
   if (holder) throw new Error('busy: held by ' + holder);
@@ -76,6 +90,25 @@ export async function run(redis: Redis) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a test of the NX reply that passes on success and on the failure reply alike',
+      count: 2,
+      message: ['passes either way', 'passes either way'],
+      output: null,
+      code: `${io}export async function take(key: string, token: string) {
+  for (let i = 0; i < 5; i++) {
+    const reply = await redis.set(key, token, 'PX', 5000, 'NX');
+    if (reply === 'OK' || reply === null) return token;
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 50));
+  }
+  throw new Error('busy');
+}
+export async function tryLock(key: string, token: string) {
+  const reply = await redis.set(key, token, 'PX', 5000, 'NX');
+  return !reply || reply === 'OK' ? token : null;
+}
+`,
+    },
     {
       name: 'the test the wrong way round: the acquired path throws, the work runs when another process holds the lock',
       count: 2,

@@ -5,6 +5,19 @@ const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1,
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    { name: 'an acquire that hands its key back with a random token per acquisition', code: `import { randomUUID } from 'node:crypto';
+${io}export class SeatLocks {
+  async acquireLock(sessionId: string, seatId: string): Promise<string | null> {
+    const lockKey = \`lock:session:\${sessionId}:seat:\${seatId}\`;
+    const token = randomUUID();
+    const result = await redis.set(lockKey, token, 'PX', 30000, 'NX');
+    return result === 'OK' ? lockKey : null;
+  }
+  async releaseLock(lockKey: string): Promise<void> {
+    await redis.del(lockKey);
+  }
+}
+` },
     { name: 'a token parameter whose default is a fresh randomUUID()', code: `import { randomUUID } from 'node:crypto';
 ${io}export async function lock(key: string, token: string = randomUUID()) {
   return (await redis.set(key, token, 'PX', 5000, 'NX')) === 'OK' ? token : null;
@@ -97,6 +110,22 @@ ${io}export async function run(key: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'an acquire that hands its key back, released by the release method taking that key: a constant token',
+      message: ['constant'],
+      output: null,
+      code: `${io}export class SeatLocks {
+  async acquireLock(sessionId: string, seatId: string): Promise<string | null> {
+    const lockKey = \`lock:session:\${sessionId}:seat:\${seatId}\`;
+    const result = await redis.set(lockKey, 'locked', 'PX', 30000, 'NX');
+    return result === 'OK' ? lockKey : null;
+  }
+  async releaseLock(lockKey: string): Promise<void> {
+    await redis.del(lockKey);
+  }
+}
+`,
+    },
     {
       name: 'one timestamp token tried again by a retry is reported once, at the first acquire',
       message: ['timestamp'],
