@@ -12,7 +12,7 @@ import { activeRules, changedSpan, parseLean, runRules, withModel, type AnalyzeO
 import { emptyConfig } from './config';
 import { buildModel } from './engine/model';
 import type { KeyRef } from './engine/keys';
-import { contextWords, endsClosed, keySignatures, modelKeys, modelNames, moduleVariables, recordingKeys, unitAt, unitFacts, unitsOf, withOneUnit, type Part, type UnitFacts, type UnitNode } from './kept-units';
+import { contextWords, endsClosed, keySignatures, modelKeys, modelNames, moduleVariables, recordingKeys, unitAt, unitFacts, unitsOf, withOneUnit, type Part, type UnitFacts, type UnitNode, type UnitPlace } from './kept-units';
 import { applySuppressions } from './suppressions';
 import { ts } from './engine/typescript';
 import type { AnalysisResult, Finding, RelatedLocation, Span } from './types';
@@ -193,7 +193,7 @@ export class KeptAnalysis {
  * afresh (endsClosed: the code next to the unit in the part is not the code next to it in the whole
  * text); and the lean text's blanks in front of it lie before its first token (leanParseHolds).
  */
-function confirmedUnit(tree: ts.SourceFile, part: Part, places: readonly Place[], at: number, facts: readonly UnitFacts[], blanked: ReadonlyArray<[number, number]>): UnitNode | undefined {
+function confirmedUnit(tree: ts.SourceFile, part: Part, places: readonly UnitPlace[], at: number, facts: readonly UnitFacts[], blanked: ReadonlyArray<[number, number]>): UnitNode | undefined {
   if ((tree as unknown as { parseDiagnostics: readonly unknown[] }).parseDiagnostics.length > 0) return undefined;
   const found = unitsOf(tree);
   const unit = found[0];
@@ -206,11 +206,6 @@ function confirmedUnit(tree: ts.SourceFile, part: Part, places: readonly Place[]
   const afterUnit = at > 0 && places[at - 1].end === place.pos;
   if (afterUnit ? !facts[at - 1].closed : !closedBefore(unit.node, tree.text)) return undefined;
   return blanked.every(([from]) => from < place.pos || from >= place.end || start >= from) ? unit : undefined;
-}
-
-interface Place {
-  pos: number;
-  end: number;
 }
 
 /** Is `node` first in its file or class, or after a statement or member that ends closed? */

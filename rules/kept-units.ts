@@ -32,11 +32,15 @@ export interface UnitFacts {
   closed: boolean;
 }
 
-/** A unit's node and range; `pos` takes its leading comments and blanks. */
-export interface UnitNode {
-  node: ts.Node;
+/** A unit's range; `pos` takes its leading comments and blanks. */
+export interface UnitPlace {
   pos: number;
   end: number;
+}
+
+/** A unit's node and range. */
+export interface UnitNode extends UnitPlace {
+  node: ts.Node;
 }
 
 const WORD = /[A-Za-z_$][\w$]*/g;
@@ -196,7 +200,7 @@ export interface Part {
  * were (messages give lines) and the part is small to parse; offsets are mapped back with `toWhole`.
  * A text with lone carriage returns keeps every unit's length, blanked.
  */
-export function withOneUnit(text: string, units: readonly { pos: number; end: number }[], kept: number): Part {
+export function withOneUnit(text: string, units: readonly UnitPlace[], kept: number): Part {
   const loneReturns = text.includes('\r') && /\r(?!\n)/.test(text);
   const parts: string[] = [];
   // After `at` in the part, offsets are `removed` short of the whole text's.
