@@ -229,17 +229,30 @@ function scopeOfDeclaration(decl: ts.Node): ts.Node | undefined {
 const posOf = (n: ts.Node) => n.pos;
 
 /**
+ * Of the identifiers spelled one name, those that name a variable or parameter, kept per list: a helper
+ * called a hundred times in a file was otherwise looked for behind each call among all the others.
+ */
+const declaredLists = new WeakMap<readonly ts.Identifier[], ts.Identifier[]>();
+function declaredNames(identifiers: readonly ts.Identifier[]): readonly ts.Identifier[] {
+  if (identifiers.length === 0) return identifiers;
+  let declared = declaredLists.get(identifiers);
+  if (!declared) {
+    declared = identifiers.filter((name) => (ts.isVariableDeclaration(name.parent) || ts.isParameter(name.parent)) && name.parent.name === name);
+    declaredLists.set(identifiers, declared);
+  }
+  return declared;
+}
+
+/**
  * The declaration (variable or parameter) an identifier refers to: the nearest declaration of the name
  * before it whose scope encloses it. Declarations of enclosing scopes come before inner ones, so the
  * first such one found going backwards is the innermost.
  */
 export function declarationOf(identifier: ts.Identifier): ts.VariableDeclaration | ts.ParameterDeclaration | undefined {
-  const candidates = identifiersOfFile(identifier.getSourceFile(), identifier.text);
+  const declared = declaredNames(identifiersOfFile(identifier.getSourceFile(), identifier.text));
   // From the identifier itself backwards (a declaration's own name resolves to that declaration).
-  for (let i = firstAtOrAfter(candidates, identifier.pos + 1, posOf) - 1; i >= 0; i--) {
-    const name = candidates[i];
-    const decl = name.parent;
-    if ((!ts.isVariableDeclaration(decl) && !ts.isParameter(decl)) || decl.name !== name) continue;
+  for (let i = firstAtOrAfter(declared, identifier.pos + 1, posOf) - 1; i >= 0; i--) {
+    const decl = declared[i].parent as ts.VariableDeclaration | ts.ParameterDeclaration;
     const scope = scopeOfDeclaration(decl);
     if (scope && scope.pos <= identifier.pos && identifier.end <= scope.end) return decl;
   }
