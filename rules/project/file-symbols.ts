@@ -6,7 +6,7 @@
 import { ts } from '../engine/typescript';
 import { literalString, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { moduleOf } from '../engine/imports';
-import type { ExportTarget, FileSummary, ImportRef } from './types';
+import { emptySummary, nameTable, type ExportTarget, type FileSummary, type ImportRef } from './types';
 
 /** A function-like declaration to summarise, and where its summary goes. */
 export interface SummaryTarget {
@@ -80,7 +80,7 @@ export function typeClassName(type: ts.TypeNode | undefined): string | undefined
 }
 
 function classFieldTypes(cls: ts.ClassLikeDeclaration): Record<string, string> {
-  const fields: Record<string, string> = {};
+  const fields = nameTable<string>();
   for (const member of cls.members) {
     if (ts.isConstructorDeclaration(member)) {
       for (const p of member.parameters) {
@@ -118,9 +118,7 @@ function heritageNames(cls: ts.ClassLikeDeclaration, token: ts.SyntaxKind.Extend
 }
 
 export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSymbols {
-  const summary: FileSummary = {
-    path, functions: {}, classes: {}, objects: {}, instances: {}, imports: {}, exports: {}, stars: [], dependencies: [],
-  };
+  const summary = emptySummary(path);
   const targets: SummaryTarget[] = [];
   const imports = summary.imports;
   const exportsOf = summary.exports;
@@ -136,7 +134,7 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     if (!object) return;
     const made = `made:${container ? `${container.name}.` : ''}${name}`;
     target.makes = made;
-    summary.classes[made] = { name: made, methods: {}, implements: [], fieldTypes: {} };
+    summary.classes[made] = { name: made, methods: nameTable(), implements: [], fieldTypes: nameTable() };
     for (const p of object.properties) {
       const member = nameOf(p);
       if (!member) continue;
@@ -147,7 +145,7 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
 
   const addClass = (cls: ts.ClassLikeDeclaration, name: string) => {
     const base = heritageNames(cls, ts.SyntaxKind.ExtendsKeyword)[0];
-    summary.classes[name] = { name, methods: {}, base, implements: heritageNames(cls, ts.SyntaxKind.ImplementsKeyword), fieldTypes: classFieldTypes(cls) };
+    summary.classes[name] = { name, methods: nameTable(), base, implements: heritageNames(cls, ts.SyntaxKind.ImplementsKeyword), fieldTypes: classFieldTypes(cls) };
     if (hasModifier(cls, ts.SyntaxKind.AbstractKeyword)) summary.classes[name].abstract = true;
     for (const member of cls.members) {
       const method = nameOf(member);
@@ -159,7 +157,7 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     }
   };
   const addObject = (obj: ts.ObjectLiteralExpression, name: string) => {
-    summary.objects[name] ??= {};
+    summary.objects[name] ??= nameTable();
     for (const p of obj.properties) {
       const member = nameOf(p);
       if (!member) continue;
@@ -259,7 +257,7 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
 
   /** `namespace locks { export function acquire() {...} }`: an object whose members are its exported functions. */
   function readNamespace(name: string, body: ts.ModuleBlock, exported: boolean): void {
-    summary.objects[name] ??= {};
+    summary.objects[name] ??= nameTable();
     if (exported) addExport(name, { local: name });
     for (const statement of body.statements) {
       if (!hasModifier(statement, ts.SyntaxKind.ExportKeyword)) continue;

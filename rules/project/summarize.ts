@@ -11,7 +11,7 @@ import { mentions } from '../engine/failure-paths';
 import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
-import type { AcquireReturn, FileSummary, FunctionSummary, KeySpec, Place, TokenSpec } from './types';
+import { nameTable, type AcquireReturn, type FileSummary, type FunctionSummary, type KeySpec, type Place, type TokenSpec } from './types';
 import type { KeyRef } from '../engine/keys';
 
 function placeOf(node: Node, path: string): Place {
@@ -365,10 +365,12 @@ export function summarizeFile(model: LockModel, symbols: FileSymbols): FileSumma
   const path = shape.path;
   const summary: FileSummary = {
     ...shape,
-    functions: {},
-    classes: Object.fromEntries(Object.entries(shape.classes).map(([name, cls]) => [name, { ...cls, methods: {} }])),
-    objects: Object.fromEntries(Object.keys(shape.objects).map((name) => [name, {}])),
+    functions: nameTable(),
+    classes: nameTable(),
+    objects: nameTable(),
   };
+  for (const [name, cls] of Object.entries(shape.classes)) summary.classes[name] = { ...cls, methods: nameTable() };
+  for (const name of Object.keys(shape.objects)) summary.objects[name] = nameTable();
   const byFn = opsByFunction(model);
   for (const target of targets) {
     const fn = summarizeFunction(target, model, byFn.get(target.fn) ?? NO_OPS, path);
