@@ -39,23 +39,36 @@ export function parseJsonc(text: string): unknown {
 export class ModuleResolver {
   private readonly configs = new Map<string, PathsConfig | null>();
   private readonly answers = new Map<string, string | null>();
+  /**
+   * The answers again by importing file, then specifier: a file asks of the same few specifiers many
+   * times, and these strings are the same objects each time, so no key is built and hashed per question.
+   */
+  private readonly byFile = new Map<string, Map<string, string | null>>();
 
   constructor(private readonly host: ProjectHost) {}
 
   /** The project file `specifier` names from `fromFile`, or undefined (a package, or nothing there). */
   resolve(specifier: string, fromFile: string): string | undefined {
-    const dir = dirname(fromFile);
+    let answers = this.byFile.get(fromFile);
+    if (!answers) this.byFile.set(fromFile, (answers = new Map()));
+    let found = answers.get(specifier);
+    if (found === undefined) answers.set(specifier, (found = this.resolveFrom(specifier, dirname(fromFile))));
+    return found ?? undefined;
+  }
+
+  private resolveFrom(specifier: string, dir: string): string | null {
     const id = `${dir}\0${specifier}`;
     const known = this.answers.get(id);
-    if (known !== undefined) return known ?? undefined;
+    if (known !== undefined) return known;
     const found = this.find(specifier, dir) ?? null;
     this.answers.set(id, found);
-    return found ?? undefined;
+    return found;
   }
 
   /** Forget cached answers (a file was created, deleted or renamed, or a tsconfig changed). */
   reset(): void {
     this.answers.clear();
+    this.byFile.clear();
     this.configs.clear();
   }
 
