@@ -9,6 +9,7 @@ import { ancestorWhere, contains, descendantsWhere, isFunctionLike, isLoop, lite
 import { localCallee } from './engine/local-callee';
 import { lockNames } from './engine/paths';
 import { selfRetry } from './engine/self-retry';
+import { keyVariesWithLoop } from './engine/key-loops';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 
@@ -22,7 +23,8 @@ const ARITHMETIC = /^(?:Math\.(?:min|max|pow|floor|round|ceil|trunc)|Number|pars
 /** The loop that retries this acquire: it ends (condition, break or return) once the lock is taken. */
 function retryLoop(acquire: Acquire): Loop | undefined {
   const loop = ancestorWhere(acquire.call, (a) => isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || isFunctionLike(a));
-  if (!loop || !isLoop(loop)) return undefined;
+  // A loop over keys takes another lock each time round: leaving once one fails is not a retry.
+  if (!loop || !isLoop(loop) || (ts.isForStatement(loop) && keyVariesWithLoop(loop, acquire))) return undefined;
   const condition = ts.isForStatement(loop) ? loop.condition : loop.expression;
   if (condition && (contains(condition, acquire.call) || mentions(condition, lockNames(acquire)))) return loop;
   const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && d.getStart() > acquire.call.end && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);

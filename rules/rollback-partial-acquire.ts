@@ -4,32 +4,19 @@ import { ts } from './engine/typescript';
 import { bodyStatements, releasedOnThrow, releasesSomething, mentions } from './engine/failure-paths';
 import { isGuard, testsFailure } from './engine/paths';
 import { describeKey, sameKey } from './engine/keys';
+import { keyVariesWithLoop, type KeyLoop } from './engine/key-loops';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { Rule } from './rule';
 
-type KeyLoop = ts.ForOfStatement | ts.ForInStatement | ts.ForStatement;
 /** Acquires that throw when the lock is not available (or whose failure we cannot see otherwise). */
 const THROWING = new Set(['redlock', 'semaphore']);
-
-function loopVariables(loop: KeyLoop): string[] {
-  const init = loop.initializer;
-  if (!init) return [];
-  return ts.isVariableDeclarationList(init) ? init.declarations.flatMap((d) => bindingNames(d.name)) : [];
-}
-
-function bindingNames(name: ts.BindingName): string[] {
-  if (ts.isIdentifier(name)) return [name.text];
-  return name.elements.flatMap((e) => (ts.isBindingElement(e) ? bindingNames(e.name) : []));
-}
 
 /** The loop over keys the acquire sits in: its key is built from the loop's variable. */
 function keyLoop(acquire: Acquire): KeyLoop | undefined {
   const loop = ancestorWhere(acquire.call, (a) => isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || isFunctionLike(a));
-  if (!loop || !(ts.isForOfStatement(loop) || ts.isForInStatement(loop) || ts.isForStatement(loop)) || !acquire.key) return undefined;
-  const names = loopVariables(loop);
-  const key = acquire.key.canonical;
-  return names.some((n) => new RegExp(`(?<![\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(key)) ? loop : undefined;
+  if (!loop || !(ts.isForOfStatement(loop) || ts.isForInStatement(loop) || ts.isForStatement(loop))) return undefined;
+  return keyVariesWithLoop(loop, acquire) ? loop : undefined;
 }
 
 /** Released in the same iteration or callback: each key is its own lock, not part of a set. */

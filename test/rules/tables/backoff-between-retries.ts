@@ -23,6 +23,17 @@ export class Sync {
   }
 }
 ` },
+    { name: 'an indexed loop over keys that leaves when one is busy takes another lock each time round: no retry', code: `${io}export async function lockAll(keys: string[], token: string): Promise<boolean> {
+  for (let i = 0; i < keys.length; i++) {
+    const ok = await redis.set(\`lock:seat:\${keys[i]}\`, token, 'PX', 10000, 'NX');
+    if (ok !== 'OK') {
+      for (let j = 0; j < i; j++) await redis.del(\`lock:seat:\${keys[j]}\`);
+      return false;
+    }
+  }
+  return true;
+}
+` },
     { name: 'jittered wait', code: `${io}${sleep}export async function take(key: string, token: string) {
   for (let attempt = 0; attempt < 10; attempt++) {
     if (await redis.set(key, token, 'PX', 1000, 'NX')) return true;
@@ -279,6 +290,16 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
       output: `import Redis from 'ioredis';
 import Redlock from 'redlock';
 export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
+`,
+    },
+    {
+      name: 'a counted loop whose key does not depend on the counter retries one key',
+      code: `${io}export async function take(id: string, token: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (await redis.set(\`lock:job:\${id}\`, token, 'PX', 10000, 'NX')) return true;
+  }
+  return false;
+}
 `,
     },
     {
