@@ -4,7 +4,7 @@ import { ts } from './typescript';
 import type { RedisCommand } from './commands';
 import type { KeyRef } from './keys';
 import { storedName } from './libraries';
-import { contains, identifiersNamed, isFunctionOrArrow, unwrap, type Node } from './nodes';
+import { contains, descendantsOfKind, identifiersNamed, isFunctionOrArrow, methodOf, normalizeText, unwrap, type Node } from './nodes';
 
 export interface GetCompare {
   get: Node;
@@ -57,6 +57,19 @@ export function findGetCompare(
   return undefined;
 }
 
+
+/**
+ * `WATCH key`, GET, compare, then the write queued in MULTI/EXEC: an optimistic transaction. EXEC fails
+ * when the key changed (or, from Redis 6.0.9, expired) after the WATCH, so the compare and the write act
+ * as one step. `write` is a command queued in a MULTI; the WATCH must name its key before the GET.
+ */
+export function watchedTransaction(getCompare: GetCompare, write: { call: Node; fn: Node; command?: RedisCommand }): boolean {
+  const key = write.command?.batch?.kind === 'multi' ? write.command.keys[0] : undefined;
+  if (!key) return false;
+  const keyText = normalizeText(unwrap(key));
+  return descendantsOfKind<ts.CallExpression>(write.fn, ts.SyntaxKind.CallExpression).some((call) =>
+    call.end <= getCompare.get.pos && /^watch$/i.test(methodOf(call)?.name ?? '') && call.arguments.some((a) => normalizeText(unwrap(a)) === keyText));
+}
 
 /** A value the reply of a GET is compared with to learn "is it mine?": not null, '', 0, 'OK' or a boolean. */
 const EMPTYISH = /^(?:null|undefined|0|1|false|true|''|""|'OK'|"OK")$/;

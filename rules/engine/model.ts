@@ -3,7 +3,7 @@
 import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { RAW_COMMAND_FN, recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
-import { findCompareBeforeWrite, findGetCompare, type GetCompare } from './get-compare';
+import { findCompareBeforeWrite, findGetCompare, watchedTransaction, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
@@ -302,7 +302,11 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
       case 'GETDEL':
         if (lockKey) {
           const kind = command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink';
-          releases.push({ call: command.call, command, fn, kind, key: lockKey, ownerChecked: false, getCompare: findGetCompare({ call: command.call, fn, key: lockKey }, getsOn) });
+          const getCompare = findGetCompare({ call: command.call, fn, key: lockKey }, getsOn);
+          // The compare may also be a guard that leaves first (`if (holder !== token) return;`).
+          const compared = command.batch?.kind === 'multi' ? (getCompare ?? findCompareBeforeWrite({ call: command.call, fn, key: lockKey }, getsOn)) : undefined;
+          const ownerChecked = !!compared && !compared.whenFree && watchedTransaction(compared, { call: command.call, fn, command });
+          releases.push({ call: command.call, command, fn, kind, key: lockKey, ownerChecked, getCompare });
         }
         break;
       case 'DELEX':

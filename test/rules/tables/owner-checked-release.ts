@@ -8,6 +8,26 @@ export const ownerCheckedReleaseCases: RuleCases = {
   try { await work(); } finally { await redis.eval(${RELEASE}, 1, key, token); }
 }
 ` },
+    { name: 'WATCH, GET, compare, then DEL queued in MULTI: EXEC fails if the key changed, an atomic owner check', code: `${io}export async function unlock(id: string, token: string) {
+  const key = \`lock:order:\${id}\`;
+  await redis.watch(key);
+  const holder = await redis.get(key);
+  if (holder === token) {
+    await redis.multi().del(key).exec();
+  } else {
+    await redis.unwatch();
+  }
+}
+` },
+    { name: 'node-redis: WATCH, GET, compare, then DEL on a MULTI kept in a variable', code: `${nr}export async function unlock(id: string, token: string) {
+  const key = \`lock:order:\${id}\`;
+  await client.watch(key);
+  if ((await client.get(key)) !== token) return;
+  const tx = client.multi();
+  tx.del(key);
+  await tx.exec();
+}
+` },
     { name: 'a list of held funds cleared in an unlock function is data named "locked", not a lock', code: `${io}export async function unlockHeldFunds(userId: string, ref: string) {
   const items = await redis.lrange(\`locked_funds_for_\${userId}\`, 0, -1);
   await redis.del(\`locked_funds_for_\${userId}\`);
@@ -151,6 +171,18 @@ export async function run(key: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'GET, compare, then DEL in MULTI without a WATCH of the key: still two round trips',
+      message: ['two round trips'],
+      code: `${io}export async function unlock(id: string, token: string) {
+  const key = \`lock:order:\${id}\`;
+  await redis.watch(\`lock:other:\${id}\`);
+  if ((await redis.get(key)) === token) {
+    await redis.multi().del(key).exec();
+  }
+}
+`,
+    },
     {
       name: 'the failure branch of a per-key acquire loop deletes every key of the list, the one another request holds too',
       message: ['runs where the acquire did not take it', 'another process'],
