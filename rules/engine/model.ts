@@ -270,6 +270,13 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const getIndex = new KeyIndex<RedisCommand>();
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
   const getsOn = (key: KeyRef) => getIndex.find(key);
+  // A write queued in MULTI after WATCH, GET and a compare with the token (in an `if` around it, or a guard
+  // that leaves first): an optimistic transaction, as atomic as a compare-and-write script.
+  const watchedWrite = (command: RedisCommand, fn: Node, key: KeyRef): boolean => {
+    if (command.batch?.kind !== 'multi') return false;
+    const compared = findGetCompare({ call: command.call, fn, key }, getsOn) ?? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn);
+    return !!compared && !compared.whenFree && watchedTransaction(compared, { call: command.call, fn, command });
+  };
 
   let releases: Release[] = [...library.releases, ...redisLock.releases, ...helperReleases];
   const extendsList: Extend[] = [...library.extends, ...helperExtends];
@@ -303,10 +310,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
         if (lockKey) {
           const kind = command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink';
           const getCompare = findGetCompare({ call: command.call, fn, key: lockKey }, getsOn);
-          // The compare may also be a guard that leaves first (`if (holder !== token) return;`).
-          const compared = command.batch?.kind === 'multi' ? (getCompare ?? findCompareBeforeWrite({ call: command.call, fn, key: lockKey }, getsOn)) : undefined;
-          const ownerChecked = !!compared && !compared.whenFree && watchedTransaction(compared, { call: command.call, fn, command });
-          releases.push({ call: command.call, command, fn, kind, key: lockKey, ownerChecked, getCompare });
+          releases.push({ call: command.call, command, fn, kind, key: lockKey, ownerChecked: watchedWrite(command, fn, lockKey), getCompare });
         }
         break;
       case 'DELEX':
@@ -319,7 +323,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
         if (rewrites) {
           const key = commandKeys[0];
           const getCompare = key && (acquiredHere(key) || looksLikeLockKey(key) || lockFn) ? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn) : undefined;
-          if (getCompare && !getCompare.whenFree) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: false, getCompare });
+          if (getCompare && !getCompare.whenFree) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: watchedWrite(command, fn, key), getCompare });
         } else if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':
@@ -328,7 +332,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
         break;
       default:
         if (EXPIRES.has(command.name) && extendKey) {
-          extendsList.push({ call: command.call, command, fn, kind: 'expire', key: extendKey, ownerChecked: false });
+          extendsList.push({ call: command.call, command, fn, kind: 'expire', key: extendKey, ownerChecked: watchedWrite(command, fn, extendKey) });
         }
     }
   }

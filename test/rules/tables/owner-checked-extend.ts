@@ -3,6 +3,16 @@ import { declared, EXTEND, EXTEND_DECL, glide, io, nr } from './preludes';
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
+    { name: 'WATCH, GET, a guard that leaves on another holder, then PEXPIRE queued in MULTI: EXEC fails if the key changed', code: `${io}export async function renewLock(id: string, token: string): Promise<boolean> {
+  const key = \`lock:job:\${id}\`;
+  await redis.watch(key);
+  if ((await redis.get(key)) !== token) {
+    await redis.unwatch();
+    return false;
+  }
+  return (await redis.multi().pexpire(key, 30000).exec()) !== null;
+}
+` },
     { name: "a cache class's generic extendTtl(key) is not its acquireLock(key)'s lock: only the verb says lock", code: `${io}export class CacheStore {
   async acquireLock(key: string, token: string): Promise<boolean> {
     return (await redis.set(key, token, 'PX', 30000, 'NX')) === 'OK';
