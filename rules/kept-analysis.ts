@@ -350,10 +350,32 @@ function isJsxFile(sourceFile: ts.SourceFile): boolean {
 function inTokensOrComment(sourceFile: ts.SourceFile, from: number, to: number): boolean {
   const owns = (n: ts.Node) => n.pos <= from && to <= n.end && from < n.end;
   let owner: ts.Node | undefined = [...sourceFile.statements, sourceFile.endOfFileToken].find(owns);
-  if (owner && ts.isClassDeclaration(owner) && to > owner.getStart(sourceFile)) owner = owner.members.find(owns);
-  if (!owner || to > owner.getStart(sourceFile)) return true;
-  // The blanks cannot hold a comment's first character, so they are in one only past its start.
-  return (ts.getLeadingCommentRanges(sourceFile.text, owner.pos) ?? []).some((c) => c.pos < from && from < c.end);
+  let comments = owner && leadingCommentsUpTo(sourceFile, owner, to);
+  if (owner && !comments && ts.isClassDeclaration(owner)) {
+    owner = owner.members.find(owns);
+    comments = owner && leadingCommentsUpTo(sourceFile, owner, to);
+  }
+  // The blanks cannot hold a comment's first character, so they are in one only past its start (or at
+  // `to`, where a comment may only seem to end).
+  return !comments || comments.some((c) => c.pos < from && (from < c.end || c.end === to));
+}
+
+const COMMENTS = new Set([ts.SyntaxKind.SingleLineCommentTrivia, ts.SyntaxKind.MultiLineCommentTrivia]);
+const TRIVIA = new Set([...COMMENTS, ts.SyntaxKind.WhitespaceTrivia, ts.SyntaxKind.NewLineTrivia, ts.SyntaxKind.ShebangTrivia, ts.SyntaxKind.ConflictMarkerTrivia]);
+
+/**
+ * The comments of `node`'s leading trivia before offset `to`, or undefined when a token of the node starts
+ * before it. Only the text up to `to` is scanned: blanked declarations make leading trivia long, and a
+ * node's getStart would skip all of it. A comment that goes on past `to` ends at `to` here.
+ */
+function leadingCommentsUpTo(sourceFile: ts.SourceFile, node: ts.Node, to: number): ts.TextRange[] | undefined {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, sourceFile.text, undefined, node.pos, to - node.pos);
+  const comments: ts.TextRange[] = [];
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (!TRIVIA.has(kind)) return undefined;
+    if (COMMENTS.has(kind)) comments.push({ pos: scanner.getTokenFullStart(), end: scanner.getTokenEnd() });
+  }
+  return comments;
 }
 
 function moved(finding: Finding, edit: Edit): Finding {
