@@ -162,7 +162,7 @@ async function changeLatency(label: string, text: string, targetMs: number): Pro
     if (cpuPerEdit !== undefined) console.log(`  server CPU time per edit (mean, from /proc)  ${ms(cpuPerEdit)}`);
     console.log(`  baseline, analyzeText in process p50 ${ms(percentile(inProcess, 50))}  p95 ${ms(percentile(inProcess, 95))}`);
     console.log(`  baseline, kept tree + kept analysis in process p50 ${ms(percentile(incremental, 50))}  p95 ${ms(percentile(incremental, 95))}`);
-    console.log(`  kept analysis = fresh analysis after ${matched} of ${WARMUP + SAMPLES} edits (${kept.stats.reused} re-used, ${kept.stats.unit} re-analysing one function, ${kept.stats.withoutTree} of them without re-parsing the file, ${kept.stats.fresh} analysed afresh)`);
+    console.log(`  kept analysis = fresh analysis after ${matched} of ${WARMUP + SAMPLES} edits (${kept.stats.reused} re-used, ${kept.stats.reusedWithoutTree} of them without re-parsing the file; ${kept.stats.unit} re-analysing one function, ${kept.stats.withoutTree} of them without re-parsing; ${kept.stats.fresh} analysed afresh)`);
     console.log(`  server overhead over the incremental baseline at p50: ${ms(percentile(latencies, 50) - percentile(incremental, 50))}`);
     console.log(`  burst of 20 changes 10 ms apart: last change -> diagnostics ${ms(burst)}; ${published.length} analyses published (versions ${published.join(' ')})`);
   } finally {

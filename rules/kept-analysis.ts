@@ -6,8 +6,9 @@
 // because the lean parse blanks such declarations (engine/lock-text.ts). An edit inside one function or
 // method (a unit: rules/kept-units.ts) that shares no name, key or file-wide text with another unit
 // re-analyses that unit alone, with the file's context and every other unit left out, and keeps the other
-// units' findings; the language server offers such an edit before re-parsing the file (analyzeEdit), and
-// the parse of that unit alone then stands for the whole file's. Any other edit is analysed afresh.
+// units' findings. The language server offers an edit before re-parsing the file (analyzeEdit): blanks
+// are checked against the tree of an earlier text with the same tokens, and for a unit edit the parse of
+// that unit alone stands for the whole file's. Any other edit is analysed afresh.
 import { activeRules, changedSpan, parseLean, runRules, withModel, type AnalyzeOptions, type NextTreeText } from './analyze';
 import { emptyConfig } from './config';
 import { buildModel } from './engine/model';
@@ -23,6 +24,11 @@ type Options = Omit<AnalyzeOptions, 'fixes' | 'only'>;
 interface Kept {
   /** The analysed tree's own text (a lean tree's has statements without lock code blanked). */
   text: string;
+  /**
+   * The text of the last tree analysed, while `text` differs from it only in blanks a blank edit may move
+   * (so both have the same tokens); undefined once a unit edit without a tree changed a token.
+   */
+  treeText?: string;
   config: AnalyzeOptions['config'];
   /** Before suppressions: a moved line break is no edit here, but a moved comment could be. */
   unsuppressed: Finding[];
@@ -56,10 +62,10 @@ const isBlank = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n'
 export class KeptAnalysis {
   private kept?: Kept;
   /**
-   * How many analyses were re-used, re-ran one unit (of them, how many without a tree of the edited
-   * text), and ran afresh (the bench and the tests read them).
+   * How many analyses were re-used (of them, how many without a tree of the edited text), re-ran one
+   * unit (of them, how many without a tree), and ran afresh (the bench and the tests read them).
    */
-  readonly stats = { reused: 0, unit: 0, fresh: 0, withoutTree: 0 };
+  readonly stats = { reused: 0, reusedWithoutTree: 0, unit: 0, withoutTree: 0, fresh: 0 };
 
   /** The next analysis is a fresh one (the project's meaning of the file changed, or its tree was parsed anew). */
   forget(): void {
@@ -73,9 +79,7 @@ export class KeptAnalysis {
     const edit = kept && kept.config === options.config ? blankEdit(kept.text, sourceFile) : undefined;
     if (kept && edit) {
       this.stats.reused++;
-      const unsuppressed = kept.unsuppressed.map((f) => moved(f, edit));
-      this.kept = { ...kept, text: sourceFile.text, unsuppressed, units: kept.units && placed(kept.units, sourceFile) };
-      return { findings: applySuppressions(sourceFile.text, unsuppressed), ruleFailures: kept.ruleFailures };
+      return this.moveKept(kept, edit, sourceFile.text, sourceFile.text);
     }
     const unsuppressed = kept && kept.config === options.config ? this.unitEdit(kept, sourceFile, options) : undefined;
     if (unsuppressed) {
@@ -100,26 +104,40 @@ export class KeptAnalysis {
     // findings with one are not kept (simpler than telling this file's places from another's).
     if (!result.findings.some((f) => f.related.some((r) => r.file))) {
       const units = result.ruleFailures.length === 0 && !isJsxFile(sourceFile) ? unitsFound(sourceFile, result.findings, keys, names) : undefined;
-      this.kept = { text: sourceFile.text, config: options.config, unsuppressed: result.findings, ruleFailures: result.ruleFailures, units };
+      this.kept = { text: sourceFile.text, treeText: sourceFile.text, config: options.config, unsuppressed: result.findings, ruleFailures: result.ruleFailures, units };
     }
     return { findings: applySuppressions(sourceFile.text, result.findings), ruleFailures: result.ruleFailures };
   }
 
   /**
-   * The findings after an edit inside one unit, without a tree of the edited text: `next` is what
-   * reparseSource would parse (nextTreeText), and the parse of the edited unit alone, which the unit
-   * edit makes anyway, confirms that the whole text's units are the kept ones (confirmedUnit). The
-   * re-parse of the whole file, a third of an edit's work, is left to whatever needs the tree next.
-   * Undefined when the tree is needed to be sure; nothing kept has changed then.
+   * The findings after an edit, without a tree of the edited text: `next` is what reparseSource would
+   * parse of `tree` (nextTreeText), the document's tree of an earlier text. An edit of blanks between
+   * that tree's statements or class members re-uses the kept findings; for an edit inside one unit, the
+   * parse of that unit alone, which the unit edit makes anyway, confirms that the whole text's units are
+   * the kept ones (confirmedUnit). The re-parse of the whole file, most of an edit's work, is left to
+   * whatever needs the tree next. Undefined when the tree is needed to be sure; nothing kept has changed then.
    */
-  analyzeEdit(fileName: string, next: NextTreeText, options: Options): Result | undefined {
+  analyzeEdit(fileName: string, next: NextTreeText, options: Options, tree: ts.SourceFile): Result | undefined {
     const kept = this.kept;
     if (!kept || kept.config !== options.config) return undefined;
+    const edit = blankEditWithoutTree(kept, tree, next.text);
+    if (edit) {
+      this.stats.reused++;
+      this.stats.reusedWithoutTree++;
+      return this.moveKept(kept, edit, next.text, kept.treeText);
+    }
     const unsuppressed = this.unitEdit(kept, { fileName, ...next }, options);
     if (!unsuppressed) return undefined;
     this.stats.unit++;
     this.stats.withoutTree++;
     return { findings: applySuppressions(next.text, unsuppressed), ruleFailures: [] };
+  }
+
+  /** The kept findings after a blank edit, which changed no token: moved to `text`, the analysed text now. */
+  private moveKept(kept: Kept, edit: Edit, text: string, treeText: string | undefined): Result {
+    const unsuppressed = kept.unsuppressed.map((f) => moved(f, edit));
+    this.kept = { ...kept, text, treeText, unsuppressed, units: kept.units && placed(kept.units, edit) };
+    return { findings: applySuppressions(text, unsuppressed), ruleFailures: kept.ruleFailures };
   }
 
   /** The findings after an edit inside one unit that shares nothing with the others; else undefined. */
@@ -181,7 +199,8 @@ export class KeptAnalysis {
     }
     // A finding before the unit may point past it (at the context's release script).
     const unsuppressed = [...before.map((f) => moved(f, edit)), ...found, ...after.map((f) => moved(f, edit))];
-    this.kept = { ...kept, text, unsuppressed, units };
+    // A tree-less edit changed tokens the last tree does not have.
+    this.kept = { ...kept, text, treeText: nodes ? text : undefined, unsuppressed, units };
     return unsuppressed;
   }
 }
@@ -271,31 +290,52 @@ function unitsFound(sourceFile: ts.SourceFile, findings: readonly Finding[], key
   return units;
 }
 
-/** The units after a blank edit, at their new places; undefined when the edit changed which they are. */
-function placed(units: Units, sourceFile: ts.SourceFile): Units | undefined {
-  const nodes = unitsOf(sourceFile);
-  if (nodes.length !== units.facts.length) return undefined;
-  const facts = units.facts.map((f, i) => ({ ...f, pos: nodes[i].pos, end: nodes[i].end }));
+/**
+ * The units after a blank edit, at their new places. A unit starts and ends where a token ends (or at 0),
+ * never inside the blanks the edit changed: at or before their start it stays, after it it moves.
+ */
+function placed(units: Units, edit: Edit): Units {
+  const at = (offset: number) => (offset <= edit.start ? offset : offset + edit.delta);
+  const facts = units.facts.map((f) => ({ ...f, pos: at(f.pos), end: at(f.end) }));
   const tied = new Set(facts.filter((_, i) => units.tied.has(units.facts[i])));
   return { ...units, facts, tied };
 }
 
 /** The edit from `before` to the tree's text when it only added or removed blanks between tokens; else undefined. */
 function blankEdit(before: string, sourceFile: ts.SourceFile): Edit | undefined {
-  const after = sourceFile.text;
   if (isJsxFile(sourceFile)) return undefined; // blanks in JSX text are content
+  const edit = blanksEdit(before, sourceFile.text);
+  return edit && (isNoEdit(edit) || !inTokensOrComment(sourceFile, edit.start, edit.oldEnd + edit.delta)) ? edit : undefined;
+}
+
+/**
+ * The edit from the kept analysis's text to `text` when it only added or removed blanks between tokens,
+ * told by `tree`, a tree of an earlier text with the kept analysis's tokens; else undefined. The edit
+ * from the tree's text to `text` must be blanks between its top-level statements or class members (in
+ * the tree's offsets): `text` then has the tree's tokens, and so the kept analysis's.
+ */
+function blankEditWithoutTree(kept: Kept, tree: ts.SourceFile, text: string): Edit | undefined {
+  if (isJsxFile(tree) || (tree.text !== kept.text && tree.text !== kept.treeText)) return undefined;
+  const edit = blanksEdit(kept.text, text);
+  const fromTree = edit && tree.text !== kept.text ? blanksEdit(tree.text, text) : edit;
+  return fromTree && (isNoEdit(fromTree) || !inTokensOrComment(tree, fromTree.start, fromTree.oldEnd)) ? edit : undefined;
+}
+
+/** The edit from `before` to `after` when it only added or removed blanks, joining or splitting no token; else undefined. */
+function blanksEdit(before: string, after: string): Edit | undefined {
   const { span, newLength } = changedSpan(before, after);
   const start = span.start;
   const oldEnd = start + span.length;
   const newEnd = start + newLength;
   if (!BLANKS.test(before.slice(start, oldEnd)) || !BLANKS.test(after.slice(start, newEnd))) return undefined;
   const edit = { start, oldEnd, delta: newEnd - oldEnd };
-  if (edit.delta === 0 && oldEnd === start) return edit; // the same text
+  if (isNoEdit(edit)) return edit; // the same text
   // Blanks next to a blank only widen or narrow a gap; between two other characters they could join
   // or split a token (`a b` -> `ab`).
-  if (!isBlank(after[start - 1]) && !isBlank(after[newEnd])) return undefined;
-  return inTokensOrComment(sourceFile, start, newEnd) ? undefined : edit;
+  return isBlank(after[start - 1]) || isBlank(after[newEnd]) ? edit : undefined;
 }
+
+const isNoEdit = (edit: Edit) => edit.delta === 0 && edit.oldEnd === edit.start;
 
 function isJsxFile(sourceFile: ts.SourceFile): boolean {
   return /\.[jt]sx$/i.test(sourceFile.fileName);
@@ -310,10 +350,32 @@ function isJsxFile(sourceFile: ts.SourceFile): boolean {
 function inTokensOrComment(sourceFile: ts.SourceFile, from: number, to: number): boolean {
   const owns = (n: ts.Node) => n.pos <= from && to <= n.end && from < n.end;
   let owner: ts.Node | undefined = [...sourceFile.statements, sourceFile.endOfFileToken].find(owns);
-  if (owner && ts.isClassDeclaration(owner) && to > owner.getStart(sourceFile)) owner = owner.members.find(owns);
-  if (!owner || to > owner.getStart(sourceFile)) return true;
-  // The blanks cannot hold a comment's first character, so they are in one only past its start.
-  return (ts.getLeadingCommentRanges(sourceFile.text, owner.pos) ?? []).some((c) => c.pos < from && from < c.end);
+  let comments = owner && leadingCommentsUpTo(sourceFile, owner, to);
+  if (owner && !comments && ts.isClassDeclaration(owner)) {
+    owner = owner.members.find(owns);
+    comments = owner && leadingCommentsUpTo(sourceFile, owner, to);
+  }
+  // The blanks cannot hold a comment's first character, so they are in one only past its start (or at
+  // `to`, where a comment may only seem to end).
+  return !comments || comments.some((c) => c.pos < from && (from < c.end || c.end === to));
+}
+
+const COMMENTS = new Set([ts.SyntaxKind.SingleLineCommentTrivia, ts.SyntaxKind.MultiLineCommentTrivia]);
+const TRIVIA = new Set([...COMMENTS, ts.SyntaxKind.WhitespaceTrivia, ts.SyntaxKind.NewLineTrivia, ts.SyntaxKind.ShebangTrivia, ts.SyntaxKind.ConflictMarkerTrivia]);
+
+/**
+ * The comments of `node`'s leading trivia before offset `to`, or undefined when a token of the node starts
+ * before it. Only the text up to `to` is scanned: blanked declarations make leading trivia long, and a
+ * node's getStart would skip all of it. A comment that goes on past `to` ends at `to` here.
+ */
+function leadingCommentsUpTo(sourceFile: ts.SourceFile, node: ts.Node, to: number): ts.TextRange[] | undefined {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, false, ts.LanguageVariant.Standard, sourceFile.text, undefined, node.pos, to - node.pos);
+  const comments: ts.TextRange[] = [];
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
+    if (!TRIVIA.has(kind)) return undefined;
+    if (COMMENTS.has(kind)) comments.push({ pos: scanner.getTokenFullStart(), end: scanner.getTokenEnd() });
+  }
+  return comments;
 }
 
 function moved(finding: Finding, edit: Edit): Finding {

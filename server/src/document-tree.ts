@@ -32,7 +32,7 @@ export class DocumentTree {
     const tree = this.tree;
     if (tree && this.fileName === fileName && this.helpersKey === keyOf(helpers) && this.text !== text) {
       const next = nextTreeText(tree, text, helpers);
-      const result = next && this.analysis.analyzeEdit(fileName, next, options);
+      const result = next && this.analysis.analyzeEdit(fileName, next, options, tree);
       if (result) return result;
     }
     return this.analysis.analyze(this.parse(fileName, text, helpers), options);

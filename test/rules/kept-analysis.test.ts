@@ -1,7 +1,8 @@
 // An editor's analysis re-used across edits (rules/kept-analysis.ts) equals a fresh analysis of the same
 // text after every edit of random sequences: characters and lines typed and deleted at random places and
 // in lock calls, keys, try/finally and imports, with runs of blanks typed and deleted, which is where the
-// kept findings are re-used; and edits inside lock functions only, where one function is re-analysed alone.
+// kept findings are re-used; edits inside lock functions only, where one function is re-analysed alone;
+// and typing in code without lock code, re-used without a tree of the edited text, as the server does.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { KeptAnalysis } from '../../rules/kept-analysis';
 import type { ts } from '../../rules/engine/typescript';
 import type { Finding } from '../../rules/types';
 import { lockHeavyFile } from '../../bench/fixtures/lock-heavy-file';
+import { filler } from './helpers/filler';
 import { tables } from './tables';
 import type { RuleCases } from './harness';
 
@@ -69,6 +71,11 @@ function mixedText(): string {
   return exampleFiles().sort().slice(0, 6).map((f, i) => readFileSync(f, 'utf8') + plain(i) + lockingClass(i)).join('\n');
 }
 
+/** The examples' lock code between filler and classes with some lock code: the lean parse blanks most of it. */
+function paddedText(): string {
+  return exampleFiles().sort().slice(0, 6).map((f, i) => readFileSync(f, 'utf8') + filler(3) + lockingClass(i)).join('\n');
+}
+
 /** A small deterministic PRNG, so a failure can be replayed. */
 function random(seed: number): () => number {
   let s = seed >>> 0;
@@ -119,6 +126,41 @@ function edit(text: string, next: () => number, inLockCode = false): string {
   return text.slice(0, lineStart) + line + text.slice(lineStart); // duplicate a line
 }
 
+/** Words of the filler and of the class members without lock code, which the lean parse blanks. */
+const IN_PLAIN_CODE = ['ratio', 'label', 'out +=', 'row.', 'tags', 'parts', 'total', 'width'];
+const TYPED_IN_PLAIN_CODE = [' ', '  ', '\t', 'x', 'y1'];
+
+/** Makes one edit of a text, the next in a sequence. */
+type Change = (text: string, next: () => number) => string;
+const anywhere: Change = (text, next) => edit(text, next);
+const inLockFunctions: Change = (text, next) => edit(text, next, true);
+
+/**
+ * Typing that keeps the code valid, as in a function being written: letters and blanks typed next to
+ * a word of code without lock code (see IN_PLAIN_CODE), and taken back, the last typed first.
+ */
+function typingInPlainCode(): Change {
+  const typed: Array<{ at: number; piece: string }> = [];
+  return (text, next) => {
+    const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+    const last = typed[typed.length - 1];
+    // Past what was typed before, so that taking it back finds it where it was typed.
+    const from = last ? last.at + last.piece.length : 0;
+    const word = pick(IN_PLAIN_CODE);
+    const hits: number[] = [];
+    for (let i = text.indexOf(word, from); i >= 0; i = text.indexOf(word, i + 1)) hits.push(i);
+    if (last && (hits.length === 0 || next() < 0.4)) {
+      typed.pop();
+      return text.slice(0, last.at) + text.slice(last.at + last.piece.length);
+    }
+    if (hits.length === 0) return text;
+    const at = pick(hits) + (next() < 0.5 ? 0 : word.length);
+    const piece = pick(TYPED_IN_PLAIN_CODE);
+    typed.push({ at, piece });
+    return text.slice(0, at) + piece + text.slice(at);
+  };
+}
+
 const shown = (findings: readonly Finding[]) => findings.map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, span: f.span, related: f.related }));
 
 /**
@@ -127,16 +169,16 @@ const shown = (findings: readonly Finding[]) => findings.map((f) => ({ rule: f.r
  * offered to the kept analysis without a tree, and the tree is re-parsed, across every edit since it
  * was last, only when that analysis needs one.
  */
-function checkSequence(text: string, seed: number, edits: number, kept = new KeptAnalysis(), inLockCode = false, projectOf?: (text: string) => ModelProvider, withoutTree = false): number {
+function checkSequence(text: string, seed: number, edits: number, kept = new KeptAnalysis(), change: Change = anywhere, projectOf?: (text: string) => ModelProvider, withoutTree = false): number {
   const next = random(seed);
   let tree: ts.SourceFile = parseSource('edited.ts', text);
   kept.analyze(tree, { project: projectOf?.(text) });
   let reused = 0;
   for (let i = 0; i < edits; i++) {
-    text = edit(text, next, inLockCode);
+    text = change(text, next);
     const before = kept.stats.reused + kept.stats.unit;
     const nextText = withoutTree ? nextTreeText(tree, text) : undefined;
-    let incremental = nextText && kept.analyzeEdit('edited.ts', nextText, { project: projectOf?.(text) });
+    let incremental = nextText && kept.analyzeEdit('edited.ts', nextText, { project: projectOf?.(text) }, tree);
     if (!incremental) {
       tree = reparseSource(tree, text);
       incremental = kept.analyze(tree, { project: projectOf?.(text) });
@@ -176,27 +218,54 @@ function tableText(cases: RuleCases): string {
 test('lock-heavy text: edits inside lock functions re-analyse one function and get the findings of a fresh analysis', () => {
   const kept = new KeptAnalysis();
   const text = lockHeavyText();
-  for (let seed = 41; seed <= 52; seed++) checkSequence(text, seed, 15, kept, true);
+  for (let seed = 41; seed <= 52; seed++) checkSequence(text, seed, 15, kept, inLockFunctions);
   assert.ok(kept.stats.unit >= 30, `one function was re-analysed alone ${kept.stats.unit} times`);
 });
 
 test('without a tree of the edited text, as the server analyses: edits inside lock functions get the findings of a fresh analysis', () => {
   const kept = new KeptAnalysis();
-  for (let seed = 141; seed <= 152; seed++) checkSequence(lockHeavyText(), seed, 15, kept, true, undefined, true);
-  for (let seed = 161; seed <= 172; seed++) checkSequence(mixedText(), seed, 15, kept, true, undefined, true);
+  for (let seed = 141; seed <= 152; seed++) checkSequence(lockHeavyText(), seed, 15, kept, inLockFunctions, undefined, true);
+  for (let seed = 161; seed <= 172; seed++) checkSequence(mixedText(), seed, 15, kept, inLockFunctions, undefined, true);
   assert.ok(kept.stats.withoutTree >= 30, `one function was re-analysed without a tree ${kept.stats.withoutTree} times`);
 });
 
 test('without a tree of the edited text: every edit of random sequences gets the findings of a fresh analysis', () => {
   const kept = new KeptAnalysis();
-  for (let seed = 181; seed <= 192; seed++) checkSequence(lockHeavyText(), seed, 20, kept, false, undefined, true);
+  for (let seed = 181; seed <= 192; seed++) checkSequence(lockHeavyText(), seed, 20, kept, anywhere, undefined, true);
   assert.ok(kept.stats.withoutTree >= 3, `one function was re-analysed without a tree ${kept.stats.withoutTree} times`);
+});
+
+test('without a tree of the edited text: edits in code without lock code, several in a row, re-use the kept findings and get the findings of a fresh analysis', () => {
+  // The tree falls behind by every edit taken without it: the next is checked against that older tree.
+  const kept = new KeptAnalysis();
+  for (let seed = 221; seed <= 232; seed++) checkSequence(paddedText(), seed, 20, kept, typingInPlainCode(), undefined, true);
+  assert.ok(kept.stats.reusedWithoutTree >= 60, `the kept findings were re-used without a tree ${kept.stats.reusedWithoutTree} times`);
+});
+
+test('without a tree of the edited text: blanks taken out of lock code and typed back give the messages of a fresh analysis', () => {
+  // The message quotes the delay as written. A blank between a function's tokens is no blank edit, and
+  // once a unit edit has taken one out, the tree (with it) no longer has the kept analysis's text.
+  const retry = (gap: string) => `import Redis from 'ioredis';
+${filler(3)}
+export async function acquireWithRetry(redis: Redis, key: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (await redis.set(key, 'me', 'PX', 5000, 'NX')) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100${gap}* attempt));
+  }
+  return false;
+}
+`;
+  const texts = [' ', '  ', ' ', '   ', '  '].map(retry);
+  const scripted: Change = () => texts.shift() as string;
+  const kept = new KeptAnalysis();
+  checkSequence(retry('  '), 1, 5, kept, scripted, undefined, true);
+  assert.ok(kept.stats.withoutTree >= 4, `the function was re-analysed without a tree ${kept.stats.withoutTree} times`);
 });
 
 test('mixed text: edits inside lock functions re-analyse one function and get the findings of a fresh analysis', () => {
   const kept = new KeptAnalysis();
   const text = mixedText();
-  for (let seed = 61; seed <= 72; seed++) checkSequence(text, seed, 15, kept, true);
+  for (let seed = 61; seed <= 72; seed++) checkSequence(text, seed, 15, kept, inLockFunctions);
   assert.ok(kept.stats.unit >= 10, `one function was re-analysed alone ${kept.stats.unit} times`);
 });
 
@@ -205,7 +274,7 @@ test("every rule table's cases in one file: edits inside lock functions get the 
   let seed = 100;
   for (const cases of Object.values(tables)) {
     const text = tableText(cases);
-    for (let i = 0; i < 3; i++) checkSequence(text, seed++, 12, kept, true);
+    for (let i = 0; i < 3; i++) checkSequence(text, seed++, 12, kept, inLockFunctions);
   }
   assert.ok(kept.stats.unit >= 20, `one function was re-analysed alone ${kept.stats.unit} times`);
 });
@@ -220,6 +289,6 @@ test('with a project index, as the server analyses: edits inside lock functions 
     return { modelOf: (sourceFile, config) => index.modelOf(path, text, sourceFile, config, true), partModelOf: (part, config) => index.partModelOf(path, part, config) };
   };
   const kept = new KeptAnalysis();
-  for (let seed = 81; seed <= 84; seed++) checkSequence(lockHeavyFile(400), seed, 10, kept, true, projectOf);
+  for (let seed = 81; seed <= 84; seed++) checkSequence(lockHeavyFile(400), seed, 10, kept, inLockFunctions, projectOf);
   assert.ok(kept.stats.unit >= 5, `one function was re-analysed alone ${kept.stats.unit} times`);
 });
