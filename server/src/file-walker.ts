@@ -23,9 +23,19 @@ export function isSourceFile(path: string): boolean {
   return ANALYZED_EXTENSIONS.some((ext) => lower.endsWith(ext));
 }
 
+/**
+ * `path` relative to `base`, '/'-separated. The walk's paths start with their .gitignore folder's path,
+ * so a slice does it; path.relative would resolve both paths again, for every entry and every .gitignore.
+ */
+function gitRelative(base: string, path: string): string {
+  const prefix = base.endsWith(sep) ? base : base + sep;
+  const rel = path.startsWith(prefix) ? path.slice(prefix.length) : relative(base, path);
+  return sep === '/' ? rel : rel.split(sep).join('/');
+}
+
 function ignoredByGit(stack: readonly GitIgnore[], path: string, isDir: boolean): boolean {
   for (const { base, rules } of stack) {
-    const rel = relative(base, path).split(sep).join('/');
+    const rel = gitRelative(base, path);
     if (rel && rules.ignores(isDir ? `${rel}/` : rel)) return true;
   }
   return false;
@@ -69,8 +79,10 @@ export async function* walkSourceFiles(root: string, cancelled: () => boolean): 
     if (!entries) continue; // vanished or unreadable: nothing to scan there
     const own = entries.some((e) => e.name === '.gitignore' && e.isFile()) ? await readGitIgnore(dir) : undefined;
     const stack = own ? [...gitignores, own] : gitignores;
+    // dir is normalised and an entry's name holds no separator: concatenation is join without its normalising.
+    const prefix = dir.endsWith(sep) ? dir : dir + sep;
     for (const entry of entries) {
-      const path = join(dir, entry.name);
+      const path = prefix + entry.name;
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRS.has(entry.name) && !ignoredByGit(stack, path, true)) queue.push({ dir: path, gitignores: stack });
       } else if (entry.isFile() && isSourceFile(path) && !ignoredByGit(stack, path, false)) {

@@ -3,7 +3,8 @@
 // (how many findings are showing, the file's lock sites for lockwise/lockSites), never an AST.
 // Files open in the editor belong to the live documents; the scan leaves their diagnostics alone and
 // analyses their editor text, not the disk's (see analyzeLoaded).
-// Files are read READS_AHEAD at a time ahead of the analysis (read-ahead.ts) and analysed in order.
+// Files are read and analysed one at a time, each in its own event-loop turn, so that editor messages
+// (an edit, a hover, a new scan that cancels this one) are handled between two files.
 import { sep } from 'node:path';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
 import type { Analyzer, FileScope, Log } from './analysis';
@@ -13,16 +14,9 @@ import { isGitIgnored, walkSourceFiles } from './file-walker';
 import { toLockSites } from './lock-sites';
 import { collectIfGrown, GROWTH_BYTES } from './memory';
 import type { CheckWorkspaceResult, LockSite, ScanProgress } from './protocol';
-import { loadAhead } from './read-ahead';
 import { diskReader, type ScanReader } from './scan-reader';
 import { pathToUri } from './uris';
 import type { WorkspaceFolders } from './workspace-folders';
-
-/**
- * Reads in flight or waiting for their analysis: enough to keep libuv's four file system threads busy
- * while the analysis runs (32 measured the same as 8 on the bench corpus).
- */
-export const READS_AHEAD = 8;
 
 /**
  * Heap growth allowed between two collections after the scan's analyses: half the editing allowance. On the
@@ -30,6 +24,9 @@ export const READS_AHEAD = 8;
  * main-thread time that the bench can tell apart (the collections are of a heap with little live in it).
  */
 const SCAN_GROWTH_BYTES = GROWTH_BYTES / 2;
+
+/** Resolves after the event loop has had its turn (I/O, incoming messages). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface ScannedFile {
   findings: number;
@@ -89,10 +86,11 @@ export class WorkspaceScan {
       }
       const seen = new Set<string>();
       let i = 0;
-      for await (const file of loadAhead(paths, READS_AHEAD, (path) => this.load(path))) {
+      for (const path of paths) {
+        await nextTurn();
         if (cancelled()) break;
-        seen.add(file.path);
-        const findings = await this.analyzeLoaded(file);
+        seen.add(path);
+        const findings = await this.analyzeLoaded(await this.load(path));
         result.files++;
         if (findings === undefined) result.notAnalysed++;
         else result.findings += findings;
@@ -128,7 +126,7 @@ export class WorkspaceScan {
     try {
       const scope = await this.analyzer.scope(pathToUri(path), '', path);
       if (scope.skip) return { path, scope };
-      return { path, scope, text: await this.reader.read(path, scope.settings.maxFileSizeKb * 1024) };
+      return { path, scope, text: this.reader.read(path, scope.settings.maxFileSizeKb * 1024) };
     } catch (err) {
       this.log(`could not scan ${path}: ${String(err)}`);
       return { path };
