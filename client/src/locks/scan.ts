@@ -142,21 +142,17 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
     return;
   }
   const { client } = node;
-  // Each step sends the next SCAN with the reads of the batches before it, in one pipeline: the walk never
-  // waits for a batch's reads, and a failed read stops this node's walk like a failed SCAN. A batch's reads
-  // are built once the next SCAN is on its way (they go out with the step after it), so between a SCAN's
-  // reply and the next SCAN the client does no more than the walk needs.
-  const shared = new SharedPipeline(client);
-  const send = shared.queue;
-  let pending = 0;
+  // Each SCAN is written on its own and the walk waits only for it; the reads of the batch it found are queued
+  // once the next SCAN has gone out, and go out together behind it (shared-pipeline.ts), so the server answers
+  // the walk before it runs them and the walk never waits for a batch's reads. A failed read stops this
+  // node's walk like a failed SCAN.
+  const send = new SharedPipeline(client).queue;
+  const reading: Promise<void>[] = [];
   let failure: { error: unknown } | undefined;
   const read = (batch: string[]) => {
-    pending++;
-    readBatch(ctx, c, node.name, client, send, batch)
-      .catch((error: unknown) => void (failure ??= { error }))
-      .finally(() => pending--);
+    reading.push(readBatch(ctx, c, node.name, client, send, batch).catch((error: unknown) => void (failure ??= { error })));
   };
-  /** The batch the last SCAN found, read once the next step has gone out. */
+  /** The batch the last SCAN found, read once the next SCAN has gone out. */
   let found: string[] | undefined;
   try {
     await avoidTouching(client);
@@ -164,12 +160,10 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
       let cursor = '0';
       do {
         if (c.capped || failure) break;
-        const step = shared.step((p) => p.scan(cursor, 'MATCH', pattern, 'COUNT', options.count));
+        const scan = client.scan(cursor, 'MATCH', pattern, 'COUNT', options.count);
         if (found) read(found);
         found = undefined;
-        const [[err, reply]] = await step;
-        if (err) throw err;
-        const [next, keys] = reply as [string, string[]];
+        const [next, keys] = await scan;
         cursor = next;
         c.scanned += keys.length;
         const fresh = keys.filter((k) => !c.seen.has(k));
@@ -186,10 +180,7 @@ async function scanNode(ctx: ScanContext, c: Collector, node: MasterNode, option
     failure ??= { error: err };
   }
   if (found) read(found);
-  // The reads still under way go out in steps of their own.
-  for (await shared.settle(); pending > 0 || !shared.idle; await shared.settle()) {
-    await shared.step().catch((error: unknown) => void (failure ??= { error }));
-  }
+  await Promise.all(reading);
   if (failure) {
     c.failedNodes.add(node.name);
     noteError(c, node.name, ctx.explain(failure.error, node.name));

@@ -22,9 +22,11 @@ export const SCRIPT_KEYS = 100;
 /**
  * KEYS: the lock keys (n), the generic fence candidates (g), then each lock key's Redisson fence candidate
  * (n, in the same order); ARGV: n, g, then per lock key the type it had in the previous listing ('' when
- * unknown). The reply is one flat array, cheap to decode: per lock key five slots {type, pttl, payload, size,
- * mode} (false where empty; size, and a sampled hash's "mode", only where the read filled its bound), then
- * per candidate its value, or false where it does not exist, is not a string or was not looked at.
+ * unknown). The reply is one flat array, cheap to decode, with a slot only for what was found: per lock key
+ * three slots {type, pttl, payload} (false where gone); then how many values filled their bound, and per
+ * such value {lock key's index, size, "mode" of a sampled hash or false}; then per fence candidate that
+ * exists and holds a string {its KEYS position, value}. (A slot per key for size and mode and one per
+ * candidate, nearly all empty, were most of the reply the client decoded.)
  * A key is read as the type it is expected to have (its previous one, else string, as nearly every lock is
  * one), as the per-command path does: TYPE only when that read says the key changed type or may be gone
  * (an empty read). Most locks have no fence, so the candidates are probed the way fence-lookup.ts does it:
@@ -34,10 +36,10 @@ export const SCRIPT_KEYS = 100;
  */
 const LIST_LUA = `
 local n, g = tonumber(ARGV[1]), tonumber(ARGV[2])
-local out = {}
-for i = 1, 5 * n + #KEYS - n do out[i] = false end
--- Fills key's five slots from base b read as type t; false when t was only expected and the read failed or found nothing.
-local function readAs(b, key, t, known)
+local out, sized, fences = {}, {}, {}
+for i = 1, 3 * n do out[i] = false end
+-- Fills lock key i's three slots read as type t; false when t was only expected and the read failed or found nothing.
+local function readAs(i, key, t, known)
   local v, size, mode = false, false, false
   if t == 'string' then
     v = redis.pcall('GETRANGE', key, 0, ${STRING_BYTES_READ - 1})
@@ -54,20 +56,25 @@ local function readAs(b, key, t, known)
   elseif not known then
     return false
   end
-  out[b + 1], out[b + 2], out[b + 3], out[b + 4], out[b + 5] = t, redis.call('PTTL', key), v, size, mode
+  local b = 3 * (i - 1)
+  out[b + 1], out[b + 2], out[b + 3] = t, redis.call('PTTL', key), v
+  if size then
+    local e = #sized
+    sized[e + 1], sized[e + 2], sized[e + 3] = i, size, mode
+  end
   return true
 end
 for i = 1, n do
-  local key, b = KEYS[i], 5 * (i - 1)
+  local key = KEYS[i]
   local expected = ARGV[i + 2]
   if expected == '' then expected = 'string' end
-  if not readAs(b, key, expected, false) then readAs(b, key, redis.call('TYPE', key)['ok'], true) end
+  if not readAs(i, key, expected, false) then readAs(i, key, redis.call('TYPE', key)['ok'], true) end
 end
 -- The KEYS positions to probe: every generic candidate, and the Redisson one of each hash.
 local at = {}
 for i = 1, g do at[i] = n + i end
 for i = 1, n do
-  if out[5 * (i - 1) + 1] == 'hash' then at[#at + 1] = n + g + i end
+  if out[3 * (i - 1) + 1] == 'hash' then at[#at + 1] = n + g + i end
 end
 local function names(lo, hi)
   local t = {}
@@ -79,7 +86,10 @@ local function probe(lo, hi, count)
   if count == hi - lo + 1 then
     for j = lo, hi do
       local v = redis.pcall('GET', KEYS[at[j]])
-      if type(v) == 'string' then out[4 * n + at[j]] = v end
+      if type(v) == 'string' then
+        local e = #fences
+        fences[e + 1], fences[e + 2] = at[j], v
+      end
     end
     return
   end
@@ -89,6 +99,11 @@ local function probe(lo, hi, count)
   probe(mid + 1, hi, count - left)
 end
 if #at > 0 then probe(1, #at, redis.call('EXISTS', unpack(names(1, #at)))) end
+local e = 3 * n + 1
+out[e] = #sized / 3
+for j = 1, #sized do out[e + j] = sized[j] end
+e = e + #sized
+for j = 1, #fences do out[e + j] = fences[j] end
 return out
 `;
 const LIST_SHA = createHash('sha1').update(LIST_LUA).digest('hex');
@@ -194,19 +209,23 @@ export async function readByScript(client: Redis, send: Queue, keys: readonly st
         return void out.rest.push(...group);
       }
       const replies = reply as unknown[];
-      for (let i = 0, b = 0; i < group.length; i++, b += 5) {
+      // The few values that filled their bound: their size and "mode", by the lock key's index.
+      let at = 3 * group.length;
+      const sizedCount = Number(replies[at++]);
+      const sized = new Map<number, number>();
+      for (let j = 0; j < sizedCount; j++, at += 3) sized.set(Number(replies[at]) - 1, at);
+      for (let i = 0, b = 0; i < group.length; i++, b += 3) {
         const type = replies[b];
         // Gone since SCAN found it.
-        if (typeof type === 'string' && type !== 'none') out.read.push({ key: group[i]!, type, pttl: Number(replies[b + 1]), value: valueOf(type, replies[b + 2], replies[b + 3], replies[b + 4]) });
+        if (typeof type !== 'string' || type === 'none') continue;
+        const s = sized.get(i);
+        out.read.push({ key: group[i]!, type, pttl: Number(replies[b + 1]), value: valueOf(type, replies[b + 2], s === undefined ? null : replies[s + 1], s === undefined ? null : replies[s + 2]) });
       }
       const names = [...generic, ...redisson];
-      for (let i = 0, b = 5 * group.length; i < names.length; i++) {
-        const name = names[i]!;
-        if (name === group[i - generic.length]) continue; // a placeholder
-        out.checked.add(name);
-        const value = replies[b + i];
-        if (typeof value === 'string') out.fences.set(name, value);
+      for (let i = 0; i < names.length; i++) {
+        if (names[i] !== group[i - generic.length]) out.checked.add(names[i]!); // else a placeholder
       }
+      for (; at + 1 < replies.length; at += 2) out.fences.set(names[Number(replies[at]) - 1 - group.length]!, replies[at + 1] as string);
     }),
   );
   return out;

@@ -1,7 +1,9 @@
-// One write per step of a keyspace walk. Every pipeline is a write to the socket (a system call, and a
-// wake-up of the server), and a SCAN batch's reads come in several small rounds (values and fence checks,
-// then their rare follow-ups). So the readers of all batches queue their commands here, and each step
-// sends them in one pipeline together with the next SCAN.
+// One write per turn of the event loop for a keyspace walk's reads. Every pipeline is a write to the socket
+// (a system call, and a wake-up of the server), and a SCAN batch's reads come in several small rounds
+// (values and fence checks, then their rare follow-ups). So the readers of all batches queue their commands
+// here, and whatever was queued in one turn goes out as one pipeline at the end of that turn.
+// The walk's SCAN does not go with them: it is written on its own first, so the server answers it before it
+// runs the reads queued behind it, and the walk goes on while the server works on those reads.
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 
@@ -28,40 +30,30 @@ export class SharedPipeline {
 
   constructor(private readonly client: Redis) {}
 
-  readonly queue: Queue = (fill) => new Promise((resolve, reject) => this.waiting.push({ fill, resolve, reject }));
-
-  get idle(): boolean {
-    return this.waiting.length === 0;
-  }
-
   /**
-   * Sends `first` (the step's SCAN) and everything queued so far as one pipeline, and resolves with the
-   * replies to `first`. The readers get their replies only on the next turn of the event loop: by then the
-   * caller has sent the next step, so their decoding runs while the server works on it.
+   * Queues commands for the pipeline that goes out at the end of this turn (setImmediate: after the walk has
+   * written its next SCAN and the batch just found has queued its reads).
    */
-  async step(first?: (p: Pipeline) => void): Promise<Reply[]> {
+  readonly queue: Queue = (fill) =>
+    new Promise((resolve, reject) => {
+      if (!this.waiting.length) setImmediate(() => void this.flush());
+      this.waiting.push({ fill, resolve, reject });
+    });
+
+  private async flush(): Promise<void> {
     const p = this.client.pipeline();
-    first?.(p);
-    const head = p.length;
     const sent = this.waiting.splice(0);
     const ends = sent.map((w) => {
       w.fill(p);
       return p.length;
     });
-    if (!p.length) return [];
     let replies: Reply[];
     try {
-      replies = await exec(p);
+      replies = p.length ? await exec(p) : [];
     } catch (err) {
-      setImmediate(() => sent.forEach((w) => w.reject(err)));
-      throw err;
+      for (const w of sent) w.reject(err);
+      return;
     }
-    setImmediate(() => sent.forEach((w, i) => w.resolve(replies.slice(ends[i - 1] ?? head, ends[i]))));
-    return replies.slice(0, head);
-  }
-
-  /** Lets the readers handed replies by the last step decode them and queue their next commands. */
-  settle(): Promise<void> {
-    return new Promise((r) => setImmediate(r));
+    sent.forEach((w, i) => w.resolve(replies.slice(ends[i - 1] ?? 0, ends[i])));
   }
 }
