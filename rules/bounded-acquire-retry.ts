@@ -125,9 +125,13 @@ function unboundedRecursion(acquire: Acquire): Node | undefined {
   const fn = acquire.fn;
   const retry = selfRetry(acquire);
   if (!retry || !isFunctionLike(fn)) return undefined;
-  const params = fn.parameters.map((p) => p.name.getText()).join(' ');
+  // A parameter handed back unchanged in its own place (`retryDelay`, a lock `timeout`) counts no tries:
+  // only a comparison of it can bound the recursion, and those are read below.
   const passed = retry.again?.arguments ?? [];
-  if (LIMIT_WORDS.test(params) || passed.some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
+  const unchanged = (p: ts.ParameterDeclaration, i: number) => passed[i] !== undefined && unwrap(passed[i]).getText() === p.name.getText();
+  const params = fn.parameters.filter((p, i) => !unchanged(p, i)).map((p) => p.name.getText()).join(' ');
+  const handedOn = passed.filter((_, i) => !(fn.parameters[i] && unchanged(fn.parameters[i], i)));
+  if (LIMIT_WORDS.test(params) || handedOn.some((a) => bounds(a) || /[-+]\s*1|\+\+|--/.test(a.getText()))) return undefined;
   if (descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some((s) => bounds(s.expression))) return undefined;
   return retry.call;
 }

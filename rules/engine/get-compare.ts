@@ -67,8 +67,10 @@ export function watchedTransaction(getCompare: GetCompare, write: { call: Node; 
   const key = write.command?.batch?.kind === 'multi' ? write.command.keys[0] : undefined;
   if (!key) return false;
   const keyText = normalizeText(unwrap(key));
+  // Before the GET, or earlier in the same chain (`pipeline.watch(key).get(key)`).
+  const before = (call: Node) => call.end <= getCompare.get.pos || (call !== getCompare.get && contains(getCompare.get, call));
   return descendantsOfKind<ts.CallExpression>(write.fn, ts.SyntaxKind.CallExpression).some((call) =>
-    call.end <= getCompare.get.pos && /^watch$/i.test(methodOf(call)?.name ?? '') && call.arguments.some((a) => normalizeText(unwrap(a)) === keyText));
+    before(call) && /^watch$/i.test(methodOf(call)?.name ?? '') && call.arguments.some((a) => normalizeText(unwrap(a)) === keyText));
 }
 
 /** A value the reply of a GET is compared with to learn "is it mine?": not null, '', 0, 'OK' or a boolean. */
@@ -89,10 +91,17 @@ function comparesWithValue(condition: Node): Node | undefined {
   return other;
 }
 
-/** The variable a GET's reply is kept in, directly or parsed (`const cur = JSON.parse((await get(k)) ?? 'null')`). */
+/**
+ * The variable a GET's reply is kept in, directly or parsed (`const cur = JSON.parse((await get(k)) ?? 'null')`),
+ * or, for a GET queued in a pipeline, the parameter of the `.then` its `exec()` hands the replies to.
+ */
 function replyVariable(get: Node, fn: Node): string | undefined {
   for (let n: Node | undefined = get.parent; n && n !== fn; n = n.parent) {
     if (ts.isVariableDeclaration(n)) return ts.isIdentifier(n.name) ? n.name.text : undefined;
+    if (ts.isCallExpression(n) && methodOf(n)?.name === 'then' && isFunctionOrArrow(n.arguments[0])) {
+      const replies = n.arguments[0].parameters[0]?.name;
+      return replies && ts.isIdentifier(replies) ? replies.text : undefined;
+    }
     if (ts.isStatement(n) || ts.isFunctionLike(n)) return undefined;
   }
   return undefined;
@@ -116,7 +125,8 @@ export function findCompareBeforeWrite(
     const ifs: ts.IfStatement[] = [];
     const visit = (n: Node): void => {
       if (ts.isIfStatement(n) && n.getStart() < write.call.getStart() && n.end > get.call.getStart() && refers(n.expression)) ifs.push(n);
-      if (n === write.fn || !ts.isFunctionLike(n)) ts.forEachChild(n, visit);
+      // Into the callback the write is in, when `write.fn` is the function around it (a watched transaction).
+      if (n === write.fn || !ts.isFunctionLike(n) || contains(n, write.call)) ts.forEachChild(n, visit);
     };
     visit(write.fn);
     for (const s of ifs) {

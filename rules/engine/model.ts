@@ -272,10 +272,13 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const getsOn = (key: KeyRef) => getIndex.find(key);
   // A write queued in MULTI after WATCH, GET and a compare with the token (in an `if` around it, or a guard
   // that leaves first): an optimistic transaction, as atomic as a compare-and-write script.
+  // The WATCH and GET may be in the function around the callback the write is queued in
+  // (`pipeline.watch(k).get(k).exec().then((replies) => { if (...) multi().del(k).exec() })`).
   const watchedWrite = (command: RedisCommand, fn: Node, key: KeyRef): boolean => {
     if (command.batch?.kind !== 'multi') return false;
-    const compared = findGetCompare({ call: command.call, fn, key }, getsOn) ?? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn);
-    return !!compared && !compared.whenFree && watchedTransaction(compared, { call: command.call, fn, command });
+    const scope = namedFunctionOf(fn);
+    const compared = findGetCompare({ call: command.call, fn: scope, key }, getsOn) ?? findCompareBeforeWrite({ call: command.call, fn: scope, key }, getsOn);
+    return !!compared && !compared.whenFree && watchedTransaction(compared, { call: command.call, fn: scope, command });
   };
 
   let releases: Release[] = [...library.releases, ...redisLock.releases, ...helperReleases];

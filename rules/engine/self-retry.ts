@@ -1,10 +1,11 @@
 // An acquire retried by its function calling itself again: `return take(key)` after a failed try, or,
 // callback style, from the acquire's own callback: `client.set(k, v, 'NX', 'PX', t, (err, ok) => {
-// ... setTimeout(tryLock, 100) })`. backoff-between-retries judges the wait, bounded-acquire-retry the
-// number of tries.
+// ... setTimeout(tryLock, 100) })`, or through a helper declared inside it: `function retry() {
+// setTimeout(() => take(key), d) }` called from the failure path. backoff-between-retries judges the
+// wait, bounded-acquire-retry the number of tries.
 import { ts } from './typescript';
 import type { Acquire } from './model';
-import { ancestorWhere, callsNamed, contains, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, callsNamed, contains, descendantsWhere, identifiersNamed, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
 import { onlyWhenAcquired, testsFailure } from './paths';
 
 export interface SelfRetry {
@@ -66,19 +67,47 @@ function scheduledBy(call: Node, name: string, fn: Node): ts.CallExpression | un
   });
 }
 
+/** The first call in `scope` that runs the function again: by name, or handed to setTimeout. */
+function retryIn(scope: Node, name: string): SelfRetry | undefined {
+  for (const c of callsNamed(scope, (n) => n === name || n === 'setTimeout')) {
+    const direct = callsSelf(c.expression, name);
+    if (!direct && !(isSetTimeout(c) && !!c.arguments[0] && callsSelf(c.arguments[0], name))) continue;
+    const timeout = direct ? scheduledBy(c, name, scope) : c;
+    return { call: timeout ?? c, again: direct ? c : undefined, delay: timeout?.arguments[1] };
+  }
+  return undefined;
+}
+
+/** Helpers declared in the function itself (`function retry() {...}`, `const retry = () => ...`) that run it again. */
+function retryHelpers(fn: Node, name: string): Map<string, SelfRetry> {
+  const helpers = new Map<string, SelfRetry>();
+  for (const inner of descendantsWhere(fn, isFunctionLike)) {
+    const helperName = ownName(inner);
+    if (!helperName || helperName === name || ancestorWhere(inner, isFunctionLike) !== fn) continue;
+    const retry = retryIn(inner, name);
+    if (retry) helpers.set(helperName, retry);
+  }
+  return helpers;
+}
+
 export function selfRetry(acquire: Acquire): SelfRetry | undefined {
   const fn = acquire.fn;
   const name = ownName(fn);
   if (!name) return undefined;
-  // Only calls by the function's name or of setTimeout can retry: the index names them without reading each call's text.
-  for (const c of callsNamed(fn, (n) => n === name || n === 'setTimeout')) {
-    const direct = callsSelf(c.expression, name);
-    const timer = !direct && isSetTimeout(c) && !!c.arguments[0] && callsSelf(c.arguments[0], name);
-    if (!direct && !timer) continue;
+  // Nested functions are only read when the name is spelled inside one (found through the identifier index).
+  const nested = identifiersNamed(fn, name).some((id) => ancestorWhere(id, isFunctionLike) !== fn);
+  const helpers = nested ? retryHelpers(fn, name) : new Map<string, SelfRetry>();
+  // Only calls by the function's name, of setTimeout or of a retry helper can retry: the index names them without reading each call's text.
+  for (const c of callsNamed(fn, (n) => n === name || n === 'setTimeout' || helpers.has(n))) {
+    const helper = ts.isIdentifier(c.expression) ? helpers.get(c.expression.text) : undefined;
+    const direct = !helper && callsSelf(c.expression, name);
+    const timer = !helper && !direct && isSetTimeout(c) && !!c.arguments[0] && callsSelf(c.arguments[0], name);
+    if (!helper && !direct && !timer) continue;
     const inCallback = inAcquireCallback(acquire, c);
     // After the acquire: in the function's own statements (a nested function is someone else's), or in its callback.
     if (!inCallback && (c.getStart() < acquire.call.end || ancestorWhere(c, isFunctionLike) !== fn)) continue;
     if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(c, fn))) continue;
+    if (helper) return helper;
     const timeout = timer ? c : scheduledBy(c, name, fn);
     return { call: timeout ?? c, again: direct ? c : undefined, delay: timeout?.arguments[1] };
   }

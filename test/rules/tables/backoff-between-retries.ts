@@ -120,8 +120,36 @@ export async function take(key: string, token: string) {
 import Redlock from 'redlock';
 export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
 ` },
+    { name: 'a retry helper declared inside the acquire that waits a jittered delay', code: `${io}export async function grab(key: string, token: string, onLocked: () => void, attempt = 0): Promise<void> {
+  function scheduleAgain() {
+    if (attempt < 20) setTimeout(() => void grab(key, token, onLocked, attempt + 1), 40 + Math.random() * 80);
+  }
+  if ((await redis.set(key, token, 'PX', 5000, 'NX')) === 'OK') onLocked();
+  else scheduleAgain();
+}
+` },
   ],
   invalid: [
+    {
+      name: 'a retry helper declared inside the acquire reschedules it after a fixed delay',
+      message: ['waits `pauseMs`', 'no random part'],
+      code: `${io}export async function grab(key: string, token: string, pauseMs: number, onLocked: () => void, attempt = 0): Promise<void> {
+  const scheduleAgain = () => {
+    if (attempt < 20) setTimeout(() => void grab(key, token, pauseMs, onLocked, attempt + 1), pauseMs);
+  };
+  if ((await redis.set(key, token, 'PX', 5000, 'NX')) === 'OK') onLocked();
+  else scheduleAgain();
+}
+`,
+      output: `${io}export async function grab(key: string, token: string, pauseMs: number, onLocked: () => void, attempt = 0): Promise<void> {
+  const scheduleAgain = () => {
+    if (attempt < 20) setTimeout(() => void grab(key, token, pauseMs, onLocked, attempt + 1), pauseMs / 2 + Math.random() * pauseMs);
+  };
+  if ((await redis.set(key, token, 'PX', 5000, 'NX')) === 'OK') onLocked();
+  else scheduleAgain();
+}
+`,
+    },
     {
       name: 'ioredis busy spin',
       message: ['no wait between attempts', 'busy spin'],

@@ -96,8 +96,49 @@ export class Locks {
 import Redlock from 'redlock';
 export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200 });
 ` },
+    { name: 'a retry helper declared inside the acquire that passes on a growing attempt count', code: `${io}export async function grab(key: string, token: string, onLocked: () => void, attempt = 0): Promise<void> {
+  const again = () => setTimeout(() => void grab(key, token, onLocked, attempt + 1), 50 + Math.random() * 100);
+  try {
+    if ((await redis.set(key, token, 'PX', 5000, 'NX')) === null) throw new Error('held');
+    onLocked();
+  } catch {
+    again();
+  }
+}
+` },
   ],
   invalid: [
+    {
+      name: 'recursion that hands its wait parameter back unchanged (a retry delay is no attempt count)',
+      message: ['This recursion retries', 'no attempt limit'],
+      code: `${io}${pause}export async function take(key: string, token: string, retryDelayMs: number): Promise<void> {
+  const ok = await redis.set(key, token, 'PX', 1000, 'NX');
+  if (!ok) {
+    await pause(retryDelayMs + Math.random() * 50);
+    return take(key, token, retryDelayMs);
+  }
+}
+`,
+    },
+    {
+      name: 'a retry helper declared inside the acquire reschedules it with the same arguments (the wait and the TTL are no limits)',
+      message: ['This recursion retries', 'no attempt limit'],
+      code: `${io}export async function grab(key: string, token: string, ttlTimeout: number, retryDelay: number, onLocked: () => void): Promise<void> {
+  function scheduleAgain() {
+    setTimeout(() => {
+      void grab(key, token, ttlTimeout, retryDelay, onLocked);
+    }, retryDelay + Math.random() * retryDelay);
+  }
+  try {
+    const reply = await redis.set(key, token, 'PX', ttlTimeout, 'NX');
+    if (reply === null) throw new Error('held');
+    onLocked();
+  } catch {
+    scheduleAgain();
+  }
+}
+`,
+    },
     {
       name: 'a wait loop whose condition is the failed acquire itself, with a constant value and no limit',
       message: ['no attempt limit'],

@@ -64,6 +64,13 @@ export const ownerCheckedExtendCases: RuleCases = {
   await redis.eval("return redis.call('SET', KEYS[1], ARGV[1], 'IFEQ', ARGV[1], 'PX', ARGV[2])", 1, key, token, 30000);
 }
 ` },
+    { name: 'WATCH and GET queued in one pipeline, the reply compared in the exec\'s then, PEXPIRE queued in MULTI there', code: `${io}export async function renewLock(id: string, token: string): Promise<void> {
+  const key = \`lock:job:\${id}\`;
+  await redis.pipeline().watch(key).get(key).exec().then(async (replies) => {
+    if (replies?.[1]?.[1] === token) await redis.multi().pexpire(key, 30000).exec();
+  });
+}
+` },
   ],
   invalid: [
     {

@@ -169,8 +169,27 @@ export async function run(key: string, token: string) {
   try { await work(); } finally { await redis.evalsha(sha, 1, key, token); }
 }
 ` },
+    { name: 'WATCH and GET queued in one pipeline, the reply compared in the exec\'s then, DEL queued in MULTI there', code: `${io}export async function unlockSlot(slot: string, owner: string): Promise<void> {
+  const key = \`lock:slot:\${slot}\`;
+  const tx = redis.pipeline();
+  await tx.watch(key).get(key).exec().then(async (replies) => {
+    if (replies && replies[1][1] === owner) await redis.multi().del(key).exec();
+  });
+}
+` },
   ],
   invalid: [
+    {
+      name: 'GET in a pipeline, its reply compared in the exec\'s then, DEL in MULTI, but no WATCH: the holder can change in between',
+      code: `${io}export async function unlockSlot(slot: string, owner: string): Promise<void> {
+  const key = \`lock:slot:\${slot}\`;
+  const tx = redis.pipeline();
+  await tx.get(key).exec().then(async (replies) => {
+    if (replies && replies[0][1] === owner) await redis.multi().del(key).exec();
+  });
+}
+`,
+    },
     {
       name: 'GET, compare, then DEL in MULTI without a WATCH of the key: still two round trips',
       message: ['two round trips'],
