@@ -3,6 +3,7 @@
 // "*a*a*a...") would surface as a SyntaxError in the middle of a walk. Each glob is compiled here, once,
 // and a broken one is a config error that names it.
 import ignore, { type Ignore } from 'ignore';
+import { relative, sep } from 'node:path';
 import { ConfigError } from './config';
 
 const clip = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n - 1)}… (${s.length} characters)` : s);
@@ -19,4 +20,15 @@ export function compileIgnores(globs: readonly string[], file: string): Ignore {
     }
   }
   return compiled;
+}
+
+/**
+ * `path` as an `ignore` matcher rooted at `base` takes it: relative, '/'-separated. A walk's paths start
+ * with the folder of their .gitignore or config, so a slice does it; path.relative would resolve both
+ * paths again, for every entry and every level.
+ */
+export function ignorePath(base: string, path: string): string {
+  const prefix = base.endsWith(sep) ? base : base + sep;
+  const rel = path.startsWith(prefix) ? path.slice(prefix.length) : relative(base, path);
+  return sep === '/' ? rel : rel.split(sep).join('/');
 }

@@ -2,10 +2,11 @@
 // .gitignore files at every level (and above the start folder, up to the repository root), each
 // config's `ignore` globs, and folders that never hold project source (node_modules, dist, build, .git).
 import ignore, { type Ignore } from 'ignore';
+import { ignorePath } from '../../rules/ignore-globs';
 import { skipsAsTest } from '../../rules/test-files';
 import { isAscii } from 'node:buffer';
 import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { CONFIG_FILE } from '../../rules/config';
 import { analyzerManifest } from './analyzer-manifest';
 import type { ConfigResolver, ConfigScope } from './check-config';
@@ -155,21 +156,15 @@ function ancestorGitignores(start: string, result: WalkResult): GitignoreLevel[]
   return chain.filter((dir) => existsSync(join(dir, '.gitignore'))).flatMap((dir) => gitignoreLevel(dir, result) ?? []);
 }
 
-function posixRelative(from: string, to: string): string {
-  // The walk's paths are under the levels' folders: the tail, without path.relative resolving both per file.
-  const rel = to.length > from.length + 1 && to.startsWith(from) && to[from.length] === sep ? to.slice(from.length + 1) : relative(from, to);
-  return sep === '/' ? rel : rel.split(sep).join('/');
-}
-
 /** Git's precedence: the deepest .gitignore with a matching rule decides; the config's globs always ignore. */
 function isIgnored(levels: readonly GitignoreLevel[], scope: ConfigScope, path: string, isDir: boolean): boolean {
   const suffix = isDir ? '/' : '';
   if (scope.ignores) {
-    const own = posixRelative(scope.base, path);
+    const own = ignorePath(scope.base, path);
     if (own !== '..' && !own.startsWith('../') && scope.ignores.ignores(own + suffix)) return true;
   }
   for (let i = levels.length - 1; i >= 0; i--) {
-    const verdict = levels[i].rules.test(posixRelative(levels[i].base, path) + suffix);
+    const verdict = levels[i].rules.test(ignorePath(levels[i].base, path) + suffix);
     if (verdict.ignored) return true;
     if (verdict.unignored) return false;
   }

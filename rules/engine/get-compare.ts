@@ -61,15 +61,13 @@ export function findGetCompare(
 /**
  * `WATCH key`, GET, compare, then the write queued in MULTI/EXEC: an optimistic transaction. EXEC fails
  * when the key changed (or, from Redis 6.0.9, expired) after the WATCH, so the compare and the write act
- * as one step. `write` is a command queued in a MULTI; the WATCH must name its key before the GET.
+ * as one step. `key` is the key of a write queued in a MULTI in `fn`; the WATCH must name it before the GET.
  */
-export function watchedTransaction(getCompare: GetCompare, write: { call: Node; fn: Node; command?: RedisCommand }): boolean {
-  const key = write.command?.batch?.kind === 'multi' ? write.command.keys[0] : undefined;
-  if (!key) return false;
+export function watchedTransaction(getCompare: GetCompare, key: Node, fn: Node): boolean {
   const keyText = normalizeText(unwrap(key));
   // Before the GET, or earlier in the same chain (`pipeline.watch(key).get(key)`).
   const before = (call: Node) => call.end <= getCompare.get.pos || (call !== getCompare.get && contains(getCompare.get, call));
-  return descendantsOfKind<ts.CallExpression>(write.fn, ts.SyntaxKind.CallExpression).some((call) =>
+  return descendantsOfKind<ts.CallExpression>(fn, ts.SyntaxKind.CallExpression).some((call) =>
     before(call) && /^watch$/i.test(methodOf(call)?.name ?? '') && call.arguments.some((a) => normalizeText(unwrap(a)) === keyText));
 }
 

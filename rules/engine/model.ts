@@ -275,10 +275,11 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   // The WATCH and GET may be in the function around the callback the write is queued in
   // (`pipeline.watch(k).get(k).exec().then((replies) => { if (...) multi().del(k).exec() })`).
   const watchedWrite = (command: RedisCommand, fn: Node, key: KeyRef): boolean => {
-    if (command.batch?.kind !== 'multi') return false;
+    const written = command.keys[0];
+    if (command.batch?.kind !== 'multi' || !written) return false;
     const scope = namedFunctionOf(fn);
     const compared = findGetCompare({ call: command.call, fn: scope, key }, getsOn) ?? findCompareBeforeWrite({ call: command.call, fn: scope, key }, getsOn);
-    return !!compared && !compared.whenFree && watchedTransaction(compared, { call: command.call, fn: scope, command });
+    return !!compared && !compared.whenFree && watchedTransaction(compared, written, scope);
   };
 
   let releases: Release[] = [...library.releases, ...redisLock.releases, ...helperReleases];

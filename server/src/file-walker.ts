@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { ANALYZED_EXTENSIONS } from '../../rules/analyze';
+import { ignorePath } from '../../rules/ignore-globs';
 
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', '.git', '.hg', '.svn']);
 const LISTINGS_AHEAD = 4;
@@ -23,19 +24,9 @@ export function isSourceFile(path: string): boolean {
   return ANALYZED_EXTENSIONS.some((ext) => lower.endsWith(ext));
 }
 
-/**
- * `path` relative to `base`, '/'-separated. The walk's paths start with their .gitignore folder's path,
- * so a slice does it; path.relative would resolve both paths again, for every entry and every .gitignore.
- */
-function gitRelative(base: string, path: string): string {
-  const prefix = base.endsWith(sep) ? base : base + sep;
-  const rel = path.startsWith(prefix) ? path.slice(prefix.length) : relative(base, path);
-  return sep === '/' ? rel : rel.split(sep).join('/');
-}
-
 function ignoredByGit(stack: readonly GitIgnore[], path: string, isDir: boolean): boolean {
   for (const { base, rules } of stack) {
-    const rel = gitRelative(base, path);
+    const rel = ignorePath(base, path);
     if (rel && rules.ignores(isDir ? `${rel}/` : rel)) return true;
   }
   return false;
