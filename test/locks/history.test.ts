@@ -53,7 +53,9 @@ test('seen, acquired, renewed, holder-changed, expired and released, each once a
 
 test('held long: once past the threshold, with how long and how often it was renewed; a new holder starts over', async () => {
   await client.flushall();
-  await client.set('lock:watchdog', 'w-1', 'PX', 10_000);
+  // Set shorter than the watchdog's TTL: a renewal must raise the PTTL even when a listing reads it
+  // within the same millisecond as the PEXPIRE (equal PTTLs are not a renewal).
+  await client.set('lock:watchdog', 'w-1', 'PX', 5_000);
   const history = new LockHistory(150);
   const t0 = Date.now();
   history.observe(await core.list(), t0);
