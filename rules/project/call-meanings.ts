@@ -51,10 +51,11 @@ type Target =
   | { kind: 'function'; file: FileSummary; summary: FunctionSummary }
   | { kind: 'class'; file: FileSummary; cls: ClassSummary }
   | { kind: 'instance'; file: FileSummary; cls: ClassSummary; made?: ts.NewExpression | ts.CallExpression }
-  | { kind: 'object'; file: FileSummary; members: Record<string, FunctionSummary> }
+  | { kind: 'object'; file: FileSummary; members: Record<string, FunctionSummary>; refs?: Record<string, string> }
   | { kind: 'module'; file: FileSummary }
   /** A redlock or redis-semaphore object a project file made: its calls are the library's. */
   | { kind: 'library'; file: FileSummary; library: LockLibrary };
+type ObjectTarget = Extract<Target, { kind: 'object' }>;
 
 const MAX_DEPTH = 8;
 const own = <T>(record: Record<string, T>, key: string): T | undefined => (Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined);
@@ -142,7 +143,7 @@ export class Resolution {
     const cls = own(file.classes, name);
     if (cls) return { kind: 'class', file, cls };
     const members = own(file.objects, name);
-    if (members) return { kind: 'object', file, members };
+    if (members) return { kind: 'object', file, members, refs: own(file.objectRefs, name) };
     const instanceOf = own(file.instances, name);
     if (instanceOf) {
       const made = this.classNamed(file, instanceOf, depth + 1);
@@ -217,16 +218,33 @@ export class Resolution {
         const found = this.exportOf(target.file, name);
         return found?.kind === 'function' ? { file: found.file, summary: found.summary } : undefined;
       }
-      case 'object': {
-        const fn = own(target.members, name);
-        return fn ? { file: target.file, summary: fn } : undefined;
-      }
+      case 'object':
+        return this.objectMember(target, name);
       case 'instance':
       case 'class':
         return this.methodOf(target.file, target.cls, name);
       default:
         return undefined;
     }
+  }
+
+  /** A member of an object of functions: one it defines, or one it holds (`{ lock: acquireLock }`). */
+  private objectMember(target: ObjectTarget, name: string): { file: FileSummary; summary: FunctionSummary } | undefined {
+    const fn = own(target.members, name);
+    if (fn) return { file: target.file, summary: fn };
+    const held = target.refs && own(target.refs, name);
+    const found = held ? this.localOf(target.file, held, 1) : undefined;
+    return found?.kind === 'function' ? { file: found.file, summary: found.summary } : undefined;
+  }
+
+  /** Every function member of an object, defined or held, by member name. */
+  private objectFunctions(target: ObjectTarget): Array<[string, { file: FileSummary; summary: FunctionSummary }]> {
+    const found: Array<[string, { file: FileSummary; summary: FunctionSummary }]> = Object.entries(target.members).map(([name, summary]) => [name, { file: target.file, summary }]);
+    for (const name of Object.keys(target.refs ?? {})) {
+      const held = own(target.members, name) ? undefined : this.objectMember(target, name);
+      if (held) found.push([name, held]);
+    }
+    return found;
   }
 
   /**
@@ -261,7 +279,7 @@ export class Resolution {
       case 'function':
         return counts(target.summary) || this.madeLeads(target.file, target.summary, counts);
       case 'object':
-        return Object.values(target.members).some((fn) => counts(fn) || this.madeLeads(target.file, fn, counts));
+        return this.objectFunctions(target).some(([, f]) => counts(f.summary) || this.madeLeads(f.file, f.summary, counts));
       case 'class':
       case 'instance':
         return this.methodsOfClass(target.file, target.cls).some(counts);
@@ -313,21 +331,24 @@ export class Resolution {
         if (made) addClass(f, made);
       }
     };
+    const addObject = (target: ObjectTarget) => {
+      for (const [name, f] of this.objectFunctions(target)) {
+        if (hasLockMeaning(f.summary)) names.add(name);
+        addMade(f.file, [f.summary]);
+      }
+    };
     const addTarget = (target: Target | undefined, local: string) => {
       if (!target) return;
       if (target.kind === 'function') {
         if (hasLockMeaning(target.summary)) names.add(local);
         addMade(target.file, [target.summary]);
-      } else if (target.kind === 'object') {
-        addFunctions(target.members);
-        addMade(target.file, Object.values(target.members));
-      } else if (target.kind === 'class' || target.kind === 'instance') addClass(target.file, target.cls);
+      } else if (target.kind === 'object') addObject(target); else if (target.kind === 'class' || target.kind === 'instance') addClass(target.file, target.cls);
       else if (target.kind === 'module') {
         for (const name of Object.keys(target.file.exports)) addTarget(this.exportOf(target.file, name), name);
       }
     };
     addFunctions(file.functions);
-    for (const members of Object.values(file.objects)) addFunctions(members);
+    for (const [name, members] of Object.entries(file.objects)) addObject({ kind: 'object', file, members, refs: own(file.objectRefs, name) });
     for (const cls of Object.values(file.classes)) {
       addClass(file, cls);
       for (const field of Object.keys(cls.fieldTypes)) {

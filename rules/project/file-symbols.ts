@@ -163,6 +163,11 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
       if (!member) continue;
       if (ts.isMethodDeclaration(p) && p.body) addFunction(p, member, { kind: 'object', name });
       else if (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)) addFunction(unwrap(p.initializer) as ts.ArrowFunction, member, { kind: 'object', name });
+      else {
+        // `{ acquire, lock: acquireLock }`: a member holding a function declared (or imported) elsewhere.
+        const held = ts.isShorthandPropertyAssignment(p) ? p.name : ts.isPropertyAssignment(p) ? unwrap(p.initializer) : undefined;
+        if (held && ts.isIdentifier(held)) (summary.objectRefs[name] ??= nameTable())[member] = held.text;
+      }
     }
   };
   /** `module.exports = <value>` / `export default <value>`: exported under `name`. */
@@ -190,6 +195,12 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     if (ts.isObjectLiteralExpression(v) && name === 'default') {
       // module.exports = { acquireLock, releaseLock, other: require('./x') }: each member is an export.
       for (const p of v.properties) {
+        // `module.exports = { ...require('./impl') }`: everything the module exports, as `export *` gives.
+        const spread = ts.isSpreadAssignment(p) ? requireOf(p.expression) : undefined;
+        if (spread && !spread.member) {
+          deps.add(spread.from);
+          summary.stars.push(spread.from);
+        }
         const member = nameOf(p);
         if (!member) continue;
         if (ts.isShorthandPropertyAssignment(p)) addExport(member, { local: p.name.text });

@@ -43,14 +43,14 @@ interface Entry {
 // A file that can give a caller a lock meaning, told before it is parsed: lock code, a Redis command
 // wrapper (pre-checks.ts), or a re-export (a barrel) give one by their text; a file with lock words
 // and imports (a helper composed from another module's helpers) only if an import resolves to one.
-const REEXPORT = /\bexport\s*(?:\*|\{[^}]*\})\s*from\b|\bmodule\.exports\s*=\s*require\s*\(|\bexports\.[\w$]+\s*=\s*require\s*\(|__exportStar\(\s*require\(/;
+const REEXPORT = /\bexport\s*(?:\*(?:\s*as\s+[\w$]+)?|\{[^}]*\})\s*from\b|\bmodule\.exports\s*=\s*require\s*\(|\bexports\.[\w$]+\s*=\s*require\s*\(|__exportStar\(\s*require\(|\.\.\.\s*require\s*\(/;
 /** Local composition is followed this many rounds (a helper calling a helper calling a helper). */
 const LOCAL_ROUNDS = 3;
 const SPARE_TEXT = 2 * 1024 * 1024;
 /** `: ILockService`, `: LockService | null`: a type annotation naming something lock-like. */
 const LOCK_TYPE = /:\s*([A-Z][\w$]*)\b/g;
-/** `export * from`, `export type * from`: a module whose summary exports more names than its text spells. */
-const STAR_REEXPORT = /\bexport\s*(?:type\s+)?\*\s*from\b/;
+/** `export * from`, `export type * from`, `{ ...require('./x') }`: a module whose summary exports more names than its text spells. */
+const STAR_REEXPORT = /\bexport\s*(?:type\s+)?\*\s*from\b|\.\.\.\s*require\s*\(/;
 /** Identifier-like words (a name with non-ASCII letters is one word too). */
 const WORD = /[\p{ID_Continue}$\u200c\u200d]+/gu;
 

@@ -1,9 +1,12 @@
 // Module specifiers to project files, the way TypeScript and Node find them, without the compiler:
 // relative paths with or without extension (and `.js` written for a `.ts` file), `index` files, and
-// tsconfig.json `paths` / `baseUrl` (following `extends` to a relative file). Bare package names are
-// never followed: code in node_modules is not summarised (its lock libraries are recognised as such).
+// tsconfig.json `paths` / `baseUrl` (following `extends` to a relative file), the monorepo's own packages
+// by name and `#` subpath imports (workspace-packages.ts). Other bare package names are never followed:
+// code in node_modules is not summarised (its lock libraries are recognised as such).
 import { dirname, join, resolve } from 'node:path';
 import type { ProjectHost } from './host';
+import { parseJsonc } from './jsonc';
+import { WorkspacePackages } from './workspace-packages';
 
 const EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
 const JS_TO_TS: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
@@ -15,27 +18,6 @@ interface PathsConfig {
   baseUrl?: string;
 }
 
-/** JSON with comments and trailing commas, as tsconfig.json allows. */
-export function parseJsonc(text: string): unknown {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      const start = i;
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      out += text.slice(start, i + 1);
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      i = text.indexOf('*/', i + 2);
-      if (i < 0) break;
-      i++;
-    } else out += c;
-  }
-  return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
-}
-
 export class ModuleResolver {
   private readonly configs = new Map<string, PathsConfig | null>();
   private readonly answers = new Map<string, string | null>();
@@ -45,7 +27,11 @@ export class ModuleResolver {
    */
   private readonly byFile = new Map<string, Map<string, string | null>>();
 
-  constructor(private readonly host: ProjectHost) {}
+  private readonly workspace: WorkspacePackages;
+
+  constructor(private readonly host: ProjectHost) {
+    this.workspace = new WorkspacePackages(host);
+  }
 
   /** The project file `specifier` names from `fromFile`, or undefined (a package, or nothing there). */
   resolve(specifier: string, fromFile: string): string | undefined {
@@ -70,12 +56,27 @@ export class ModuleResolver {
     this.answers.clear();
     this.byFile.clear();
     this.configs.clear();
+    this.workspace.reset();
   }
 
   private find(specifier: string, dir: string): string | undefined {
     if (specifier.startsWith('.') || specifier.startsWith('/')) return this.asFileOrFolder(resolve(dir, specifier));
     const config = this.pathsConfig(dir);
-    if (!config) return undefined;
+    return (config && this.viaPaths(specifier, config)) ?? this.viaWorkspace(specifier, dir);
+  }
+
+  /** A project package by name, or a `#` subpath import; a built entry stands for its source. */
+  private viaWorkspace(specifier: string, dir: string): string | undefined {
+    for (const candidate of this.workspace.candidates(specifier, dir)) {
+      for (const path of WorkspacePackages.withSource(candidate)) {
+        const found = this.asFileOrFolder(path);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  }
+
+  private viaPaths(specifier: string, config: PathsConfig): string | undefined {
     for (const entry of config.paths) {
       const matches = entry.wildcard
         ? specifier.startsWith(entry.prefix) && specifier.endsWith(entry.suffix) && specifier.length >= entry.prefix.length + entry.suffix.length

@@ -133,6 +133,11 @@ export interface FileSummary {
   classes: Record<string, ClassSummary>;
   /** Object literals of functions (`const locks = { acquire() {...} }`), by local name. */
   objects: Record<string, Record<string, FunctionSummary>>;
+  /**
+   * Members of those objects that name a function instead of defining one (`{ acquire, lock: acquireLock }`,
+   * a function of the file or an imported one): object -> member -> the local name it holds.
+   */
+  objectRefs: Record<string, Record<string, string>>;
   /** Module-level instances (`export const locks = new RedisLock(redis)`): local name -> class name. */
   instances: Record<string, string>;
   imports: Record<string, ImportRef>;
@@ -153,7 +158,7 @@ export function nameTable<T>(): Record<string, T> {
 }
 
 export function emptySummary(path: string): FileSummary {
-  return { path, functions: nameTable(), classes: nameTable(), objects: nameTable(), instances: nameTable(), imports: nameTable(), exports: nameTable(), stars: [], dependencies: [] };
+  return { path, functions: nameTable(), classes: nameTable(), objects: nameTable(), objectRefs: nameTable(), instances: nameTable(), imports: nameTable(), exports: nameTable(), stars: [], dependencies: [] };
 }
 
 /** Does the function do anything to locks (the names a caller's file must not blank out)? */

@@ -57,6 +57,11 @@ export class ServerProject {
     return mayCallLockHelpers(text) && this.index.importsLockHelpers(path, text);
   }
 
+  /** A tsconfig.json or package.json changed: specifiers are resolved again (the rescan re-analyses every file). */
+  resolutionChanged(): void {
+    this.index.resetResolution();
+  }
+
   /** A file was created, deleted or renamed: module specifiers may name other files now. */
   filesMoved(path: string): ReadonlySet<string> {
     const affected = this.index.invalidate(path);

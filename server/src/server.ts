@@ -131,6 +131,7 @@ connection.onDidChangeWatchedFiles((params) =>
       refreshPulled();
       void scan.scanAll();
     },
+    resolutionChanged: () => project.resolutionChanged(),
     scan,
     filesMoved: (path) => reanalyse(project.filesMoved(path)),
   }),

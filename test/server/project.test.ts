@@ -2,7 +2,7 @@
 // another file (open or not), related information pointing at the helper, and re-published
 // diagnostics when the helper is edited, fixed or deleted: never a stale cross-file finding.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { waitFor } from '../helpers/wait';
 import { startServer, type LspClient } from './helpers/lsp-client';
@@ -81,6 +81,21 @@ test('a workspace scan during an unsaved helper edit keeps the editor\'s meaning
   client.close(helper);
   await waitFor(() => rules(caller).includes('check-acquire-result'), 'the disk meaning once the unsaved helper is closed');
   client.close(caller);
+});
+
+test('a tsconfig.json written on disk with a `paths` alias: the caller through the alias gets the helper\'s meaning', async () => {
+  const caller = ws.uriOf('src/refund.ts');
+  writeFileSync(ws.file('src/refund.ts'), `import { acquireLock } from '@/helpers/redis-lock';\nexport async function refund(id: string) {\n  await acquireLock('refund:' + id);\n}\n`);
+  void client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: caller, type: 1 }] });
+  await client.request('lockwise/checkWorkspace', {});
+  assert.deepEqual(rules(caller), [], 'the alias leads nowhere before the tsconfig exists');
+  writeFileSync(ws.file('tsconfig.json'), JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@/*': ['src/*'] } } }));
+  void client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: ws.uriOf('tsconfig.json'), type: 1 }] });
+  await waitFor(() => rules(caller).includes('check-acquire-result'), 'the finding once the alias resolves');
+  rmSync(ws.file('tsconfig.json'));
+  rmSync(ws.file('src/refund.ts'));
+  void client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: ws.uriOf('tsconfig.json'), type: 3 }, { uri: caller, type: 3 }] });
+  await waitFor(() => !client.diagnostics.get(caller)?.diagnostics.length, 'the removed caller to be cleared');
 });
 
 test('deleting the helper file on disk clears the caller\'s cross-file finding', async () => {
