@@ -1,6 +1,6 @@
 // What happens to the value an acquire returns: dropped, stored, tested, or handed on.
 import { ts } from './typescript';
-import { enclosingFunction, identifiersNamed, isAssignment, isAwaited, isFunctionOrArrow, valueCarrier, type Node } from './nodes';
+import { contains, enclosingFunction, identifiersNamed, isAssignment, isAwaited, isFunctionOrArrow, valueCarrier, type Node } from './nodes';
 
 export type ResultUse =
   | { kind: 'discarded'; awaited: boolean }
@@ -59,7 +59,7 @@ function assigned(name: string, awaited: boolean, declaration: Node): ResultUse 
   let readLater = false;
   let tested = false;
   for (const id of identifiersNamed(fn, name)) {
-    if (id.pos < declaration.end) continue;
+    if (id.pos < declaration.end && !readNextRound(id, declaration)) continue;
     const parent = id.parent;
     // `x = ...` writes; `obj.x` is another name.
     if (isAssignment(parent) && parent.left === id) continue;
@@ -68,6 +68,18 @@ function assigned(name: string, awaited: boolean, declaration: Node): ResultUse 
     if (inConditionPosition(id)) tested = true;
   }
   return { kind: 'assigned', name, awaited, declaration, readLater, tested };
+}
+
+/**
+ * `while (!token) token = await tryLock(key)`: the loop's condition, written before the assignment in
+ * its body, reads the stored value at the start of the next round.
+ */
+function readNextRound(id: Node, declaration: Node): boolean {
+  for (let n = id.parent; n && !ts.isBlock(n); n = n.parent) {
+    if (ts.isWhileStatement(n)) return contains(n.expression, id) && contains(n.statement, declaration);
+    if (ts.isForStatement(n)) return !!n.condition && contains(n.condition, id) && contains(n.statement, declaration);
+  }
+  return false;
 }
 
 /**

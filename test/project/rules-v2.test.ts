@@ -41,6 +41,31 @@ export async function waitForLock(): Promise<void> {
   assert.deepEqual(findingList(findings), ['src/spin.ts: backoff-between-retries', 'src/spin.ts: bounded-acquire-retry'], findings.map((f) => f.message).join('\n'));
 });
 
+test('check-acquire-result: a loop whose condition tests the helper result its body stores is a test of it', () => {
+  const spin = `import { acquireLock } from './lock';
+export async function untilFree(): Promise<void> {
+  let held = false;
+  while (!held) held = await acquireLock('lock:spin');
+}
+export async function untilFreeInBlock(): Promise<void> {
+  let held = false;
+  for (let round = 0; !held; round++) {
+    held = await acquireLock('lock:spin2');
+  }
+}
+export async function storedNotTested(): Promise<void> {
+  let held = false;
+  for (let round = 0; round < 3; round++) {
+    held = await acquireLock('lock:spin3');
+  }
+}
+`;
+  const findings = analyzeProject({ 'src/lock.ts': LOCK_MODULE, 'src/spin.ts': spin });
+  const lineOf = (offset: number) => spin.slice(0, offset).split('\n').length;
+  const results = findings.filter((f) => f.rule === 'check-acquire-result').map((f) => lineOf(f.span.start));
+  assert.deepEqual(results, [15], findings.map((f) => `${lineOf(f.span.start)}: ${f.rule}: ${f.message}`).join('\n'));
+});
+
 test('stop-on-lock-lost: a watchdog that renews through a helper and only logs the failure', () => {
   const findings = analyzeProject({
     'src/lock.ts': `import Redis from 'ioredis';
