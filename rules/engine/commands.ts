@@ -6,7 +6,7 @@ import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { glideBatchKind, glideScriptLua, invokeScriptParts, isGlideSetOptions, readGlideSetOptions } from './glide';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
-import { isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
+import { descendantsOfKind, isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
 import { hasLowerCaseOptions, readObjectOptions, readTokenOptions, type SetOptions, type TtlUnit } from './set-options';
 
 export type CommandName =
@@ -243,17 +243,66 @@ const COMMAND_WORDS = new Set(Object.values(METHODS) as string[]);
 
 function rawCommandCall(call: ts.CallExpression, ctx: RecogniserContext): RedisCommand | undefined {
   const callee = unwrap(call.expression);
-  if (!ts.isIdentifier(callee) || !RAW_COMMAND_FN.test(callee.text) || !call.arguments[0]) return undefined;
+  if (!ts.isIdentifier(callee)) return undefined;
+  const promisified = promisifiedCommand(callee, ctx);
+  if (promisified) return commandFromArgs(call, promisified, call.arguments, ctx);
+  if (!RAW_COMMAND_FN.test(callee.text) || !call.arguments[0]) return undefined;
   const word = literalString(call.arguments[0]);
   // Only the commands this engine reads, spelled in capitals as Redis documents them: a shell helper's
   // `runCommand('del', path)` is left alone.
   return word && word === word.toUpperCase() && COMMAND_WORDS.has(word) ? genericCommand(call, 'call', call.arguments, ctx) : undefined;
 }
 
+/** Commands a client method may be called through: its own name, or bluebird's promisifyAll copy (`setnxAsync`). */
+const PROMISIFIED_NAMES = new Set([...Object.keys(METHODS), 'eval', 'evalsha']);
+const ASYNC_COPY = /^([a-z]+)Async$/i;
+
+function commandMethodName(name: string): string {
+  const base = ASYNC_COPY.exec(name)?.[1];
+  return base && PROMISIFIED_NAMES.has(base.toLowerCase()) ? base : name;
+}
+
+/** `x.bind(client)` -> `x`. */
+function unbound(node: ts.Node): ts.Node {
+  const n = unwrap(node);
+  const m = ts.isCallExpression(n) ? methodOf(n) : undefined;
+  return m && m.name === 'bind' ? unwrap(m.receiver) : n;
+}
+
+/**
+ * `const setAsync = promisify(client.set).bind(client)` (or `promisify(client.set.bind(client))`): the
+ * node_redis v3 idiom for awaiting a command; calls of `setAsync` send SET.
+ */
+function promisifiedCommand(callee: ts.Identifier, ctx: RecogniserContext): string | undefined {
+  const init = ctx.lookup(callee);
+  return init && promisifiedTarget(init);
+}
+
+function promisifiedTarget(init: ts.Node): string | undefined {
+  const made = unbound(init);
+  if (!made || !ts.isCallExpression(made) || !/(?:^|\.)promisify$/.test(made.expression.getText()) || !made.arguments[0]) return undefined;
+  const target = unbound(made.arguments[0]);
+  const name = ts.isPropertyAccessExpression(target) ? target.name.text : undefined;
+  return name && PROMISIFIED_NAMES.has(name.toLowerCase()) ? name : undefined;
+}
+
+/** `setnxAsync`, `evalAsync`: the names of bluebird's promisified command methods. */
+export const ASYNC_COMMAND_CALL = /^(?:set|setnx|expire|pexpire|expireat|pexpireat|del|unlink|getdel|get|exists|incr|eval|evalsha)Async$/i;
+
+/** The variables a file binds to promisified commands (`const setAsync = promisify(client.set)...`). */
+export function promisifiedCommandNames(sourceFile: ts.SourceFile): Set<string> {
+  const names = new Set<string>();
+  if (!sourceFile.text.includes('promisify')) return names;
+  for (const decl of descendantsOfKind<ts.VariableDeclaration>(sourceFile, ts.SyntaxKind.VariableDeclaration)) {
+    if (ts.isIdentifier(decl.name) && decl.initializer && promisifiedTarget(decl.initializer)) names.add(decl.name.text);
+  }
+  return names;
+}
+
 export function recogniseCommand(call: ts.CallExpression, ctx: RecogniserContext): RedisCommand | undefined {
   const method = methodOf(call);
   if (!method) return rawCommandCall(call, ctx);
-  const command = commandFromArgs(call, method.name, call.arguments, ctx);
+  const command = commandFromArgs(call, commandMethodName(method.name), call.arguments, ctx);
   if (command) command.batch = batchOf(method.receiver, ctx);
   return command;
 }

@@ -45,8 +45,9 @@ export interface KeptLean {
 const EVIDENCE = new RegExp(
   [
     'lock|mutex|mtx|semaphore|leader|latch',
-    // Commands a lock is taken, released, extended or fenced with, in any client's spelling, and SET's options.
-    String.raw`\b(?:setnx|del|unlink|getdel|delex|delifeq|p?expire(?:at)?|eval(?:sha)?|incr|sendcommand|send_command|customcommand|invokescript|callbuffer|multi|pipeline|nx|xx|ifeq|onlyifdoesnotexist|onlyifequal)\b`,
+    // Commands a lock is taken, released, extended or fenced with, in any client's spelling (bluebird's
+    // `delAsync` too), and SET's options.
+    String.raw`\b(?:setnx|del|unlink|getdel|delex|delifeq|p?expire(?:at)?|eval(?:sha)?|incr|sendcommand|send_command|customcommand|invokescript|callbuffer|multi|pipeline|nx|xx|ifeq|onlyifdoesnotexist|onlyifequal)(?:async)?\b`,
     // SET with a TTL (a GET-compare-SET renewal, a GET-then-SET claim): `'EX'`, `"PX"`, node-redis `{ EX: 60 }`.
     String.raw`['"\x60](?:ex|px)['"\x60]|\b(?:EX|PX)\s*:`,
     // Lua scripts loaded or registered under a name.

@@ -2,7 +2,7 @@
 // objects and the callbacks that run under a lock. Built once per file; rules never re-parse calls.
 import { ts } from './typescript';
 import type { HelperNames } from '../config';
-import { RAW_COMMAND_FN, recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
+import { ASYNC_COMMAND_CALL, promisifiedCommandNames, RAW_COMMAND_FN, recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
 import { findCompareBeforeWrite, findGetCompare, watchedTransaction, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
@@ -181,7 +181,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     ? collectNamedScripts(sourceFile, callsNamed(sourceFile, (n) => SCRIPT_SETUP.has(n)), lookup)
     : { scripts: new Map<string, NamedScript>(), shas: new Map<string, string>() };
   const wanted = new Set([...named.scripts.keys(), ...helpers.acquire, ...helpers.release, ...helpers.extend, ...(project?.names ?? [])]);
-  const calls = callsNamed(sourceFile, (n) => LOCK_CALLS.has(n.toLowerCase()) || wanted.has(n) || RAW_COMMAND_FN.test(n));
+  const promisified = promisifiedCommandNames(sourceFile);
+  const calls = callsNamed(sourceFile, (n) => LOCK_CALLS.has(n.toLowerCase()) || wanted.has(n) || RAW_COMMAND_FN.test(n) || ASYNC_COMMAND_CALL.test(n) || promisified.has(n));
   const news = descendantsOfKind<ts.NewExpression>(sourceFile, ts.SyntaxKind.NewExpression);
   const ctx: RecogniserContext = { lookup, scripts: named.scripts, shas: named.shas, batchVars: batchVariables(sourceFile) };
   // One object per syntax node, so nodes can key a cache.

@@ -35,7 +35,24 @@ export function lockNames(acquire: Acquire): string[] {
   const names: string[] = [];
   if (acquire.owner) names.push(acquire.owner);
   if (acquire.result.kind === 'assigned') names.push(acquire.result.name);
+  else if (acquire.result.kind === 'escapes') names.push(...declaredFrom(acquire.call));
   if (acquire.token && ts.isIdentifier(acquire.token)) names.push(acquire.token.text);
+  return names;
+}
+
+/**
+ * The names a declaration binds from a value the call is part of: `const [[, got]] =
+ * await redis.multi().setnx(key, token).expire(key, 30).exec()` holds the SETNX reply in `got`.
+ */
+function declaredFrom(call: Node): string[] {
+  const declaration = ancestorWhere(call, (n) => ts.isVariableDeclaration(n) || ts.isStatement(n) || isFunctionLike(n));
+  if (!declaration || !ts.isVariableDeclaration(declaration) || !declaration.initializer || !contains(declaration.initializer, call)) return [];
+  const names: string[] = [];
+  const bind = (name: ts.BindingName): void => {
+    if (ts.isIdentifier(name)) names.push(name.text);
+    else for (const element of name.elements) if (!ts.isOmittedExpression(element)) bind(element.name);
+  };
+  bind(declaration.name);
   return names;
 }
 

@@ -15,11 +15,11 @@ import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
 
 /**
- * A command as the engine reads one: a method (`.del(`, `?.setNX(`) or a whole string (`'DEL'` in
+ * A command as the engine reads one: a method (`.del(`, `?.setNX(`, bluebird's `.delAsync(`) or a whole string (`'DEL'` in
  * `call()`, `sendCommand([...])`, `redis['del']` or Lua, where it may be `\"DEL\"`). A string followed
  * by `:` is an object key or a `case` label, never a command (command tables list every name that way).
  */
-const command = (names: string) => new RegExp(`\\.\\s*(?:${names})\\b|['"\`](?:${names})\\\\?['"\`](?!\\s*:)`, 'i');
+const command = (names: string) => new RegExp(`\\.\\s*(?:${names})(?:Async)?\\b|['"\`](?:${names})\\\\?['"\`](?!\\s*:)`, 'i');
 /** An option as a string (`'NX'`, `"nx"` in Lua) or an object key (`NX:`, `'NX':`). */
 const option = (name: string) => new RegExp(`['"\`]${name}\\b|\\b${name}['"\`]?\\s*:`, 'i');
 
@@ -65,7 +65,7 @@ const SCREEN = [
   /redlock|mutex|semaphore|\bwithLock\b|['"`]redis-lock['"`]/i,
   // A command in a string, an option string, GLIDE's option, a Lua delete or a TTL option string.
   new RegExp(`['"\`](?:(?:${COMMANDS})\\\\?['"\`](?!\\s*:)|nx\\b|xx\\b|onlyIfDoesNotExist['"\`]|(?:zrem|hdel)\\\\?['"\`]|(?:ex|px)['"\`])`, 'i'),
-  new RegExp(`\\.\\s*(?:${COMMANDS})\\b`, 'i'),
+  new RegExp(`\\.\\s*(?:${COMMANDS})(?:Async)?\\b`, 'i'),
   /\b(?:nx|xx|ex|px)['"`]?\s*:/i,
 ];
 

@@ -38,6 +38,17 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'a MULTI acquire whose SETNX reply is destructured and guarded before the try', code: `${io}export async function settle(id: string, token: string) {
+  const key = \`lock:settle:\${id}\`;
+  const [[, got]] = (await redis.multi().setnx(key, token).pexpire(key, 30000).exec()) as [[Error | null, number], [Error | null, number]];
+  if (!got) return;
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
     { name: 'the redis-lock package: the done() it hands back called in a finally', typecheck: false, code: `const { promisify } = require('util');
 const client = require('redis').createClient();
 const lock = promisify(require('redis-lock')(client));
