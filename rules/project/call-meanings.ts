@@ -43,6 +43,9 @@ export interface SummaryLookup {
   wordsOf?(specifier: string, fromPath: string): ReadonlySet<string> | undefined;
 }
 
+/** A DI container's lookup by class: typedi and NestJS `get`, tsyringe and inversify `resolve`. */
+const CONTAINER_GETS = new Set(['get', 'resolve', 'getAsync', 'resolveAsync']);
+
 // A class bound to an interface in a test or for local runs is not the one production injects.
 const STAND_IN = /mock|fake|stub|dummy|noop|in-?memory|local/i;
 const TEST_PATH = /(?:^|[/.])(?:tests?|spec|__tests__|__mocks__|mocks?|fixtures?)(?:[/.]|$)/i;
@@ -295,9 +298,12 @@ export class Resolution {
     return fn.makes ? own(file.classes, fn.makes) : undefined;
   }
 
+  /** Does the object or instance a function hands back have a function that `counts`? */
   private madeLeads(file: FileSummary, fn: FunctionSummary, counts: (fn: FunctionSummary) => boolean): boolean {
     const made = this.madeClass(file, fn);
-    return !!made && Object.values(made.methods).some(counts);
+    if (made) return Object.values(made.methods).some(counts);
+    const returned = fn.instanceOf ? this.classNamed(file, fn.instanceOf) : undefined;
+    return !!returned && this.methodsOfClass(returned.file, returned.cls).some(counts);
   }
 
   methodsOfClass(file: FileSummary, cls: ClassSummary, depth = 0): FunctionSummary[] {
@@ -329,6 +335,8 @@ export class Resolution {
       for (const fn of fns) {
         const made = this.madeClass(f, fn);
         if (made) addClass(f, made);
+        const returned = fn.instanceOf ? this.classNamed(f, fn.instanceOf) : undefined;
+        if (returned) addClass(returned.file, returned.cls);
       }
     };
     const addObject = (target: ObjectTarget) => {
@@ -391,14 +399,31 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     if (target?.kind === 'library') libraries.set(local, target.library);
   }
 
-  /** `createLock(key)`, `await locks.lockFor(key)`: the object a project factory returned, as an instance of the class standing for it. */
+  /**
+   * `createLock(key)`, `await locks.lockFor(key)`: the object a project factory returned, as an instance
+   * of the class standing for it; `LockService.getInstance()`, `getLocks()`: the project class instance a
+   * function hands back; `Container.get(LockService)`, `moduleRef.get(LockService)`: what a DI container
+   * gives for a project class.
+   */
   const madeBy = (init: Node | undefined, depth: number): Target | undefined => {
     let n = init && unwrap(init);
     if (n && ts.isAwaitExpression(n)) n = unwrap(n.expression);
     if (!n || !ts.isCallExpression(n) || depth > MAX_DEPTH) return undefined;
+    const fromContainer = containerGet(n);
+    if (fromContainer) return fromContainer;
     const factory = functionCalled(n, depth + 1);
     const made = factory && resolution.madeClass(factory.file, factory.summary);
-    return made ? { kind: 'instance', file: factory.file, cls: made, made: n } : undefined;
+    if (made) return { kind: 'instance', file: factory.file, cls: made, made: n };
+    const returned = factory?.summary.instanceOf ? resolution.classNamed(factory.file, factory.summary.instanceOf) : undefined;
+    return returned ? { kind: 'instance', ...returned } : undefined;
+  };
+
+  const containerGet = (call: ts.CallExpression): Target | undefined => {
+    const method = methodOf(call);
+    const arg = call.arguments.length === 1 ? unwrap(call.arguments[0]) : undefined;
+    if (!method || !CONTAINER_GETS.has(method.name) || !arg || !ts.isIdentifier(arg)) return undefined;
+    const cls = resolution.typedAs(file, arg.text);
+    return cls ? { kind: 'instance', ...cls } : undefined;
   };
 
   const valueTarget = (node: Node, depth = 0): Target | undefined => {
@@ -414,6 +439,7 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
       const held = cls ? resolution.fieldType(file, cls, n.name.text) : undefined;
       return held ? { kind: 'instance', file: held.file, cls: held.cls } : undefined;
     }
+    if (ts.isCallExpression(n) || ts.isAwaitExpression(n)) return madeBy(n, depth);
     if (ts.isPropertyAccessExpression(n)) {
       // ns.locks.acquire(): a member of an imported module or object.
       const outer = valueTarget(n.expression);

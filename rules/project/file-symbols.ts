@@ -4,7 +4,7 @@
 // their fields hold, the objects a factory function returns and the members of a `namespace`, and the
 // function-like declarations whose lock meaning summarize.ts computes.
 import { ts } from '../engine/typescript';
-import { literalString, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { declarationOf, descendantsOfKind, literalString, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { moduleOf } from '../engine/imports';
 import { emptySummary, nameTable, type ExportTarget, type FileSummary, type ImportRef } from './types';
 
@@ -16,6 +16,8 @@ export interface SummaryTarget {
   container?: { kind: 'class' | 'object'; name: string };
   /** The class standing for the object literal it returns (see returnedObject). */
   makes?: string;
+  /** The class of the instance it returns (see returnedClass). */
+  instanceOf?: string;
 }
 
 export interface FileSymbols {
@@ -40,6 +42,38 @@ export function returnedObject(fn: ts.FunctionLikeDeclaration): ts.ObjectLiteral
   if (!ts.isObjectLiteralExpression(value)) return undefined;
   const hasFunctions = value.properties.some((p) => (ts.isMethodDeclaration(p) && !!p.body) || (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)));
   return hasFunctions ? value : undefined;
+}
+
+/** `T` of a `Promise<T>` annotation, the annotation itself otherwise. */
+function awaitedType(type: ts.TypeNode | undefined): ts.TypeNode | undefined {
+  if (type && ts.isTypeReferenceNode(type) && ts.isIdentifier(type.typeName) && type.typeName.text === 'Promise') return type.typeArguments?.[0];
+  return type;
+}
+
+/**
+ * The class of the instance a function hands back: its return type annotation, or what its one
+ * return gives: `new X()`, a module-level `const x = new X()`, or a field the function itself fills
+ * with `new X()` (`if (!X.instance) X.instance = new X(); return X.instance;`).
+ */
+export function returnedClass(fn: ts.FunctionLikeDeclaration): string | undefined {
+  const annotated = typeClassName(awaitedType(fn.type));
+  if (annotated || !fn.body) return annotated;
+  const values = ts.isBlock(fn.body) ? ownReturns(fn).map((r) => r.expression) : [fn.body];
+  if (values.length !== 1 || !values[0]) return undefined;
+  let value = unwrap(values[0]);
+  if (ts.isAwaitExpression(value)) value = unwrap(value.expression);
+  const made = newClassName(value);
+  if (made) return made;
+  if (ts.isIdentifier(value)) {
+    const decl = declarationOf(value);
+    return decl && ts.isVariableDeclaration(decl) && ts.isSourceFile(decl.parent.parent.parent) ? newClassName(decl.initializer) : undefined;
+  }
+  if (!ts.isPropertyAccessExpression(value)) return undefined;
+  const held = value.getText();
+  for (const assignment of descendantsOfKind<ts.BinaryExpression>(fn, ts.SyntaxKind.BinaryExpression)) {
+    if (assignment.operatorToken.kind === ts.SyntaxKind.EqualsToken && assignment.left.getText() === held) return newClassName(assignment.right);
+  }
+  return undefined;
 }
 
 function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
@@ -129,6 +163,8 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
   /** A function to summarise; a factory's returned object becomes the class `made:<name>`. */
   const addFunction = (fn: ts.FunctionLikeDeclaration, name: string, container?: SummaryTarget['container']): void => {
     const target: SummaryTarget = container ? { fn, name, container } : { fn, name };
+    const instanceOf = returnedClass(fn);
+    if (instanceOf) target.instanceOf = instanceOf;
     targets.push(target);
     const object = returnedObject(fn);
     if (!object) return;

@@ -295,6 +295,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   const fn = target.fn;
   const summary: FunctionSummary = { name: target.name, params: fn.parameters.map((p) => p.name.getText()) };
   if (target.makes) summary.makes = target.makes;
+  if (target.instanceOf) summary.instanceOf = target.instanceOf;
   const wraps = thinWrapper(fn);
   if (wraps) {
     summary.wraps = wraps;

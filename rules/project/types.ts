@@ -106,6 +106,11 @@ export interface FunctionSummary {
   wraps?: WrapperSummary;
   /** The class (of the same file) standing for the object of functions it returns: `createLock(key)`'s `{ acquire, release }`. */
   makes?: string;
+  /**
+   * The class (named as in the same file) of the instance it hands back: a singleton accessor
+   * (`LockService.getInstance()`, `getLocks()`) or a factory of `new X()`.
+   */
+  instanceOf?: string;
 }
 
 export interface ClassSummary {
