@@ -60,19 +60,33 @@ function declaredFrom(call: Node): string[] {
 export function escapes(acquire: Acquire, releaseCalls: readonly Node[]): boolean {
   const names = new Set(lockNames(acquire));
   if (names.size === 0) return false;
+  const toRedis = (call: ts.CallExpression) => releaseCalls.includes(call) || REDIS_CALL.test(methodOf(call)?.name ?? '');
   for (const id of identifiersNamed(acquire.fn, names)) {
     if (id.pos < acquire.call.end) continue;
     const parent = id.parent;
-    if (ts.isReturnStatement(parent) || ts.isShorthandPropertyAssignment(parent) || ts.isArrayLiteralExpression(parent)) return true;
-    if (ts.isPropertyAssignment(parent) && parent.initializer === id) return true;
-    if (isAssignment(parent) && parent.right === id) return true;
-    if (ts.isCallExpression(parent) && parent.arguments.includes(id)) {
-      const isRelease = releaseCalls.includes(parent);
-      const isRedisCall = /^(set|get|del|unlink|eval|evalsha|pexpire|expire|call|sendCommand)$/i.test(methodOf(parent)?.name ?? '');
-      if (!isRelease && !isRedisCall) return true;
+    if (ts.isReturnStatement(parent)) return true;
+    if (ts.isShorthandPropertyAssignment(parent) || ts.isArrayLiteralExpression(parent) || (ts.isPropertyAssignment(parent) && parent.initializer === id)) {
+      // node-redis `eval(script, { keys: [key], arguments: [token] })`: the token goes to Redis, not away.
+      const call = argumentLiteralCall(parent);
+      if (!call || !toRedis(call)) return true;
     }
+    if (isAssignment(parent) && parent.right === id) return true;
+    if (ts.isCallExpression(parent) && parent.arguments.includes(id) && !toRedis(parent)) return true;
   }
   return false;
+}
+
+const REDIS_CALL = /^(set|get|del|unlink|eval|evalsha|pexpire|expire|call|sendCommand)$/i;
+
+/** The call an array or object literal (or one nested in such literals) is an argument of. */
+function argumentLiteralCall(node: Node): ts.CallExpression | undefined {
+  let n = node;
+  while (ts.isArrayLiteralExpression(n) || ts.isObjectLiteralExpression(n) || ts.isPropertyAssignment(n) || ts.isShorthandPropertyAssignment(n)) {
+    const parent = n.parent;
+    if (ts.isCallExpression(parent)) return parent.arguments.includes(n as ts.Expression) ? parent : undefined;
+    n = parent;
+  }
+  return undefined;
 }
 
 /** The try statement whose finally block holds `release`, when that try runs after (or around) the acquire. */

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, RELEASE } from './preludes';
+import { io, nr, RELEASE } from './preludes';
 
 const rl = `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -219,6 +219,27 @@ export async function run(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'node-redis: the token handed to eval in { arguments: [token] } still goes to Redis, not away; the work can throw past the release',
+      message: ['an exception from `await work()`'],
+      code: `${nr}export async function rebuild(id: string, token: string) {
+  const key = \`lock:rebuild:\${id}\`;
+  if ((await client.set(key, token, { NX: true, PX: 30000 })) !== 'OK') return;
+  await work();
+  await client.eval(${RELEASE}, { keys: [key], arguments: [token] });
+}
+`,
+      output: `${nr}export async function rebuild(id: string, token: string) {
+  const key = \`lock:rebuild:\${id}\`;
+  if ((await client.set(key, token, { NX: true, PX: 30000 })) !== 'OK') return;
+  try {
+    await work();
+  } finally {
+    await client.eval(${RELEASE}, { keys: [key], arguments: [token] });
+  }
+}
+`,
+    },
     {
       name: 'the redis-lock package: done() after the work, so a throw keeps the lock',
       typecheck: false,
