@@ -146,6 +146,8 @@ export function thinWrapper(fn: Node): WrapperSummary | undefined {
     // Only the key may be wrapped into a longer key; every other argument is a parameter as given.
     const forwarded = forwardedArg(fn, arg);
     if (!forwarded || (i > 0 && 'param' in forwarded && (forwarded.head || forwarded.tail))) return undefined;
+    // `del('lock:' + name)`: the function decides the lock's key itself; it is lock code, not a wrapper.
+    if (i === 0 && 'param' in forwarded && LOCK_NAME.test(forwarded.head + forwarded.tail)) return undefined;
     args.push(forwarded);
   }
   return { method: method.name, args };

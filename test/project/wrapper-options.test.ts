@@ -84,3 +84,36 @@ export class Tables {
   });
   assert.deepEqual(findingList(findings), []);
 });
+
+test('a function that puts a lock word around its key decides the lock itself: its bare DEL and constant token are its own findings, once', () => {
+  const findings = analyzeProject({
+    'src/locks.ts': `import { createClient } from 'redis';
+const client = createClient();
+export async function take(service: string) {
+  return (await client.set('lock:' + service, 'held', { NX: true, PX: 30000 })) === 'OK';
+}
+export async function drop(service: string) {
+  await client.del('lock:' + service);
+}
+`,
+    'src/cache.ts': `import { createClient } from 'redis';
+const client = createClient();
+export async function forget(entry: string) {
+  await client.del('cache:' + entry);
+}
+`,
+    'src/deploy.ts': `import { take, drop } from './locks';
+import { forget } from './cache';
+export async function deploy(service: string, run: () => Promise<void>) {
+  if (!(await take(service))) return;
+  try {
+    await run();
+    await forget(service);
+  } finally {
+    await drop(service);
+  }
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/locks.ts: owner-checked-release', 'src/locks.ts: unique-token'], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
+});
