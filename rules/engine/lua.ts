@@ -11,6 +11,11 @@ export interface LuaTraits {
   /** The acquire gets its TTL in the same script (SET NX PX, or SETNX + PEXPIRE). */
   acquiresWithTtl: boolean;
   fencing: boolean;
+  /**
+   * Puts the token into a set, sorted set or hash (ZADD/SADD/HSET key ... ARGV): a counting semaphore's
+   * slot. Without an owner check first it takes a slot, and its EXPIRE is the container's, not a renewal.
+   */
+  addsMember: boolean;
 }
 
 export type LuaKind =
@@ -50,12 +55,24 @@ function readTraits(script: string): LuaTraits {
   const has = (name: string) => commands.some((c) => c.name === name);
 
   const ifeq = commands.some((c) => /['"]ifeq['"]/.test(c.args));
+  // A holder's own entry in a set, sorted set or hash, looked up or removed by the token argument
+  // (`if redis.call('zscore', KEYS[1], ARGV[1]) then`, `redis.call('zrem', KEYS[1], ARGV[1])`).
+  // `local token = ARGV[1]`: the names the script gives its arguments.
+  const argNames = [...lua.matchAll(/\blocal\s+([a-z_]\w*)\s*=\s*argv\[/gi)].map((m) => m[1].toLowerCase());
+  const namesArg = (args: string) => /argv\[/.test(args) || argNames.some((n) => new RegExp(`\\b${n}\\b`).test(args));
+  const byToken = (names: readonly string[]) => commands.some((c) => names.includes(c.name) && namesArg(c.args));
+  const removesOwnEntry = byToken(['zrem', 'srem', 'hdel']);
+  // The container itself goes only once it is empty: no other holder's entry goes with it.
+  const deletesWhole = has('del') || has('unlink');
+  const onlyWhenEmpty = /\b(?:zcard|scard|hlen)\b[\s\S]*?(?:==\s*0|<\s*1)\b/i.test(lua);
   const comparesOwner =
     ifeq ||
     ((has('get') || has('hexists') || has('hget') || has('zscore')) && /(==|~=)\s*argv\[|argv\[\d+\]\s*(==|~=)/i.test(lua)) ||
     has('hexists') ||
-    has('delifeq');
-  const deletes = has('del') || has('unlink') || has('delex') || has('delifeq') || has('zrem') || has('hdel');
+    has('delifeq') ||
+    byToken(['zscore', 'zrank', 'sismember', 'hget']) ||
+    (removesOwnEntry && (!deletesWhole || onlyWhenEmpty));
+  const deletes = has('del') || has('unlink') || has('delex') || has('delifeq') || has('zrem') || has('srem') || has('hdel');
   const expires = has('expire') || has('pexpire') || has('expireat') || has('pexpireat') ||
     commands.some((c) => c.name === 'set' && /['"](px|ex)['"]/.test(c.args) && /['"](xx|ifeq)['"]/.test(c.args));
   const setNx = commands.some((c) => c.name === 'set' && /['"]nx['"]/.test(c.args));
@@ -68,6 +85,7 @@ function readTraits(script: string): LuaTraits {
     acquires,
     acquiresWithTtl: setNxTtl || (acquires && (has('pexpire') || has('expire'))),
     fencing: has('incr') || has('incrby'),
+    addsMember: byToken(['zadd', 'sadd', 'hset', 'hsetnx']),
   };
 }
 

@@ -462,7 +462,8 @@ function scriptReleaseOrExtend(
   const op = (ownerChecked: boolean) => ({ call: base.call, command: base.command, fn: base.fn, kind: 'script' as const, key, ownerChecked });
   if (script.traits && !script.traits.acquires) {
     if (script.traits.deletes) releases.push(op(script.traits.comparesOwner));
-    else if (script.traits.expires) extendsList.push(op(script.traits.comparesOwner));
+    // A semaphore's slot taken with the container's TTL set alongside is no renewal.
+    else if (script.traits.expires && (script.traits.comparesOwner || !script.traits.addsMember)) extendsList.push(op(script.traits.comparesOwner));
     return;
   }
   if (script.kind !== 'unknown') return;

@@ -45,10 +45,10 @@ test('every rule doc example with lock code passes the pre-check', () => {
 
 // Shapes the engine reads that no table, example or doc holds, one per clause of the pre-check.
 const MORE_LOCK_CODE: Record<string, string> = {
-  'a Lua release that removes the holder from a zset': `import Redis from 'ioredis';
+  'a Lua release that removes the holder from a zset, then the whole zset': `import Redis from 'ioredis';
 const redis = new Redis();
 export async function leave(name: string, id: string) {
-  await redis.eval("return redis.call('zrem', KEYS[1], ARGV[1])", 1, \`semaphore:\${name}\`, id);
+  await redis.eval("redis.call('zrem', KEYS[1], ARGV[1]) return redis.call('del', KEYS[1])", 1, \`semaphore:\${name}\`, id);
 }
 `,
   'an injected redlock, neither imported nor named Redlock': `exports.report = async (redlock, id) => {

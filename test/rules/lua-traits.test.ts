@@ -1,0 +1,25 @@
+// What a Lua script does to a lock, read from its text: the counting-semaphore shapes (a token as a
+// member of a sorted set) next to the string-key ones.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { classifyLua, luaTraits } from '../../rules/engine/lua';
+
+test('string keys: compare-and-delete, compare-and-expire, unconditional DEL', () => {
+  assert.equal(classifyLua(`if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`), 'compare-and-delete');
+  assert.equal(classifyLua(`if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`), 'compare-and-expire');
+  assert.equal(classifyLua(`return redis.call('del', KEYS[1])`), 'unconditional-delete');
+});
+
+test('a sorted-set slot: taken (no owner check, the set\'s TTL), renewed by membership, left by its own entry', () => {
+  const take = luaTraits(`local token = ARGV[1]
+if redis.call('zcard', KEYS[1]) < tonumber(ARGV[2]) then redis.call('zadd', KEYS[1], ARGV[3], token) redis.call('pexpire', KEYS[1], ARGV[4]) return 1 end return 0`);
+  assert.deepEqual([take.addsMember, take.comparesOwner, take.expires], [true, false, true]);
+  assert.equal(classifyLua(`if redis.call('zscore', KEYS[1], ARGV[1]) then redis.call('zadd', KEYS[1], ARGV[2], ARGV[1]) redis.call('pexpire', KEYS[1], ARGV[3]) return 1 end return 0`), 'compare-and-expire');
+  assert.equal(classifyLua(`redis.call('zrem', KEYS[1], ARGV[1]) if redis.call('zcard', KEYS[1]) == 0 then redis.call('del', KEYS[1]) end return 1`), 'compare-and-delete');
+  assert.equal(classifyLua(`redis.call('srem', KEYS[1], ARGV[1]) return 1`), 'compare-and-delete');
+});
+
+test('removing the own entry and then the whole set, whoever else is in it, deletes unconditionally', () => {
+  assert.equal(classifyLua(`redis.call('zrem', KEYS[1], ARGV[1]) redis.call('del', KEYS[1]) return 1`), 'unconditional-delete');
+  assert.equal(classifyLua(`redis.call('zrem', KEYS[1], 'leader') return 1`), 'unconditional-delete');
+});
