@@ -115,9 +115,12 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
   if (routine) {
     const routineArg = call.arguments[routine.param];
     if (routineArg) {
+      // `withLock(key, token, fn)`: the token the caller hands in is the one the helper stores.
+      const tokenSpec = summary.acquire?.token.kind === 'param' ? summary.acquire.token : undefined;
       ops.acquires.push({
         call, fn, statement: enclosingStatement(call), result: resultUse(call),
         kind: routine.signalArg !== undefined ? 'with-lock' : 'routine', key: keyAt(routine.key, call, meaning, keyOf),
+        token: tokenSpec && call.arguments[tokenSpec.index], tokenSpec,
         hasTtl: true, routine: routineArg, signalArg: routine.signalArg, via: via(meaning, routine.at),
       });
     }

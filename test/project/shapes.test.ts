@@ -362,6 +362,36 @@ export async function tick(work: () => Promise<void>) {
     expected: ['src/worker.ts: unique-token'],
   },
   {
+    name: 'a self-contained runner taking the owner token as a parameter: the caller that passes a pid is reported, the one that passes a fresh UUID is not',
+    files: {
+      'src/redis.ts': client,
+      'src/run-exclusive.ts': `import { redis } from './redis';
+const COMPARE_AND_DELETE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function runExclusive<T>(resource: string, holder: string, job: () => Promise<T>): Promise<T | null> {
+  if ((await redis.set(resource, holder, 'PX', 20_000, 'NX')) !== 'OK') return null;
+  try {
+    return await job();
+  } finally {
+    await redis.eval(COMPARE_AND_DELETE, 1, resource, holder);
+  }
+}
+`,
+      'src/reports.ts': `import { randomUUID } from 'node:crypto';
+import { runExclusive } from './run-exclusive';
+export function monthly(build: () => Promise<string>) {
+  return runExclusive('lock:report:monthly', \`reports-\${process.pid}\`, build);
+}
+export function weekly(build: () => Promise<string>) {
+  return runExclusive('lock:report:weekly', randomUUID(), build);
+}
+export function daily(holder: string, build: () => Promise<string>) {
+  return runExclusive('lock:report:daily', holder, build);
+}
+`,
+    },
+    expected: ['src/reports.ts: unique-token'],
+  },
+  {
     name: "a lock service class whose caller passes the user's id as the owner token and releases in a finally the failed acquire reaches",
     files: {
       'src/redis.ts': client,
