@@ -6,6 +6,22 @@ const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms
 
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
+    {
+      name: 'a prototype method whose acquire callback calls it again through a saved `this` after a random wait',
+      fileName: 'case.js',
+      code: `const Redis = require('ioredis');
+function Gate(client) { this.client = client; }
+Gate.prototype.enter = function (room, guest, done) {
+  var self = this;
+  self.client.set('gate:' + room, guest, 'PX', 4000, 'NX', function (err, reply) {
+    if (err) return done(err);
+    if (reply !== 'OK') return setTimeout(function () { self.enter(room, guest, done); }, 25 + Math.random() * 50);
+    done(null);
+  });
+};
+module.exports = Gate;
+`,
+    },
     { name: 'a job that runs itself again after it released the lock it took (the not-acquired path returns) retries no acquire', code: `${io}import { randomUUID } from 'node:crypto';
 export class Sync {
   async syncOne(id: string): Promise<void> {
@@ -130,6 +146,24 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
 ` },
   ],
   invalid: [
+    {
+      name: 'a prototype method whose acquire callback calls it again through a saved `this` at once: a busy spin',
+      message: ['This recursion retries', 'no wait between attempts'],
+      fileName: 'case.js',
+      output: null,
+      code: `const Redis = require('ioredis');
+function Gate(client) { this.client = client; }
+Gate.prototype.enter = function (room, guest, done) {
+  var self = this;
+  self.client.set('gate:' + room, guest, 'PX', 4000, 'NX', function (err, reply) {
+    if (err) return done(err);
+    if (reply !== 'OK') return self.enter(room, guest, done);
+    done(null);
+  });
+};
+module.exports = Gate;
+`,
+    },
     {
       name: 'a retry helper declared inside the acquire reschedules it after a fixed delay',
       message: ['waits `pauseMs`', 'no random part'],
