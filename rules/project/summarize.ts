@@ -268,6 +268,18 @@ function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
 
 const NO_OPS: FunctionOps = { acquires: [], releases: [], extends: [] };
 
+/**
+ * `cb(err)`, `cb(null, reply === 'OK')` in the acquire's own reply callback: the answer handed back
+ * node-style, whether or not the lock was taken, not a routine run under the lock.
+ */
+function answersNodeStyle(call: ts.CallExpression, locked: Acquire): boolean {
+  const last = locked.call.arguments[locked.call.arguments.length - 1];
+  const callback = last && unwrap(last);
+  if (!callback || !isFunctionLike(callback) || !(callback.pos <= call.pos && call.end <= callback.end)) return false;
+  const replies = callback.parameters.map((p) => p.name.getText());
+  return call.arguments.length > 0 && call.arguments.every((a) => unwrap(a).kind === ts.SyntaxKind.NullKeyword || mentions(a, replies));
+}
+
 /** A parameter that is called (or handed to a lock routine) in `fn`: the routine it runs under a lock. */
 function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[], model: LockModel, path: string): FunctionSummary['routine'] {
   for (const acquire of acquires) {
@@ -284,7 +296,7 @@ function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[],
     if (!ts.isIdentifier(p.name)) continue;
     const calls = identifiersNamed(fn, p.name.text).filter((id) => id.pos > locked.call.pos && ts.isCallExpression(id.parent) && id.parent.expression === id);
     const call = calls[0]?.parent as ts.CallExpression | undefined;
-    if (!call) continue;
+    if (!call || calls.some((id) => answersNodeStyle(id.parent as ts.CallExpression, locked))) continue;
     const signalArg = call.arguments.findIndex((a) => /signal/i.test(a.getText()));
     return { param: index, key: keySpecOf(fn, locked.key, model), signalArg: signalArg >= 0 ? signalArg : undefined, at: placeOf(locked.call, path) };
   }

@@ -392,6 +392,42 @@ export function daily(holder: string, build: () => Promise<string>) {
     expected: ['src/reports.ts: unique-token'],
   },
   {
+    name: 'a node-style acquire helper that answers through its callback: a caller that calls itself again at once and forever, and one that waits a random time and counts down',
+    files: {
+      'lib/redis.js': `const Redis = require('ioredis');
+module.exports = new Redis();
+`,
+      'lib/gate.js': `const redis = require('./redis');
+function tryEnter(room, guest, cb) {
+  redis.set('lock:room:' + room, guest, 'PX', 5000, 'NX', function (err, reply) {
+    if (err) return cb(err);
+    cb(null, reply === 'OK');
+  });
+}
+module.exports = { tryEnter };
+`,
+      'lib/queue.js': `const { tryEnter } = require('./gate');
+function waitTurn(room, guest, done) {
+  tryEnter(room, guest, function (err, entered) {
+    if (err) return done(err);
+    if (!entered) return waitTurn(room, guest, done);
+    done(null);
+  });
+}
+function waitTurnPolitely(room, guest, triesLeft, done) {
+  tryEnter(room, guest, function (err, entered) {
+    if (err) return done(err);
+    if (entered) return done(null);
+    if (triesLeft <= 0) return done(new Error('room busy'));
+    setTimeout(function () { waitTurnPolitely(room, guest, triesLeft - 1, done); }, 30 + Math.random() * 60);
+  });
+}
+module.exports = { waitTurn, waitTurnPolitely };
+`,
+    },
+    expected: ['lib/queue.js: backoff-between-retries', 'lib/queue.js: bounded-acquire-retry'],
+  },
+  {
     name: "a lock service class whose caller passes the user's id as the owner token and releases in a finally the failed acquire reaches",
     files: {
       'src/redis.ts': client,
