@@ -43,6 +43,8 @@ export interface HelperVia {
   ownerChecked?: boolean;
   /** For an acquire handing back a release function or lock object: does that release compare the token? */
   handedReleaseChecked?: boolean;
+  /** For a node-style acquire helper: its callback's answer is true when the lock is busy. */
+  answersBusy?: boolean;
 }
 
 export interface Acquire {

@@ -7,6 +7,7 @@ import { ts } from './typescript';
 import type { Acquire } from './model';
 import { ancestorWhere, callsNamed, contains, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
 import { onlyWhenAcquired, testsFailure } from './paths';
+import { mentions } from './failure-paths';
 
 export interface SelfRetry {
   /** The call that retries: the function's call to itself, or the setTimeout that schedules it. */
@@ -62,12 +63,27 @@ function inAcquireCallback(acquire: Acquire, node: Node): boolean {
   return false;
 }
 
-/** In a callback, is the retry on the path where the lock was taken (`if (ok) { ...; next() }`)? */
-function afterSuccess(node: Node, stop: Node): boolean {
+const leaves = (s: Node) => ts.isReturnStatement(s) || ts.isThrowStatement(s) || (ts.isBlock(s) && s.statements.some((t) => ts.isReturnStatement(t) || ts.isThrowStatement(t)));
+
+/**
+ * In a callback, is the retry on the path where the lock was taken: in the branch of `if (ok)`, or after
+ * an `if (!ok) return` guard before it? A helper whose answer is true when busy (`cb(null, reply !==
+ * 'OK')`) turns the test of that answer round.
+ */
+function afterSuccess(acquire: Acquire, node: Node, stop: Node): boolean {
+  const callback = acquire.call.arguments.map(unwrap).find(isFunctionOrArrow);
+  // Node-style `(err, reply)`: the error is not the answer.
+  const answers = (callback?.parameters ?? []).slice(callback && callback.parameters.length > 1 ? 1 : 0).map((p) => p.name.getText());
+  const busyAnswer = acquire.via?.answersBusy ? answers[0] : undefined;
+  const testsBusy = (condition: Node) => testsFailure(condition) !== (!!busyAnswer && mentions(condition, [busyAnswer]));
   for (let child = node, parent = node.parent; parent && parent !== stop; child = parent, parent = parent.parent) {
+    if (ts.isBlock(parent)) {
+      const before = parent.statements.slice(0, parent.statements.indexOf(child as ts.Statement));
+      const guard = (s: ts.Statement) => ts.isIfStatement(s) && !s.elseStatement && mentions(s.expression, answers) && testsBusy(s.expression) && leaves(s.thenStatement);
+      if (before.some(guard)) return true;
+    }
     if (!ts.isIfStatement(parent) || child === parent.expression) continue;
-    const failure = testsFailure(parent.expression);
-    if ((child === parent.thenStatement) !== failure) return true;
+    if ((child === parent.thenStatement) !== testsBusy(parent.expression)) return true;
   }
   return false;
 }
@@ -121,7 +137,7 @@ export function selfRetry(acquire: Acquire): SelfRetry | undefined {
     const inCallback = inAcquireCallback(acquire, c);
     // After the acquire: in the function's own statements (a nested function is someone else's), or in its callback.
     if (!inCallback && (c.getStart() < acquire.call.end || ancestorWhere(c, isFunctionLike) !== fn)) continue;
-    if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(c, fn))) continue;
+    if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(acquire, c, fn))) continue;
     if (helper) return helper;
     const timeout = timer ? c : scheduledBy(c, name, fn);
     return { call: timeout ?? c, again: direct ? c : undefined, delay: timeout?.arguments[1] };

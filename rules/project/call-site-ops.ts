@@ -93,7 +93,8 @@ function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'
 /** An acquire's via, with whether the release it hands back compares the token. */
 function acquireVia(meaning: Helper, a: NonNullable<Helper['summary']['acquire']>): HelperVia {
   const base = via(meaning, a.at, a.returns);
-  return a.handedReleaseChecked === undefined ? base : { ...base, handedReleaseChecked: a.handedReleaseChecked };
+  const checked = a.handedReleaseChecked === undefined ? base : { ...base, handedReleaseChecked: a.handedReleaseChecked };
+  return a.answersBusy ? { ...checked, answersBusy: true } : checked;
 }
 
 export interface HelperOps {

@@ -8,6 +8,7 @@ import type { Acquire, Extend, LockModel, Release } from '../engine/model';
 import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
+import { testsFailure } from '../engine/paths';
 import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
@@ -273,11 +274,26 @@ const NO_OPS: FunctionOps = { acquires: [], releases: [], extends: [] };
  * node-style, whether or not the lock was taken, not a routine run under the lock.
  */
 function answersNodeStyle(call: ts.CallExpression, locked: Acquire): boolean {
+  const replies = replyNames(locked, call);
+  return !!replies && call.arguments.length > 0 && call.arguments.every((a) => unwrap(a).kind === ts.SyntaxKind.NullKeyword || mentions(a, replies));
+}
+
+/** The parameters of the acquire's own reply callback, when `node` is inside it. */
+function replyNames(locked: Acquire, node: Node): string[] | undefined {
   const last = locked.call.arguments[locked.call.arguments.length - 1];
   const callback = last && unwrap(last);
-  if (!callback || !isFunctionLike(callback) || !(callback.pos <= call.pos && call.end <= callback.end)) return false;
-  const replies = callback.parameters.map((p) => p.name.getText());
-  return call.arguments.length > 0 && call.arguments.every((a) => unwrap(a).kind === ts.SyntaxKind.NullKeyword || mentions(a, replies));
+  if (!callback || !isFunctionLike(callback) || !(callback.pos <= node.pos && node.end <= callback.end)) return undefined;
+  return callback.parameters.map((p) => p.name.getText());
+}
+
+/** Does a parameter of `fn` receive, node-style, an answer that is true when the lock is busy (`cb(null, reply !== 'OK')`)? */
+function answersBusy(fn: ts.FunctionLikeDeclaration, acquire: Acquire): boolean {
+  return fn.parameters.some((p) => ts.isIdentifier(p.name) && identifiersNamed(fn, p.name.text).some((id) => {
+    const call = id.parent;
+    if (!ts.isCallExpression(call) || call.expression !== id || call.arguments.length < 2 || !answersNodeStyle(call, acquire)) return false;
+    const answer = call.arguments[1];
+    return mentions(answer, replyNames(acquire, call) ?? []) && testsFailure(answer);
+  }));
 }
 
 /** A parameter that is called (or handed to a lock routine) in `fn`: the routine it runs under a lock. */
@@ -331,6 +347,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
       };
       const handedChecked = handedReleaseChecked(fn, acquire, returns, model);
       if (handedChecked !== undefined) summary.acquire.handedReleaseChecked = handedChecked;
+      if (answersBusy(fn, acquire)) summary.acquire.answersBusy = true;
     }
   }
   const release = ops.releases[0];

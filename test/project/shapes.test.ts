@@ -428,6 +428,44 @@ module.exports = { waitTurn, waitTurnPolitely };
     expected: ['lib/queue.js: backoff-between-retries', 'lib/queue.js: bounded-acquire-retry'],
   },
   {
+    name: 'a node-style acquire helper whose answer is true when busy: the caller that calls itself again while busy retries forever, the one that goes round again after its turn does not retry',
+    files: {
+      'lib/redis.js': `const Redis = require('ioredis');
+module.exports = new Redis();
+`,
+      'lib/gate.js': `const redis = require('./redis');
+function occupied(room, guest, cb) {
+  redis.set('lock:room:' + room, guest, 'PX', 5000, 'NX', function (err, reply) {
+    if (err) return cb(err);
+    cb(null, reply !== 'OK');
+  });
+}
+module.exports = { occupied };
+`,
+      'lib/queue.js': `const { occupied } = require('./gate');
+function waitTurn(room, guest, done) {
+  occupied(room, guest, function (err, taken) {
+    if (err) return done(err);
+    if (taken) return waitTurn(room, guest, done);
+    done(null);
+  });
+}
+module.exports = { waitTurn };
+`,
+      'lib/rounds.js': `const { occupied } = require('./gate');
+function rounds(room, guest, done) {
+  occupied(room, guest, function (err, taken) {
+    if (err || taken) return done(err);
+    done(null);
+    rounds(room, guest, done);
+  });
+}
+module.exports = { rounds };
+`,
+    },
+    expected: ['lib/queue.js: backoff-between-retries', 'lib/queue.js: bounded-acquire-retry'],
+  },
+  {
     name: "a lock service class whose caller passes the user's id as the owner token and releases in a finally the failed acquire reaches",
     files: {
       'src/redis.ts': client,

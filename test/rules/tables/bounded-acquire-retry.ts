@@ -116,6 +116,22 @@ Gate.prototype.peek = function (room, guest, done) {
 module.exports = Gate;
 `,
     },
+    {
+      name: 'callback style: the function runs again only after its not-acquired guard returned, once its turn is done',
+      fileName: 'case.js',
+      code: `const Redis = require('ioredis');
+const redis = new Redis();
+function nightlyRound(shift, worker, done) {
+  redis.set('lock:shift:' + shift, worker, 'PX', 4000, 'NX', function (err, granted) {
+    if (err) return done(err);
+    if (!granted) return done(new Error('shift taken'));
+    done(null);
+    nightlyRound(shift, worker, done);
+  });
+}
+module.exports = nightlyRound;
+`,
+    },
     { name: 'finite redlock retryCount', code: `import Redis from 'ioredis';
 import Redlock from 'redlock';
 export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200 });
