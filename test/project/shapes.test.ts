@@ -466,6 +466,42 @@ module.exports = { rounds };
     expected: ['lib/queue.js: backoff-between-retries', 'lib/queue.js: bounded-acquire-retry'],
   },
   {
+    name: 'a constructor function with prototype methods: a retry method calling the node-style acquire method through a saved `this`, forever and at once; a polite one counts down',
+    files: {
+      'lib/gate.js': `const Redis = require('ioredis');
+function Gate(client) { this.client = client || new Redis(); }
+Gate.prototype.occupied = function (room, guest, cb) {
+  this.client.set('lock:room:' + room, guest, 'PX', 5000, 'NX', function (err, reply) {
+    if (err) return cb(err);
+    cb(null, reply !== 'OK');
+  });
+};
+Gate.prototype.waitTurn = function (room, guest, done) {
+  var self = this;
+  self.occupied(room, guest, function (err, taken) {
+    if (err) return done(err);
+    if (taken) return self.waitTurn(room, guest, done);
+    done(null);
+  });
+};
+module.exports = Gate;
+`,
+      'lib/polite.js': `const Gate = require('./gate');
+Gate.prototype.waitTurnPolitely = function (room, guest, triesLeft, done) {
+  var that = this;
+  that.occupied(room, guest, function (err, taken) {
+    if (err) return done(err);
+    if (!taken) return done(null);
+    if (triesLeft <= 0) return done(new Error('room busy'));
+    setTimeout(function () { that.waitTurnPolitely(room, guest, triesLeft - 1, done); }, 30 + Math.random() * 60);
+  });
+};
+module.exports = Gate;
+`,
+    },
+    expected: ['lib/gate.js: backoff-between-retries', 'lib/gate.js: bounded-acquire-retry'],
+  },
+  {
     name: "a lock service class whose caller passes the user's id as the owner token and releases in a finally the failed acquire reaches",
     files: {
       'src/redis.ts': client,
