@@ -48,6 +48,9 @@ function handlesRejection(work: Node): boolean {
   return false;
 }
 
+// An already settled promise is no work: `return Promise.reject(busy)` on the not-acquired path.
+const SETTLED = /^Promise\.(?:resolve|reject)$/;
+
 /**
  * In `acquire.then((ok) => { ...; return work(); })`, the work a link after the acquire hands on to
  * the next `.then`: a call its fulfilled handler returns (or, async, awaits). When that work rejects,
@@ -61,7 +64,7 @@ function workHandedOn(model: LockModel, chain: ts.Expression, acquire: Acquire):
     const body = handler.body;
     const handed = ts.isBlock(body) ? ownReturns(handler).map((r) => r.expression).filter((e): e is ts.Expression => !!e) : [body];
     const awaited = descendantsWhere<ts.AwaitExpression>(body, (d) => ts.isAwaitExpression(d) && ancestorWhere(d, isFunctionLike) === handler).map((a) => a.expression);
-    const work = [...handed, ...awaited].map((e) => unwrap(e)).find((e): e is ts.CallExpression => ts.isCallExpression(e) && !releasesSomething(model, e));
+    const work = [...handed, ...awaited].map((e) => unwrap(e)).find((e): e is ts.CallExpression => ts.isCallExpression(e) && !SETTLED.test(e.expression.getText()) && !releasesSomething(model, e));
     if (work) return work;
   }
   return undefined;

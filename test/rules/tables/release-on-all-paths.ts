@@ -76,6 +76,14 @@ export function noWorkHandedOn(shard: string, owner: string) {
     .then((taken) => { if (taken !== 'OK') throw new Error('busy'); return shard.length; })
     .then(() => redis.eval(UNLOCK, 1, shard, owner));
 }
+export function settledOnly(shard: string, owner: string) {
+  return redis.set(shard, owner, 'PX', 60_000, 'NX')
+    .then((taken) => {
+      if (taken !== 'OK') return Promise.reject(new Error('busy'));
+      return Promise.resolve(shard.length);
+    })
+    .then(() => redis.eval(UNLOCK, 1, shard, owner));
+}
 `,
     },
     { name: 'promise chains that release on rejection too: an onRejected handler, a .finally, a .catch before the .then', code: `${io}export function a(key: string, token: string) {
