@@ -9,7 +9,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
 import { nameTable, type AcquireReturn, type FileSummary, type FunctionSummary, type KeySpec, type Place, type TokenSpec } from './types';
@@ -254,9 +254,29 @@ interface FunctionOps {
   extends: Extend[];
 }
 
+/**
+ * `await Promise.all(this.clients.map((c) => this.lockOn(c, key)))`: a callback that runs once per
+ * element while its function waits for them all is that function's own work (a quorum acquire, a
+ * release on every instance), so its operations are summarised as the function's.
+ */
+function fanOutOwner(fn: Node): Node | undefined {
+  if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return undefined;
+  const map = fn.parent;
+  if (!ts.isCallExpression(map) || map.arguments[0] !== fn || methodOf(map)?.name !== 'map') return undefined;
+  const owner = ancestorWhere(map, isFunctionLike);
+  if (!owner) return undefined;
+  const holder = map.parent;
+  const name = ts.isVariableDeclaration(holder) && holder.initializer === map && ts.isIdentifier(holder.name) ? holder.name.text : undefined;
+  const awaitsAll = (call: ts.CallExpression) => /^Promise\.(?:all|allSettled)$/.test(call.expression.getText()) && !!call.arguments[0] &&
+    (unwrap(call.arguments[0]) === map || (!!name && unwrap(call.arguments[0]).getText() === name));
+  if (ts.isCallExpression(holder) && awaitsAll(holder)) return owner;
+  return name && descendantsOfKind<ts.CallExpression>(owner, ts.SyntaxKind.CallExpression).some(awaitsAll) ? owner : undefined;
+}
+
 function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
   const byFn = new Map<Node, FunctionOps>();
-  const of = (fn: Node) => {
+  const of = (callback: Node) => {
+    const fn = fanOutOwner(callback) ?? callback;
     let ops = byFn.get(fn);
     if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [] }));
     return ops;

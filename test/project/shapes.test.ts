@@ -502,6 +502,45 @@ module.exports = Gate;
     expected: ['lib/gate.js: backoff-between-retries', 'lib/gate.js: bounded-acquire-retry'],
   },
   {
+    name: 'a quorum acquire fanned out with Promise.all over the instances and retried after a fixed sleep; the same retried with jitter',
+    files: {
+      'src/quorum.ts': `import Redis from 'ioredis';
+const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export class Quorum {
+  constructor(private readonly nodes: Redis[], private readonly gapMs = 150) {}
+  private async lockOn(node: Redis, name: string, owner: string, ttl: number): Promise<boolean> {
+    return (await node.set(name, owner, 'PX', ttl, 'NX')) === 'OK';
+  }
+  private async lockAll(name: string, owner: string, ttl: number): Promise<number> {
+    const votes = await Promise.all(this.nodes.map((node) => this.lockOn(node, name, owner, ttl)));
+    return votes.filter(Boolean).length;
+  }
+  async unlockAll(name: string, owner: string): Promise<void> {
+    await Promise.all(this.nodes.map((node) => node.eval(UNLOCK, 1, name, owner)));
+  }
+  async lock(name: string, owner: string, ttl: number): Promise<boolean> {
+    for (let round = 0; round < 5; round++) {
+      if ((await this.lockAll(name, owner, ttl)) > this.nodes.length / 2) return true;
+      await this.unlockAll(name, owner);
+      await pause(this.gapMs);
+    }
+    return false;
+  }
+  async lockPolitely(name: string, owner: string, ttl: number): Promise<boolean> {
+    for (let round = 0; round < 5; round++) {
+      if ((await this.lockAll(name, owner, ttl)) > this.nodes.length / 2) return true;
+      await this.unlockAll(name, owner);
+      await pause(this.gapMs / 2 + Math.random() * this.gapMs);
+    }
+    return false;
+  }
+}
+`,
+    },
+    expected: ['src/quorum.ts: backoff-between-retries'],
+  },
+  {
     name: "a lock service class whose caller passes the user's id as the owner token and releases in a finally the failed acquire reaches",
     files: {
       'src/redis.ts': client,
