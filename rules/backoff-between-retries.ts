@@ -9,8 +9,9 @@ import { ancestorWhere, contains, descendantsWhere, isFunctionLike, isLoop, lite
 import { localCallee } from './engine/local-callee';
 import { lockNames } from './engine/paths';
 import { selfRetry } from './engine/self-retry';
+import { intervalRetry, type IntervalRetry } from './engine/interval-retry';
 import { keyVariesWithLoop } from './engine/key-loops';
-import type { Rule } from './rule';
+import type { Rule, RuleContext } from './rule';
 import type { Fix } from './types';
 
 type Loop = ts.WhileStatement | ts.DoStatement | ts.ForStatement;
@@ -82,6 +83,17 @@ function loopHead(loop: Loop): { start: number; end: number } {
   return { start: loop.getStart(), end: loop.statement.getStart() };
 }
 
+/** A `setInterval` retry whose interval has no random part: every waiter ticks in step. */
+function reportInterval(model: LockModel, acquire: Acquire, interval: IntervalRetry, report: RuleContext['report']): void {
+  const delay = interval.delay;
+  if (!delay || !fixedDelay(model, delay) || RANDOM.test(acquire.fn.getText())) return;
+  report({
+    span: spanOf(delay),
+    message: `This timer retries the acquire of ${describeKey(acquire.key)} every \`${delay.getText()}\` ms until it is taken, with no random part: the workers that lost the race all try again at the same moment and collide again, so the contention repeats in lockstep. Wait a random delay between tries (a setTimeout per try, for example delay / 2 + Math.random() * delay).`,
+    related: [{ span: spanOf(acquire.call), message: 'the acquire it retries' }],
+  });
+}
+
 export const backoffBetweenRetries: Rule = {
   id: 'backoff-between-retries',
   defaultSeverity: 'warning',
@@ -92,6 +104,11 @@ export const backoffBetweenRetries: Rule = {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
       const loop = retryLoop(acquire);
       const recursion = loop ? undefined : selfRetry(acquire);
+      const interval = loop || recursion ? undefined : intervalRetry(acquire);
+      if (interval) {
+        reportInterval(model, acquire, interval, report);
+        continue;
+      }
       const retry = loop ?? recursion?.call;
       if (!retry || reported.has(retry)) continue;
       reported.add(retry);

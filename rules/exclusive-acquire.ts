@@ -72,12 +72,27 @@ function checkBefore(model: LockModel, set: RedisCommand): RedisCommand | undefi
   const key = model.keyOf(set.keys[0]);
   const fn = enclosingFunction(set.call);
   return model.commands.find((c) => {
-    if ((c.name !== 'GET' && c.name !== 'EXISTS') || !c.keys[0] || c.call.end > set.call.getStart()) return false;
-    if (enclosingFunction(c.call) !== fn || !sameKey(model.keyOf(c.keys[0]), key)) return false;
-    const use = resultUse(c.call);
-    const names = use.kind === 'assigned' ? [use.name] : [];
+    if ((c.name !== 'GET' && c.name !== 'EXISTS') || !c.keys[0] || !sameKey(model.keyOf(c.keys[0]), key)) return false;
+    // Callback style (node_redis v3): the SET written in the GET's own callback, on its reply.
+    const callback = replyCallback(c);
+    const inCallback = !!callback && callback === fn;
+    if (!inCallback && (c.call.end > set.call.getStart() || enclosingFunction(c.call) !== fn)) return false;
+    const names = inCallback ? replyNames(callback) : namesOf(c);
     return !handedBack(fn, names) && !countedBack(model, c, names) && decidesSet(fn, c, names, set);
   });
+}
+
+/** The node-style callback a command is given last: `client.get(key, (err, value) => ...)`. */
+function replyCallback(command: RedisCommand): ts.ArrowFunction | ts.FunctionExpression | undefined {
+  const last = command.call.arguments[command.call.arguments.length - 1];
+  const callback = last && unwrap(last);
+  return callback && (ts.isArrowFunction(callback) || ts.isFunctionExpression(callback)) ? callback : undefined;
+}
+
+/** The reply parameter of a node-style callback (`(err, value)`: `value`). */
+function replyNames(callback: ts.ArrowFunction | ts.FunctionExpression): string[] {
+  const reply = callback.parameters[1]?.name;
+  return reply && ts.isIdentifier(reply) ? [reply.text] : [];
 }
 
 /**
@@ -149,27 +164,33 @@ function namesOf(check: RedisCommand): string[] {
 function decidesSet(fn: Node, check: RedisCommand, names: string[], set: RedisCommand): boolean {
   const ifs: ts.IfStatement[] = [];
   const visit = (n: Node): void => {
-    if (ts.isIfStatement(n) && (contains(n.expression, check.call) || n.getStart() > check.call.end) && n.getStart() < set.call.getStart()) ifs.push(n);
+    const afterReply = n.getStart() > check.call.end || contains(check.call, n);
+    if (ts.isIfStatement(n) && (contains(n.expression, check.call) || afterReply) && n.getStart() < set.call.getStart()) ifs.push(n);
     if (n === fn || !ts.isFunctionLike(n)) ts.forEachChild(n, visit);
   };
   visit(fn);
   return ifs.some((s) => {
     const condition = s.expression;
     const refers = contains(condition, check.call) || mentions(condition, names);
-    if (!refers || comparesWithValue(condition)) return false;
+    if (!refers || comparesWithValue(condition, set.args[0])) return false;
     const holds = contains(s.thenStatement, set.call) || (!!s.elseStatement && contains(s.elseStatement, set.call));
     const leaves = !contains(s, set.call) && /\b(?:return|throw)\b/.test(s.thenStatement.getText());
     return holds || leaves;
   });
 }
 
-/** `holder === token` compares with a value: that is an owner check, not a "free?" test. */
-function comparesWithValue(condition: Node): boolean {
+/**
+ * `holder === token` compares with a value: that is an owner check, not a "free?" test. A comparison
+ * with the very literal the SET writes (`if (state === 'LOCKED') return; set(key, 'LOCKED')`) is not:
+ * every writer stores that value, so it only asks whether the key is taken.
+ */
+function comparesWithValue(condition: Node, written: Node | undefined): boolean {
+  const marker = written ? literalString(unwrap(written)) : undefined;
   let found = false;
   const visit = (n: Node): void => {
     if (ts.isBinaryExpression(n) && /^[!=]==?$/.test(n.operatorToken.getText())) {
       const sides = [unwrap(n.left), unwrap(n.right)];
-      const emptyish = sides.some((x) => /^(?:null|undefined|0|1|false|true|''|""|'OK'|"OK")$/.test(x.getText()));
+      const emptyish = sides.some((x) => /^(?:null|undefined|0|1|false|true|''|""|'OK'|"OK")$/.test(x.getText()) || (marker !== undefined && literalString(x) === marker));
       if (!emptyish) found = true;
     }
     ts.forEachChild(n, visit);

@@ -167,7 +167,7 @@ export const uniqueToken: Rule = {
         continue;
       }
       if (!acquire.token) continue;
-      const viaHelper = acquire.kind === 'helper' && acquire.via && acquire.tokenSpec?.kind === 'param';
+      const viaHelper = (acquire.kind === 'helper' || acquire.kind === 'routine' || acquire.kind === 'with-lock') && acquire.via && acquire.tokenSpec?.kind === 'param';
       if (!isRedisAcquire(acquire) && !viaHelper) continue;
       const weakness = tokenWeakness(acquire.token, acquire.fn, model.lookup, acquire.key?.node);
       if (!weakness) continue;

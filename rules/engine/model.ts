@@ -15,7 +15,7 @@ import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { recogniseRedisLockCalls } from './redis-lock-package';
 import { collectNamedScripts } from './named-scripts';
-import { calleeName, callsNamed, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
+import { calleeName, callsNamed, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
@@ -43,6 +43,8 @@ export interface HelperVia {
   ownerChecked?: boolean;
   /** For an acquire handing back a release function or lock object: does that release compare the token? */
   handedReleaseChecked?: boolean;
+  /** For a node-style acquire helper: its callback's answer is true when the lock is busy. */
+  answersBusy?: boolean;
 }
 
 export interface Acquire {
@@ -288,8 +290,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   for (const command of lockCommands) {
     if (ttlSetters.has(command)) continue;
     // Only deletes, scripts, SET XX/IFEQ and expires can release or extend (most commands are GETs and SETs).
-    const deletes = DELETES.has(command.name);
-    const renews = EXPIRES.has(command.name) || (command.name === 'SET' && !!command.set && !command.set.nx && !!command.set.ttl && (command.set.xx || !!command.set.ifeq));
+    // `EXPIRE key 0` (or a negative time) deletes the key at once: a release, not a renewal.
+    const expiresNow = (command.name === 'EXPIRE' || command.name === 'PEXPIRE') && !!command.args[0] && (literalNumber(command.args[0]) ?? 1) <= 0;
+    const deletes = DELETES.has(command.name) || expiresNow;
+    const renews = (EXPIRES.has(command.name) && !expiresNow) || (command.name === 'SET' && !!command.set && !command.set.nx && !!command.set.ttl && (command.set.xx || !!command.set.ifeq));
     const rewrites = !deletes && !renews && isPlainSetWithTtl(command);
     if (!deletes && !renews && !rewrites && command.name !== 'SCRIPT') continue;
     const fn = enclosingFunction(command.call);
@@ -336,7 +340,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
         scriptReleaseOrExtend(command, { call: command.call, command, fn }, keyOf, (k) => isLockKey(k) || (isFunctionLike(fn) && isLockFunction(fn)), releases, extendsList);
         break;
       default:
-        if (EXPIRES.has(command.name) && extendKey) {
+        if (expiresNow && lockKey) {
+          const getCompare = findGetCompare({ call: command.call, fn, key: lockKey }, getsOn);
+          releases.push({ call: command.call, command, fn, kind: 'del', key: lockKey, ownerChecked: watchedWrite(command, fn, lockKey), getCompare });
+        } else if (EXPIRES.has(command.name) && extendKey) {
           extendsList.push({ call: command.call, command, fn, kind: 'expire', key: extendKey, ownerChecked: watchedWrite(command, fn, extendKey) });
         }
     }

@@ -1,6 +1,6 @@
 // What happens to the value an acquire returns: dropped, stored, tested, or handed on.
 import { ts } from './typescript';
-import { contains, enclosingFunction, identifiersNamed, isAssignment, isAwaited, isFunctionOrArrow, valueCarrier, type Node } from './nodes';
+import { contains, enclosingFunction, identifiersNamed, isAssignment, isAwaited, isFunctionOrArrow, ownReturns, unwrap, valueCarrier, type Node } from './nodes';
 
 export type ResultUse =
   | { kind: 'discarded'; awaited: boolean }
@@ -95,7 +95,15 @@ function thenCallback(carrier: Node): ResultUse | undefined {
   const param = callback.parameters[0];
   if (!param) return { kind: 'discarded', awaited: true };
   if (!ts.isIdentifier(param.name)) return { kind: 'escapes' };
+  // `.then((ok) => ok)`: the reply handed on unchanged is the next link's to use.
+  if (handsBack(callback, param.name.text)) return thenCallback(chained) ?? { kind: 'escapes' };
   const uses = identifiersNamed(callback.body, param.name.text);
   if (uses.length === 0) return { kind: 'discarded', awaited: true };
   return uses.some(inConditionPosition) ? { kind: 'tested', awaited: true } : { kind: 'escapes' };
+}
+
+/** Does `callback` return its parameter `name` as it came (`(ok) => ok`, `{ return ok; }`)? */
+function handsBack(callback: ts.ArrowFunction | ts.FunctionExpression, name: string): boolean {
+  const isName = (e: ts.Node | undefined) => !!e && ts.isIdentifier(unwrap(e)) && unwrap(e).getText() === name;
+  return ts.isBlock(callback.body) ? ownReturns(callback).some((r) => isName(r.expression)) : isName(callback.body);
 }

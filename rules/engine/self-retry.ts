@@ -5,8 +5,9 @@
 // wait, bounded-acquire-retry the number of tries.
 import { ts } from './typescript';
 import type { Acquire } from './model';
-import { ancestorWhere, callsNamed, contains, descendantsWhere, identifiersNamed, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, callsNamed, contains, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
 import { onlyWhenAcquired, testsFailure } from './paths';
+import { mentions } from './failure-paths';
 
 export interface SelfRetry {
   /** The call that retries: the function's call to itself, or the setTimeout that schedules it. */
@@ -17,17 +18,32 @@ export interface SelfRetry {
   delay?: Node;
 }
 
-/** The name the acquire's function calls itself by: its own, or the variable an arrow is stored in. */
-function ownName(fn: Node): string | undefined {
-  if (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) return nameOf(fn);
-  if (isFunctionOrArrow(fn) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return fn.parent.name.text;
-  return undefined;
+/** The name a function calls itself by, and the callees that reach it (`take`, `this.take`, `self.take`). */
+interface SelfName {
+  name: string;
+  callees: Set<string>;
 }
 
-const callsSelf = (node: Node, name: string) => {
-  const callee = unwrap(node).getText();
-  return callee === name || callee === `this.${name}`;
-};
+/**
+ * The name the acquire's function calls itself by: its own, the variable an arrow is stored in, or the
+ * property a function expression is assigned to (`Lock.prototype.retry = function`), which is reached
+ * only through `this` or a variable holding it (`var self = this; ... self.retry()`).
+ */
+function ownName(fn: Node): SelfName | undefined {
+  const named = (name: string | undefined) => (name ? { name, callees: new Set([name, `this.${name}`]) } : undefined);
+  if (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) return named(nameOf(fn));
+  if (!isFunctionOrArrow(fn)) return undefined;
+  if (ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return named(fn.parent.name.text);
+  if (!isAssignment(fn.parent) || fn.parent.right !== fn || !ts.isPropertyAccessExpression(fn.parent.left) || ts.isArrowFunction(fn)) return undefined;
+  const name = fn.parent.left.name.text;
+  const callees = new Set([`this.${name}`]);
+  for (const decl of descendantsWhere<ts.VariableDeclaration>(fn, ts.isVariableDeclaration)) {
+    if (ts.isIdentifier(decl.name) && decl.initializer?.kind === ts.SyntaxKind.ThisKeyword && ancestorWhere(decl, isFunctionLike) === fn) callees.add(`${decl.name.text}.${name}`);
+  }
+  return { name, callees };
+}
+
+const callsSelf = (node: Node, self: SelfName) => self.callees.has(unwrap(node).getText());
 
 /** A call of the global `setTimeout`. */
 const isSetTimeout = (call: ts.CallExpression) => unwrap(call.expression).getText() === 'setTimeout';
@@ -47,18 +63,33 @@ function inAcquireCallback(acquire: Acquire, node: Node): boolean {
   return false;
 }
 
-/** In a callback, is the retry on the path where the lock was taken (`if (ok) { ...; next() }`)? */
-function afterSuccess(node: Node, stop: Node): boolean {
+const leaves = (s: Node) => ts.isReturnStatement(s) || ts.isThrowStatement(s) || (ts.isBlock(s) && s.statements.some((t) => ts.isReturnStatement(t) || ts.isThrowStatement(t)));
+
+/**
+ * In a callback, is the retry on the path where the lock was taken: in the branch of `if (ok)`, or after
+ * an `if (!ok) return` guard before it? A helper whose answer is true when busy (`cb(null, reply !==
+ * 'OK')`) turns the test of that answer round.
+ */
+function afterSuccess(acquire: Acquire, node: Node, stop: Node): boolean {
+  const callback = acquire.call.arguments.map(unwrap).find(isFunctionOrArrow);
+  // Node-style `(err, reply)`: the error is not the answer.
+  const answers = (callback?.parameters ?? []).slice(callback && callback.parameters.length > 1 ? 1 : 0).map((p) => p.name.getText());
+  const busyAnswer = acquire.via?.answersBusy ? answers[0] : undefined;
+  const testsBusy = (condition: Node) => testsFailure(condition) !== (!!busyAnswer && mentions(condition, [busyAnswer]));
   for (let child = node, parent = node.parent; parent && parent !== stop; child = parent, parent = parent.parent) {
+    if (ts.isBlock(parent)) {
+      const before = parent.statements.slice(0, parent.statements.indexOf(child as ts.Statement));
+      const guard = (s: ts.Statement) => ts.isIfStatement(s) && !s.elseStatement && mentions(s.expression, answers) && testsBusy(s.expression) && leaves(s.thenStatement);
+      if (before.some(guard)) return true;
+    }
     if (!ts.isIfStatement(parent) || child === parent.expression) continue;
-    const failure = testsFailure(parent.expression);
-    if ((child === parent.thenStatement) !== failure) return true;
+    if ((child === parent.thenStatement) !== testsBusy(parent.expression)) return true;
   }
   return false;
 }
 
 /** `setTimeout(retry, d)` or `setTimeout(() => retry(...), d)` around the retry: its delay. */
-function scheduledBy(call: Node, name: string, fn: Node): ts.CallExpression | undefined {
+function scheduledBy(call: Node, name: SelfName, fn: Node): ts.CallExpression | undefined {
   const timeouts = callsNamed(fn, (n) => n === 'setTimeout').filter(isSetTimeout);
   return timeouts.find((t) => {
     const first = t.arguments[0];
@@ -68,8 +99,8 @@ function scheduledBy(call: Node, name: string, fn: Node): ts.CallExpression | un
 }
 
 /** The first call in `scope` that runs the function again: by name, or handed to setTimeout. */
-function retryIn(scope: Node, name: string): SelfRetry | undefined {
-  for (const c of callsNamed(scope, (n) => n === name || n === 'setTimeout')) {
+function retryIn(scope: Node, name: SelfName): SelfRetry | undefined {
+  for (const c of callsNamed(scope, (n) => n === name.name || n === 'setTimeout')) {
     const direct = callsSelf(c.expression, name);
     if (!direct && !(isSetTimeout(c) && !!c.arguments[0] && callsSelf(c.arguments[0], name))) continue;
     const timeout = direct ? scheduledBy(c, name, scope) : c;
@@ -79,11 +110,11 @@ function retryIn(scope: Node, name: string): SelfRetry | undefined {
 }
 
 /** Helpers declared in the function itself (`function retry() {...}`, `const retry = () => ...`) that run it again. */
-function retryHelpers(fn: Node, name: string): Map<string, SelfRetry> {
+function retryHelpers(fn: Node, name: SelfName): Map<string, SelfRetry> {
   const helpers = new Map<string, SelfRetry>();
   for (const inner of descendantsWhere(fn, isFunctionLike)) {
-    const helperName = ownName(inner);
-    if (!helperName || helperName === name || ancestorWhere(inner, isFunctionLike) !== fn) continue;
+    const helperName = ownName(inner)?.name;
+    if (!helperName || helperName === name.name || ancestorWhere(inner, isFunctionLike) !== fn) continue;
     const retry = retryIn(inner, name);
     if (retry) helpers.set(helperName, retry);
   }
@@ -95,10 +126,10 @@ export function selfRetry(acquire: Acquire): SelfRetry | undefined {
   const name = ownName(fn);
   if (!name) return undefined;
   // Nested functions are only read when the name is spelled inside one (found through the identifier index).
-  const nested = identifiersNamed(fn, name).some((id) => ancestorWhere(id, isFunctionLike) !== fn);
+  const nested = identifiersNamed(fn, name.name).some((id) => ancestorWhere(id, isFunctionLike) !== fn);
   const helpers = nested ? retryHelpers(fn, name) : new Map<string, SelfRetry>();
   // Only calls by the function's name, of setTimeout or of a retry helper can retry: the index names them without reading each call's text.
-  for (const c of callsNamed(fn, (n) => n === name || n === 'setTimeout' || helpers.has(n))) {
+  for (const c of callsNamed(fn, (n) => n === name.name || n === 'setTimeout' || helpers.has(n))) {
     const helper = ts.isIdentifier(c.expression) ? helpers.get(c.expression.text) : undefined;
     const direct = !helper && callsSelf(c.expression, name);
     const timer = !helper && !direct && isSetTimeout(c) && !!c.arguments[0] && callsSelf(c.arguments[0], name);
@@ -106,7 +137,7 @@ export function selfRetry(acquire: Acquire): SelfRetry | undefined {
     const inCallback = inAcquireCallback(acquire, c);
     // After the acquire: in the function's own statements (a nested function is someone else's), or in its callback.
     if (!inCallback && (c.getStart() < acquire.call.end || ancestorWhere(c, isFunctionLike) !== fn)) continue;
-    if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(c, fn))) continue;
+    if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(acquire, c, fn))) continue;
     if (helper) return helper;
     const timeout = timer ? c : scheduledBy(c, name, fn);
     return { call: timeout ?? c, again: direct ? c : undefined, delay: timeout?.arguments[1] };

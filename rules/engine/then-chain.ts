@@ -3,7 +3,7 @@
 // along the chain releases, nothing does: the lock stays held until its TTL.
 import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, isFunctionLike, methodOf, type Node } from './nodes';
+import { ancestorWhere, contains, descendantsWhere, isFunctionLike, methodOf, ownReturns, unwrap, type Node } from './nodes';
 import { releasesSomething } from './failure-paths';
 
 export interface ThenGap {
@@ -48,6 +48,28 @@ function handlesRejection(work: Node): boolean {
   return false;
 }
 
+// An already settled promise is no work: `return Promise.reject(busy)` on the not-acquired path.
+const SETTLED = /^Promise\.(?:resolve|reject)$/;
+
+/**
+ * In `acquire.then((ok) => { ...; return work(); })`, the work a link after the acquire hands on to
+ * the next `.then`: a call its fulfilled handler returns (or, async, awaits). When that work rejects,
+ * the rejection skips every later `.then`.
+ */
+function workHandedOn(model: LockModel, chain: ts.Expression, acquire: Acquire): ts.Expression | undefined {
+  for (let link: Node = chain; chainMethod(link) && contains(link, acquire.call); link = methodOf(link as ts.CallExpression)!.receiver) {
+    const first = chainMethod(link) === 'then' ? (link as ts.CallExpression).arguments[0] : undefined;
+    const handler = first && unwrap(first);
+    if (!handler || !isFunctionLike(handler) || !handler.body || contains(handler, acquire.call)) continue;
+    const body = handler.body;
+    const handed = ts.isBlock(body) ? ownReturns(handler).map((r) => r.expression).filter((e): e is ts.Expression => !!e) : [body];
+    const awaited = descendantsWhere<ts.AwaitExpression>(body, (d) => ts.isAwaitExpression(d) && ancestorWhere(d, isFunctionLike) === handler).map((a) => a.expression);
+    const work = [...handed, ...awaited].map((e) => unwrap(e)).find((e): e is ts.CallExpression => ts.isCallExpression(e) && !SETTLED.test(e.expression.getText()) && !releasesSomething(model, e));
+    if (work) return work;
+  }
+  return undefined;
+}
+
 /** The first release of `acquire` (of those given, all of this lock) that only a fulfilled `.then` of other work reaches. */
 export function thenChainGap(model: LockModel, acquire: Acquire, releases: readonly Release[]): ThenGap | undefined {
   if (releases.some(onRejectedPath)) return undefined;
@@ -56,9 +78,12 @@ export function thenChainGap(model: LockModel, acquire: Acquire, releases: reado
     for (let fn = ancestorWhere(release.call, isFunctionLike); fn && fn !== acquire.fn && contains(acquire.fn, fn); fn = ancestorWhere(fn, isFunctionLike)) {
       const call = fn.parent;
       if (!ts.isCallExpression(call) || call.arguments[0] !== fn || chainMethod(call) !== 'then') continue;
-      const work = methodOf(call)?.receiver;
-      // The acquire's own `.then(ok => ...)` holds the lock from here: only the work's can reject past it.
-      if (!work || contains(work, acquire.call) || handlesRejection(work) || releasedOnRejection(model, call)) continue;
+      const receiver = methodOf(call)?.receiver;
+      if (!receiver) continue;
+      // A chain that starts at the acquire holds the lock from its `.then(ok => ...)` on: only work
+      // that one of its links hands on can reject past this `.then`.
+      const work = contains(receiver, acquire.call) ? workHandedOn(model, receiver, acquire) : receiver;
+      if (!work || handlesRejection(receiver) || handlesRejection(work) || releasedOnRejection(model, call)) continue;
       return { release, work };
     }
   }

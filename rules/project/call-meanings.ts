@@ -4,7 +4,7 @@
 // and `this.x` fields typed by a constructor parameter property or set from `new X()` (the NestJS
 // shape), and the callee's summary says what the call does to locks.
 import { ts } from '../engine/typescript';
-import { ancestorWhere, declarationOf, methodOf, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, declarationOf, isFunctionLike, methodOf, unwrap, type Node } from '../engine/nodes';
 import { importOf, newClassName, typeClassName } from './file-symbols';
 import { Implementers } from './implementers';
 import type { ClientPackages } from './packages';
@@ -380,10 +380,21 @@ export class Resolution {
 
 function enclosingClassName(node: Node): string | undefined {
   const cls = ancestorWhere<ts.ClassLikeDeclaration>(node, (a) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
-  if (!cls) return undefined;
+  if (!cls) return prototypeOwner(node);
   if (cls.name) return cls.name.text;
   const parent = cls.parent;
   return parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name) ? parent.name.text : 'export:default';
+}
+
+/** `Gate.prototype.enter = function () { ... this ... }`: the constructor function whose method `node` is in. */
+function prototypeOwner(node: Node): string | undefined {
+  for (let fn = ancestorWhere(node, isFunctionLike); fn; fn = ancestorWhere(fn, isFunctionLike)) {
+    if (ts.isArrowFunction(fn)) continue;
+    const assignment = fn.parent;
+    if (!ts.isBinaryExpression(assignment) || assignment.right !== fn || assignment.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return undefined;
+    return /^([\w$]+)\.prototype\.[\w$]+$/.exec(assignment.left.getText().replace(/\s+/g, ''))?.[1];
+  }
+  return undefined;
 }
 
 function isTopLevel(decl: Node): boolean {
@@ -448,6 +459,8 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     }
     if (!ts.isIdentifier(n)) return undefined;
     const decl = declarationOf(n);
+    // `var self = this`: the object `this` is.
+    if (decl && ts.isVariableDeclaration(decl) && decl.initializer && unwrap(decl.initializer).kind === ts.SyntaxKind.ThisKeyword) return valueTarget(decl.initializer, depth + 1);
     const fromFactory = decl && ts.isVariableDeclaration(decl) ? madeBy(decl.initializer, depth) : undefined;
     if (fromFactory) return fromFactory;
     if (!decl || isTopLevel(decl)) {

@@ -93,7 +93,8 @@ function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'
 /** An acquire's via, with whether the release it hands back compares the token. */
 function acquireVia(meaning: Helper, a: NonNullable<Helper['summary']['acquire']>): HelperVia {
   const base = via(meaning, a.at, a.returns);
-  return a.handedReleaseChecked === undefined ? base : { ...base, handedReleaseChecked: a.handedReleaseChecked };
+  const checked = a.handedReleaseChecked === undefined ? base : { ...base, handedReleaseChecked: a.handedReleaseChecked };
+  return a.answersBusy ? { ...checked, answersBusy: true } : checked;
 }
 
 export interface HelperOps {
@@ -115,9 +116,12 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
   if (routine) {
     const routineArg = call.arguments[routine.param];
     if (routineArg) {
+      // `withLock(key, token, fn)`: the token the caller hands in is the one the helper stores.
+      const tokenSpec = summary.acquire?.token.kind === 'param' ? summary.acquire.token : undefined;
       ops.acquires.push({
         call, fn, statement: enclosingStatement(call), result: resultUse(call),
         kind: routine.signalArg !== undefined ? 'with-lock' : 'routine', key: keyAt(routine.key, call, meaning, keyOf),
+        token: tokenSpec && call.arguments[tokenSpec.index], tokenSpec,
         hasTtl: true, routine: routineArg, signalArg: routine.signalArg, via: via(meaning, routine.at),
       });
     }

@@ -352,6 +352,12 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     const e = unwrap(expr);
     if (!ts.isBinaryExpression(e) || e.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return;
     const target = e.left.getText().replace(/\s+/g, '');
+    // `Gate.prototype.enter = function () {...}`: a method of the class the constructor function stands for.
+    const method = /^([\w$]+)\.prototype\.([\w$]+)$/.exec(target);
+    if (method && isFunctionValue(e.right)) {
+      summary.classes[method[1]] ??= { name: method[1], methods: nameTable(), implements: [], fieldTypes: nameTable() };
+      return addFunction(unwrap(e.right) as ts.FunctionExpression, method[2], { kind: 'class', name: method[1] });
+    }
     if (target === 'module.exports') return exportValue(e.right, 'default');
     const member = /^(?:module\.)?exports\.([\w$]+)$/.exec(target);
     if (member) exportValue(e.right, member[1]);

@@ -8,7 +8,8 @@ import type { Acquire, Extend, LockModel, Release } from '../engine/model';
 import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
-import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { testsFailure } from '../engine/paths';
+import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
 import { nameTable, type AcquireReturn, type FileSummary, type FunctionSummary, type KeySpec, type Place, type TokenSpec } from './types';
@@ -253,9 +254,29 @@ interface FunctionOps {
   extends: Extend[];
 }
 
+/**
+ * `await Promise.all(this.clients.map((c) => this.lockOn(c, key)))`: a callback that runs once per
+ * element while its function waits for them all is that function's own work (a quorum acquire, a
+ * release on every instance), so its operations are summarised as the function's.
+ */
+function fanOutOwner(fn: Node): Node | undefined {
+  if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return undefined;
+  const map = fn.parent;
+  if (!ts.isCallExpression(map) || map.arguments[0] !== fn || methodOf(map)?.name !== 'map') return undefined;
+  const owner = ancestorWhere(map, isFunctionLike);
+  if (!owner) return undefined;
+  const holder = map.parent;
+  const name = ts.isVariableDeclaration(holder) && holder.initializer === map && ts.isIdentifier(holder.name) ? holder.name.text : undefined;
+  const awaitsAll = (call: ts.CallExpression) => /^Promise\.(?:all|allSettled)$/.test(call.expression.getText()) && !!call.arguments[0] &&
+    (unwrap(call.arguments[0]) === map || (!!name && unwrap(call.arguments[0]).getText() === name));
+  if (ts.isCallExpression(holder) && awaitsAll(holder)) return owner;
+  return name && descendantsOfKind<ts.CallExpression>(owner, ts.SyntaxKind.CallExpression).some(awaitsAll) ? owner : undefined;
+}
+
 function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
   const byFn = new Map<Node, FunctionOps>();
-  const of = (fn: Node) => {
+  const of = (callback: Node) => {
+    const fn = fanOutOwner(callback) ?? callback;
     let ops = byFn.get(fn);
     if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [] }));
     return ops;
@@ -267,6 +288,33 @@ function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
 }
 
 const NO_OPS: FunctionOps = { acquires: [], releases: [], extends: [] };
+
+/**
+ * `cb(err)`, `cb(null, reply === 'OK')` in the acquire's own reply callback: the answer handed back
+ * node-style, whether or not the lock was taken, not a routine run under the lock.
+ */
+function answersNodeStyle(call: ts.CallExpression, locked: Acquire): boolean {
+  const replies = replyNames(locked, call);
+  return !!replies && call.arguments.length > 0 && call.arguments.every((a) => unwrap(a).kind === ts.SyntaxKind.NullKeyword || mentions(a, replies));
+}
+
+/** The parameters of the acquire's own reply callback, when `node` is inside it. */
+function replyNames(locked: Acquire, node: Node): string[] | undefined {
+  const last = locked.call.arguments[locked.call.arguments.length - 1];
+  const callback = last && unwrap(last);
+  if (!callback || !isFunctionLike(callback) || !(callback.pos <= node.pos && node.end <= callback.end)) return undefined;
+  return callback.parameters.map((p) => p.name.getText());
+}
+
+/** Does a parameter of `fn` receive, node-style, an answer that is true when the lock is busy (`cb(null, reply !== 'OK')`)? */
+function answersBusy(fn: ts.FunctionLikeDeclaration, acquire: Acquire): boolean {
+  return fn.parameters.some((p) => ts.isIdentifier(p.name) && identifiersNamed(fn, p.name.text).some((id) => {
+    const call = id.parent;
+    if (!ts.isCallExpression(call) || call.expression !== id || call.arguments.length < 2 || !answersNodeStyle(call, acquire)) return false;
+    const answer = call.arguments[1];
+    return mentions(answer, replyNames(acquire, call) ?? []) && testsFailure(answer);
+  }));
+}
 
 /** A parameter that is called (or handed to a lock routine) in `fn`: the routine it runs under a lock. */
 function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[], model: LockModel, path: string): FunctionSummary['routine'] {
@@ -284,7 +332,7 @@ function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[],
     if (!ts.isIdentifier(p.name)) continue;
     const calls = identifiersNamed(fn, p.name.text).filter((id) => id.pos > locked.call.pos && ts.isCallExpression(id.parent) && id.parent.expression === id);
     const call = calls[0]?.parent as ts.CallExpression | undefined;
-    if (!call) continue;
+    if (!call || calls.some((id) => answersNodeStyle(id.parent as ts.CallExpression, locked))) continue;
     const signalArg = call.arguments.findIndex((a) => /signal/i.test(a.getText()));
     return { param: index, key: keySpecOf(fn, locked.key, model), signalArg: signalArg >= 0 ? signalArg : undefined, at: placeOf(locked.call, path) };
   }
@@ -320,6 +368,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
       };
       const handedChecked = handedReleaseChecked(fn, acquire, returns, model);
       if (handedChecked !== undefined) summary.acquire.handedReleaseChecked = handedChecked;
+      if (answersBusy(fn, acquire)) summary.acquire.answersBusy = true;
     }
   }
   const release = ops.releases[0];

@@ -56,6 +56,8 @@ export interface AcquireSummary {
   returns: AcquireReturn;
   /** For a handed-back release function or lock object: does the release written in it compare the token? */
   handedReleaseChecked?: boolean;
+  /** The answer it hands a node-style callback is true when the lock is busy (`cb(null, reply !== 'OK')`). */
+  answersBusy?: boolean;
   /** The acquire inside the helper. */
   at: Place;
 }

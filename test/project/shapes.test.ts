@@ -362,6 +362,185 @@ export async function tick(work: () => Promise<void>) {
     expected: ['src/worker.ts: unique-token'],
   },
   {
+    name: 'a self-contained runner taking the owner token as a parameter: the caller that passes a pid is reported, the one that passes a fresh UUID is not',
+    files: {
+      'src/redis.ts': client,
+      'src/run-exclusive.ts': `import { redis } from './redis';
+const COMPARE_AND_DELETE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function runExclusive<T>(resource: string, holder: string, job: () => Promise<T>): Promise<T | null> {
+  if ((await redis.set(resource, holder, 'PX', 20_000, 'NX')) !== 'OK') return null;
+  try {
+    return await job();
+  } finally {
+    await redis.eval(COMPARE_AND_DELETE, 1, resource, holder);
+  }
+}
+`,
+      'src/reports.ts': `import { randomUUID } from 'node:crypto';
+import { runExclusive } from './run-exclusive';
+export function monthly(build: () => Promise<string>) {
+  return runExclusive('lock:report:monthly', \`reports-\${process.pid}\`, build);
+}
+export function weekly(build: () => Promise<string>) {
+  return runExclusive('lock:report:weekly', randomUUID(), build);
+}
+export function daily(holder: string, build: () => Promise<string>) {
+  return runExclusive('lock:report:daily', holder, build);
+}
+`,
+    },
+    expected: ['src/reports.ts: unique-token'],
+  },
+  {
+    name: 'a node-style acquire helper that answers through its callback: a caller that calls itself again at once and forever, and one that waits a random time and counts down',
+    files: {
+      'lib/redis.js': `const Redis = require('ioredis');
+module.exports = new Redis();
+`,
+      'lib/gate.js': `const redis = require('./redis');
+function tryEnter(room, guest, cb) {
+  redis.set('lock:room:' + room, guest, 'PX', 5000, 'NX', function (err, reply) {
+    if (err) return cb(err);
+    cb(null, reply === 'OK');
+  });
+}
+module.exports = { tryEnter };
+`,
+      'lib/queue.js': `const { tryEnter } = require('./gate');
+function waitTurn(room, guest, done) {
+  tryEnter(room, guest, function (err, entered) {
+    if (err) return done(err);
+    if (!entered) return waitTurn(room, guest, done);
+    done(null);
+  });
+}
+function waitTurnPolitely(room, guest, triesLeft, done) {
+  tryEnter(room, guest, function (err, entered) {
+    if (err) return done(err);
+    if (entered) return done(null);
+    if (triesLeft <= 0) return done(new Error('room busy'));
+    setTimeout(function () { waitTurnPolitely(room, guest, triesLeft - 1, done); }, 30 + Math.random() * 60);
+  });
+}
+module.exports = { waitTurn, waitTurnPolitely };
+`,
+    },
+    expected: ['lib/queue.js: backoff-between-retries', 'lib/queue.js: bounded-acquire-retry'],
+  },
+  {
+    name: 'a node-style acquire helper whose answer is true when busy: the caller that calls itself again while busy retries forever, the one that goes round again after its turn does not retry',
+    files: {
+      'lib/redis.js': `const Redis = require('ioredis');
+module.exports = new Redis();
+`,
+      'lib/gate.js': `const redis = require('./redis');
+function occupied(room, guest, cb) {
+  redis.set('lock:room:' + room, guest, 'PX', 5000, 'NX', function (err, reply) {
+    if (err) return cb(err);
+    cb(null, reply !== 'OK');
+  });
+}
+module.exports = { occupied };
+`,
+      'lib/queue.js': `const { occupied } = require('./gate');
+function waitTurn(room, guest, done) {
+  occupied(room, guest, function (err, taken) {
+    if (err) return done(err);
+    if (taken) return waitTurn(room, guest, done);
+    done(null);
+  });
+}
+module.exports = { waitTurn };
+`,
+      'lib/rounds.js': `const { occupied } = require('./gate');
+function rounds(room, guest, done) {
+  occupied(room, guest, function (err, taken) {
+    if (err || taken) return done(err);
+    done(null);
+    rounds(room, guest, done);
+  });
+}
+module.exports = { rounds };
+`,
+    },
+    expected: ['lib/queue.js: backoff-between-retries', 'lib/queue.js: bounded-acquire-retry'],
+  },
+  {
+    name: 'a constructor function with prototype methods: a retry method calling the node-style acquire method through a saved `this`, forever and at once; a polite one counts down',
+    files: {
+      'lib/gate.js': `const Redis = require('ioredis');
+function Gate(client) { this.client = client || new Redis(); }
+Gate.prototype.occupied = function (room, guest, cb) {
+  this.client.set('lock:room:' + room, guest, 'PX', 5000, 'NX', function (err, reply) {
+    if (err) return cb(err);
+    cb(null, reply !== 'OK');
+  });
+};
+Gate.prototype.waitTurn = function (room, guest, done) {
+  var self = this;
+  self.occupied(room, guest, function (err, taken) {
+    if (err) return done(err);
+    if (taken) return self.waitTurn(room, guest, done);
+    done(null);
+  });
+};
+module.exports = Gate;
+`,
+      'lib/polite.js': `const Gate = require('./gate');
+Gate.prototype.waitTurnPolitely = function (room, guest, triesLeft, done) {
+  var that = this;
+  that.occupied(room, guest, function (err, taken) {
+    if (err) return done(err);
+    if (!taken) return done(null);
+    if (triesLeft <= 0) return done(new Error('room busy'));
+    setTimeout(function () { that.waitTurnPolitely(room, guest, triesLeft - 1, done); }, 30 + Math.random() * 60);
+  });
+};
+module.exports = Gate;
+`,
+    },
+    expected: ['lib/gate.js: backoff-between-retries', 'lib/gate.js: bounded-acquire-retry'],
+  },
+  {
+    name: 'a quorum acquire fanned out with Promise.all over the instances and retried after a fixed sleep; the same retried with jitter',
+    files: {
+      'src/quorum.ts': `import Redis from 'ioredis';
+const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export class Quorum {
+  constructor(private readonly nodes: Redis[], private readonly gapMs = 150) {}
+  private async lockOn(node: Redis, name: string, owner: string, ttl: number): Promise<boolean> {
+    return (await node.set(name, owner, 'PX', ttl, 'NX')) === 'OK';
+  }
+  private async lockAll(name: string, owner: string, ttl: number): Promise<number> {
+    const votes = await Promise.all(this.nodes.map((node) => this.lockOn(node, name, owner, ttl)));
+    return votes.filter(Boolean).length;
+  }
+  async unlockAll(name: string, owner: string): Promise<void> {
+    await Promise.all(this.nodes.map((node) => node.eval(UNLOCK, 1, name, owner)));
+  }
+  async lock(name: string, owner: string, ttl: number): Promise<boolean> {
+    for (let round = 0; round < 5; round++) {
+      if ((await this.lockAll(name, owner, ttl)) > this.nodes.length / 2) return true;
+      await this.unlockAll(name, owner);
+      await pause(this.gapMs);
+    }
+    return false;
+  }
+  async lockPolitely(name: string, owner: string, ttl: number): Promise<boolean> {
+    for (let round = 0; round < 5; round++) {
+      if ((await this.lockAll(name, owner, ttl)) > this.nodes.length / 2) return true;
+      await this.unlockAll(name, owner);
+      await pause(this.gapMs / 2 + Math.random() * this.gapMs);
+    }
+    return false;
+  }
+}
+`,
+    },
+    expected: ['src/quorum.ts: backoff-between-retries'],
+  },
+  {
     name: "a lock service class whose caller passes the user's id as the owner token and releases in a finally the failed acquire reaches",
     files: {
       'src/redis.ts': client,

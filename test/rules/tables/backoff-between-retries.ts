@@ -6,6 +6,45 @@ const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms
 
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
+    {
+      name: 'setInterval timers that are no retry of the acquire: a poller that keeps ticking, one stopped by a shutdown flag',
+      code: `${io}let shuttingDown = false;
+export function startSweeper(holder: string) {
+  const sweeper = setInterval(async () => {
+    const granted = await redis.set('sweeper', holder, 'PX', 8000, 'NX');
+    if (granted !== 'OK') return;
+    await work();
+  }, 1000);
+  return sweeper;
+}
+export function startReporter(holder: string) {
+  const reporter = setInterval(async () => {
+    const granted = await redis.set('reporter', holder, 'PX', 8000, 'NX');
+    if (shuttingDown) {
+      clearInterval(reporter);
+      return;
+    }
+    if (granted === 'OK') await work();
+  }, 1000);
+}
+`,
+    },
+    {
+      name: 'a prototype method whose acquire callback calls it again through a saved `this` after a random wait',
+      fileName: 'case.js',
+      code: `const Redis = require('ioredis');
+function Gate(client) { this.client = client; }
+Gate.prototype.enter = function (room, guest, done) {
+  var self = this;
+  self.client.set('gate:' + room, guest, 'PX', 4000, 'NX', function (err, reply) {
+    if (err) return done(err);
+    if (reply !== 'OK') return setTimeout(function () { self.enter(room, guest, done); }, 25 + Math.random() * 50);
+    done(null);
+  });
+};
+module.exports = Gate;
+`,
+    },
     { name: 'a job that runs itself again after it released the lock it took (the not-acquired path returns) retries no acquire', code: `${io}import { randomUUID } from 'node:crypto';
 export class Sync {
   async syncOne(id: string): Promise<void> {
@@ -130,6 +169,61 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
 ` },
   ],
   invalid: [
+    {
+      name: 'a setInterval that tries the acquire every 25 ms and clears itself once the lock is taken',
+      message: ['This timer retries the acquire', 'every `25` ms'],
+      output: null,
+      code: `${io}export function waitForSlot(slot: string, holder: string): Promise<void> {
+  return new Promise((resolve) => {
+    const ticker = setInterval(async () => {
+      const granted = await redis.set(\`slot:\${slot}\`, holder, 'PX', 8000, 'NX');
+      if (granted === 'OK') {
+        clearInterval(ticker);
+        resolve();
+      }
+    }, 25);
+  });
+}
+`,
+    },
+    {
+      name: 'a setInterval whose node-style acquire callback clears it when the reply says taken',
+      message: ['This timer retries the acquire', 'every `40` ms'],
+      fileName: 'case.js',
+      output: null,
+      code: `const Redis = require('ioredis');
+const redis = new Redis();
+function waitForSlot(slot, holder, done) {
+  const ticker = setInterval(() => {
+    redis.set('slot:' + slot, holder, 'PX', 8000, 'NX', (err, reply) => {
+      if (err) return;
+      if (reply !== 'OK') return;
+      clearInterval(ticker);
+      done();
+    });
+  }, 40);
+}
+module.exports = waitForSlot;
+`,
+    },
+    {
+      name: 'a prototype method whose acquire callback calls it again through a saved `this` at once: a busy spin',
+      message: ['This recursion retries', 'no wait between attempts'],
+      fileName: 'case.js',
+      output: null,
+      code: `const Redis = require('ioredis');
+function Gate(client) { this.client = client; }
+Gate.prototype.enter = function (room, guest, done) {
+  var self = this;
+  self.client.set('gate:' + room, guest, 'PX', 4000, 'NX', function (err, reply) {
+    if (err) return done(err);
+    if (reply !== 'OK') return self.enter(room, guest, done);
+    done(null);
+  });
+};
+module.exports = Gate;
+`,
+    },
     {
       name: 'a retry helper declared inside the acquire reschedules it after a fixed delay',
       message: ['waits `pauseMs`', 'no random part'],

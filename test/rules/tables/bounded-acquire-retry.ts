@@ -92,6 +92,46 @@ export class Locks {
   tryLock();
 }
 ` },
+    {
+      name: 'a prototype method that calls itself again with one try fewer, and a bare call of another function of the same name',
+      fileName: 'case.js',
+      code: `const Redis = require('ioredis');
+function enter() { return null; }
+function Gate(client) { this.client = client; }
+Gate.prototype.enter = function (room, guest, triesLeft, done) {
+  var that = this;
+  that.client.set('gate:' + room, guest, 'PX', 4000, 'NX', function (err, reply) {
+    if (err) return done(err);
+    if (reply === 'OK') return done(null);
+    if (triesLeft <= 0) return done(new Error('gate busy'));
+    setTimeout(function () { that.enter(room, guest, triesLeft - 1, done); }, 20 + Math.random() * 40);
+  });
+};
+Gate.prototype.peek = function (room, guest, done) {
+  this.client.set('gate:' + room, guest, 'PX', 4000, 'NX', function (err, reply) {
+    if (reply !== 'OK') enter();
+    done(err, reply === 'OK');
+  });
+};
+module.exports = Gate;
+`,
+    },
+    {
+      name: 'callback style: the function runs again only after its not-acquired guard returned, once its turn is done',
+      fileName: 'case.js',
+      code: `const Redis = require('ioredis');
+const redis = new Redis();
+function nightlyRound(shift, worker, done) {
+  redis.set('lock:shift:' + shift, worker, 'PX', 4000, 'NX', function (err, granted) {
+    if (err) return done(err);
+    if (!granted) return done(new Error('shift taken'));
+    done(null);
+    nightlyRound(shift, worker, done);
+  });
+}
+module.exports = nightlyRound;
+`,
+    },
     { name: 'finite redlock retryCount', code: `import Redis from 'ioredis';
 import Redlock from 'redlock';
 export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 200 });
@@ -218,6 +258,23 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
     setTimeout(() => lock(key, token, done), 50 + Math.random() * 100);
   });
 }
+`,
+    },
+    {
+      name: 'a prototype method whose acquire callback calls it again through a saved `this`, with no limit',
+      message: ['This recursion retries', 'no attempt limit'],
+      fileName: 'case.js',
+      code: `const Redis = require('ioredis');
+function Gate(client) { this.client = client; }
+Gate.prototype.enter = function (room, guest, done) {
+  var that = this;
+  that.client.set('gate:' + room, guest, 'PX', 4000, 'NX', function (err, reply) {
+    if (err) return done(err);
+    if (reply !== 'OK') return setTimeout(function () { that.enter(room, guest, done); }, 20 + Math.random() * 40);
+    done(null);
+  });
+};
+module.exports = Gate;
 `,
     },
     {

@@ -23,6 +23,18 @@ export async function tryLock(key: string, token: string) {
   await work();
 }
 ` },
+    {
+      name: 'the reply handed on unchanged by one .then and tested by the next',
+      code: `${io}export function claim(orderId: string, owner: string) {
+  return redis.set(\`lock:order:\${orderId}\`, owner, 'PX', 2000, 'NX')
+    .then((reply) => reply)
+    .then(function (reply) {
+      if (reply !== 'OK') return false;
+      return work().then(() => true);
+    });
+}
+`,
+    },
     { name: 'the reply tested in a .then callback', code: `${io}export function run(id: string) {
   return redis.set(\`lock:job:\${id}\`, 'x', 'PX', 1000, 'NX').then((ok) => {
     if (!ok) return;
@@ -134,6 +146,17 @@ export async function b(token: string) {
       message: ['is ignored'],
       code: `${io}export function run(id: string) {
   return redis.set(\`lock:job:\${id}\`, 'x', 'PX', 1000, 'NX').then(() => work());
+}
+`,
+      output: null,
+    },
+    {
+      name: 'the reply handed on unchanged to a .then that never looks at it',
+      message: ['is ignored'],
+      code: `${io}export function claim(orderId: string, owner: string) {
+  return redis.set(\`lock:order:\${orderId}\`, owner, 'PX', 2000, 'NX')
+    .then((reply) => { return reply; })
+    .then(() => work());
 }
 `,
       output: null,

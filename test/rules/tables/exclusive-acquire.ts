@@ -80,6 +80,30 @@ export async function clearLockout(userId: string) {
   return true;
 }
 ` },
+    {
+      name: 'node-style callbacks: an owner check on the GET reply before a renewing SET, and a SET NX in the GET callback',
+      fileName: 'case.js',
+      code: `const Redis = require('ioredis');
+const redis = new Redis();
+function renewExport(batch, owner, done) {
+  redis.get('lock:export:' + batch, function (err, holder) {
+    if (err || holder !== owner) return done(err, false);
+    redis.set('lock:export:' + batch, owner, 'PX', 90000, function (setErr) {
+      done(setErr, !setErr);
+    });
+  });
+}
+function lockExport(batch, owner, done) {
+  redis.get('lock:export:' + batch, function (err, holder) {
+    if (holder) return done(null, false);
+    redis.set('lock:export:' + batch, owner, 'PX', 90000, 'NX', function (setErr, reply) {
+      done(setErr, reply === 'OK');
+    });
+  });
+}
+module.exports = { renewExport, lockExport };
+`,
+    },
     { name: 'SET NX PX is exclusive', code: `${io}export async function lockOrder(id: string, token: string) {
   if (!(await redis.set(\`lock:order:\${id}\`, token, 'PX', 30000, 'NX'))) return false;
   await work();
@@ -282,6 +306,42 @@ export async function releaseLock(name: string) {
   await redis.del(\`lock:invoice:\${id}\`);
   return true;
 }
+`,
+    },
+    {
+      name: 'GET compared with the very marker the SET then writes: a "taken?" test, not an owner check',
+      message: ['GET then SET', 'check-then-act'],
+      output: null,
+      code: `${io}export async function lockExport(batch: string) {
+  const state = await redis.get(\`lock:export:\${batch}\`);
+  if (state === 'busy') return false;
+  await redis.set(\`lock:export:\${batch}\`, 'busy', 'PX', 90_000);
+  await work();
+  await redis.del(\`lock:export:\${batch}\`);
+  return true;
+}
+`,
+    },
+    {
+      name: 'node-style callbacks: the SET written in the GET\'s callback after its reply was found free',
+      message: ['GET then SET', 'check-then-act'],
+      output: null,
+      fileName: 'case.js',
+      code: `const Redis = require('ioredis');
+const redis = new Redis();
+function lockExport(batch, owner, done) {
+  redis.get('lock:export:' + batch, function (err, holder) {
+    if (err) return done(err);
+    if (holder) return done(null, false);
+    redis.set('lock:export:' + batch, owner, 'PX', 90000, function (setErr) {
+      done(setErr, !setErr);
+    });
+  });
+}
+function unlockExport(batch, done) {
+  redis.del('lock:export:' + batch, done);
+}
+module.exports = { lockExport, unlockExport };
 `,
     },
     {

@@ -39,6 +39,15 @@ export async function withSlot(name: string, token: string, limit: number) {
   return true;
 }
 ` },
+    {
+      name: 'PEXPIRE to 0 ms deletes the key: a release (owner-checked-release judges it), not a renewal',
+      code: `${io}export async function settle(invoice: string, owner: string) {
+  const key = \`lock:invoice:\${invoice}\`;
+  if (!(await redis.set(key, owner, 'PX', 20_000, 'NX'))) return;
+  try { await work(); } finally { await redis.pexpire(key, 0); }
+}
+`,
+    },
     { name: 'WATCH, GET, a guard that leaves on another holder, then PEXPIRE queued in MULTI: EXEC fails if the key changed', code: `${io}export async function renewLock(id: string, token: string): Promise<boolean> {
   const key = \`lock:job:\${id}\`;
   await redis.watch(key);

@@ -405,6 +405,22 @@ export async function charge(id: string) {
       noFix: 'does not acquire the lock',
     },
     {
+      name: 'EXPIRE to 0 seconds after SET NX: the key is deleted at once, whoever holds it',
+      message: ['EXPIRE deletes', 'whoever holds it'],
+      code: `${io}export async function settle(invoice: string, owner: string) {
+  const key = \`lock:invoice:\${invoice}\`;
+  if (!(await redis.set(key, owner, 'PX', 20_000, 'NX'))) return;
+  try { await work(); } finally { await redis.expire(key, 0); }
+}
+`,
+      output: `${declared(io, RELEASE_DECL)}export async function settle(invoice: string, owner: string) {
+  const key = \`lock:invoice:\${invoice}\`;
+  if (!(await redis.set(key, owner, 'PX', 20_000, 'NX'))) return;
+  try { await work(); } finally { await redis.eval(RELEASE_LOCK_SCRIPT, 1, key, owner); }
+}
+`,
+    },
+    {
       name: 'plain DEL after SET NX',
       message: ['whoever holds it', 'compare-and-delete'],
       code: `${io}export async function run(key: string, token: string) {

@@ -63,6 +63,40 @@ async function sync(id) {
 }
 module.exports = { sync };
 ` },
+    {
+      name: 'chains from the acquire that release on rejection too, catch the work, or hand on no work',
+      code: `${io}declare function rebuildIndex(shard: string): Promise<number>;
+const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export function viaFinally(shard: string, owner: string) {
+  return redis.set(shard, owner, 'PX', 60_000, 'NX')
+    .then((taken) => { if (taken !== 'OK') throw new Error('busy'); return rebuildIndex(shard); })
+    .finally(() => redis.eval(UNLOCK, 1, shard, owner));
+}
+export function viaBothHandlers(shard: string, owner: string) {
+  return redis.set(shard, owner, 'PX', 60_000, 'NX')
+    .then((taken) => { if (taken !== 'OK') throw new Error('busy'); return rebuildIndex(shard); })
+    .then(() => redis.eval(UNLOCK, 1, shard, owner), () => redis.eval(UNLOCK, 1, shard, owner));
+}
+export function workCaught(shard: string, owner: string) {
+  return redis.set(shard, owner, 'PX', 60_000, 'NX')
+    .then((taken) => { if (taken !== 'OK') throw new Error('busy'); return rebuildIndex(shard).catch(() => 0); })
+    .then(() => redis.eval(UNLOCK, 1, shard, owner));
+}
+export function noWorkHandedOn(shard: string, owner: string) {
+  return redis.set(shard, owner, 'PX', 60_000, 'NX')
+    .then((taken) => { if (taken !== 'OK') throw new Error('busy'); return shard.length; })
+    .then(() => redis.eval(UNLOCK, 1, shard, owner));
+}
+export function settledOnly(shard: string, owner: string) {
+  return redis.set(shard, owner, 'PX', 60_000, 'NX')
+    .then((taken) => {
+      if (taken !== 'OK') return Promise.reject(new Error('busy'));
+      return Promise.resolve(shard.length);
+    })
+    .then(() => redis.eval(UNLOCK, 1, shard, owner));
+}
+`,
+    },
     { name: 'promise chains that release on rejection too: an onRejected handler, a .finally, a .catch before the .then', code: `${io}export function a(key: string, token: string) {
   return redis.set(key, token, 'PX', 5000, 'NX').then((ok) => {
     if (!ok) return null;
@@ -280,6 +314,24 @@ export async function sync(id: string) {
   });
 }
 const RELEASE_SCRIPT = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+`,
+    },
+    {
+      name: 'a chain from the acquire whose .then hands the work on to the .then that releases: a rejection skips it',
+      message: ['only in a `.then` of `rebuildIndex(shard)`', 'rejects'],
+      output: null,
+      noFix: '.finally()',
+      code: `${io}declare function rebuildIndex(shard: string): Promise<number>;
+export function reindex(shard: string, owner: string) {
+  const key = \`lock:index:\${shard}\`;
+  return redis.set(key, owner, 'PX', 60_000, 'NX')
+    .then((taken) => {
+      if (taken !== 'OK') throw new Error('shard busy');
+      return rebuildIndex(shard);
+    })
+    .then((rows) => redis.eval(UNLOCK, 1, key, owner).then(() => rows));
+}
+const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
 `,
     },
     {
