@@ -1,44 +1,9 @@
 import type { RuleCases } from '../harness';
-import { declared, EXTEND, EXTEND_DECL, glide, io, nr } from './preludes';
+import { declared, EXTEND, EXTEND_DECL, glide, io, nr, sortedSetSemaphore } from './preludes';
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
-    { name: 'a sorted-set semaphore: the slot taken with the set\'s TTL, renewed only while the token is a member, left by removing the own entry and deleting the set once empty', code: `${io}const TAKE_SLOT = \`
-local token = ARGV[1]
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[4]))
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('ZADD', KEYS[1], ARGV[3], token)
-  redis.call('PEXPIRE', KEYS[1], ARGV[4])
-  return 1
-end
-return 0\`;
-const KEEP_SLOT = \`
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  return 1
-end
-return 0\`;
-const LEAVE_SLOT = \`
-redis.call('ZREM', KEYS[1], ARGV[1])
-if redis.call('ZCARD', KEYS[1]) == 0 then
-  redis.call('DEL', KEYS[1])
-end
-return 1\`;
-export async function withSlot(name: string, token: string, limit: number) {
-  const key = \`lock:slots:\${name}\`;
-  const now = Date.now();
-  if ((await redis.eval(TAKE_SLOT, 1, key, token, limit, now, 60000)) !== 1) return false;
-  try {
-    await work();
-    await redis.eval(KEEP_SLOT, 1, key, token, Date.now(), 60000);
-    await work();
-  } finally {
-    await redis.eval(LEAVE_SLOT, 1, key, token);
-  }
-  return true;
-}
-` },
+    sortedSetSemaphore,
     {
       name: 'PEXPIRE to 0 ms deletes the key: a release (owner-checked-release judges it), not a renewal',
       code: `${io}export async function settle(invoice: string, owner: string) {

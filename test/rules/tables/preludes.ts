@@ -62,3 +62,45 @@ export function declared(code: string, declaration: string): string {
   lines.splice(last + 1, 0, '', declaration.slice(1, -1));
   return lines.join('\n');
 }
+
+/**
+ * A sorted-set counting semaphore: a slot taken with the set's TTL, renewed only while the token is a
+ * member, left by removing its own entry and deleting the set once empty. Neither an unchecked renewal
+ * nor an unchecked delete (owner-checked-extend and owner-checked-release both hold it valid).
+ */
+export const sortedSetSemaphore = { name: 'a sorted-set semaphore: the slot taken with the set\'s TTL, renewed only while the token is a member, left by removing the own entry and deleting the set once empty', code: `${io}const TAKE_SLOT = \`
+local token = ARGV[1]
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[4]))
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], token)
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  return 1
+end
+return 0\`;
+const KEEP_SLOT = \`
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return 1
+end
+return 0\`;
+const LEAVE_SLOT = \`
+redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('ZCARD', KEYS[1]) == 0 then
+  redis.call('DEL', KEYS[1])
+end
+return 1\`;
+export async function withSlot(name: string, token: string, limit: number) {
+  const key = \`lock:slots:\${name}\`;
+  const now = Date.now();
+  if ((await redis.eval(TAKE_SLOT, 1, key, token, limit, now, 60000)) !== 1) return false;
+  try {
+    await work();
+    await redis.eval(KEEP_SLOT, 1, key, token, Date.now(), 60000);
+    await work();
+  } finally {
+    await redis.eval(LEAVE_SLOT, 1, key, token);
+  }
+  return true;
+}
+` };
