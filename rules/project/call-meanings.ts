@@ -5,6 +5,7 @@
 // shape), and the callee's summary says what the call does to locks.
 import { ts } from '../engine/typescript';
 import { ancestorWhere, declarationOf, isFunctionLike, methodOf, unwrap, type Node } from '../engine/nodes';
+import { identifiersOfFile } from '../engine/file-index';
 import { importOf, newClassName, typeClassName } from './file-symbols';
 import { Implementers } from './implementers';
 import type { ClientPackages } from './packages';
@@ -397,6 +398,22 @@ function prototypeOwner(node: Node): string | undefined {
   return undefined;
 }
 
+/**
+ * The object-pattern element that declares `id`'s name in a scope around it (`const { acquire } = locks`,
+ * which declarationOf does not read): the nearest one before it.
+ */
+function bindingElementOf(id: ts.Identifier): ts.BindingElement | undefined {
+  let found: ts.BindingElement | undefined;
+  for (const named of identifiersOfFile(id.getSourceFile(), id.text)) {
+    if (named.pos >= id.pos) break;
+    const element = named.parent;
+    if (!ts.isBindingElement(element) || element.name !== named || !ts.isObjectBindingPattern(element.parent)) continue;
+    const scope = ancestorWhere(element, (n) => ts.isBlock(n) || ts.isSourceFile(n) || isFunctionLike(n));
+    if (scope && scope.pos <= id.pos && id.end <= scope.end) found = element;
+  }
+  return found;
+}
+
 function isTopLevel(decl: Node): boolean {
   return ts.isVariableDeclaration(decl) && ts.isSourceFile(decl.parent.parent.parent);
 }
@@ -485,6 +502,8 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     if (ts.isIdentifier(callee)) {
       const decl = declarationOf(callee);
       if (decl && !isTopLevel(decl)) return undefined; // a local variable or parameter holding a function
+      const element = decl ? undefined : bindingElementOf(callee);
+      if (element) return destructuredMember(element, depth);
       const target = resolution.localOf(file, callee.text);
       return target?.kind === 'function' ? { file: target.file, summary: target.summary } : undefined;
     }
@@ -494,6 +513,15 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     const found = target && resolution.memberOf(target, method.name);
     if (!found) return undefined;
     return target.kind === 'instance' ? { ...found, receiver: method.receiver, receiverNew: target.made } : found;
+  };
+
+  /** `const { acquire, release: unlock } = locks`: the member of the object the pattern takes it from. */
+  const destructuredMember = (element: ts.BindingElement, depth: number): (Callee & { file: FileSummary }) | undefined => {
+    const declaration = element.parent.parent;
+    if (!ts.isVariableDeclaration(declaration) || !declaration.initializer || depth > MAX_DEPTH) return undefined;
+    const member = element.propertyName && ts.isIdentifier(element.propertyName) ? element.propertyName.text : (element.name as ts.Identifier).text;
+    const target = valueTarget(declaration.initializer, depth + 1);
+    return target ? resolution.memberOf(target, member) : undefined;
   };
 
   const meaningOf = (call: ts.CallExpression): CallMeaning | undefined => {

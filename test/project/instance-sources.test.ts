@@ -85,6 +85,37 @@ exports.rebuildIndex = async (shard, rebuild) => {
   { name: 'NestJS: moduleRef.get(Class) in the chain', files: { 'src/locks.ts': SERVICE, 'src/jobs/index.ts': job(`import { Locks } from '../locks';\ndeclare const moduleRef: { get<T>(type: new () => T): T };`, '', 'moduleRef.get(Locks)') }, expected: MISTAKES },
   { name: 'tsyringe: container.resolve(Class)', files: { 'src/locks.ts': SERVICE, 'src/jobs/index.ts': job(`import { container } from 'tsyringe';\nimport { Locks } from '../locks';`, '  const locks = container.resolve(Locks);\n') }, expected: MISTAKES },
   {
+    name: 'methods destructured from the shared instance, at module level and in the function',
+    files: {
+      'src/locks.ts': `${SERVICE}export const shared = new Locks();\n`,
+      'src/jobs/index.ts': `import { shared } from '../locks';
+const { take } = shared;
+export async function rebuildIndex(shard: number, rebuild: () => Promise<void>) {
+  const { drop } = shared;
+  await take(\`index:\${shard}\`);
+  await rebuild();
+  await drop(\`index:\${shard}\`);
+}
+`,
+    },
+    expected: MISTAKES,
+  },
+  {
+    name: 'trap: a destructured function of a plain object is no lock call',
+    files: {
+      'src/locks.ts': SERVICE,
+      'src/jobs/index.ts': `const tools = { take: (name: string) => name.length, drop: (name: string) => name };
+export async function rebuildIndex(shard: number, rebuild: () => Promise<void>) {
+  const { take, drop } = tools;
+  take(\`index:\${shard}\`);
+  await rebuild();
+  drop(\`index:\${shard}\`);
+}
+`,
+    },
+    expected: [],
+  },
+  {
     name: 'trap: the accessor of a class with no lock work, and a get() of a constant, give nothing',
     files: {
       'src/metrics.ts': `export class Metrics {\n  private static one = new Metrics();\n  static getInstance(): Metrics { return Metrics.one; }\n  take(name: string) { return name.length; }\n  drop(name: string) { return name; }\n}\n`,
