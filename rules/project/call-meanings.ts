@@ -502,8 +502,10 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     if (ts.isIdentifier(callee)) {
       const decl = declarationOf(callee);
       if (decl && !isTopLevel(decl)) return undefined; // a local variable or parameter holding a function
+      // `const { acquire } = locks` (a `require` pattern is an import, which localOf answers).
       const element = decl ? undefined : bindingElementOf(callee);
-      if (element) return destructuredMember(element, depth);
+      const member = element && destructuredMember(element, depth);
+      if (member) return member;
       const target = resolution.localOf(file, callee.text);
       return target?.kind === 'function' ? { file: target.file, summary: target.summary } : undefined;
     }
