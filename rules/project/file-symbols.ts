@@ -33,15 +33,19 @@ const isFunctionValue = (n: Node | undefined): n is ts.ArrowFunction | ts.Functi
  * `{ acquire() {...}, release() {...} }`. Its methods act on what the factory was called with, so it
  * is summarised like a class whose constructor is the factory.
  */
-export function returnedObject(fn: ts.FunctionLikeDeclaration): ts.ObjectLiteralExpression | undefined {
+export function returnedObject(fn: ts.FunctionLikeDeclaration, value = soleReturnValue(fn)): ts.ObjectLiteralExpression | undefined {
+  if (!value || !ts.isObjectLiteralExpression(value)) return undefined;
+  const hasFunctions = value.properties.some((p) => (ts.isMethodDeclaration(p) && !!p.body) || (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)));
+  return hasFunctions ? value : undefined;
+}
+
+/** What a function's one `return` (or its expression body) gives, awaited and unwrapped; undefined with several. */
+function soleReturnValue(fn: ts.FunctionLikeDeclaration): Node | undefined {
   if (!fn.body) return undefined;
   const values = ts.isBlock(fn.body) ? ownReturns(fn).map((r) => r.expression) : [fn.body];
   if (values.length !== 1 || !values[0]) return undefined;
-  let value = unwrap(values[0]);
-  if (ts.isAwaitExpression(value)) value = unwrap(value.expression);
-  if (!ts.isObjectLiteralExpression(value)) return undefined;
-  const hasFunctions = value.properties.some((p) => (ts.isMethodDeclaration(p) && !!p.body) || (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)));
-  return hasFunctions ? value : undefined;
+  const value = unwrap(values[0]);
+  return ts.isAwaitExpression(value) ? unwrap(value.expression) : value;
 }
 
 /** `T` of a `Promise<T>` annotation, the annotation itself otherwise. */
@@ -55,13 +59,9 @@ function awaitedType(type: ts.TypeNode | undefined): ts.TypeNode | undefined {
  * return gives: `new X()`, a module-level `const x = new X()`, or a field the function itself fills
  * with `new X()` (`if (!X.instance) X.instance = new X(); return X.instance;`).
  */
-export function returnedClass(fn: ts.FunctionLikeDeclaration): string | undefined {
+function returnedClass(fn: ts.FunctionLikeDeclaration, value: Node | undefined): string | undefined {
   const annotated = typeClassName(awaitedType(fn.type));
-  if (annotated || !fn.body) return annotated;
-  const values = ts.isBlock(fn.body) ? ownReturns(fn).map((r) => r.expression) : [fn.body];
-  if (values.length !== 1 || !values[0]) return undefined;
-  let value = unwrap(values[0]);
-  if (ts.isAwaitExpression(value)) value = unwrap(value.expression);
+  if (annotated || !value) return annotated;
   const made = newClassName(value);
   if (made) return made;
   if (ts.isIdentifier(value)) {
@@ -163,10 +163,12 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
   /** A function to summarise; a factory's returned object becomes the class `made:<name>`. */
   const addFunction = (fn: ts.FunctionLikeDeclaration, name: string, container?: SummaryTarget['container']): void => {
     const target: SummaryTarget = container ? { fn, name, container } : { fn, name };
-    const instanceOf = returnedClass(fn);
+    // Both read the one value the function hands back: walked for its returns once.
+    const value = soleReturnValue(fn);
+    const instanceOf = returnedClass(fn, value);
     if (instanceOf) target.instanceOf = instanceOf;
     targets.push(target);
-    const object = returnedObject(fn);
+    const object = returnedObject(fn, value);
     if (!object) return;
     const made = `made:${container ? `${container.name}.` : ''}${name}`;
     target.makes = made;
