@@ -341,9 +341,16 @@ export function spanOf(node: ts.Node): { start: number; end: number } {
   return { start: node.getStart(), end: node.end };
 }
 
-/** Is `inner` inside `outer` (or the same node)? */
+/**
+ * Is `inner` inside `outer` (or the same node)? By token starts, answered from full spans where those
+ * decide it (getStart scans the leading trivia, and rules ask this of every pair of a file's acquires
+ * and releases). A node of the same tree whose full start is at or after `outer`'s begins at a token
+ * boundary inside `outer`, never in its leading trivia; one that ends before `outer`'s full start
+ * starts before it. A missing node (zero width, in a file with syntax errors) starts at its full start.
+ */
 export function contains(outer: ts.Node, inner: ts.Node): boolean {
-  return inner.end <= outer.end && inner.getStart() >= outer.getStart();
+  if (inner.end > outer.end || inner.end < outer.pos) return false;
+  return (inner.pos >= outer.pos && inner.end > inner.pos) || inner.getStart() >= outer.getStart();
 }
 
 export function isLoop(node: ts.Node): node is ts.WhileStatement | ts.DoStatement | ts.ForStatement {
