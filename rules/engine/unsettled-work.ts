@@ -84,7 +84,7 @@ export function unsettledWork(model: LockModel, acquire: Acquire): UnsettledWork
   });
   const found: UnsettledWork[] = [];
   // The function's own returns and declarations (not those of functions nested in it), from the file
-  // index: a walk of the whole function for each of its acquires was a sixth of the analysis of lock code.
+  // index: a walk of the whole function for each of its acquires was over half of release-on-all-paths.
   const own = <T extends ts.Node>(kind: ts.SyntaxKind) => descendantsOfKind<T>(fn.body!, kind).filter((node) => ancestorWhere(node, isFunctionLike) === fn);
   // The call is judged first: the searches for the release walk the function.
   for (const node of guarded.length > 0 ? own<ts.ReturnStatement>(ts.SyntaxKind.ReturnStatement) : []) {
