@@ -30,6 +30,30 @@ export function leanParseKeeps(text: string, helpers: HelperNames): HelperNames 
   return mayWrapCommands(text) ? { ...helpers, acquire: [...helpers.acquire, ...WRAPPED_METHODS] } : helpers;
 }
 
+type Spans = ReadonlyArray<readonly [number, number]>;
+
+/** The blanked spans leanParseKeeps' words would have kept: the declarations that may be thin wrappers. */
+export function wrapperSpans(text: string, blanked: Spans): Spans {
+  return blanked.filter(([start, end]) => {
+    const span = text.slice(start, end);
+    return WRAPPED_METHODS.some((word) => span.includes(word));
+  });
+}
+
+// The name a declaration declares: a function or class statement, or a class member.
+const DECLARED_NAME = /^(?:\s|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*(?:(?:export|default|declare|abstract|async|public|private|protected|static|readonly|override|accessor|function|class|[gs]et(?=\s+[\w$#[]))(?![\w$])\s*\*?\s*)*([\w$#]+)/;
+
+/**
+ * Does the kept text of a lean parse name a declaration of `spans` (or one whose name cannot be read)?
+ * A call to a thin wrapper of the file itself then needs the wrapper parsed.
+ */
+export function namesAnyOf(text: string, kept: string, spans: Spans): boolean {
+  return spans.some(([start, end]) => {
+    const name = DECLARED_NAME.exec(text.slice(start, end))?.[1];
+    return !name || new RegExp(`(?<![\\w$#])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(kept);
+  });
+}
+
 /**
  * A file that may call a project lock helper: it has a lock word (the helper's name, an import path
  * like `./redis-lock`, a `lockKey`) and imports something. Whether an import resolves to a module

@@ -19,7 +19,7 @@ import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
 import { emptySummary, hasLockMeaning, type FileSummary } from './types';
 import { usedImports } from './import-uses';
-import { leanParseKeeps, mayCallLockHelpers, mayWrapCommands } from './pre-checks';
+import { leanParseKeeps, mayCallLockHelpers, mayWrapCommands, namesAnyOf, wrapperSpans } from './pre-checks';
 
 export interface ProjectOptions {
   host: ProjectHost;
@@ -38,6 +38,8 @@ export interface ProjectOptions {
 interface Entry {
   text: string;
   summary: FileSummary;
+  /** Made from a lean parse that blanked declarations that may be thin wrappers: true for the file's own model, not for an importer. */
+  partial?: boolean;
 }
 
 // A file that can give a caller a lock meaning, told before it is parsed: lock code, a Redis command
@@ -118,10 +120,11 @@ export class ProjectIndex {
    */
   summaryOf(path: string, given?: string): FileSummary | undefined {
     const entry = this.entries.get(path);
-    if (entry && (given === undefined || entry.text === given)) return entry.summary;
+    const whole = entry && !entry.partial ? entry : undefined;
+    if (whole && (given === undefined || whole.text === given)) return whole.summary;
     const text = given ?? this.options.host.readFile(path);
     if (text === undefined) return undefined;
-    if (entry && entry.text === text) return entry.summary;
+    if (whole && whole.text === text) return whole.summary;
     // An import cycle: the file being summarised lends what it has so far (nothing).
     if (this.inProgress.has(path)) return emptySummary(path);
     if (!scriptKindOf(path) || !this.mayGiveLockMeaning(path, text)) {
@@ -161,10 +164,28 @@ export class ProjectIndex {
    * `summaryOnDemand`, only when the model needs it: see modelWithSummary).
    */
   private build(path: string, text: string, config = this.configFor(path), summaryOnDemand = false): { summary?: FileSummary; model: LockModel } {
+    const keeps = leanParseKeeps(text, config.helpers);
+    if (keeps !== config.helpers && summaryOnDemand && !this.dependents.get(path)?.size) {
+      // A module that may wrap commands keeps every declaration that calls a method named like one
+      // (`get(`: most business code) for its summary, which no file has asked for yet. Its own model
+      // needs them only where the kept code calls them; a summary made without them is partial, and
+      // made again with them when an importer asks (summaryOf).
+      const lean = parseLean(path, text, config.helpers);
+      const wrappers = wrapperSpans(text, lean.blanked);
+      if (!namesAnyOf(text, lean.sourceFile.text, wrappers)) {
+        const built = this.buildLean(path, text, lean, config, summaryOnDemand);
+        const entry = this.entries.get(path);
+        if (built.summary && entry && wrappers.length > 0) entry.partial = true;
+        return built;
+      }
+    }
+    return this.buildLean(path, text, parseLean(path, text, keeps), config, summaryOnDemand);
+  }
+
+  private buildLean(path: string, text: string, lean: ReturnType<typeof parseLean>, config: LockwiseConfig, summaryOnDemand: boolean): { summary?: FileSummary; model: LockModel } {
     // Declarations with no lock word are blanked before parsing (engine/lock-text.ts), but for the
     // methods a wrapper module wraps; the names of the helpers it turns out to call must not be in a
     // blanked span, or it is parsed again whole. Unsummarised, any of its own functions may be one.
-    const lean = parseLean(path, text, leanParseKeeps(text, config.helpers));
     const built = this.modelWithSummary(path, text, lean.sourceFile, config, summaryOnDemand);
     if (lean.blanked.length === 0) return built;
     const own = built.summary ? localLockNames(built.summary) : built.targets.map((t) => t.name);

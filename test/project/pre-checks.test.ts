@@ -1,8 +1,10 @@
 // The text pre-check that decides which files without lock code of their own may call a project lock
 // helper (rules/project/pre-checks.ts): a lock word counts in code, not in a comment that opens a line.
+// And the test that lets a batch analysis blank a command-wrapper module's possible wrappers: only when
+// the code it keeps names none of them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { mayCallLockHelpers } from '../../rules/project/pre-checks';
+import { mayCallLockHelpers, namesAnyOf, wrapperSpans } from '../../rules/project/pre-checks';
 
 const calls = [
   `import { acquireLock } from './redis-lock';\nexport const run = (id: string) => acquireLock(id);\n`,
@@ -24,4 +26,30 @@ test('a file with a lock word in code and an import may call a project lock help
 
 test('a lock word only in comments that open a line, or no import, calls no lock helper', () => {
   for (const text of noCalls) assert.equal(mayCallLockHelpers(text), false, text);
+});
+
+// [blanked declaration, kept code, does the kept code name it (or is its name unreadable)?]
+const named: Array<[string, string, boolean]> = [
+  ['\n  async asyncPut(k: string) { return this.c.set(k) }', 'await this.asyncPut(x)', true],
+  ['\n  async asyncPut(k: string) { return this.c.set(k) }', 'await this.put(x)', false],
+  ['\n  /** doc */\n  private static async *gen(k) { return this.c.get(k) }', 'for (const x of this.gen(1))', true],
+  ['\n  get total() { return this.c.get(1) }', 'return x.total', true],
+  ['\n  get(key) { return this.c.get(key) }', 'await cache.get(k)', true],
+  ['\n  get(key) { return this.c.get(key) }', 'await cache.fetch(k)', false],
+  ['\n  #read(key) { return this.c.get(key) }', 'this.#read(k)', true],
+  ['\nexport async function putValue(k) { return client.set(k, 1) }', 'putValue(1)', true],
+  ['\n  exporter(k) { return this.c.set(k) }', 'this.exporter()', true],
+  ['\n  exporter(k) { return this.c.set(k) }', 'this.er()', false],
+  ['\n  [Symbol.iterator]() { return this.c.get(1) }', 'nothing', true],
+];
+
+test('a blanked possible wrapper counts as called when the kept code names it, or its name cannot be read', () => {
+  for (const [span, kept, expected] of named) assert.equal(namesAnyOf(span, kept, [[0, span.length]]), expected, `${span.trim()} / ${kept}`);
+});
+
+test('only the blanked declarations that call a method named like a command may be wrappers', () => {
+  const text = 'class A {\n  one() { return this.c.get(1) }\n  two() { return 2 }\n}';
+  const one = text.indexOf('\n  one');
+  const two = text.indexOf('\n  two');
+  assert.deepEqual(wrapperSpans(text, [[one, two], [two, text.length - 1]]), [[one, two]]);
 });

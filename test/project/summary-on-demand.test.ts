@@ -113,3 +113,56 @@ test('summary on demand in a batch: a file that calls its own lock function from
   assert.deepEqual(eager.findings, [[`${path}:47: check-acquire-result`]]);
   assert.deepEqual(analyzeInOrder(files, [path], true).findings, eager.findings);
 });
+
+// A module that wraps Redis commands keeps, for its summary, every declaration calling a method named
+// like one (`get(`, `set(`): its own analysis, which no file has asked a summary of yet, blanks them; the summary
+// it makes then is partial, and made again when an importer asks. Its wrapper is long enough to be
+// blanked (short members always stay), and the module calls its own method, so it is summarised.
+const SERVICE = '/project/src/cache.service.ts';
+const JOB = '/project/src/job.ts';
+const pricing = Array.from({ length: 12 }, (_, i) => `    const price${i} = rates.get(sku) ?? ${i};`).join('\n');
+const cacheService = (ownCall: string) => `import Redis from 'ioredis';
+export class CacheService {
+  private readonly client = new Redis();
+  async put(key: string, value: string, ...options: Array<string | number>) {
+    // Every write of the service goes through here, so that the keys of all its callers are set the
+    // same way and can be found again by the same prefix when the cache is flushed by an operator;
+    // the options are the client's own, and are handed on as they are, whatever the caller wrote.
+    return this.client.set(key, value, ...options);
+  }
+  quote(sku: string, rates: Map<string, number>) {
+${pricing}
+    return price0 + price11;
+  }
+  async refresh(id: string) {
+    await this.client.del(\`stale:\${id}\`);
+    await this.warm(id);${ownCall}
+  }
+  private async warm(id: string) {
+    await this.client.get(\`order:\${id}\`);
+  }
+}
+export const cache = new CacheService();
+`;
+const job = `import { cache } from './cache.service';
+export async function runJob(id: string, work: () => Promise<void>) {
+  await cache.put('lock:job:' + id, 'worker', 'NX');
+  await work();
+}
+`;
+
+for (const order of [[SERVICE, JOB], [JOB, SERVICE]]) {
+  test(`summary on demand in a batch: a command-wrapper module and its caller, ${order.map((p) => p.slice(p.lastIndexOf('/') + 1)).join(' then ')}: the caller reads the wrapper`, () => {
+    const files = { [SERVICE]: cacheService(''), [JOB]: job };
+    const eager = analyzeInOrder(files, order, false);
+    assert.ok(eager.findings.flat().some((f) => f.startsWith(`${JOB}:3: `)), 'the wrapped SET NX without a TTL is found in the caller');
+    assert.deepEqual(analyzeInOrder(files, order, true).findings, eager.findings);
+  });
+}
+
+test('summary on demand in a batch: a command-wrapper module that calls its own wrapper keeps it', () => {
+  const files = { [SERVICE]: cacheService("\n    await this.put('lock:refresh:' + id, 'worker', 'NX');") };
+  const eager = analyzeInOrder(files, [SERVICE], false);
+  assert.ok(eager.findings.flat().some((f) => f.startsWith(`${SERVICE}:28: `)), 'the own wrapper call is a SET NX without a TTL');
+  assert.deepEqual(analyzeInOrder(files, [SERVICE], true).findings, eager.findings);
+});
