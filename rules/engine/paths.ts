@@ -5,7 +5,7 @@ import { sameKey } from './keys';
 import { neverThrows } from './never-throws';
 import { repliesOldValue } from './inverted-guard';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, valueCarrier, type Node } from './nodes';
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
@@ -132,8 +132,48 @@ function catchRelease(releases: Release[]): { release: Release; tryBlock: ts.Blo
 export function isGuard(statement: Node, acquire: Acquire): boolean {
   if (!ts.isIfStatement(statement)) return false;
   const condition = statement.expression;
-  return identifiersNamed(condition, lockNames(acquire)).length > 0 ||
+  return identifiersNamed(condition, guardNames(acquire)).length > 0 ||
     condition.getText().includes(acquire.call.getText());
+}
+
+const guardNamesOf = new WeakMap<Acquire, readonly string[]>();
+
+/**
+ * The lock's names and the booleans that say whether it was taken: `const ok = (await redis.set(...))
+ * === 'OK'`, `locked = reply === 'OK'`. Only a comparison true on success is followed, so a guard on
+ * such a name keeps its polarity (`if (!ok)` is the not-acquired path).
+ */
+function guardNames(acquire: Acquire): readonly string[] {
+  let names = guardNamesOf.get(acquire);
+  if (names) return names;
+  const own = lockNames(acquire);
+  const aliases: string[] = [];
+  const note = (comparison: Node | undefined) => {
+    const name = successVariable(comparison);
+    if (name && !own.includes(name) && !aliases.includes(name)) aliases.push(name);
+  };
+  if (acquire.result.kind === 'tested') note(valueCarrier(acquire.call).parent);
+  for (const id of identifiersNamed(acquire.fn, own)) if (id.pos >= acquire.call.end) note(id.parent);
+  names = aliases.length > 0 ? [...own, ...aliases] : own;
+  guardNamesOf.set(acquire, names);
+  return names;
+}
+
+/** The variable that stores a comparison with a literal which is true when the acquire succeeded. */
+function successVariable(node: Node | undefined): string | undefined {
+  if (!node || !ts.isBinaryExpression(node) || !comparedLiteral(node) || testsFailure(node)) return undefined;
+  let value: Node = node;
+  while (value.parent && ts.isParenthesizedExpression(value.parent)) value = value.parent;
+  const holder = value.parent;
+  if (holder && ts.isVariableDeclaration(holder) && holder.initializer === value && ts.isIdentifier(holder.name)) return holder.name.text;
+  if (holder && isAssignment(holder) && holder.right === value && ts.isIdentifier(holder.left)) return holder.left.text;
+  return undefined;
+}
+
+/** A branch that always leaves its block (`break;`, `return x;`, `{ ...; continue; }`). */
+function alwaysJumps(branch: Node): boolean {
+  const last = ts.isBlock(branch) ? branch.statements[branch.statements.length - 1] : branch;
+  return !!last && (ts.isBreakStatement(last) || ts.isContinueStatement(last) || ts.isReturnStatement(last) || ts.isThrowStatement(last));
 }
 
 /**
@@ -157,6 +197,12 @@ function oldValueTest(statement: ts.IfStatement, acquire: Acquire): boolean {
   return repliesOldValue(acquire) && ts.isIdentifier(condition) && lockNames(acquire).includes(condition.text);
 }
 
+/** `if (ok)` on the lock's name itself, which isGuard (looking inside the condition) leaves out. */
+function bareTest(statement: ts.IfStatement, acquire: Acquire): boolean {
+  const condition = unwrap(statement.expression);
+  return ts.isIdentifier(condition) && guardNames(acquire).includes(condition.text);
+}
+
 /** A branch that only returns (`return token;`): what the acquired path hands back is the caller's to release. */
 function isHandOver(branch: Node): boolean {
   const only = ts.isBlock(branch) && branch.statements.length === 1 ? branch.statements[0] : branch;
@@ -168,7 +214,7 @@ export function testsFailure(condition: Node): boolean {
   const e = unwrap(condition);
   if (ts.isPrefixUnaryExpression(e)) return e.operator === ts.SyntaxKind.ExclamationToken;
   if (!ts.isBinaryExpression(e)) return false;
-  const literal = [e.left, e.right].map(unwrap).find((side) => FAILED.has(side.kind) || ts.isLiteralExpression(side) || (ts.isIdentifier(side) && side.text === 'undefined'));
+  const literal = comparedLiteral(e);
   if (!literal) return false;
   const failedValue = FAILED.has(literal.kind) || (ts.isIdentifier(literal) && literal.text === 'undefined') || (ts.isNumericLiteral(literal) && literal.text === '0');
   const equal = e.operatorToken.kind === ts.SyntaxKind.EqualsEqualsEqualsToken || e.operatorToken.kind === ts.SyntaxKind.EqualsEqualsToken;
@@ -176,6 +222,11 @@ export function testsFailure(condition: Node): boolean {
 }
 
 const FAILED = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword]);
+
+/** The literal side of a comparison (`null`, `false`, `undefined`, `'OK'`, `1`). */
+function comparedLiteral(e: ts.BinaryExpression): Node | undefined {
+  return [e.left, e.right].map(unwrap).find((side) => FAILED.has(side.kind) || ts.isLiteralExpression(side) || (ts.isIdentifier(side) && side.text === 'undefined'));
+}
 
 export interface Exit {
   node: Node;
@@ -188,9 +239,12 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   // Passed to getStart, which otherwise walks up to the file from every node visited.
   const sourceFile = acquire.fn.getSourceFile();
   let found: Exit | undefined;
+  /** Blocks whose statements from an offset on run only when the acquire failed (see the guard below). */
+  const notAcquiredFrom = new Map<Node, number>();
   const visit = (node: Node): void => {
     // `pos` (before the trivia) settles most nodes past `to` without scanning their trivia for the start.
     if (found || node.end <= from || node.pos >= to) return;
+    if (node.pos >= (notAcquiredFrom.get(node.parent) ?? Infinity)) return;
     const start = node.getStart(sourceFile);
     if (start >= to) return;
     if (node !== acquire.fn && isFunctionLike(node)) return;
@@ -209,12 +263,15 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       return;
     }
     // The not-acquired branch of a guard (`if (!ok) return;`) has nothing to release.
-    if (ts.isIfStatement(node) && (isGuard(node, acquire) || oldValueTest(node, acquire)) && !contains(node.thenStatement, release.call)) {
+    if (ts.isIfStatement(node) && (isGuard(node, acquire) || oldValueTest(node, acquire) || bareTest(node, acquire)) && !contains(node.thenStatement, release.call)) {
       // `if (ok) { ... }`: its then-branch is the acquired path, the else the not-acquired one.
       // `SET ... NX GET` answers with the previous holder: a truthy reply is the not-acquired path.
       const acquiredPath = testsFailure(node.expression) !== repliesOldValue(acquire) ? node.elseStatement : node.thenStatement;
       // `if (await set(...)) return token;`: an acquire helper handing the lock to its caller.
       if (acquiredPath && !isHandOver(acquiredPath)) visit(acquiredPath);
+      // `if (ok) break;` in a retry loop: what follows in the block (the wait before the next attempt)
+      // runs only when the acquire failed.
+      if (acquiredPath === node.thenStatement && alwaysJumps(node.thenStatement)) notAcquiredFrom.set(node.parent, node.end);
       return;
     }
     if (start >= from) {

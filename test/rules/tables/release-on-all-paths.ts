@@ -166,6 +166,67 @@ export async function run(key: string, token: string) {
   if (err ?? err2) throw err ?? err2;
 }
 ` },
+    { name: 'the acquire compared with OK and stored: `const ok = (await set(...)) === OK`, then if (!ok) return', code: `${io}export async function run(key: string, token: string) {
+  const ok = (await redis.set(key, token, 'PX', 1000, 'NX')) === 'OK';
+  if (!ok) return;
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
+    {
+      name: 'retry loops whose wait runs only when the acquire failed: if (ok) break, if (!got) await, a stored comparison',
+      code: `${io}const pause = (ms: number) => new Promise((r) => setTimeout(r, ms + Math.random() * ms));
+async function tryTake(key: string, token: string): Promise<boolean> {
+  return (await redis.set(key, token, 'PX', 1000, 'NX')) === 'OK';
+}
+export async function breaks(key: string, token: string) {
+  let held = false;
+  for (let round = 0; round < 4; round++) {
+    held = (await redis.set(key, token, 'PX', 1000, 'NX')) === 'OK';
+    if (held) break;
+    await pause(50);
+  }
+  if (!held) return false;
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+  return true;
+}
+export async function waitsWhenRefused(key: string, token: string) {
+  let got = false;
+  for (let round = 0; !got && round < 4; round++) {
+    const reply = await redis.set(key, token, 'PX', 1000, 'NX');
+    got = reply === 'OK';
+    if (!got) await pause(50);
+  }
+  if (!got) throw new Error('busy');
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+export async function throughHelper(key: string, token: string) {
+  let taken = false;
+  for (let round = 0; round < 4; round++) {
+    taken = await tryTake(key, token);
+    if (taken) break;
+    if (round === 3) throw new Error('busy');
+    await pause(50 * (round + 1));
+  }
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     { name: 'release in finally', code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try {
@@ -253,6 +314,27 @@ export async function run(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'a retry loop that breaks out once the lock is held, then awaits work before the try that releases',
+      message: ['an exception from `await audit(key)`'],
+      code: `${io}declare function audit(key: string): Promise<void>;
+export async function run(key: string, token: string) {
+  let held = false;
+  for (let round = 0; round < 4; round++) {
+    held = (await redis.set(key, token, 'PX', 1000, 'NX')) === 'OK';
+    if (held) break;
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 50));
+  }
+  if (!held) return;
+  await audit(key);
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     {
       name: 'node-redis: the token handed to eval in { arguments: [token] } still goes to Redis, not away; the work can throw past the release',
       message: ['an exception from `await work()`'],
