@@ -11,9 +11,33 @@ import { describeKey } from './engine/keys';
 import { helperRelated } from './engine/helper-related';
 import { eitherWayGuard, invertedGuard } from './engine/inverted-guard';
 
-/** A project helper whose return value says whether the lock was taken (its reply, or a token or null). */
+/**
+ * A project helper whose return value says whether the lock was taken: its reply, a token or null, a
+ * release function that is null when busy, or a lock object with a field saying so.
+ */
 function helperTells(acquire: Acquire): boolean {
-  return acquire.kind === 'helper' && (acquire.via?.returns === 'reply' || acquire.via?.returns === 'token');
+  const via = acquire.via;
+  return acquire.kind === 'helper' && (via?.returns === 'reply' || via?.returns === 'token' || !!via?.emptyWhenBusy || !!via?.acquiredField);
+}
+
+/**
+ * What was handed back is used but never asked whether the lock was taken: a release function only
+ * called (`release?.()` after the work), a lock object whose acquired field is never read.
+ */
+function handedBackUntested(acquire: Acquire): { message: string; at: Node } | undefined {
+  const use = acquire.result;
+  const via = acquire.via;
+  if (use.kind !== 'assigned' || !use.readLater || !via || (!via.emptyWhenBusy && !via.acquiredField)) return undefined;
+  const reads = identifiersNamed(enclosingFunction(use.declaration), use.name).filter((id) => id.pos >= use.declaration.end);
+  if (via.emptyWhenBusy && !use.tested && reads.every((id) => ts.isCallExpression(id.parent) && id.parent.expression === id)) {
+    return { message: 'is only called, never tested', at: acquire.call };
+  }
+  const field = via.acquiredField;
+  const member = (id: Node) => (ts.isPropertyAccessExpression(id.parent) && id.parent.expression === id ? id.parent.name.text : undefined);
+  if (field && reads.every((id) => member(id) !== undefined && member(id) !== field)) {
+    return { message: `is stored in ${use.name}, whose \`${field}\` is never read`, at: acquire.call };
+  }
+  return undefined;
 }
 
 function isAsync(fn: Node): boolean {
@@ -45,7 +69,7 @@ function problem(acquire: Acquire): { message: string; at: Node } | undefined {
   if (use.kind === 'assigned' && !use.readLater) return { message: `is stored in ${use.name} but never tested`, at: acquire.call };
   const tested = promiseTested(acquire);
   if (tested) return { message: `is tested as ${tested.getText()} without await: a Promise is always truthy`, at: tested };
-  return undefined;
+  return handedBackUntested(acquire);
 }
 
 function fix(acquire: Acquire): Fix | undefined {
@@ -91,7 +115,7 @@ export const checkAcquireResult: Rule = {
       if (!found) continue;
       const helper = acquire.via;
       const what = acquire.kind === 'semaphore-try' ? 'tryAcquire()' : helper ? `${helper.name}(...)` : `the NX acquire of ${describeKey(acquire.key)}`;
-      const reply = acquire.kind === 'semaphore-try' ? 'false' : acquire.kind === 'setnx' ? '0' : helper ? 'falsy' : 'null';
+      const reply = acquire.kind === 'semaphore-try' ? 'false' : acquire.kind === 'setnx' ? '0' : helper?.acquiredField ? `an object whose \`${helper.acquiredField}\` is false` : helper?.emptyWhenBusy ? 'null' : helper ? 'falsy' : 'null';
       report({
         span: spanOf(found.at),
         message: `The result of ${what} ${found.message}. When another process holds the lock the reply is ${reply} and this code runs the critical section anyway, at the same time as the holder. Test the result and stop (or retry with a bound) when it is not acquired.`,

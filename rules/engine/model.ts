@@ -45,6 +45,10 @@ export interface HelperVia {
   handedReleaseChecked?: boolean;
   /** For a node-style acquire helper: its callback's answer is true when the lock is busy. */
   answersBusy?: boolean;
+  /** For an acquire handing back a release function: it is null (or nothing) when the lock is busy. */
+  emptyWhenBusy?: boolean;
+  /** For an acquire handing back a lock object: the field that says whether the lock was taken. */
+  acquiredField?: string;
 }
 
 export interface Acquire {

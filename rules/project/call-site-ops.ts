@@ -94,7 +94,10 @@ function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'
 function acquireVia(meaning: Helper, a: NonNullable<Helper['summary']['acquire']>): HelperVia {
   const base = via(meaning, a.at, a.returns);
   const checked = a.handedReleaseChecked === undefined ? base : { ...base, handedReleaseChecked: a.handedReleaseChecked };
-  return a.answersBusy ? { ...checked, answersBusy: true } : checked;
+  const busy = a.answersBusy ? { ...checked, answersBusy: true } : checked;
+  if (a.emptyWhenBusy) busy.emptyWhenBusy = true;
+  if (a.acquiredField) busy.acquiredField = a.acquiredField;
+  return busy;
 }
 
 export interface HelperOps {

@@ -225,6 +225,36 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   return throwsWhenBusy || acquire.kind === 'redlock' || acquire.kind === 'semaphore' ? 'throws' : 'unknown';
 }
 
+const EMPTY = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword, ts.SyntaxKind.VoidExpression]);
+
+/**
+ * How what the helper hands back says that the lock was busy: a release function that is null then
+ * (`if (!ok) return null; return () => ...`), or a lock object with a field set from the acquire's
+ * answer (`return { acquired: reply === 'OK', release }`). Its callers must test that, not only call it.
+ */
+function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: AcquireReturn): { emptyWhenBusy?: true; acquiredField?: string } {
+  const returned = ownReturns(fn).map((r) => r.expression && unwrap(r.expression));
+  if (returns === 'release-fn') {
+    const empty = returned.some((e) => !e || EMPTY.has(e.kind) || (ts.isIdentifier(e) && e.text === 'undefined'));
+    return empty ? { emptyWhenBusy: true } : {};
+  }
+  if (returns !== 'lock-object') return {};
+  const names = [...new Set([acquire.result.kind === 'assigned' ? acquire.result.name : undefined, answerVariable(acquire.call)])].filter((n): n is string => !!n);
+  // A helper that throws when busy hands the object back only once the lock is taken: nothing to test.
+  const throwsWhenBusy = descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some((s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s, ts.SyntaxKind.ThrowStatement).length > 0);
+  if (throwsWhenBusy) return {};
+  const fromAnswer = (value: Node) => !isFunctionLike(value) && ((value.pos <= acquire.call.pos && acquire.call.end <= value.end) || identifiersNamed(value, names).some(isReference) || (ts.isIdentifier(value) && names.includes(value.text)));
+  for (const e of returned) {
+    if (!e || !ts.isObjectLiteralExpression(e)) continue;
+    for (const p of e.properties) {
+      const value = ts.isPropertyAssignment(p) ? unwrap(p.initializer) : ts.isShorthandPropertyAssignment(p) ? p.name : undefined;
+      const field = nameOf(p);
+      if (value && field && fromAnswer(value)) return { acquiredField: field };
+    }
+  }
+  return {};
+}
+
 /** Not a property name (`{ acquired: true }`, `x.acquired`): that names no variable. */
 function isReference(id: ts.Identifier): boolean {
   const parent = id.parent;
@@ -369,6 +399,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
       const handedChecked = handedReleaseChecked(fn, acquire, returns, model);
       if (handedChecked !== undefined) summary.acquire.handedReleaseChecked = handedChecked;
       if (answersBusy(fn, acquire)) summary.acquire.answersBusy = true;
+      Object.assign(summary.acquire, busySignal(fn, acquire, returns));
     }
   }
   const release = ops.releases[0];

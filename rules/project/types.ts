@@ -58,6 +58,10 @@ export interface AcquireSummary {
   handedReleaseChecked?: boolean;
   /** The answer it hands a node-style callback is true when the lock is busy (`cb(null, reply !== 'OK')`). */
   answersBusy?: boolean;
+  /** The release function it hands back is null (or nothing) when the lock is busy: callers must test it. */
+  emptyWhenBusy?: boolean;
+  /** The field of the lock object it hands back that says whether the lock was taken (`{ acquired, release }`). */
+  acquiredField?: string;
   /** The acquire inside the helper. */
   at: Place;
 }

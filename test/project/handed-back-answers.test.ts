@@ -1,0 +1,160 @@
+// An acquire helper that hands back a release function or a lock object answers "busy" through it: a
+// release function that is null then, or an object field set from the acquire's reply. A caller that
+// only calls the function, or never reads the field, runs its work whether or not it holds the lock.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeProject, findingList } from './harness';
+
+const client = `import Redis from 'ioredis';
+export const redis = new Redis();
+`;
+
+const RELEASE = `'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end'`;
+
+// Hands back a release function, or null when another process holds the lock.
+const closureOrNull = `import { randomUUID } from 'node:crypto';
+import { redis } from './redis';
+export async function takeLock(name: string): Promise<(() => Promise<void>) | null> {
+  const key = \`lock:\${name}\`;
+  const token = randomUUID();
+  const taken = await redis.set(key, token, 'PX', 30000, 'NX');
+  if (!taken) return null;
+  return async () => {
+    await redis.eval(${RELEASE}, 1, key, token);
+  };
+}
+`;
+
+// Hands back a release function, and throws when the lock is busy.
+const closureOrThrow = closureOrNull.replace("if (!taken) return null;", "if (!taken) throw new Error('busy');");
+
+// Hands back an object whose `held` field says whether the lock was taken.
+const lockObject = `import { randomUUID } from 'node:crypto';
+import { redis } from './redis';
+export interface Held { held: boolean; release(): Promise<void> }
+export async function lockJob(job: string, ttlMs: number): Promise<Held> {
+  const key = \`lock:job:\${job}\`;
+  const token = randomUUID();
+  const reply = await redis.set(key, token, 'PX', ttlMs, 'NX');
+  return {
+    held: reply === 'OK',
+    release: async () => {
+      await redis.eval(${RELEASE}, 1, key, token);
+    },
+  };
+}
+`;
+
+interface Shape {
+  name: string;
+  files: Record<string, string>;
+  expected: string[];
+}
+
+const work = 'declare function rebuild(): Promise<void>;\n';
+
+const shapes: Shape[] = [
+  {
+    name: 'a release function that is null when busy, only called after the work',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': closureOrNull,
+      'src/report.ts': `import { takeLock } from './lock';
+${work}export async function nightly() {
+  const release = await takeLock('report');
+  try {
+    await rebuild();
+  } finally {
+    await release?.();
+  }
+}
+`,
+    },
+    expected: ['src/report.ts: check-acquire-result'],
+  },
+  {
+    name: 'the same release function tested before the work',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': closureOrNull,
+      'src/report.ts': `import { takeLock } from './lock';
+${work}export async function nightly() {
+  const release = await takeLock('report');
+  if (!release) return;
+  try {
+    await rebuild();
+  } finally {
+    await release();
+  }
+}
+`,
+    },
+    expected: [],
+  },
+  {
+    name: 'a release function from a helper that throws when busy: calling it is all there is to do',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': closureOrThrow,
+      'src/report.ts': `import { takeLock } from './lock';
+${work}export async function nightly() {
+  const release = await takeLock('report');
+  try {
+    await rebuild();
+  } finally {
+    await release();
+  }
+}
+`,
+    },
+    expected: [],
+  },
+  {
+    name: 'a lock object whose held field is never read',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': lockObject,
+      'src/jobs.ts': `import { lockJob } from './lock';
+${work}export async function run() {
+  const lock = await lockJob('rebuild', 60000);
+  try {
+    await rebuild();
+  } finally {
+    await lock.release();
+  }
+}
+`,
+    },
+    expected: ['src/jobs.ts: check-acquire-result'],
+  },
+  {
+    name: 'the same lock object tested, or handed back to the caller',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': lockObject,
+      'src/jobs.ts': `import { lockJob } from './lock';
+${work}export async function run() {
+  const lock = await lockJob('rebuild', 60000);
+  if (!lock.held) return;
+  try {
+    await rebuild();
+  } finally {
+    await lock.release();
+  }
+}
+export async function forCaller(job: string) {
+  const lock = await lockJob(job, 60000);
+  return lock;
+}
+`,
+    },
+    expected: [],
+  },
+];
+
+for (const shape of shapes) {
+  test(`handed-back answer: ${shape.name}`, () => {
+    const findings = analyzeProject(shape.files);
+    assert.deepEqual(findingList(findings), [...shape.expected].sort(), findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
+  });
+}
