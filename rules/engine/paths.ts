@@ -210,10 +210,15 @@ function isHandOver(branch: Node): boolean {
 }
 
 /** Is this guard's condition true when the acquire failed (`!ok`, `ok === null`, `reply !== 'OK'`)? */
-export function testsFailure(condition: Node): boolean {
+export function testsFailure(condition: Node, names?: readonly string[]): boolean {
   const e = unwrap(condition);
   if (ts.isPrefixUnaryExpression(e)) return e.operator === ts.SyntaxKind.ExclamationToken;
   if (!ts.isBinaryExpression(e)) return false;
+  // `!lock.acquired || !lock.id`, given the lock's names: true only when the lock was not taken if every
+  // part tests the lock (`!ok || !job` is also true while the lock is held).
+  if (names && e.operatorToken.kind === ts.SyntaxKind.BarBarToken) {
+    return [e.left, e.right].every((part) => testsFailure(part, names) && mentionsAny(part, names));
+  }
   const literal = comparedLiteral(e);
   if (!literal) return false;
   const failedValue = FAILED.has(literal.kind) || (ts.isIdentifier(literal) && literal.text === 'undefined') || (ts.isNumericLiteral(literal) && literal.text === '0');
@@ -222,6 +227,11 @@ export function testsFailure(condition: Node): boolean {
 }
 
 const FAILED = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword]);
+
+function mentionsAny(node: Node, names: readonly string[]): boolean {
+  const e = unwrap(node);
+  return (ts.isIdentifier(e) && names.includes(e.text)) || identifiersNamed(e, names).length > 0;
+}
 
 /** The literal side of a comparison (`null`, `false`, `undefined`, `'OK'`, `1`). */
 function comparedLiteral(e: ts.BinaryExpression): Node | undefined {
@@ -266,7 +276,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     if (ts.isIfStatement(node) && (isGuard(node, acquire) || oldValueTest(node, acquire) || bareTest(node, acquire)) && !contains(node.thenStatement, release.call)) {
       // `if (ok) { ... }`: its then-branch is the acquired path, the else the not-acquired one.
       // `SET ... NX GET` answers with the previous holder: a truthy reply is the not-acquired path.
-      const acquiredPath = testsFailure(node.expression) !== repliesOldValue(acquire) ? node.elseStatement : node.thenStatement;
+      const acquiredPath = testsFailure(node.expression, guardNames(acquire)) !== repliesOldValue(acquire) ? node.elseStatement : node.thenStatement;
       // `if (await set(...)) return token;`: an acquire helper handing the lock to its caller.
       if (acquiredPath && !isHandOver(acquiredPath)) visit(acquiredPath);
       // `if (ok) break;` in a retry loop: what follows in the block (the wait before the next attempt)

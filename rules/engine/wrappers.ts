@@ -120,6 +120,34 @@ function forwardedArg(fn: ts.FunctionLikeDeclaration, node: Node, depth = 0): Fo
 }
 
 const SET_WORDS = /^(?:NX|XX|EX|PX|EXAT|PXAT|KEEPTTL|GET)$/i;
+const TTL_WORDS = /^(?:EX|PX|EXAT|PXAT)$/i;
+
+/**
+ * A SET options object that forwards the caller's TTL (node-redis `{ NX: true, PX: ttl }`, Upstash
+ * `{ nx: true, px: ttl }`) as the option words it stands for. Undefined for any other shape (no TTL
+ * parameter, a fixed TTL, computed, spread, node-redis v5 `expiration`): such a wrapper decides more than
+ * it forwards, and a cache's `setNX(key, value) { ... { NX: true } }` stays the cache's own call.
+ */
+function optionWords(fn: ts.FunctionLikeDeclaration, object: ts.ObjectLiteralExpression): ForwardedArg[] | undefined {
+  const words: ForwardedArg[] = [];
+  let forwardsTtl = false;
+  for (const p of object.properties) {
+    if (!ts.isPropertyAssignment(p) || !(ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) || !SET_WORDS.test(p.name.text)) return undefined;
+    const word = p.name.text.toUpperCase();
+    const value = unwrap(p.initializer);
+    if (!TTL_WORDS.test(word)) {
+      if (value.kind !== ts.SyntaxKind.TrueKeyword) return undefined;
+      words.push({ word });
+      continue;
+    }
+    // A TTL the wrapper fixes itself makes it more than a forwarder, as a TTL word and number do.
+    const param = parameterIndex(fn, value);
+    if (param === undefined) return undefined;
+    words.push({ word }, { param, head: '', tail: '' });
+    forwardsTtl = true;
+  }
+  return forwardsTtl ? words : undefined;
+}
 
 // The client methods a wrapper can forward to: Redis commands the lock model reads, in any case.
 const FORWARDABLE = /^(set|setnx|expire|pexpire|expireat|pexpireat|del|unlink|getdel|delex|get|eval|evalsha|call|sendcommand)$/i;
@@ -141,6 +169,14 @@ export function thinWrapper(fn: Node): WrapperSummary | undefined {
     const word = i > 1 && /^set$/i.test(method.name) ? literalString(arg) : undefined;
     if (word !== undefined && SET_WORDS.test(word)) {
       args.push({ word });
+      continue;
+    }
+    // The options object the wrapper writes itself: `set(key, value, { NX: true, PX: ttlMs })`.
+    const object = i > 1 && /^set$/i.test(method.name) ? unwrap(arg) : undefined;
+    if (object && ts.isObjectLiteralExpression(object)) {
+      const words = optionWords(fn, object);
+      if (!words) return undefined;
+      args.push(...words);
       continue;
     }
     // Only the key may be wrapped into a longer key; every other argument is a parameter as given.

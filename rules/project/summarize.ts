@@ -238,21 +238,26 @@ function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: A
     const empty = returned.some((e) => !e || EMPTY.has(e.kind) || (ts.isIdentifier(e) && e.text === 'undefined'));
     return empty ? { emptyWhenBusy: true } : {};
   }
-  if (returns !== 'lock-object') return {};
+  if (returns !== 'lock-object' && returns !== 'reply' && returns !== 'unknown') return {};
   const names = [...new Set([acquire.result.kind === 'assigned' ? acquire.result.name : undefined, answerVariable(acquire.call)])].filter((n): n is string => !!n);
   // A helper that throws when busy hands the object back only once the lock is taken: nothing to test.
   const throwsWhenBusy = descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some((s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s, ts.SyntaxKind.ThrowStatement).length > 0);
   if (throwsWhenBusy) return {};
   const fromAnswer = (value: Node) => !isFunctionLike(value) && ((value.pos <= acquire.call.pos && acquire.call.end <= value.end) || identifiersNamed(value, names).some(isReference) || (ts.isIdentifier(value) && names.includes(value.text)));
+  // `{ acquired: true, lockId }` once taken and `{ acquired: false, reason }` otherwise: the field that is both.
+  const literals = new Map<string, Set<ts.SyntaxKind>>();
   for (const e of returned) {
     if (!e || !ts.isObjectLiteralExpression(e)) continue;
     for (const p of e.properties) {
       const value = ts.isPropertyAssignment(p) ? unwrap(p.initializer) : ts.isShorthandPropertyAssignment(p) ? p.name : undefined;
       const field = nameOf(p);
-      if (value && field && fromAnswer(value)) return { acquiredField: field };
+      if (!value || !field) continue;
+      if (fromAnswer(value)) return { acquiredField: field };
+      if (value.kind === ts.SyntaxKind.TrueKeyword || value.kind === ts.SyntaxKind.FalseKeyword) literals.set(field, (literals.get(field) ?? new Set()).add(value.kind));
     }
   }
-  return {};
+  const both = [...literals].find(([, kinds]) => kinds.size === 2);
+  return both ? { acquiredField: both[0] } : {};
 }
 
 /** Not a property name (`{ acquired: true }`, `x.acquired`): that names no variable. */

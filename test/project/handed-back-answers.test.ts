@@ -45,6 +45,26 @@ export async function lockJob(job: string, ttlMs: number): Promise<Held> {
 }
 `;
 
+// Answers with an object whose \`acquired\` is true once taken and false otherwise (and on an error).
+const resultObject = `import { randomUUID } from 'node:crypto';
+import { redis } from './redis';
+export interface TryResult { acquired: boolean; lockId?: string; reason?: string }
+export async function tryJobLock(job: string): Promise<TryResult> {
+  const key = \`lock:job:\${job}\`;
+  const lockId = randomUUID();
+  try {
+    const reply = await redis.set(key, lockId, 'PX', 60000, 'NX');
+    if (reply === 'OK') return { acquired: true, lockId };
+    return { acquired: false, reason: 'held' };
+  } catch {
+    return { acquired: false, reason: 'redis error' };
+  }
+}
+export async function freeJobLock(job: string, lockId: string) {
+  await redis.eval(${RELEASE}, 1, \`lock:job:\${job}\`, lockId);
+}
+`;
+
 interface Shape {
   name: string;
   files: Record<string, string>;
@@ -149,6 +169,33 @@ export async function forCaller(job: string) {
 `,
     },
     expected: [],
+  },
+  {
+    name: 'an answer object whose acquired field is never read: only its lockId, for the release',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': resultObject,
+      'src/jobs.ts': `import { freeJobLock, tryJobLock } from './lock';
+${work}export async function run() {
+  const result = await tryJobLock('rebuild');
+  try {
+    await rebuild();
+  } finally {
+    if (result.lockId) await freeJobLock('rebuild', result.lockId);
+  }
+}
+export async function checked() {
+  const result = await tryJobLock('rebuild');
+  if (!result.acquired || !result.lockId) return;
+  try {
+    await rebuild();
+  } finally {
+    await freeJobLock('rebuild', result.lockId);
+  }
+}
+`,
+    },
+    expected: ['src/jobs.ts: check-acquire-result'],
   },
 ];
 

@@ -117,3 +117,34 @@ export async function deploy(service: string, run: () => Promise<void>) {
   });
   assert.deepEqual(findingList(findings), ['src/locks.ts: owner-checked-release', 'src/locks.ts: unique-token'], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
 });
+
+// node-redis and Upstash take SET's options as an object: a wrapper that builds it around the TTL it is given.
+const objectOptions = `import { createClient, type RedisClientType } from 'redis';
+export class Store {
+  constructor(private readonly client: RedisClientType) {}
+  async setNX(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const reply = await this.client.set(key, value, { NX: true, PX: ttlMs });
+    return reply === 'OK';
+  }
+}
+export const store = new Store(createClient() as RedisClientType);
+`;
+
+test('a wrapper that forwards the TTL inside an options object: its callers acquire with that TTL', () => {
+  const findings = analyzeProject({
+    'src/store.ts': objectOptions,
+    'src/jobs.ts': `import { randomUUID } from 'node:crypto';
+import { store } from './store';
+export async function checked(run: () => Promise<void>) {
+  if (!(await store.setNX('lock:report', randomUUID(), 30000))) return;
+  await run();
+}
+export async function ignored(run: () => Promise<void>) {
+  await store.setNX('lock:digest', randomUUID(), 30000);
+  await run();
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/jobs.ts: check-acquire-result'], findings.map((f) => `${f.file}:${f.span.start} ${f.rule}: ${f.message}`).join('\n'));
+  assert.match(findings[0].message, /'lock:digest' is ignored/);
+});

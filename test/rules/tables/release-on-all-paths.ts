@@ -227,6 +227,16 @@ export async function throughHelper(key: string, token: string) {
 }
 `,
     },
+    { name: 'a guard of two failure tests of the lock joined by ||', code: `${io}export async function run(key: string, token: string) {
+  const reply = await redis.set(key, token, 'PX', 1000, 'NX');
+  if (!reply || reply !== 'OK') return;
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
     { name: 'release in finally', code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try {
@@ -314,6 +324,20 @@ export async function throughHelper(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'a guard joined by || with a test of something else: its return also runs while the lock is held',
+      message: ['the early `return;`'],
+      code: `${io}export async function run(key: string, token: string, job?: string) {
+  const ok = await redis.set(key, token, 'PX', 1000, 'NX');
+  if (!ok || !job) return;
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     {
       name: 'a retry loop that breaks out once the lock is held, then awaits work before the try that releases',
       message: ['an exception from `await audit(key)`'],
