@@ -10,7 +10,7 @@ export const FAIL_OPEN = /fail(?:s|ed|ing)?[-_ ]?open/i;
 
 /**
  * The plain words a comment uses for the same decision: "fall back to allowing", "proceed without the
- * lock", "degrade gracefully", "degraded mode", "just proceed". Only in comments: a log message saying
+ * lock", "degrade gracefully", "degraded mode", "just proceed", "allow processing". Only in comments: a log message saying
  * the code goes on without a lock describes what happens, which is the very thing to decide.
  */
 export const FAIL_OPEN_PROSE = new RegExp(
@@ -19,6 +19,7 @@ export const FAIL_OPEN_PROSE = new RegExp(
     /\b(?:allow|proceed|continu|run|execut|process)\w*\b[^\n]{0,40}?\bwithout (?:a |the |any )?(?:lock|redis)/.source,
     /degrade[sd]? gracefully|graceful(?:ly)? degrad|\bdegraded mode\b/.source,
     /\bjust (?:proceed|continue|run|go on)\b/.source,
+    /\b(?:allow|let)(?:s|ing)? (?:the )?processing\b/.source,
   ].join('|'),
   'i',
 );

@@ -163,7 +163,15 @@ function guardNames(acquire: Acquire): readonly string[] {
 function successVariable(node: Node | undefined): string | undefined {
   if (!node || !ts.isBinaryExpression(node) || !comparedLiteral(node) || testsFailure(node)) return undefined;
   let value: Node = node;
-  while (value.parent && ts.isParenthesizedExpression(value.parent)) value = value.parent;
+  const outOfParentheses = () => {
+    while (value.parent && ts.isParenthesizedExpression(value.parent)) value = value.parent;
+  };
+  outOfParentheses();
+  // `proceed = result === 'acquired' || (result === 'skipped' && optimistic)`: false only when not taken either.
+  while (value.parent && ts.isBinaryExpression(value.parent) && value.parent.operatorToken.kind === ts.SyntaxKind.BarBarToken) {
+    value = value.parent;
+    outOfParentheses();
+  }
   const holder = value.parent;
   if (holder && ts.isVariableDeclaration(holder) && holder.initializer === value && ts.isIdentifier(holder.name)) return holder.name.text;
   if (holder && isAssignment(holder) && holder.right === value && ts.isIdentifier(holder.left)) return holder.left.text;

@@ -144,6 +144,15 @@ export async function refresh(accountId: string) {
   }
 }
 ` },
+    { name: 'fail-open said in other words: allow processing', code: `${io}export async function claimLock(name: string, token: string): Promise<boolean> {
+  try {
+    return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
+  } catch (err) {
+    // An outage must not stop the queue: allow processing, at worst a report is built twice.
+    return true;
+  }
+}
+` },
     { name: 'fail-open chosen by configuration', code: `import Redis from 'ioredis';
 export class Locker {
   constructor(private readonly redis: Redis, private readonly options: { failOpen: boolean }) {}

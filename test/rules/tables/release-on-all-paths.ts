@@ -237,6 +237,26 @@ export async function throughHelper(key: string, token: string) {
   }
 }
 ` },
+    {
+      name: 'a guard on a variable that is false only when the lock was not taken (an || with the success test)',
+      code: `${io}export async function run(key: string, token: string, optimistic: boolean) {
+  let reply: string | null = null;
+  let unavailable = false;
+  try {
+    reply = await redis.set(key, token, 'PX', 1000, 'NX');
+  } catch {
+    unavailable = true;
+  }
+  const proceed = reply === 'OK' || (unavailable && optimistic);
+  if (!proceed) return null;
+  try {
+    return await work();
+  } finally {
+    if (reply === 'OK') await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     { name: 'release in finally', code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   try {
