@@ -60,12 +60,16 @@ function resolvedParts(node: Node, acquire: Acquire): Node[] {
   return [...values, ...returned];
 }
 
-/** Does this text bound the loop: a relational comparison, a clock, or a limit-like name? */
-function bounds(node: Node | undefined): boolean {
+/**
+ * Does this text bound the loop: a relational comparison, a clock, or a limit-like name? Read without
+ * the acquire inside it (`if (await acquire(key, timeout)) break`): a lock TTL named `timeout` is no limit.
+ */
+function bounds(node: Node | undefined, acquire?: Acquire): boolean {
   if (!node) return false;
-  const text = node.getText();
+  const inside = acquire && contains(node, acquire.call) ? acquire.call : undefined;
+  const text = inside ? node.getText().replace(inside.getText(), ' ') : node.getText();
   if (CLOCK.test(text) || LIMIT_WORDS.test(text)) return true;
-  return comparesOrTimes(node);
+  return inside ? descendantsWhere(node, (d) => isRelational(d) && !contains(inside, d)).length > 0 || isRelational(node) : comparesOrTimes(node);
 }
 
 function comparesOrTimes(node: Node): boolean {
@@ -77,7 +81,7 @@ function comparesOrTimes(node: Node): boolean {
  * counter kept in Redis, compared in a variable or a helper of the file (which must compare or read a clock).
  */
 function boundsLoop(node: Node | undefined, acquire: Acquire): boolean {
-  if (bounds(node)) return true;
+  if (bounds(node, acquire)) return true;
   let parts = node ? resolvedParts(node, acquire) : [];
   for (let depth = 0; depth < MAX_DEPTH && parts.length > 0; depth++) {
     if (parts.some(comparesOrTimes)) return true;

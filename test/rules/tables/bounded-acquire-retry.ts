@@ -149,6 +149,19 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
   ],
   invalid: [
     {
+      name: 'while (true) left only when the acquire succeeds: its TTL argument named timeout is no limit',
+      message: ['This loop retries', 'no attempt limit'],
+      code: `${io}${pause}export async function waitFor(lockKey: string, delayMs: number, timeout: number): Promise<void> {
+  while (true) {
+    if ((await redis.set(lockKey, 'w' + Math.random(), 'EX', timeout, 'NX')) === 'OK') {
+      break;
+    }
+    await pause(delayMs + Math.random() * delayMs);
+  }
+}
+`,
+    },
+    {
       name: 'recursion that hands its wait parameter back unchanged (a retry delay is no attempt count)',
       message: ['This recursion retries', 'no attempt limit'],
       code: `${io}${pause}export async function take(key: string, token: string, retryDelayMs: number): Promise<void> {
