@@ -12,7 +12,7 @@ import type { Rule } from './rule';
 import type { Fix, Span } from './types';
 import { describeKey } from './engine/keys';
 
-const LIMIT_WORDS = /attempt|tries|retr(y|ies)|deadline|timeout|until|expires?At|max|limit|remaining|left|budget|aborted|signal|stopp?/i;
+const LIMIT_WORDS = /attempt|tries|retr(y|ies)|deadline|timeout|until|expires?At|max|limit|remaining|left|budget|aborted|signal|cancel|stopp?/i;
 const CLOCK = /Date\.now\(\)|performance\.now\(\)|process\.hrtime|new Date\(\)/;
 const RELATIONAL = new Set([ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken]);
 

@@ -48,10 +48,23 @@ export function luaTraits(script: string): Readonly<LuaTraits> {
   return traits;
 }
 
+/**
+ * `redis.call('SET', unpack(setArgs))`: the arguments of a table the script builds, as written in its
+ * constructor (`local setArgs = {key, token, 'NX'}`) and in every `table.insert(setArgs, 'EX')`.
+ */
+function unpackedArgs(lua: string, args: string): string {
+  // CALL's match ends at the first `)`, the one closing `unpack(`.
+  const table = /^\s*,\s*unpack\s*\(\s*([a-z_]\w*)\s*$/i.exec(args)?.[1];
+  if (!table) return args;
+  const built = [...lua.matchAll(new RegExp(`\\b${table}\\s*=\\s*\\{([^}]*)\\}`, 'gi'))].map((m) => m[1]);
+  const inserted = [...lua.matchAll(new RegExp(`table\\.insert\\s*\\(\\s*${table}\\s*,([^)]*)\\)`, 'gi'))].map((m) => m[1]);
+  return `, ${[...built, ...inserted].join(', ')}`;
+}
+
 function readTraits(script: string): LuaTraits {
   const lua = stripComments(script);
   const commands: { name: string; args: string }[] = [];
-  for (const m of lua.matchAll(CALL)) commands.push({ name: m[2].toLowerCase(), args: m[3].toLowerCase() });
+  for (const m of lua.matchAll(CALL)) commands.push({ name: m[2].toLowerCase(), args: unpackedArgs(lua, m[3]).toLowerCase() });
   const has = (name: string) => commands.some((c) => c.name === name);
 
   const ifeq = commands.some((c) => /['"]ifeq['"]/.test(c.args));
@@ -65,9 +78,12 @@ function readTraits(script: string): LuaTraits {
   // The container itself goes only once it is empty: no other holder's entry goes with it.
   const deletesWhole = has('del') || has('unlink');
   const onlyWhenEmpty = /\b(?:zcard|scard|hlen)\b[\s\S]*?(?:==\s*0|<\s*1)\b/i.test(lua);
+  // `GET key == ARGV[1]`, or the same through the name the script gives it (`== ownerId`).
+  const named = argNames.map((n) => `\\b${n}\\b`);
+  const comparedWithArgument = new RegExp(`(?:==|~=)\\s*(?:${['argv\\[', ...named].join('|')})|(?:${['argv\\[\\d+\\]', ...named].join('|')})\\s*(?:==|~=)`, 'i');
   const comparesOwner =
     ifeq ||
-    ((has('get') || has('hexists') || has('hget') || has('zscore')) && /(==|~=)\s*argv\[|argv\[\d+\]\s*(==|~=)/i.test(lua)) ||
+    ((has('get') || has('hexists') || has('hget') || has('zscore')) && comparedWithArgument.test(lua)) ||
     has('hexists') ||
     has('delifeq') ||
     byToken(['zscore', 'zrank', 'sismember', 'hget']) ||

@@ -23,3 +23,24 @@ test('removing the own entry and then the whole set, whoever else is in it, dele
   assert.equal(classifyLua(`redis.call('zrem', KEYS[1], ARGV[1]) redis.call('del', KEYS[1]) return 1`), 'unconditional-delete');
   assert.equal(classifyLua(`redis.call('zrem', KEYS[1], 'leader') return 1`), 'unconditional-delete');
 });
+
+test('scripts that name their arguments: a compare with the local, a SET built in a table and unpacked', () => {
+  assert.equal(classifyLua(`local key = KEYS[1]
+local holder = ARGV[1]
+if redis.call('GET', key) == holder then return redis.call('DEL', key) end
+return 0`), 'compare-and-delete');
+  // A local that is not an argument compares nothing the caller owns.
+  assert.equal(classifyLua(`local key = KEYS[1]
+local current = redis.call('GET', key)
+if current == current then return redis.call('DEL', key) end
+return 0`), 'unconditional-delete');
+  const take = luaTraits(`local args = {KEYS[1], ARGV[1], 'NX'}
+if tonumber(ARGV[2]) > 0 then
+  table.insert(args, 'PX')
+  table.insert(args, ARGV[2])
+end
+return redis.call('SET', unpack(args)) and 1 or 0`);
+  assert.deepEqual([take.acquires, take.acquiresWithTtl], [true, true]);
+  assert.equal(classifyLua(`local args = {KEYS[1], ARGV[1], 'NX'}
+return redis.call('SET', unpack(args)) and 1 or 0`), 'acquire-without-ttl');
+});

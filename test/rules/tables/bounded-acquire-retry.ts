@@ -146,6 +146,17 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
   }
 }
 ` },
+    {
+      name: 'a loop left by the acquire or by a cancellation its caller sets (a timeout racing it)',
+      code: `${io}${pause}export async function hold(key: string, token: string, cancellation: { cancelled: boolean }) {
+  while (true) {
+    if (cancellation.cancelled) throw new Error('gave up waiting for ' + key);
+    if ((await redis.set(key, token, 'PX', 1000, 'NX')) === 'OK') break;
+    await pause(50 + Math.random() * 50);
+  }
+}
+`,
+    },
   ],
   invalid: [
     {

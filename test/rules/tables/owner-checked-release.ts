@@ -110,6 +110,15 @@ export async function run(key: string, token: string) {
   try { await work(); } finally { await (redis as any).releaseLock(key, token); }
 }
 ` },
+    { name: 'defineCommand release script that names its key and token in locals', code: `${io}redis.defineCommand('dropLock', { numberOfKeys: 1, lua: \`local key = KEYS[1]
+local holder = ARGV[1]
+if redis.call('GET', key) == holder then return redis.call('DEL', key) end
+return 0\` });
+export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
+  try { await work(); } finally { await (redis as any).dropLock(key, token); }
+}
+` },
     { name: 'Upstash: eval(script, [key], [token]) compare-and-delete', code: `${upstash}export async function run(key: string, token: string) {
   if (!(await kv.set(key, token, { nx: true, px: 1000 }))) return;
   try { await work(); } finally { await kv.eval(${RELEASE}, [key], [token]); }

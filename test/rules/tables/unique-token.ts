@@ -111,6 +111,39 @@ ${io}export async function run(key: string) {
   ],
   invalid: [
     {
+      name: 'custom commands whose scripts name their arguments; the owner defaults to a shared "*"',
+      message: ["owner (which can be '*')"],
+      code: `import Redis from 'ioredis';
+type Scripted = Redis & { takeLock(key: string, owner: string, ttl: number): Promise<number>; dropLock(key: string, owner: string): Promise<number> };
+export class Locks {
+  private readonly redis: Scripted;
+  constructor(redis: Redis) {
+    redis.defineCommand('takeLock', { numberOfKeys: 1, lua: \`local key = KEYS[1]
+local owner = ARGV[1]
+local args = {key, owner, 'NX'}
+if tonumber(ARGV[2]) > 0 then
+  table.insert(args, 'EX')
+  table.insert(args, ARGV[2])
+end
+return redis.call('SET', unpack(args)) and 1 or 0\` });
+    redis.defineCommand('dropLock', { numberOfKeys: 1, lua: \`local key = KEYS[1]
+local owner = ARGV[1]
+if redis.call('GET', key) == owner then return redis.call('DEL', key) end
+return 0\` });
+    this.redis = redis as Scripted;
+  }
+  async acquire(key: string, opts?: { owner?: string; ttl?: number }): Promise<boolean> {
+    const owner = opts?.owner ?? '*';
+    return (await this.redis.takeLock(\`lock:\${key}\`, owner, opts?.ttl ?? 30)) === 1;
+  }
+  async release(key: string, opts?: { owner?: string }): Promise<boolean> {
+    const owner = opts?.owner ?? '*';
+    return (await this.redis.dropLock(\`lock:\${key}\`, owner)) === 1;
+  }
+}
+`,
+    },
+    {
       name: 'an acquire that hands its key back, released by the release method taking that key: a constant token',
       message: ['constant'],
       output: null,
