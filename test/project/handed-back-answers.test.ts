@@ -73,22 +73,25 @@ interface Shape {
 
 const work = 'declare function rebuild(): Promise<void>;\n';
 
+/** A caller that takes the lock through `take`, tests it with `guard` (or not), and releases in a finally. */
+const caller = (imports: string, name: string, take: string, guard: string, release: string) => `${imports}
+${work}export async function ${name}() {
+  ${take}
+${guard ? `  ${guard}\n` : ''}  try {
+    await rebuild();
+  } finally {
+    ${release}
+  }
+}
+`;
+
 const shapes: Shape[] = [
   {
     name: 'a release function that is null when busy, only called after the work',
     files: {
       'src/redis.ts': client,
       'src/lock.ts': closureOrNull,
-      'src/report.ts': `import { takeLock } from './lock';
-${work}export async function nightly() {
-  const release = await takeLock('report');
-  try {
-    await rebuild();
-  } finally {
-    await release?.();
-  }
-}
-`,
+      'src/report.ts': caller("import { takeLock } from './lock';", 'nightly', "const release = await takeLock('report');", '', 'await release?.();'),
     },
     expected: ['src/report.ts: check-acquire-result'],
   },
@@ -97,17 +100,7 @@ ${work}export async function nightly() {
     files: {
       'src/redis.ts': client,
       'src/lock.ts': closureOrNull,
-      'src/report.ts': `import { takeLock } from './lock';
-${work}export async function nightly() {
-  const release = await takeLock('report');
-  if (!release) return;
-  try {
-    await rebuild();
-  } finally {
-    await release();
-  }
-}
-`,
+      'src/report.ts': caller("import { takeLock } from './lock';", 'nightly', "const release = await takeLock('report');", 'if (!release) return;', 'await release();'),
     },
     expected: [],
   },
@@ -116,16 +109,7 @@ ${work}export async function nightly() {
     files: {
       'src/redis.ts': client,
       'src/lock.ts': closureOrThrow,
-      'src/report.ts': `import { takeLock } from './lock';
-${work}export async function nightly() {
-  const release = await takeLock('report');
-  try {
-    await rebuild();
-  } finally {
-    await release();
-  }
-}
-`,
+      'src/report.ts': caller("import { takeLock } from './lock';", 'nightly', "const release = await takeLock('report');", '', 'await release();'),
     },
     expected: [],
   },
@@ -134,16 +118,7 @@ ${work}export async function nightly() {
     files: {
       'src/redis.ts': client,
       'src/lock.ts': lockObject,
-      'src/jobs.ts': `import { lockJob } from './lock';
-${work}export async function run() {
-  const lock = await lockJob('rebuild', 60000);
-  try {
-    await rebuild();
-  } finally {
-    await lock.release();
-  }
-}
-`,
+      'src/jobs.ts': caller("import { lockJob } from './lock';", 'run', "const lock = await lockJob('rebuild', 60000);", '', 'await lock.release();'),
     },
     expected: ['src/jobs.ts: check-acquire-result'],
   },
@@ -152,17 +127,7 @@ ${work}export async function run() {
     files: {
       'src/redis.ts': client,
       'src/lock.ts': lockObject,
-      'src/jobs.ts': `import { lockJob } from './lock';
-${work}export async function run() {
-  const lock = await lockJob('rebuild', 60000);
-  if (!lock.held) return;
-  try {
-    await rebuild();
-  } finally {
-    await lock.release();
-  }
-}
-export async function forCaller(job: string) {
+      'src/jobs.ts': `${caller("import { lockJob } from './lock';", 'run', "const lock = await lockJob('rebuild', 60000);", 'if (!lock.held) return;', 'await lock.release();')}export async function forCaller(job: string) {
   const lock = await lockJob(job, 60000);
   return lock;
 }
