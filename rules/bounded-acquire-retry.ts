@@ -69,7 +69,7 @@ function bounds(node: Node | undefined, acquire?: Acquire): boolean {
   const inside = acquire && contains(node, acquire.call) ? acquire.call : undefined;
   const text = inside ? node.getText().replace(inside.getText(), ' ') : node.getText();
   if (CLOCK.test(text) || LIMIT_WORDS.test(text)) return true;
-  return inside ? descendantsWhere(node, (d) => isRelational(d) && !contains(inside, d)).length > 0 || isRelational(node) : comparesOrTimes(node);
+  return isRelational(node) || descendantsWhere(node, (d) => isRelational(d) && !(inside && contains(inside, d))).length > 0;
 }
 
 function comparesOrTimes(node: Node): boolean {

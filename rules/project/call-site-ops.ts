@@ -92,12 +92,12 @@ function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'
 
 /** An acquire's via, with whether the release it hands back compares the token. */
 function acquireVia(meaning: Helper, a: NonNullable<Helper['summary']['acquire']>): HelperVia {
-  const base = via(meaning, a.at, a.returns);
-  const checked = a.handedReleaseChecked === undefined ? base : { ...base, handedReleaseChecked: a.handedReleaseChecked };
-  const busy = a.answersBusy ? { ...checked, answersBusy: true } : checked;
-  if (a.emptyWhenBusy) busy.emptyWhenBusy = true;
-  if (a.acquiredField) busy.acquiredField = a.acquiredField;
-  return busy;
+  const v = via(meaning, a.at, a.returns);
+  if (a.handedReleaseChecked !== undefined) v.handedReleaseChecked = a.handedReleaseChecked;
+  if (a.answersBusy) v.answersBusy = true;
+  if (a.emptyWhenBusy) v.emptyWhenBusy = true;
+  if (a.acquiredField) v.acquiredField = a.acquiredField;
+  return v;
 }
 
 export interface HelperOps {

@@ -188,12 +188,25 @@ function answerVariable(call: Node): string | undefined {
 
 const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
 
-/** What the helper hands back of this acquire (see AcquireReturn). */
-function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireReturn {
+/** The names that hold the acquire's answer in the helper: its result variable and the variable its test is stored in. */
+function answerNames(acquire: Acquire): Set<string> {
   const names = new Set<string>();
   if (acquire.result.kind === 'assigned') names.add(acquire.result.name);
   const answer = answerVariable(acquire.call);
   if (answer) names.add(answer);
+  return names;
+}
+
+/** An `if` on the answer whose branch throws: the helper throws when the lock is busy. */
+function throwsWhenBusy(fn: ts.FunctionLikeDeclaration, names: ReadonlySet<string>): boolean {
+  return descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
+    (s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length + (ts.isThrowStatement(s.thenStatement) ? 1 : 0) > 0,
+  );
+}
+
+/** What the helper hands back of this acquire (see AcquireReturn). */
+function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireReturn {
+  const names = answerNames(acquire);
   const tokenName = acquire.token && ts.isIdentifier(unwrap(acquire.token)) ? (unwrap(acquire.token) as ts.Identifier).text : undefined;
   // What the acquire itself hands back: redlock's a Lock object (it throws when busy), redis-semaphore's
   // acquire() nothing (it throws on timeout); a Redis reply or tryAcquire's boolean says acquired or not.
@@ -219,10 +232,7 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   }
   if (found.has('reply') && recordsAnswer(fn, names)) return 'recorded';
   for (const kind of ['release-fn', 'lock-object', 'token', 'reply', 'recorded', 'throws'] as const) if (found.has(kind)) return kind;
-  const throwsWhenBusy = descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
-    (s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length + (ts.isThrowStatement(s.thenStatement) ? 1 : 0) > 0,
-  );
-  return throwsWhenBusy || acquire.kind === 'redlock' || acquire.kind === 'semaphore' ? 'throws' : 'unknown';
+  return throwsWhenBusy(fn, names) || acquire.kind === 'redlock' || acquire.kind === 'semaphore' ? 'throws' : 'unknown';
 }
 
 const EMPTY = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword, ts.SyntaxKind.VoidExpression]);
@@ -239,11 +249,10 @@ function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: A
     return empty ? { emptyWhenBusy: true } : {};
   }
   if (returns !== 'lock-object' && returns !== 'reply' && returns !== 'unknown') return {};
-  const names = [...new Set([acquire.result.kind === 'assigned' ? acquire.result.name : undefined, answerVariable(acquire.call)])].filter((n): n is string => !!n);
+  const names = answerNames(acquire);
   // A helper that throws when busy hands the object back only once the lock is taken: nothing to test.
-  const throwsWhenBusy = descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some((s) => identifiersNamed(s.expression, names).length > 0 && descendantsOfKind(s, ts.SyntaxKind.ThrowStatement).length > 0);
-  if (throwsWhenBusy) return {};
-  const fromAnswer = (value: Node) => !isFunctionLike(value) && ((value.pos <= acquire.call.pos && acquire.call.end <= value.end) || identifiersNamed(value, names).some(isReference) || (ts.isIdentifier(value) && names.includes(value.text)));
+  if (throwsWhenBusy(fn, names)) return {};
+  const fromAnswer = (value: Node) => !isFunctionLike(value) && ((value.pos <= acquire.call.pos && acquire.call.end <= value.end) || identifiersNamed(value, names).some(isReference) || (ts.isIdentifier(value) && names.has(value.text)));
   // `{ acquired: true, lockId }` once taken and `{ acquired: false, reason }` otherwise: the field that is both.
   const literals = new Map<string, Set<ts.SyntaxKind>>();
   for (const e of returned) {
