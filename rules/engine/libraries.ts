@@ -169,7 +169,9 @@ export function recogniseLibraryCalls(
       }
     }
 
-    if (plain === 'withLock' && args.length >= 3) {
+    // Lockwise's withLock(client, key, options, work). A withLock of another shape (`withLock(key, ttl, fn)`
+    // of another package) may hand its routine no signal at all; the project's own are read from their summaries.
+    if (plain === 'withLock' && args.length === 4) {
       const routine = args[args.length - 1];
       if (isFunctionOrArrow(routine)) {
         out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: 'with-lock', key: keyOf(args[1]), hasTtl: true, routine });

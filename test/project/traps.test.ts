@@ -109,6 +109,26 @@ export async function migrate(pool: Pool, steps: Array<() => Promise<void>>) {
     },
   },
   {
+    name: "another package's withLock(keys, ttl, fn), reached through a class extending its lock class: its routine is handed no signal",
+    files: {
+      'src/lock/lock.service.ts': `import { Injectable } from '@nestjs/common';
+import { DistributedLock } from '@acme/redis-locks';
+@Injectable()
+export class LockService extends DistributedLock {}
+`,
+      'src/lock/locked.decorator.ts': `import { LockService } from './lock.service';
+export function Locked(keys: string[], ttl = 1000) {
+  return (target: object, name: string, descriptor: PropertyDescriptor) => {
+    const original = descriptor.value;
+    descriptor.value = async function (this: { locks: LockService }, ...args: unknown[]) {
+      return this.locks.withLock(keys, ttl, () => original.apply(this, args));
+    };
+  };
+}
+`,
+    },
+  },
+  {
     name: 'a set-once dedup marker behind a helper',
     files: {
       'src/redis.ts': `import Redis from 'ioredis';
