@@ -145,6 +145,13 @@ function fix(acquire: Acquire, release: Delete): Fix | undefined {
   };
 }
 
+/** Why the release on the not-acquired path deletes the holder's lock. */
+function notAcquiredWhy(acquire: Acquire, release: Delete): string {
+  return release.checked
+    ? `the release goes by the token ${acquire.token!.getText()}, an id from the request rather than one per acquisition: the request holding the lock can carry the same id (a retry, a double submit), so the owner check passes and this deletes its lock`
+    : 'the DEL does not compare the token, so it deletes the lock of the process that holds it, and a third one gets in';
+}
+
 export const releaseOnlyAcquired: Rule = {
   id: 'release-only-acquired',
   defaultSeverity: 'error',
@@ -159,9 +166,7 @@ export const releaseOnlyAcquired: Rule = {
       const key = describeKey(release.key);
       const where = finallyOf(release);
       if (where && ancestorWhere(where.tryStatement, ts.isFunctionLike) === acquire.fn && !guardedBefore(acquire, where.tryStatement)) {
-        const why = release.checked
-          ? `the release goes by the token ${acquire.token!.getText()}, the id of the record the lock is for, which the request that holds the lock has too: its owner check passes and it deletes that request's lock`
-          : 'the DEL does not compare the token, so it deletes the lock of the process that holds it, and a third one gets in';
+        const why = notAcquiredWhy(acquire, release);
         const cure = release.checked ? 'and give each acquisition its own random token (crypto.randomUUID())' : 'and release with a compare-and-delete';
         report({
           span: spanOf(release.call),
@@ -174,9 +179,7 @@ export const releaseOnlyAcquired: Rule = {
       const caught = catchOf(release);
       const thrown = caught && ancestorWhere(caught, ts.isFunctionLike) === acquire.fn ? throwsWhenNotAcquired(acquire, caught) : undefined;
       if (thrown) {
-        const why = release.checked
-          ? `the release goes by the token ${acquire.token!.getText()}, the id of the record the lock is for, which the request that holds the lock has too: its owner check passes and it deletes that request's lock`
-          : 'the DEL does not compare the token, so it deletes the lock of the process that holds it, and a third one gets in';
+        const why = notAcquiredWhy(acquire, release);
         report({
           span: spanOf(release.call),
           message: `This catch deletes ${key} also when the acquire failed: the not-acquired path throws into it, and ${why}. Acquire and test before the try (so the catch only belongs to a held lock), or rethrow the not-acquired error before releasing, and release with a compare-and-delete.`,

@@ -170,7 +170,7 @@ export async function run(id: string) {
     },
     {
       name: "a compare-and-delete in a finally the failed acquire reaches, with the user's id as the token",
-      message: ['dto.userId', 'the id of the record', 'randomUUID'],
+      message: ['dto.userId', 'an id from the request', 'randomUUID'],
       code: `${io}export async function redeem(dto: { code: string; userId: string }) {
   const ok = await redis.set(\`lock:coupon:\${dto.code}\`, dto.userId, 'PX', 5000, 'NX');
   try {
