@@ -34,7 +34,14 @@ function handedBackUntested(acquire: Acquire): { message: string; at: Node } | u
   }
   const field = via.acquiredField;
   const member = (id: Node) => (ts.isPropertyAccessExpression(id.parent) && id.parent.expression === id ? id.parent.name.text : undefined);
-  if (field && reads.every((id) => member(id) !== undefined && member(id) !== field)) {
+  // `if (!lock) return`: the object is there whether or not the lock was taken, so that test always passes.
+  const truthTest = (id: Node) => !!via.objectWhenBusy && conditionOf(id);
+  if (field && reads.every((id) => (member(id) !== undefined && member(id) !== field) || truthTest(id))) {
+    const test = reads.find(truthTest);
+    if (test) {
+      const tested = ts.isPrefixUnaryExpression(test.parent) ? test.parent : test;
+      return { message: `is tested as \`${tested.getText()}\`, but ${via.name} hands back an object whether or not the lock was taken, so that test always lets the work run: test \`${use.name}.${field}\``, at: tested };
+    }
     return { message: `is stored in ${use.name}, whose \`${field}\` is never read`, at: acquire.call };
   }
   return undefined;

@@ -49,6 +49,8 @@ export interface HelperVia {
   emptyWhenBusy?: boolean;
   /** For an acquire handing back a lock object: the field that says whether the lock was taken. */
   acquiredField?: string;
+  /** That object comes back also when the lock is busy (every return is an object). */
+  objectWhenBusy?: boolean;
 }
 
 export interface Acquire {

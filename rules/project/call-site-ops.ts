@@ -97,6 +97,7 @@ function acquireVia(meaning: Helper, a: NonNullable<Helper['summary']['acquire']
   if (a.answersBusy) v.answersBusy = true;
   if (a.emptyWhenBusy) v.emptyWhenBusy = true;
   if (a.acquiredField) v.acquiredField = a.acquiredField;
+  if (a.objectWhenBusy) v.objectWhenBusy = true;
   return v;
 }
 

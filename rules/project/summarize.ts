@@ -242,7 +242,7 @@ const EMPTY = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword, ts
  * (`if (!ok) return null; return () => ...`), or a lock object with a field set from the acquire's
  * answer (`return { acquired: reply === 'OK', release }`). Its callers must test that, not only call it.
  */
-function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: AcquireReturn): { emptyWhenBusy?: true; acquiredField?: string } {
+function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: AcquireReturn): { emptyWhenBusy?: true; acquiredField?: string; objectWhenBusy?: true } {
   const returned = ownReturns(fn).map((r) => r.expression && unwrap(r.expression));
   if (returns === 'release-fn') {
     const empty = returned.some((e) => !e || EMPTY.has(e.kind) || (ts.isIdentifier(e) && e.text === 'undefined'));
@@ -252,6 +252,8 @@ function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: A
   const names = answerNames(acquire);
   // A helper that throws when busy hands the object back only once the lock is taken: nothing to test.
   if (throwsWhenBusy(fn, names)) return {};
+  // Every return an object literal: what comes back when busy is an object too, truthy whatever its field says.
+  const signal = (field: string) => (returned.every((e) => !!e && ts.isObjectLiteralExpression(e)) ? { acquiredField: field, objectWhenBusy: true as const } : { acquiredField: field });
   const fromAnswer = (value: Node) => !isFunctionLike(value) && ((value.pos <= acquire.call.pos && acquire.call.end <= value.end) || identifiersNamed(value, names).some(isReference) || (ts.isIdentifier(value) && names.has(value.text)));
   // `{ acquired: true, lockId }` once taken and `{ acquired: false, reason }` otherwise: the field that is both.
   const literals = new Map<string, Set<ts.SyntaxKind>>();
@@ -261,12 +263,12 @@ function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: A
       const value = ts.isPropertyAssignment(p) ? unwrap(p.initializer) : ts.isShorthandPropertyAssignment(p) ? p.name : undefined;
       const field = nameOf(p);
       if (!value || !field) continue;
-      if (fromAnswer(value)) return { acquiredField: field };
+      if (fromAnswer(value)) return signal(field);
       if (value.kind === ts.SyntaxKind.TrueKeyword || value.kind === ts.SyntaxKind.FalseKeyword) literals.set(field, (literals.get(field) ?? new Set()).add(value.kind));
     }
   }
   const both = [...literals].find(([, kinds]) => kinds.size === 2);
-  return both ? { acquiredField: both[0] } : {};
+  return both ? signal(both[0]) : {};
 }
 
 /** Not a property name (`{ acquired: true }`, `x.acquired`): that names no variable. */

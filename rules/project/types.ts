@@ -62,6 +62,8 @@ export interface AcquireSummary {
   emptyWhenBusy?: boolean;
   /** The field of the lock object it hands back that says whether the lock was taken (`{ acquired, release }`). */
   acquiredField?: string;
+  /** That lock object comes back also when the lock is busy: a caller testing the object itself always goes on. */
+  objectWhenBusy?: boolean;
   /** The acquire inside the helper. */
   at: Place;
 }

@@ -45,6 +45,11 @@ export async function lockJob(job: string, ttlMs: number): Promise<Held> {
 }
 `;
 
+// The same object, but null when another process holds the lock: testing the object is the test.
+const lockObjectOrNull = lockObject
+  .replace('Promise<Held>', 'Promise<Held | null>')
+  .replace("return {\n    held: reply === 'OK',", "if (reply !== 'OK') return null;\n  return {\n    held: true,");
+
 // Answers with an object whose \`acquired\` is true once taken and false otherwise (and on an error).
 const resultObject = `import { randomUUID } from 'node:crypto';
 import { redis } from './redis';
@@ -161,6 +166,47 @@ export async function checked() {
 `,
     },
     expected: ['src/jobs.ts: check-acquire-result'],
+  },
+  {
+    name: 'an answer object tested for itself (`if (!result)`): it comes back whether or not the lock was taken',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': resultObject,
+      'src/jobs.ts': caller("import { freeJobLock, tryJobLock } from './lock';", 'run', "const result = await tryJobLock('rebuild');", 'if (!result) return;', "await freeJobLock('rebuild', result.lockId!);"),
+    },
+    expected: ['src/jobs.ts: check-acquire-result'],
+  },
+  {
+    name: 'a lock object tested for itself in a ternary, its held field never read',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': lockObject,
+      'src/jobs.ts': `import { lockJob } from './lock';
+${work}export async function run() {
+  const lock = await lockJob('rebuild', 60000);
+  return lock ? rebuild().finally(() => lock.release()) : undefined;
+}
+`,
+    },
+    expected: ['src/jobs.ts: check-acquire-result'],
+  },
+  {
+    name: 'the answer object tested for itself and for its acquired field',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': resultObject,
+      'src/jobs.ts': caller("import { freeJobLock, tryJobLock } from './lock';", 'run', "const result = await tryJobLock('rebuild');", 'if (!result || !result.acquired) return;', "await freeJobLock('rebuild', result.lockId!);"),
+    },
+    expected: [],
+  },
+  {
+    name: 'a lock object that is null when busy, tested for itself',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': lockObjectOrNull,
+      'src/jobs.ts': caller("import { lockJob } from './lock';", 'run', "const lock = await lockJob('rebuild', 60000);", 'if (!lock) return;', 'await lock.release();'),
+    },
+    expected: [],
   },
 ];
 
