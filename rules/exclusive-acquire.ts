@@ -255,6 +255,8 @@ export const exclusiveAcquire: Rule = {
         continue;
       }
       if (!plainSet(command)) continue;
+      // A renewal of the lock this file takes with NX: owner-checked-extend's to judge.
+      if (model.extends.some((e) => e.command === command)) continue;
       if (replyTreatedAsLock(command)) {
         report({
           span: spanOf(command.call),

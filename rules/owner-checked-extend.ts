@@ -48,8 +48,13 @@ function fix(model: LockModel, extend: Extend, server: ServerKind): Fix | string
   if (!ttl) return 'No automatic fix: the TTL is not in milliseconds or seconds Lockwise can read.';
   if (!replyUnused(extend.call)) return 'No automatic fix: the renewal\'s reply is used; a compare-and-pexpire replies 1 or 0, so rewrite it by hand.';
   // A value rewritten after the compare (a JSON record with a fresh timestamp) is no token to compare with.
-  if (extend.kind === 'set' && normalizeText(unwrap(command.args[0])) !== normalizeText(unwrap(extend.getCompare?.token ?? command.call))) {
+  if (extend.kind === 'set' && extend.getCompare && normalizeText(unwrap(command.args[0])) !== normalizeText(unwrap(extend.getCompare.token ?? command.call))) {
     return 'No automatic fix: the SET writes a new value, not the token the GET compared; store a token that stays the same and compare-and-pexpire it.';
+  }
+  // A blind renewal can compare what it writes only if that is the token itself, not a record built anew.
+  const written = command.args[0] && unwrap(command.args[0]);
+  if (extend.kind === 'set' && !extend.getCompare && !(written && (ts.isIdentifier(written) || ts.isPropertyAccessExpression(written)))) {
+    return 'No automatic fix: the SET writes a value built anew on each renewal, not a token to compare; store a token that stays the same and compare-and-pexpire it.';
   }
   const token = command.name === 'SET' ? command.args[0] : visibleToken(model, extend.key, extend.call);
   if (!token) return 'No automatic fix: the lock\'s token is not in a variable this code can see; keep the token the acquire stored and compare it.';
@@ -80,8 +85,8 @@ export const ownerCheckedExtend: Rule = {
         });
         continue;
       }
-      const how = extend.kind === 'set-xx'
-        ? `SET XX with a TTL on ${key} overwrites the value and TTL of whoever holds the lock now`
+      const how = extend.kind === 'set-xx' || extend.kind === 'set'
+        ? `${extend.kind === 'set' ? 'A SET without NX' : 'SET XX'} with a TTL on ${key} overwrites the value and TTL of whoever holds the lock now`
         : extend.kind === 'script'
           ? `This Lua script extends ${key} without comparing the token`
           : `${extend.command ? spelledName(extend.command) : 'EXPIRE'} on ${key} extends whoever holds the lock now`;

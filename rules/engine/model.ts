@@ -339,6 +339,8 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
           const key = commandKeys[0];
           const getCompare = key && (acquiredHere(key) || looksLikeLockKey(key) || lockFn) ? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn) : undefined;
           if (getCompare && !getCompare.whenFree) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: watchedWrite(command, fn, key), getCompare });
+          // `updateHeartbeat() { set(LEADER, me, 'EX', ttl) }` beside the NX acquire of that key: a blind renewal.
+          else if (!getCompare && key && acquiredHere(key) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: watchedWrite(command, fn, key) });
         } else if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });
         break;
       case 'SCRIPT':

@@ -3,6 +3,17 @@ import { io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    {
+      name: "a heartbeat's plain SET EX of the key its NX acquire took is a renewal (owner-checked-extend's), not a second acquire",
+      code: `${io}const LEADER = 'leader:reports';
+export async function tryLead(me: string): Promise<boolean> {
+  return (await redis.set(LEADER, me, 'EX', 30, 'NX')) === 'OK';
+}
+export async function updateHeartbeat(me: string): Promise<boolean> {
+  return (await redis.set(LEADER, me, 'EX', 30)) === 'OK';
+}
+`,
+    },
     { name: 'a cooldown or throttle window checked by GET then SET EX is a rate limit, not a once-only claim', code: `${io}export async function placeBet(userId: string) {
   const cdKey = \`cooldown:bet:\${userId}\`;
   if (await redis.get(cdKey)) return 'slow down';

@@ -125,6 +125,40 @@ module.exports = Locker;
       output: null,
     },
     {
+      name: 'a heartbeat that rewrites the leader key with a plain SET EX beside its NX acquire, without reading the holder',
+      message: ['A SET without NX', 'overwrites the value and TTL of whoever holds the lock now'],
+      output: null,
+      noFix: 'reply is used',
+      code: `${io}const LEADER = 'leader:reports';
+export async function tryLead(me: string): Promise<boolean> {
+  return (await redis.set(LEADER, JSON.stringify({ me, at: Date.now() }), 'EX', 30, 'NX')) === 'OK';
+}
+export async function updateHeartbeat(me: string): Promise<boolean> {
+  return (await redis.set(LEADER, JSON.stringify({ me, at: Date.now() }), 'EX', 30)) === 'OK';
+}
+`,
+    },
+    {
+      name: 'a timer that keeps re-SETting the key it took with NX',
+      message: ['A SET without NX'],
+      code: `${io}export async function lead(me: string, onLead: () => void) {
+  if ((await redis.set('leader:sync', me, 'PX', 10_000, 'NX')) !== 'OK') return;
+  setInterval(async () => {
+    await redis.set('leader:sync', me, 'PX', 10_000);
+  }, 3_000);
+  onLead();
+}
+`,
+      output: `${declared(io, EXTEND_DECL)}export async function lead(me: string, onLead: () => void) {
+  if ((await redis.set('leader:sync', me, 'PX', 10_000, 'NX')) !== 'OK') return;
+  setInterval(async () => {
+    await redis.eval(EXTEND_LOCK_SCRIPT, 1, 'leader:sync', me, 10_000);
+  }, 3_000);
+  onLead();
+}
+`,
+    },
+    {
       name: 'GET compared with this process, then a plain SET PX: a renewal in two round trips',
       message: ['after a GET compared', 'overwrites'],
       code: `${io}export async function renewLeader(me: string) {
