@@ -153,6 +153,19 @@ function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work
   return undefined;
 }
 
+/**
+ * Said where the lock is taken: in the comments leading the statement that holds the acquire, the one
+ * before it (the `let lock` declared for it), or the function (its JSDoc): "if the lock cannot be taken
+ * we proceed unlocked".
+ */
+function decidedAround(acquire: Acquire, statement: Node): boolean {
+  const comments = [...leadingComments(statement), ...leadingComments(acquire.fn)];
+  const siblings = ts.isBlock(statement.parent) ? statement.parent.statements : undefined;
+  const at = siblings ? siblings.indexOf(statement as ts.Statement) : -1;
+  if (siblings && at > 0) comments.push(...leadingComments(siblings[at - 1]));
+  return comments.some(saysFailOpen);
+}
+
 /** A comment or name near the failure path that says failing open is intended. */
 function explicit(model: LockModel, path: Node, statement: Node): boolean {
   if (saysFailOpen(path.getText())) return true;
@@ -184,7 +197,7 @@ function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
   for (let a = acquire.call.parent; a && a !== acquire.fn; a = a.parent) {
     if (!ts.isTryStatement(a) || !a.catchClause || !contains(a.tryBlock, acquire.call)) continue;
     const path = a.catchClause.block;
-    if (throwsIn(path) || explicit(model, path, a.catchClause)) return undefined;
+    if (throwsIn(path) || explicit(model, path, a.catchClause) || decidedAround(acquire, a)) return undefined;
     // The work outside the catch: also every call the function goes on to after the try.
     const work = workOf(model, acquire, path);
     const grant = grants(model, path, acquire, work, !ranCriticalSection(model, acquire, a, work));

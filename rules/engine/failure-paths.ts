@@ -10,14 +10,16 @@ export const FAIL_OPEN = /fail(?:s|ed|ing)?[-_ ]?open/i;
 
 /**
  * The plain words a comment uses for the same decision: "fall back to allowing", "proceed without the
- * lock", "degrade gracefully", "degraded mode", "just proceed", "allow processing". Only in comments: a log message saying
- * the code goes on without a lock describes what happens, which is the very thing to decide.
+ * lock", "proceed unlocked", "degrade gracefully", "degrades to the unserialized path", "degraded mode",
+ * "best-effort", "just proceed", "allow processing". Only in comments: a log message saying the code goes
+ * on without a lock describes what happens, which is the very thing to decide.
  */
 export const FAIL_OPEN_PROSE = new RegExp(
   [
     /fall(?:s|ing)?[-_ ]?back(?: to| and)? (?:allow|proceed|continu|run|execut|process|no[- ]lock|without|unlocked)/.source,
-    /\b(?:allow|proceed|continu|run|execut|process)\w*\b[^\n]{0,40}?\bwithout (?:a |the |any )?(?:lock|redis)/.source,
-    /degrade[sd]? gracefully|graceful(?:ly)? degrad|\bdegraded mode\b/.source,
+    /\b(?:allow|proceed|continu|run|execut|process)\w*\b[^\n]{0,40}?\bwithout (?:a |the |any )?(?:[\w-]+ )?(?:lock|redis)/.source,
+    /\b(?:proceed|continu|run|go(?:es)? on|execut|process)\w*\s+(?:\w+\s+){0,2}?unlocked\b/.source,
+    /degrade[sd]? gracefully|graceful(?:ly)? degrad|\bdegraded mode\b|\bdegrade[sd]?\s+(?:\w+\s+){0,2}?(?:to|into)\b|\bbest[- ]effort\b/.source,
     /\bjust (?:proceed|continue|run|go on)\b/.source,
     /\b(?:allow|let)(?:s|ing)? (?:the )?processing\b/.source,
   ].join('|'),

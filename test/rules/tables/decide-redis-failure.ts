@@ -153,6 +153,54 @@ export async function refresh(accountId: string) {
   }
 }
 ` },
+    {
+      name: 'redis-semaphore: going on unlocked is written down before the lock is declared (best-effort, proceed unlocked)',
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const redis = new Redis();
+const log = { error(...args: unknown[]) {} };
+async function sync(accountId: string): Promise<void> {}
+export async function refresh(accountId: string) {
+  /*
+   * Serialize refreshes of one account across pods. Best-effort: if the lock cannot be taken (Redis
+   * down, or the wait runs out) we proceed unlocked, no worse than without it.
+   */
+  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
+  try {
+    await mutex.acquire();
+  } catch (err) {
+    log.error(err);
+  }
+  await sync(accountId);
+  await mutex.release().catch(() => undefined);
+}
+`,
+    },
+    {
+      name: "redis-semaphore: the method's doc says a failed acquire degrades to the unserialized path",
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const redis = new Redis();
+const log = { error(...args: unknown[]) {} };
+async function sync(accountId: string): Promise<void> {}
+export class Refresher {
+  /**
+   * Refreshes one account. Runs under a per-account mutex; if the lock cannot be acquired (Redis
+   * unavailable) this degrades to the unserialized refresh rather than dropping it.
+   */
+  async refresh(accountId: string) {
+    const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
+    try {
+      await mutex.acquire();
+    } catch (err) {
+      log.error(err);
+    }
+    await sync(accountId);
+    await mutex.release().catch(() => undefined);
+  }
+}
+`,
+    },
     { name: 'fail-open chosen by configuration', code: `import Redis from 'ioredis';
 export class Locker {
   constructor(private readonly redis: Redis, private readonly options: { failOpen: boolean }) {}
@@ -225,6 +273,27 @@ export async function refresh(accountId: string) {
     await mutex.acquire();
   } catch (err) {
     log.error(err, { account: accountId.toString() });
+  }
+  await sync(accountId);
+  await mutex.release().catch(() => undefined);
+}
+`,
+    },
+    {
+      name: 'redis-semaphore: a comment before the lock says why it exists, not that a failure may go on unlocked',
+      message: ['lets the function go on to run `sync`'],
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const redis = new Redis();
+const log = { error(...args: unknown[]) {} };
+async function sync(accountId: string): Promise<void> {}
+export async function refresh(accountId: string) {
+  // Serialize refreshes of one account across pods: the read and the insert must not interleave.
+  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
+  try {
+    await mutex.acquire();
+  } catch (err) {
+    log.error(err);
   }
   await sync(accountId);
   await mutex.release().catch(() => undefined);
