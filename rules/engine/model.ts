@@ -15,7 +15,7 @@ import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { recogniseRedisLockCalls } from './redis-lock-package';
 import { collectNamedScripts } from './named-scripts';
-import { calleeName, callsNamed, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
+import { ancestorWhere, calleeName, callsNamed, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
@@ -160,6 +160,15 @@ const RELEASE_FN = /release|unlock|free|drop|clear/i;
 const LOCKED_WORDS = /lock_?out|locked/gi;
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 
+
+/**
+ * A method of a class (or object) named like a lock (`class Lock { release() }`, `RedisMutex`): its
+ * `release()` and its constructor's renewal timer are the lock's, whatever their own names say.
+ */
+function inLockClass(fn: Node): boolean {
+  const holder = ancestorWhere(namedFunctionOf(fn), (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
+  return !!holder && LOCK_NAME.test(functionNameOf(holder).replace(LOCKED_WORDS, ''));
+}
 
 /** Inside a timer callback (setInterval/setTimeout), the classic home of a watchdog. */
 function inTimer(node: Node, fn: Node): boolean {
@@ -309,7 +318,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const commandKeys = command.keys.map(keyOf);
     // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock.
     const lockedState = commandKeys.some(namesLockedState);
-    const lockFn = !lockedState && LOCK_NAME.test(fnName.replace(LOCKED_WORDS, ''));
+    const lockFn = !lockedState && (LOCK_NAME.test(fnName.replace(LOCKED_WORDS, '')) || inLockClass(fn));
     // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
     // owner's release whatever the function is called (`cleanup`, `shutdown`).
     const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token;

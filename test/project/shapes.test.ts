@@ -17,6 +17,71 @@ interface Shape {
 
 const shapes: Shape[] = [
   {
+    name: 'a per-lock class renewing from its constructor and releasing through a NestJS redis wrapper',
+    files: {
+      'src/redis/redis.service.ts': `import Redis from 'ioredis';
+export class RedisService {
+  private readonly client = new Redis();
+  async setNx(key: string, value: string, seconds: number) {
+    return this.client.set(key, value, 'EX', seconds, 'NX');
+  }
+  async expire(key: string, seconds: number) {
+    return this.client.expire(key, seconds);
+  }
+  async del(key: string) {
+    return this.client.del(key);
+  }
+}
+`,
+      'src/lock/lock.ts': `import { RedisService } from '../redis/redis.service';
+export class Lock {
+  private readonly timer: NodeJS.Timeout;
+  constructor(private readonly redis: RedisService, private readonly key: string, private readonly ttlSeconds: number) {
+    this.timer = setInterval(() => {
+      void this.redis.expire(this.key, this.ttlSeconds);
+    }, (ttlSeconds / 2) * 1000);
+  }
+  async release(): Promise<void> {
+    clearInterval(this.timer);
+    await this.redis.del(this.key);
+  }
+}
+`,
+    },
+    expected: ['src/lock/lock.ts: owner-checked-extend', 'src/lock/lock.ts: owner-checked-release', 'src/lock/lock.ts: stop-on-lock-lost'],
+  },
+  {
+    name: "a cache class's release() and constructor timer are no lock's: only a class named like a lock makes them one",
+    files: {
+      'src/redis/redis.service.ts': `import Redis from 'ioredis';
+export class RedisService {
+  private readonly client = new Redis();
+  async expire(key: string, seconds: number) {
+    return this.client.expire(key, seconds);
+  }
+  async del(key: string) {
+    return this.client.del(key);
+  }
+}
+`,
+      'src/cache/entry.ts': `import { RedisService } from '../redis/redis.service';
+export class CachedEntry {
+  private readonly timer: NodeJS.Timeout;
+  constructor(private readonly redis: RedisService, private readonly key: string, private readonly ttlSeconds: number) {
+    this.timer = setInterval(() => {
+      void this.redis.expire(this.key, this.ttlSeconds);
+    }, (ttlSeconds / 2) * 1000);
+  }
+  async release(): Promise<void> {
+    clearInterval(this.timer);
+    await this.redis.del(this.key);
+  }
+}
+`,
+    },
+    expected: [],
+  },
+  {
     name: 'a lock module used by a route: the ignored result, the missing finally, the bare DEL once in the module',
     files: {
       'src/redis.ts': client,
