@@ -15,16 +15,10 @@ interface Shape {
   expected: string[];
 }
 
-const shapes: Shape[] = [
-  {
-    name: 'a per-lock class renewing from its constructor and releasing through a NestJS redis wrapper',
-    files: {
-      'src/redis/redis.service.ts': `import Redis from 'ioredis';
+// A NestJS-style service forwarding to the client: its expire and del are thin wrappers.
+const REDIS_SERVICE = `import Redis from 'ioredis';
 export class RedisService {
   private readonly client = new Redis();
-  async setNx(key: string, value: string, seconds: number) {
-    return this.client.set(key, value, 'EX', seconds, 'NX');
-  }
   async expire(key: string, seconds: number) {
     return this.client.expire(key, seconds);
   }
@@ -32,9 +26,11 @@ export class RedisService {
     return this.client.del(key);
   }
 }
-`,
-      'src/lock/lock.ts': `import { RedisService } from '../redis/redis.service';
-export class Lock {
+`;
+
+/** A class that renews `this.key` from a timer its constructor starts and deletes it in release(). */
+const renewingClass = (name: string) => `import { RedisService } from '../redis/redis.service';
+export class ${name} {
   private readonly timer: NodeJS.Timeout;
   constructor(private readonly redis: RedisService, private readonly key: string, private readonly ttlSeconds: number) {
     this.timer = setInterval(() => {
@@ -46,39 +42,17 @@ export class Lock {
     await this.redis.del(this.key);
   }
 }
-`,
-    },
+`;
+
+const shapes: Shape[] = [
+  {
+    name: 'a per-lock class renewing from its constructor and releasing through a NestJS redis wrapper',
+    files: { 'src/redis/redis.service.ts': REDIS_SERVICE, 'src/lock/lock.ts': renewingClass('Lock') },
     expected: ['src/lock/lock.ts: owner-checked-extend', 'src/lock/lock.ts: owner-checked-release', 'src/lock/lock.ts: stop-on-lock-lost'],
   },
   {
     name: "a cache class's release() and constructor timer are no lock's: only a class named like a lock makes them one",
-    files: {
-      'src/redis/redis.service.ts': `import Redis from 'ioredis';
-export class RedisService {
-  private readonly client = new Redis();
-  async expire(key: string, seconds: number) {
-    return this.client.expire(key, seconds);
-  }
-  async del(key: string) {
-    return this.client.del(key);
-  }
-}
-`,
-      'src/cache/entry.ts': `import { RedisService } from '../redis/redis.service';
-export class CachedEntry {
-  private readonly timer: NodeJS.Timeout;
-  constructor(private readonly redis: RedisService, private readonly key: string, private readonly ttlSeconds: number) {
-    this.timer = setInterval(() => {
-      void this.redis.expire(this.key, this.ttlSeconds);
-    }, (ttlSeconds / 2) * 1000);
-  }
-  async release(): Promise<void> {
-    clearInterval(this.timer);
-    await this.redis.del(this.key);
-  }
-}
-`,
-    },
+    files: { 'src/redis/redis.service.ts': REDIS_SERVICE, 'src/lock/lock.ts': renewingClass('CachedEntry') },
     expected: [],
   },
   {

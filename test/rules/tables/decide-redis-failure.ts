@@ -2,6 +2,27 @@ import type { RuleCases } from '../harness';
 import { answerInvalidCases, answerValidCases } from './decide-redis-failure-answers';
 import { io, nr, RELEASE } from './preludes';
 
+// redis-semaphore, its sync work and a logger: the preludes of the catch-that-logs cases below.
+const MUTEX = `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const redis = new Redis();
+const log = { error(...args: unknown[]) {} };
+async function sync(accountId: string): Promise<void> {}
+`;
+
+/** A Mutex acquire whose catch only logs, then the work, with `lead` (comment lines) above the lock. */
+const loggedThenSync = (lead: string) => `${MUTEX}export async function refresh(accountId: string) {
+${lead}  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
+  try {
+    await mutex.acquire();
+  } catch (err) {
+    log.error(err);
+  }
+  await sync(accountId);
+  await mutex.release().catch(() => undefined);
+}
+`;
+
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     { name: 'callback style: the error branch hands the error on, or answers not acquired', code: `${io}export function lockJob(id: string, token: string, done: (err: Error | null, acquired?: boolean) => void) {
@@ -53,12 +74,7 @@ export async function charge(id: { toString(): string }, token: string) {
 }
 async function record(id: string) {}
 ` },
-    { name: 'redis-semaphore: after a catch that logs, an early return decides', code: `import Redis from 'ioredis';
-import { Mutex } from 'redis-semaphore';
-const redis = new Redis();
-const log = { error(...args: unknown[]) {} };
-async function sync(accountId: string): Promise<void> {}
-export async function refresh(accountId: string) {
+    { name: 'redis-semaphore: after a catch that logs, an early return decides', code: `${MUTEX}export async function refresh(accountId: string) {
   const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
   let locked = false;
   try {
@@ -155,35 +171,15 @@ export async function refresh(accountId: string) {
 ` },
     {
       name: 'redis-semaphore: going on unlocked is written down before the lock is declared (best-effort, proceed unlocked)',
-      code: `import Redis from 'ioredis';
-import { Mutex } from 'redis-semaphore';
-const redis = new Redis();
-const log = { error(...args: unknown[]) {} };
-async function sync(accountId: string): Promise<void> {}
-export async function refresh(accountId: string) {
-  /*
+      code: loggedThenSync(`  /*
    * Serialize refreshes of one account across pods. Best-effort: if the lock cannot be taken (Redis
    * down, or the wait runs out) we proceed unlocked, no worse than without it.
    */
-  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
-  try {
-    await mutex.acquire();
-  } catch (err) {
-    log.error(err);
-  }
-  await sync(accountId);
-  await mutex.release().catch(() => undefined);
-}
-`,
+`),
     },
     {
       name: "redis-semaphore: the method's doc says a failed acquire degrades to the unserialized path",
-      code: `import Redis from 'ioredis';
-import { Mutex } from 'redis-semaphore';
-const redis = new Redis();
-const log = { error(...args: unknown[]) {} };
-async function sync(accountId: string): Promise<void> {}
-export class Refresher {
+      code: `${MUTEX}export class Refresher {
   /**
    * Refreshes one account. Runs under a per-account mutex; if the lock cannot be acquired (Redis
    * unavailable) this degrades to the unserialized refresh rather than dropping it.
@@ -262,12 +258,7 @@ export class Locker {
     {
       name: 'redis-semaphore: a catch that only logs lets the function go on to the work',
       message: ['lets the function go on to run `sync`'],
-      code: `import Redis from 'ioredis';
-import { Mutex } from 'redis-semaphore';
-const redis = new Redis();
-const log = { error(...args: unknown[]) {} };
-async function sync(accountId: string): Promise<void> {}
-export async function refresh(accountId: string) {
+      code: `${MUTEX}export async function refresh(accountId: string) {
   const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
   try {
     await mutex.acquire();
@@ -282,23 +273,8 @@ export async function refresh(accountId: string) {
     {
       name: 'redis-semaphore: a comment before the lock says why it exists, not that a failure may go on unlocked',
       message: ['lets the function go on to run `sync`'],
-      code: `import Redis from 'ioredis';
-import { Mutex } from 'redis-semaphore';
-const redis = new Redis();
-const log = { error(...args: unknown[]) {} };
-async function sync(accountId: string): Promise<void> {}
-export async function refresh(accountId: string) {
-  // Serialize refreshes of one account across pods: the read and the insert must not interleave.
-  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
-  try {
-    await mutex.acquire();
-  } catch (err) {
-    log.error(err);
-  }
-  await sync(accountId);
-  await mutex.release().catch(() => undefined);
-}
-`,
+      code: loggedThenSync(`  // Serialize refreshes of one account across pods: the read and the insert must not interleave.
+`),
     },
     {
       name: 'ioredis: catch returns true',
