@@ -163,7 +163,8 @@ test('3. "Show rule documentation" opens the bundled doc as a markdown preview',
     await wb.openFile('src/release-job.ts');
     const at = lineOf(RELEASE_JOB, 'redis.del(');
     await wb.goTo(at.line, at.column + 'redis.d'.length);
-    await page.keyboard.press('Control+.');
+    await waitFor(async () => (await wb.editor().locator('.squiggly-error').count()) === 1, 'the DEL squiggle', { timeoutMs: 30_000 });
+    await wb.openQuickFixMenuWith('Show rule documentation: owner-checked-release');
     await wb.pickAction('Show rule documentation: owner-checked-release');
     const tab = page.locator('.tabs-container .tab').filter({ hasText: 'Preview owner-checked-release.md' }).first();
     await tab.waitFor({ state: 'visible', timeout: 20_000 });

@@ -136,6 +136,20 @@ export class Workbench {
   }
 
   /**
+   * Opens the code action menu at the cursor until it lists `title`: a press that comes before the
+   * server's answer for this file (or while another widget still has focus) shows a shorter menu.
+   */
+  async openQuickFixMenuWith(title: string): Promise<void> {
+    const entry = this.page.locator('.action-widget .monaco-list-row').filter({ hasText: title }).first();
+    await waitFor(async () => {
+      await this.page.keyboard.press('Control+.');
+      if (await entry.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) return true;
+      await this.page.keyboard.press('Escape');
+      return false;
+    }, `"${title}" in the code action menu`, { timeoutMs: 30_000, intervalMs: 200 });
+  }
+
+  /**
    * Picks an entry of the code action menu (lightbulb, Refactor...) with the arrow keys and Enter, as the
    * menu expects: a pointer block over the editor swallows synthetic clicks on its rows.
    */
