@@ -28,7 +28,7 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   const byKey = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library');
   const ops = byKey.length > 0 ? byKey : releasesOfHandedKey(model, acquire);
   // A release through a project helper compares the token only if the helper's own DEL does.
-  const checked = ops.filter((op) => (op.ownerChecked && op.via?.ownerChecked !== false) || ('getCompare' in op && op.getCompare));
+  const checked = ops.filter((op) => (op.ownerChecked && op.via?.ownerChecked !== false) || ('getCompare' in op && op.getCompare) || op.via?.compares);
   // The compare in the acquire's own function first: that is the one a fix can reach.
   const compare = checked.find((op) => isAncestor(acquire.fn, op.call)) ?? checked[0];
   if (compare) return { call: compare.call, compares: true };

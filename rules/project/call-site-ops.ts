@@ -86,8 +86,11 @@ function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Help
   return composedKey(call, undefined, `${meaning.file}#${spec.head}`, '', spec.glob);
 }
 
-function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'], ownerChecked?: boolean): HelperVia {
-  return ownerChecked === undefined ? { name: meaning.name, file: meaning.file, at, returns } : { name: meaning.name, file: meaning.file, at, returns, ownerChecked };
+function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'], ownerChecked?: boolean, compares?: boolean): HelperVia {
+  const base: HelperVia = { name: meaning.name, file: meaning.file, at, returns };
+  if (ownerChecked !== undefined) base.ownerChecked = ownerChecked;
+  if (compares) base.compares = true;
+  return base;
 }
 
 /** An acquire's via, with whether the release it hands back compares the token. */
@@ -144,11 +147,11 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     const handleArg = r.handleParam !== undefined ? call.arguments[r.handleParam] : undefined;
     ops.releases.push({
       call, fn, kind: 'helper', key: keyAt(r.key, call, meaning, keyOf), handle: handleArg ? lastSegment(handleArg) : receiverName,
-      ownerChecked: true, via: via(meaning, r.at, undefined, r.ownerChecked),
+      ownerChecked: true, via: via(meaning, r.at, undefined, r.ownerChecked, r.compares),
     });
   }
   if (summary.extend) {
-    ops.extends.push({ call, fn, kind: 'helper', key: keyAt(summary.extend.key, call, meaning, keyOf), handle: receiverName, ownerChecked: true, via: via(meaning, summary.extend.at, undefined, summary.extend.ownerChecked) });
+    ops.extends.push({ call, fn, kind: 'helper', key: keyAt(summary.extend.key, call, meaning, keyOf), handle: receiverName, ownerChecked: true, via: via(meaning, summary.extend.at, undefined, summary.extend.ownerChecked, summary.extend.compares) });
   }
   return ops;
 }

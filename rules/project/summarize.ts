@@ -426,10 +426,19 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
       ownerChecked: release.ownerChecked,
       at: release.via?.at ?? placeOf(release.call, path),
     };
+    if (comparesToken(release)) summary.release.compares = true;
   }
   const extend = ops.extends[0];
-  if (extend) summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked, at: extend.via?.at ?? placeOf(extend.call, path) };
+  if (extend) {
+    summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked, at: extend.via?.at ?? placeOf(extend.call, path) };
+    if (comparesToken(extend)) summary.extend.compares = true;
+  }
   return summary;
+}
+
+/** A GET-compare before the write, in the helper or in one it calls. */
+function comparesToken(op: Release | Extend): boolean {
+  return ('getCompare' in op && !!op.getCompare) || !!op.via?.compares;
 }
 
 /**

@@ -73,12 +73,16 @@ export interface ReleaseSummary {
   /** The parameter carrying the lock handle or token (`release(lock)`, `release(key, token)`). */
   handleParam?: number;
   ownerChecked: boolean;
+  /** It compares the token, but in a GET before the write rather than atomically. */
+  compares?: boolean;
   at: Place;
 }
 
 export interface ExtendSummary {
   key?: KeySpec;
   ownerChecked: boolean;
+  /** It compares the token, but in a GET before the write rather than atomically. */
+  compares?: boolean;
   at: Place;
 }
 

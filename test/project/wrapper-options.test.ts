@@ -148,3 +148,53 @@ export async function ignored(run: () => Promise<void>) {
   assert.deepEqual(findingList(findings), ['src/jobs.ts: check-acquire-result'], findings.map((f) => `${f.file}:${f.span.start} ${f.rule}: ${f.message}`).join('\n'));
   assert.match(findings[0].message, /'lock:digest' is ignored/);
 });
+
+// A lock service written over a project's own client wrapper: SETNX then SETEX, GET-compare then delete.
+const kvWrapper = `import Redis from 'ioredis';
+const conn = new Redis();
+export const kv = {
+  read: (key: string) => conn.get(key),
+  setnx: (key: string, value: string) => conn.setnx(key, value),
+  setex: (key: string, value: string, seconds: number) => conn.setex(key, seconds, value),
+  remove: (key: string) => conn.del(key),
+};
+`;
+const mutexOverKv = `import { kv } from './kv';
+export class Mutex {
+  async take(resource: string, holder: string, seconds: number): Promise<boolean> {
+    if (!(await kv.setnx(resource, holder))) return false;
+    await kv.setex(resource, holder, seconds);
+    return true;
+  }
+  async give(resource: string, holder: string): Promise<void> {
+    if ((await kv.read(resource)) === holder) await kv.remove(resource);
+  }
+  async forceFree(resource: string): Promise<void> {
+    await kv.remove(resource);
+  }
+}
+export const mutex = new Mutex();
+`;
+
+test('a lock service over a client wrapper: its non-atomic steps in the service, a constant holder at the caller', () => {
+  const findings = analyzeProject({
+    'src/kv.ts': kvWrapper,
+    'src/mutex.ts': mutexOverKv,
+    'src/refund.ts': `import { mutex } from './mutex';
+export async function refund(orderId: string, pay: () => Promise<void>) {
+  const resource = 'lock:refund:' + orderId;
+  if (!(await mutex.take(resource, 'refunds', 20))) return;
+  try {
+    await pay();
+  } finally {
+    await mutex.give(resource, 'refunds');
+  }
+}
+`,
+  });
+  const list = findings.map((f) => `${f.file}:${f.span.start} ${f.rule}: ${f.message}`).join('\n');
+  // forceFree() deletes by name on purpose (an operator's force-unlock): not an owner-checked-release finding.
+  assert.deepEqual(findingList(findings), ['src/mutex.ts: atomic-acquire', 'src/mutex.ts: owner-checked-release', 'src/refund.ts: unique-token'], list);
+  // The service compares the holder (in a GET before the delete), so a shared holder passes that check.
+  assert.match(findings.find((f) => f.rule === 'unique-token')!.message, /The owner check compares this value/, list);
+});
