@@ -41,6 +41,8 @@ export interface HelperVia {
    * failed acquire, or a token it would compare, still depends on it.
    */
   ownerChecked?: boolean;
+  /** For a release or extend that is not owner-checked: it still compares the token, in a GET before the write. */
+  compares?: boolean;
   /** For an acquire handing back a release function or lock object: does that release compare the token? */
   handedReleaseChecked?: boolean;
   /** For a node-style acquire helper: its callback's answer is true when the lock is busy. */
@@ -285,6 +287,13 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     }
   }
 
+  // `set(lockKey, '1', 'EX', 10)` (after a GET, without NX) then `del(lockKey)` in the same function: the
+  // function takes that lock itself, however badly, so its DEL is the lock's release.
+  const setIndex = new KeyIndex<RedisCommand>();
+  for (const c of lockCommands) if (c.name === 'SET' && c.keys[0] && !c.batch) setIndex.add(keyOf(c.keys[0]), c);
+  const wroteBefore = (key: KeyRef, command: RedisCommand, fn: Node) =>
+    setIndex.find(key).some((s) => s.call.end <= command.call.pos && enclosingFunction(s.call) === fn);
+
   const getIndex = new KeyIndex<RedisCommand>();
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
   const getsOn = (key: KeyRef) => getIndex.find(key);
@@ -321,7 +330,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const lockFn = !lockedState && (LOCK_NAME.test(fnName.replace(LOCKED_WORDS, '')) || inLockClass(fn));
     // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
     // owner's release whatever the function is called (`cleanup`, `shutdown`).
-    const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token;
+    const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token || wroteBefore(k, command, fn);
     const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && ownersDelete(k))) : undefined;
     const extendKey = renews
       ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))

@@ -190,6 +190,21 @@ export async function run(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'a lock taken by GET then a plain SET and deleted in the finally of the same function: that DEL is its release',
+      message: ['whoever holds it'],
+      code: `${io}export async function holdTable(table: string, run: () => Promise<void>) {
+  const lockKey = \`lock:table:\${table}\`;
+  if (await redis.get(lockKey)) throw new Error('table busy');
+  await redis.set(lockKey, 'held', 'EX', 15);
+  try {
+    await run();
+  } finally {
+    await redis.del(lockKey);
+  }
+}
+`,
+    },
+    {
       name: 'GET in a pipeline, its reply compared in the exec\'s then, DEL in MULTI, but no WATCH: the holder can change in between',
       code: `${io}export async function unlockSlot(slot: string, owner: string): Promise<void> {
   const key = \`lock:slot:\${slot}\`;
