@@ -185,7 +185,7 @@ export class Resolution {
   }
 
   implementationOf(file: FileSummary, name: string): { file: FileSummary; cls: ClassSummary } | undefined {
-    if (!this.lookup.implementationsOf || !Implementers.wanted(name)) return undefined;
+    if (!this.lookup.implementationsOf || !(Implementers.wanted(name) || this.isLockType(file, name))) return undefined;
     const found: Array<{ file: FileSummary; cls: ClassSummary }> = [];
     for (const module of this.lookup.implementationsOf(name, file.path)) {
       if (TEST_PATH.test(module.path)) continue;
@@ -197,6 +197,20 @@ export class Resolution {
     }
     // Two production implementations (Redis and another store): which one is bound cannot be told.
     return found.length === 1 ? found[0] : undefined;
+  }
+
+  /**
+   * Is `name`, in `file`, a project type that declares lock operations (`interface JobService {
+   * acquireLock(...) }`), declared there or imported (through re-exports)? Its implementation is then
+   * searched for even though its own name says nothing of locks.
+   */
+  isLockType(file: FileSummary, name: string, depth = 0): boolean {
+    if (file.lockTypes.includes(name)) return true;
+    const exported = own(file.exports, name);
+    const ref = importOf(file, name) ?? (exported && 'from' in exported ? exported : undefined);
+    if (!ref || ref.name === '*' || depth > MAX_DEPTH) return false;
+    const module = this.lookup.summaryOf(ref.from, file.path);
+    return !!module && this.isLockType(module, ref.name, depth + 1);
   }
 
   /** A method of a class, looked up its `extends` chain. */
@@ -370,7 +384,7 @@ export class Resolution {
       addTarget(target, local);
       // An interface or abstract class of the project, typing an injected value: its implementation's names.
       const typeOnly = !target || (target.kind === 'class' && target.cls.abstract);
-      if (typeOnly && Implementers.wanted(ref.name) && this.lookup.summaryOf(ref.from, file.path)) {
+      if (typeOnly && (Implementers.wanted(ref.name) || this.isLockType(file, local)) && this.lookup.summaryOf(ref.from, file.path)) {
         const implementation = this.implementationOf(file, ref.name);
         if (implementation) addClass(implementation.file, implementation.cls);
       }

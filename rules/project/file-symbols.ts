@@ -8,6 +8,17 @@ import { declarationOf, descendantsOfKind, literalString, nameOf, ownReturns, un
 import { moduleOf } from '../engine/imports';
 import { emptySummary, nameTable, type ExportTarget, type FileSummary, type ImportRef } from './types';
 
+// `acquireLock`, `tryLock`, `unlock`, and a semaphore's bare `acquire` / `release`.
+const LOCK_OPERATION = /^(?:acquire|release|tryAcquire)$|lock|Lock|mutex|Mutex/;
+
+/** Does a type declare a member named like a lock operation? */
+function namesLockOperations(members: ts.NodeArray<ts.TypeElement | ts.ClassElement>): boolean {
+  return members.some((m) => {
+    const name = m.name && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)) ? m.name.text : undefined;
+    return !!name && LOCK_OPERATION.test(name);
+  });
+}
+
 /** A function-like declaration to summarise, and where its summary goes. */
 export interface SummaryTarget {
   fn: ts.FunctionLikeDeclaration;
@@ -295,6 +306,10 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
       const name = nameOf(statement) ?? 'export:default';
       addClass(statement, name);
       if (exported) addExport(isDefault ? 'default' : name, { local: name });
+      if (hasModifier(statement, ts.SyntaxKind.AbstractKeyword) && namesLockOperations(statement.members)) summary.lockTypes.push(name);
+    } else if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) {
+      const members = ts.isInterfaceDeclaration(statement) ? statement.members : ts.isTypeLiteralNode(statement.type) ? statement.type.members : undefined;
+      if (members && namesLockOperations(members)) summary.lockTypes.push(statement.name.text);
     } else if (ts.isVariableStatement(statement)) {
       for (const decl of statement.declarationList.declarations) readVariable(decl, exported);
     } else if (ts.isExpressionStatement(statement)) {

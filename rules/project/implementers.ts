@@ -1,8 +1,9 @@
-// Which project files declare a class that implements (or extends) a lock-named type. Dependency
+// Which project files declare a class that implements (or extends) a given type. Dependency
 // injection hands a class its lock service typed by an interface or an abstract class
 // (`constructor(@Inject(LOCKS) private locks: ILockService)`), and the class bound to it is written in
 // a file the caller never imports. So the project is searched: once per package, on the first such
-// type, by the text of its class headers, through the host's folder listings.
+// type (named like a lock, or declaring lock operations), by the text of its class headers, through
+// the host's folder listings.
 import { dirname, join } from 'node:path';
 import { LOCK_NAME } from '../engine/lock-name';
 import type { ProjectHost } from './host';
@@ -18,33 +19,33 @@ const MAX_FILES = 20_000;
 const CLASS_HEADER = /\bclass\s+[\w$]+([^{;]*)\{/g;
 const HERITAGE_NAME = /[\w$]+/g;
 
-/** Lock-named types the classes of a text implement or extend, read from the class headers. */
+/** The types the classes of a text implement or extend, read from the class headers. */
 function heritageNames(text: string): Set<string> {
   const names = new Set<string>();
   for (const header of text.matchAll(CLASS_HEADER)) {
     const heritage = header[1];
     if (!/\b(?:extends|implements)\b/.test(heritage)) continue;
-    for (const [name] of heritage.matchAll(HERITAGE_NAME)) if (LOCK_NAME.test(name)) names.add(name);
+    for (const [name] of heritage.matchAll(HERITAGE_NAME)) names.add(name);
   }
   return names;
 }
 
-/** The lock-named types a summarised file's classes implement or extend. */
+/** The types a summarised file's classes implement or extend. */
 function summaryHeritage(summary: FileSummary): Set<string> {
   const names = new Set<string>();
   for (const cls of Object.values(summary.classes)) {
-    for (const name of [...cls.implements, ...(cls.base ? [cls.base] : [])]) if (LOCK_NAME.test(name)) names.add(name);
+    for (const name of [...cls.implements, ...(cls.base ? [cls.base] : [])]) names.add(name);
   }
   return names;
 }
 
 export class Implementers {
-  /** Package root -> (file -> the lock-named types its classes implement or extend). */
+  /** Package root -> (file -> the types its classes implement or extend). */
   private readonly roots = new Map<string, Map<string, Set<string>>>();
 
   constructor(private readonly host: ProjectHost) {}
 
-  /** Is `name` a type worth searching implementations of? */
+  /** Is `name` a type worth searching implementations of by its name alone (call-meanings also asks its declaration)? */
   static wanted(name: string): boolean {
     return LOCK_NAME.test(name);
   }

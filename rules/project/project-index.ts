@@ -56,8 +56,14 @@ const STAR_REEXPORT = /\bexport\s*(?:type\s+)?\*\s*from\b|\.\.\.\s*require\s*\(/
 /** Identifier-like words (a name with non-ASCII letters is one word too). */
 const WORD = /[\p{ID_Continue}$\u200c\u200d]+/gu;
 
+/** An interface, object type or abstract class (a type to inject a lock service by: file-symbols' lockTypes). */
+const TYPE_DECLARATION = /\binterface\s|\babstract\s+class\s|\btype\s+[\w$]+\s*=\s*\{/;
+/** A member named like a lock operation, at the start of a line: `acquireLock(key: string)`, `release?: () => ...`. */
+const LOCK_MEMBER = /^\s*(?:abstract\s+)?(?:acquire|release|tryAcquire|[\w$]*(?:lock|Lock|mutex|Mutex)[\w$]*)\s*\??\s*[(<:]/m;
+
 function givesLockMeaningByText(text: string): boolean {
-  return mightHoldLockCode(text, { acquire: [], release: [], extend: [] }) || mayWrapCommands(text) || REEXPORT.test(text);
+  return mightHoldLockCode(text, { acquire: [], release: [], extend: [] }) || mayWrapCommands(text) || REEXPORT.test(text) ||
+    (TYPE_DECLARATION.test(text) && LOCK_MEMBER.test(text));
 }
 
 export class ProjectIndex {
@@ -357,6 +363,8 @@ export class ProjectIndex {
       // A namespace of a module whose one export is a default value is that value: its members are not exports.
       const names = use.namespace && onlyDefaultExport(summary) ? undefined : use.names;
       if (names ? names.some((name) => this.resolution.exportLeadsToLock(summary, name)) : this.resolution.exportedLockNames(summary).size > 0 || this.resolution.exportedLockNames(summary, true).size > 0) return true;
+      // `import { JobService }`, an interface declaring acquireLock that a project class implements with lock work.
+      if (names?.some((name) => this.resolution.isLockType(summary, name) && this.resolution.implementationOf(summary, name))) return true;
     }
     return this.typedByLockImplementation(path, text);
   }

@@ -161,6 +161,11 @@ export interface FileSummary {
   exports: Record<string, ExportTarget>;
   /** `export * from '...'` specifiers. */
   stars: string[];
+  /**
+   * Interfaces, type aliases and abstract classes whose members are named like lock operations
+   * (`acquireLock`, `release`): a value typed by one is a lock service bound by dependency injection.
+   */
+  lockTypes: string[];
   /** Specifiers of every import, re-export and require: the file's dependencies. */
   dependencies: string[];
 }
@@ -175,7 +180,7 @@ export function nameTable<T>(): Record<string, T> {
 }
 
 export function emptySummary(path: string): FileSummary {
-  return { path, functions: nameTable(), classes: nameTable(), objects: nameTable(), objectRefs: nameTable(), instances: nameTable(), imports: nameTable(), exports: nameTable(), stars: [], dependencies: [] };
+  return { path, functions: nameTable(), classes: nameTable(), objects: nameTable(), objectRefs: nameTable(), instances: nameTable(), imports: nameTable(), exports: nameTable(), stars: [], lockTypes: [], dependencies: [] };
 }
 
 /** Does the function do anything to locks (the names a caller's file must not blank out)? */

@@ -95,3 +95,47 @@ export async function open(claims: Claims, id: string, run: () => Promise<void>)
     words.remove();
   }
 });
+
+test('check: a caller of a service injected by an interface not named like a lock, that declares lock operations, is analysed', () => {
+  const injected = makeTree({
+    'package.json': '{ "name": "crawler" }',
+    'src/queue/coordinator.ts': `export interface Handle { unlock(): Promise<void> }
+export interface Coordinator {
+  acquireLock(name: string, ttlMs: number): Promise<Handle | null>;
+}
+`,
+    'src/queue/redis-coordinator.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import type { Coordinator, Handle } from './coordinator';
+const FREE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0';
+export class RedisCoordinator implements Coordinator {
+  constructor(private readonly redis: Redis) {}
+  async acquireLock(name: string, ttlMs: number): Promise<Handle | null> {
+    const id = randomUUID();
+    if (!(await this.redis.set(\`lock:\${name}\`, id, 'PX', ttlMs, 'NX'))) return null;
+    return { unlock: async () => { await this.redis.eval(FREE, 1, \`lock:\${name}\`, id); } };
+  }
+}
+`,
+    // Bound in a container elsewhere: the caller never imports the Redis class.
+    'src/crawl/sitemap.ts': `import { inject, injectable } from 'inversify';
+import type { Coordinator } from '../queue/coordinator';
+@injectable()
+export class SitemapJob {
+  constructor(@inject('Coordinator') private readonly coordinator: Coordinator) {}
+  async refresh(build: () => Promise<void>) {
+    const held = await this.coordinator.acquireLock('sitemap', 60_000);
+    if (!held) return;
+    await build();
+    await held.unlock();
+  }
+}
+`,
+  });
+  try {
+    const { report } = checkJson(['src'], injected.root);
+    assert.deepEqual(report.findings.map((f) => `${f.file} ${f.rule}`), ['src/crawl/sitemap.ts release-on-all-paths']);
+  } finally {
+    injected.remove();
+  }
+});

@@ -143,6 +143,43 @@ export class FakeLockService implements ILockService {
     ],
   },
   {
+    name: 'an abstract class named for its domain, whose abstract members are lock operations, extended by the Redis class',
+    files: {
+      'package.json': '{ "name": "rides" }',
+      'src/dispatch/driver-registry.ts': `export abstract class DriverRegistry {
+  abstract lockDriver(driverId: string, ttlSeconds: number): Promise<boolean>;
+  abstract unlockDriver(driverId: string): Promise<void>;
+}
+`,
+      'src/dispatch/redis-driver-registry.ts': `import Redis from 'ioredis';
+import { DriverRegistry } from './driver-registry';
+export class RedisDriverRegistry extends DriverRegistry {
+  private readonly redis = new Redis();
+  async lockDriver(driverId: string, ttlSeconds: number): Promise<boolean> {
+    return (await this.redis.set(\`driver:\${driverId}:lock\`, 'busy', 'EX', ttlSeconds, 'NX')) === 'OK';
+  }
+  async unlockDriver(driverId: string): Promise<void> {
+    await this.redis.del(\`driver:\${driverId}:lock\`);
+  }
+}
+`,
+      'src/dispatch/matcher.ts': `import { DriverRegistry } from './driver-registry';
+export class Matcher {
+  constructor(private readonly drivers: DriverRegistry) {}
+  async offer(driverId: string, notify: () => Promise<void>) {
+    await this.drivers.lockDriver(driverId, 45);
+    await notify();
+  }
+}
+`,
+    },
+    expected: [
+      'src/dispatch/matcher.ts: check-acquire-result',
+      'src/dispatch/redis-driver-registry.ts: owner-checked-release',
+      'src/dispatch/redis-driver-registry.ts: unique-token',
+    ],
+  },
+  {
     name: 'two production implementations: which one is bound cannot be told, so the caller means nothing',
     files: {
       'package.json': '{ "name": "shop" }',
