@@ -119,6 +119,31 @@ function forwardedArg(fn: ts.FunctionLikeDeclaration, node: Node, depth = 0): Fo
   return keyAroundParameter(fn, n);
 }
 
+/**
+ * A parameter written as a string without changing which value it is: `String(value)`,
+ * `JSON.stringify(value)`, `value.toString()`, `` `${value}` ``, or a choice between those
+ * (`typeof value === 'string' ? value : JSON.stringify(value)`). A wrapper's SET value so written
+ * still stores what the caller passed.
+ */
+function serializedParameter(fn: ts.FunctionLikeDeclaration, node: Node): number | undefined {
+  const n = unwrap(node);
+  const direct = parameterIndex(fn, n);
+  if (direct !== undefined) return direct;
+  if (ts.isConditionalExpression(n)) {
+    const [a, b] = [serializedParameter(fn, n.whenTrue), serializedParameter(fn, n.whenFalse)];
+    return a !== undefined && a === b ? a : undefined;
+  }
+  if (ts.isTemplateExpression(n)) {
+    const only = n.head.text === '' && n.templateSpans.length === 1 && n.templateSpans[0].literal.text === '';
+    return only ? parameterIndex(fn, n.templateSpans[0].expression) : undefined;
+  }
+  if (!ts.isCallExpression(n)) return undefined;
+  const callee = n.expression.getText();
+  if ((callee === 'String' || callee === 'JSON.stringify') && n.arguments.length === 1) return parameterIndex(fn, n.arguments[0]);
+  const method = methodOf(n);
+  return method?.name === 'toString' && n.arguments.length === 0 ? parameterIndex(fn, method.receiver) : undefined;
+}
+
 const SET_WORDS = /^(?:NX|XX|EX|PX|EXAT|PXAT|KEEPTTL|GET)$/i;
 const TTL_WORDS = /^(?:EX|PX|EXAT|PXAT)$/i;
 
@@ -179,8 +204,10 @@ export function thinWrapper(fn: Node): WrapperSummary | undefined {
       args.push(...words);
       continue;
     }
-    // Only the key may be wrapped into a longer key; every other argument is a parameter as given.
-    const forwarded = forwardedArg(fn, arg);
+    // Only the key may be wrapped into a longer key; every other argument is a parameter as given (a
+    // SET value may be written as a string of it).
+    const serialized = i === 1 && /^set(?:nx)?$/i.test(method.name) ? serializedParameter(fn, arg) : undefined;
+    const forwarded = serialized !== undefined ? { param: serialized, head: '', tail: '' } : forwardedArg(fn, arg);
     if (!forwarded || (i > 0 && 'param' in forwarded && (forwarded.head || forwarded.tail))) return undefined;
     // `del('lock:' + name)`: the function decides the lock's key itself; it is lock code, not a wrapper.
     if (i === 0 && 'param' in forwarded && LOCK_NAME.test(forwarded.head + forwarded.tail)) return undefined;

@@ -198,3 +198,45 @@ export async function refund(orderId: string, pay: () => Promise<void>) {
   // The service compares the holder (in a GET before the delete), so a shared holder passes that check.
   assert.match(findings.find((f) => f.rule === 'unique-token')!.message, /The owner check compares this value/, list);
 });
+
+test('a wrapper that stores the value as a string of its parameter still forwards its NX and TTL', () => {
+  const findings = analyzeProject({
+    'src/store.service.ts': `import Redis from 'ioredis';
+export class StoreService {
+  private readonly client = new Redis();
+  async setNx(key: string, value: unknown, ttlSeconds: number): Promise<boolean> {
+    const reply = await this.client.set(key, typeof value === 'string' ? value : JSON.stringify(value), 'EX', ttlSeconds, 'NX');
+    return reply === 'OK';
+  }
+  async setNxText(key: string, value: number, ttlSeconds: number): Promise<boolean> {
+    return (await this.client.set(key, String(value), 'EX', ttlSeconds, 'NX')) === 'OK';
+  }
+  async del(key: string): Promise<void> {
+    await this.client.del(key);
+  }
+}
+`,
+    'src/grading.ts': `import { randomUUID } from 'node:crypto';
+import { StoreService } from './store.service';
+export class Grading {
+  constructor(private readonly store: StoreService) {}
+  async grade(examId: string, score: () => Promise<void>) {
+    const lockKey = \`exam:\${examId}:lock\`;
+    if (!(await this.store.setNx(lockKey, randomUUID(), 120))) return;
+    try {
+      await score();
+    } finally {
+      await this.store.del(lockKey);
+    }
+  }
+  async publish(examId: string, send: () => Promise<void>) {
+    if (!(await this.store.setNxText(\`exam:\${examId}:publish-lock\`, process.pid, 30))) return;
+    await send();
+  }
+}
+`,
+  });
+  const list = findings.map((f) => `${f.file}:${f.span.start} ${f.rule}: ${f.message}`).join('\n');
+  // The TTL and NX reach Redis: no require-ttl. The pid stored by setNxText is read as the caller's value.
+  assert.deepEqual(findingList(findings), ['src/grading.ts: owner-checked-release'], list);
+});
