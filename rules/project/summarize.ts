@@ -9,7 +9,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, descendantsOfKind, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, descendantsOfKind, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
 import { nameTable, type AcquireReturn, type FileSummary, type FunctionSummary, type KeySpec, type Place, type TokenSpec } from './types';
@@ -385,6 +385,18 @@ function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[],
   return undefined;
 }
 
+// `setnx(key, ttl)`, `setIfAbsent(key, ttl)`: a method named as the command, for its callers' locks.
+const SETNX_NAME = /^set_?(?:nx|if_?(?:not_?exists?|absent))$/i;
+
+/**
+ * `setnx(key, ttl) { return (await client.set(key, '1', 'EX', ttl, 'NX')) === 'OK' }`: named as SETNX, but
+ * it writes its own value and a TTL, so it is no thin wrapper. Its callers take locks with it: read as
+ * an acquire (with that TTL), not by its name as a raw SETNX without one.
+ */
+function setNxWithTtl(fn: ts.FunctionLikeDeclaration, acquire: Acquire): boolean {
+  return acquire.hasTtl && !acquire.marker && SETNX_NAME.test(functionNameOf(fn));
+}
+
 function summarizeFunction(target: SummaryTarget, model: LockModel, ops: FunctionOps, path: string): FunctionSummary {
   const fn = target.fn;
   const summary: FunctionSummary = { name: target.name, params: fn.parameters.map((p) => p.name.getText()) };
@@ -397,7 +409,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   }
   const routine = routineOf(fn, ops.acquires, model, path);
   if (routine) summary.routine = routine;
-  const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a)));
+  const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a)));
   if (acquire) {
     const returns = returnsOf(fn, acquire);
     // A function that takes a lock, releases that lock itself and hands nothing of it back does its own

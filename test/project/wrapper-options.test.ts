@@ -240,3 +240,46 @@ export class Grading {
   // The TTL and NX reach Redis: no require-ttl. The pid stored by setNxText is read as the caller's value.
   assert.deepEqual(findingList(findings), ['src/grading.ts: owner-checked-release'], list);
 });
+
+test('a method named setnx that writes its own value with the caller\'s TTL is an acquire with that TTL, not a raw SETNX', () => {
+  const findings = analyzeProject({
+    'src/kv.service.ts': `import Redis from 'ioredis';
+export class KvService {
+  private readonly client = new Redis();
+  async setnx(key: string, ttlSeconds: number): Promise<boolean> {
+    return (await this.client.set(key, '1', 'EX', ttlSeconds, 'NX')) === 'OK';
+  }
+  async setIfAbsent(key: string, value: string): Promise<boolean> {
+    return (await this.client.setnx(key, value)) === 1;
+  }
+  async del(key: string): Promise<void> {
+    await this.client.del(key);
+  }
+}
+`,
+    'src/pairing.ts': `import { KvService } from './kv.service';
+export class Pairing {
+  constructor(private readonly kv: KvService) {}
+  async pair(a: string, b: string, go: () => Promise<void>) {
+    const pairLockKey = \`pair:lock:\${a}:\${b}\`;
+    if (!(await this.kv.setnx(pairLockKey, 30))) return;
+    try {
+      await go();
+    } finally {
+      await this.kv.del(pairLockKey);
+    }
+  }
+  async solo(a: string, go: () => Promise<void>) {
+    if (!(await this.kv.setIfAbsent(\`pair:lock:\${a}\`, a))) return;
+    await go();
+  }
+}
+`,
+  });
+  const list = findings.map((f) => `${f.file}:${f.span.start} ${f.rule}: ${f.message}`).join('\n');
+  // pair(): the TTL reaches Redis, but the value '1' is every holder's and the DEL compares nothing.
+  // solo(): setIfAbsent forwards to a SETNX with no TTL.
+  assert.deepEqual(findingList(findings), ['src/pairing.ts: owner-checked-release', 'src/pairing.ts: require-ttl', 'src/pairing.ts: unique-token'], list);
+  assert.match(findings.find((f) => f.rule === 'require-ttl')!.message, /pair:lock:\*/, list);
+  assert.doesNotMatch(findings.find((f) => f.rule === 'require-ttl')!.message, /pair:lock:\*:\*/, list);
+});
