@@ -37,6 +37,8 @@ export interface SummaryLookup {
   summaryOf(specifier: string, fromPath: string): FileSummary | undefined;
   /** Summaries of the files near `fromPath` with a class implementing or extending the type `name` (implementers.ts). */
   implementationsOf?(name: string, fromPath: string): FileSummary[];
+  /** The classes a container binds the type `name` to (`provide: X, useClass: Y`), named in the binding file. */
+  bindingsOf?(name: string, fromPath: string): Array<{ module: FileSummary; cls: string }>;
   /**
    * The words of the module's text, undefined when it has `export * from` lines of its own (or cannot
    * be read): a name it exports is one of them, so a barrel's modules without it are not summarised.
@@ -186,6 +188,8 @@ export class Resolution {
 
   implementationOf(file: FileSummary, name: string): { file: FileSummary; cls: ClassSummary } | undefined {
     if (!this.lookup.implementationsOf || !(Implementers.wanted(name) || this.isLockType(file, name))) return undefined;
+    const bound = this.boundClass(file, name);
+    if (bound) return bound;
     const found: Array<{ file: FileSummary; cls: ClassSummary }> = [];
     for (const module of this.lookup.implementationsOf(name, file.path)) {
       if (TEST_PATH.test(module.path)) continue;
@@ -197,6 +201,17 @@ export class Resolution {
     }
     // Two production implementations (Redis and another store): which one is bound cannot be told.
     return found.length === 1 ? found[0] : undefined;
+  }
+
+  /** The one class with lock work that the project's container bindings bind `name` to. */
+  private boundClass(file: FileSummary, name: string): { file: FileSummary; cls: ClassSummary } | undefined {
+    const found = new Map<ClassSummary, { file: FileSummary; cls: ClassSummary }>();
+    for (const { module, cls } of this.lookup.bindingsOf?.(name, file.path) ?? []) {
+      if (TEST_PATH.test(module.path)) continue;
+      const named = this.classNamed(module, cls);
+      if (named && !STAND_IN.test(named.cls.name) && this.methodsOfClass(named.file, named.cls).some(hasLockMeaning)) found.set(named.cls, named);
+    }
+    return found.size === 1 ? [...found.values()][0] : undefined;
   }
 
   /**

@@ -18,6 +18,29 @@ const MAX_FILES = 20_000;
 /** `class X<T> extends Base implements A, B {`: the header up to its body. */
 const CLASS_HEADER = /\bclass\s+[\w$]+([^{;]*)\{/g;
 const HERITAGE_NAME = /[\w$]+/g;
+/**
+ * A container binding of a type to a class: NestJS `{ provide: LockService, useClass: RedisLock }` (or
+ * `useExisting`), inversify `bind<ILocks>(TYPES.Locks).to(RedisLocks)`. The class need not say
+ * `implements`: the binding does.
+ */
+const BINDINGS = [
+  /\bprovide\s*:\s*([\w$]+)\s*,\s*use(?:Class|Existing)\s*:\s*([\w$]+)/g,
+  /\bbind\s*<\s*([\w$]+)\s*>\s*\([^()]*\)\s*\.\s*to\s*\(\s*([\w$]+)\s*\)/g,
+];
+
+/** A class bound to a type, by its name as written in the file that binds it. */
+export interface Binding {
+  path: string;
+  cls: string;
+}
+
+/** type name -> bound class name, read from a file's text. */
+export function bindingsIn(text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  if (!/\b(?:provide|bind)\b/.test(text)) return found;
+  for (const pattern of BINDINGS) for (const [, type, cls] of text.matchAll(pattern)) found.set(type, cls);
+  return found;
+}
 
 /** The types the classes of a text implement or extend, read from the class headers. */
 function heritageNames(text: string): Set<string> {
@@ -39,9 +62,16 @@ function summaryHeritage(summary: FileSummary): Set<string> {
   return names;
 }
 
+interface PackageTypes {
+  /** file -> the types its classes implement or extend. */
+  heritage: Map<string, Set<string>>;
+  /** file -> the types it binds to a class (module providers, containers). */
+  bindings: Map<string, Map<string, string>>;
+}
+
 export class Implementers {
-  /** Package root -> (file -> the types its classes implement or extend). */
-  private readonly roots = new Map<string, Map<string, Set<string>>>();
+  /** Package root -> what its files implement, extend and bind. */
+  private readonly roots = new Map<string, PackageTypes>();
 
   constructor(private readonly host: ProjectHost) {}
 
@@ -52,19 +82,31 @@ export class Implementers {
 
   /** Files of the package around `fromPath` with a class implementing or extending `name`, by path. */
   filesFor(name: string, fromPath: string): string[] {
-    const files = this.filesOfPackage(fromPath);
     const found: string[] = [];
-    for (const [path, names] of files) if (names.has(name)) found.push(path);
+    for (const [path, names] of this.typesOfPackage(fromPath).heritage) if (names.has(name)) found.push(path);
     return found.sort();
   }
 
-  /** A file's classes changed (an edit): its entry follows its new summary in every walked package. */
-  update(path: string, summary: FileSummary): void {
-    for (const [root, files] of this.roots) {
+  /** The classes the package around `fromPath` binds `name` to, by the binding file's path. */
+  bindingsFor(name: string, fromPath: string): Binding[] {
+    const found: Binding[] = [];
+    for (const [path, bound] of this.typesOfPackage(fromPath).bindings) {
+      const cls = bound.get(name);
+      if (cls) found.push({ path, cls });
+    }
+    return found.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /** A file changed (an edit): its entries follow its new summary and text in every walked package. */
+  update(path: string, summary: FileSummary, text: string): void {
+    for (const [root, types] of this.roots) {
       if (!path.startsWith(`${root}/`)) continue;
       const names = summaryHeritage(summary);
-      if (names.size > 0) files.set(path, names);
-      else files.delete(path);
+      if (names.size > 0) types.heritage.set(path, names);
+      else types.heritage.delete(path);
+      const bound = bindingsIn(text);
+      if (bound.size > 0) types.bindings.set(path, bound);
+      else types.bindings.delete(path);
     }
   }
 
@@ -73,11 +115,11 @@ export class Implementers {
     this.roots.clear();
   }
 
-  private filesOfPackage(fromPath: string): Map<string, Set<string>> {
+  private typesOfPackage(fromPath: string): PackageTypes {
     const root = this.packageRoot(dirname(fromPath));
-    let files = this.roots.get(root);
-    if (!files) this.roots.set(root, (files = this.walk(root)));
-    return files;
+    let types = this.roots.get(root);
+    if (!types) this.roots.set(root, (types = this.walk(root)));
+    return types;
   }
 
   /** The nearest folder above `dir` with a package.json or tsconfig.json; else `dir`'s parent. */
@@ -92,8 +134,8 @@ export class Implementers {
     return dirname(dir);
   }
 
-  private walk(root: string): Map<string, Set<string>> {
-    const files = new Map<string, Set<string>>();
+  private walk(root: string): PackageTypes {
+    const types: PackageTypes = { heritage: new Map(), bindings: new Map() };
     const folders = [root];
     let seen = 0;
     while (folders.length > 0 && seen < MAX_FILES) {
@@ -105,11 +147,13 @@ export class Implementers {
         if (!SOURCE.test(file) || DECLARATION.test(file) || ++seen > MAX_FILES) continue;
         const path = join(dir, file);
         const text = this.host.readFile(path);
-        if (!text || !text.includes('class')) continue;
+        if (!text || !(text.includes('class') || text.includes('bind'))) continue;
         const names = heritageNames(text);
-        if (names.size > 0) files.set(path, names);
+        if (names.size > 0) types.heritage.set(path, names);
+        const bound = bindingsIn(text);
+        if (bound.size > 0) types.bindings.set(path, bound);
       }
     }
-    return files;
+    return types;
   }
 }

@@ -13,7 +13,7 @@ import type { AnalysisResult } from '../types';
 import { projectContext, Resolution, type ProjectContext } from './call-meanings';
 import { readFileSymbols, type SummaryTarget } from './file-symbols';
 import type { ProjectHost } from './host';
-import { Implementers } from './implementers';
+import { bindingsIn, Implementers } from './implementers';
 import { PackageClients } from './packages';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
@@ -87,6 +87,7 @@ export class ProjectIndex {
     this.resolution = new Resolution({
       summaryOf: (specifier, from) => this.summaryFor(specifier, from),
       implementationsOf: (name, from) => this.implementationsOf(name, from),
+      bindingsOf: (name, from) => this.bindingsOf(name, from),
       wordsOf: (specifier, from) => this.wordsOf(specifier, from),
     });
   }
@@ -116,6 +117,17 @@ export class ProjectIndex {
       this.dependOn(path, fromPath);
       const summary = this.summaryOf(path);
       if (summary) found.push(summary);
+    }
+    return found;
+  }
+
+  /** The classes a container binding (implementers.ts) binds the type `name` to, with the binding file's summary. */
+  private bindingsOf(name: string, fromPath: string): Array<{ module: FileSummary; cls: string }> {
+    const found: Array<{ module: FileSummary; cls: string }> = [];
+    for (const { path, cls } of this.implementers.bindingsFor(name, fromPath)) {
+      this.dependOn(path, fromPath);
+      const module = this.summaryOf(path);
+      if (module) found.push({ module, cls });
     }
     return found;
   }
@@ -260,8 +272,10 @@ export class ProjectIndex {
   private store(path: string, text: string, summary: FileSummary): void {
     const before = this.entries.get(path);
     this.entries.set(path, { text, summary });
-    this.implementers.update(path, summary);
-    if (before && before.text !== text && JSON.stringify(before.summary) !== JSON.stringify(summary)) {
+    this.implementers.update(path, summary, text);
+    // A container binding is read from the text, not the summary: its change re-analyses the files it bound.
+    const rebound = () => JSON.stringify([...bindingsIn(before!.text)]) !== JSON.stringify([...bindingsIn(text)]);
+    if (before && before.text !== text && (JSON.stringify(before.summary) !== JSON.stringify(summary) || rebound())) {
       const affected = this.invalidateDependents(path);
       if (affected.size > 0) this.options.onMeaningChanged?.(path, affected);
     }

@@ -3,7 +3,11 @@
 // imports. The one production implementation is found by searching the project's class headers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { analyzeProject, findingList } from './harness';
+import { parseSource } from '../../rules/analyze';
+import { emptyConfig } from '../../rules/config';
+import { memoryHost } from '../../rules/project/host';
+import { ProjectIndex } from '../../rules/project/project-index';
+import { analyzeProject, findingList, ROOT } from './harness';
 
 const lockInterface = `export interface ILockService {
   acquire(key: string, ttlMs: number): Promise<boolean>;
@@ -180,6 +184,100 @@ export class Matcher {
     ],
   },
   {
+    name: 'a NestJS provider binds the abstract token to a Redis service that does not say implements',
+    files: {
+      'package.json': '{ "name": "bank" }',
+      'src/locking/lock.service.ts': `export abstract class LockService {
+  abstract acquire(name: string, ttlMs: number): Promise<boolean>;
+  abstract release(name: string): Promise<void>;
+}
+`,
+      'src/redis/redis.service.ts': `import { Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
+@Injectable()
+export class RedisService {
+  private readonly client = new Redis();
+  async acquire(name: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.set(\`lock:\${name}\`, 'held', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+  async release(name: string): Promise<void> {
+    await this.client.del(\`lock:\${name}\`);
+  }
+}
+`,
+      'src/locking/locking.module.ts': `import { Module } from '@nestjs/common';
+import { RedisService } from '../redis/redis.service';
+import { LockService } from './lock.service';
+@Module({
+  providers: [RedisService, { provide: LockService, useExisting: RedisService }],
+  exports: [LockService],
+})
+export class LockingModule {}
+`,
+      'src/transfers/transfers.service.ts': `import { Injectable } from '@nestjs/common';
+import { LockService } from '../locking/lock.service';
+@Injectable()
+export class TransfersService {
+  constructor(private readonly locks: LockService) {}
+  async move(accountId: string, post: () => Promise<void>) {
+    if (!(await this.locks.acquire(\`account:\${accountId}\`, 5000))) throw new Error('busy');
+    await post();
+    await this.locks.release(\`account:\${accountId}\`);
+  }
+}
+`,
+    },
+    expected: [
+      'src/redis/redis.service.ts: owner-checked-release',
+      'src/redis/redis.service.ts: unique-token',
+      'src/transfers/transfers.service.ts: release-on-all-paths',
+    ],
+  },
+  {
+    name: 'an inversify container binds a lock-named interface to a Redis class that does not say implements',
+    files: {
+      'package.json': '{ "name": "tickets" }',
+      'src/seats/seat-locker.ts': `export interface SeatLocker {
+  hold(seat: string, ttlMs: number): Promise<boolean>;
+  free(seat: string): Promise<void>;
+}
+`,
+      'src/seats/redis-seat-locker.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const FREE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0';
+export class RedisSeatLocker {
+  private readonly redis = new Redis();
+  private readonly id = randomUUID();
+  async hold(seat: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(\`seat:lock:\${seat}\`, this.id, 'PX', ttlMs, 'NX')) === 'OK';
+  }
+  async free(seat: string): Promise<void> {
+    await this.redis.eval(FREE, 1, \`seat:lock:\${seat}\`, this.id);
+  }
+}
+`,
+      'src/container.ts': `import { Container } from 'inversify';
+import type { SeatLocker } from './seats/seat-locker';
+import { RedisSeatLocker } from './seats/redis-seat-locker';
+export const container = new Container();
+container.bind<SeatLocker>('SeatLocker').to(RedisSeatLocker);
+`,
+      'src/checkout.ts': `import { inject, injectable } from 'inversify';
+import type { SeatLocker } from './seats/seat-locker';
+@injectable()
+export class Checkout {
+  constructor(@inject('SeatLocker') private readonly holds: SeatLocker) {}
+  async buy(seat: string, pay: () => Promise<void>) {
+    await this.holds.hold(seat, 60_000);
+    await pay();
+  }
+}
+`,
+    },
+    // The binding names no interface the class implements: without it the caller means nothing.
+    expected: ['src/checkout.ts: check-acquire-result', 'src/seats/redis-seat-locker.ts: unique-token'],
+  },
+  {
     name: 'two production implementations: which one is bound cannot be told, so the caller means nothing',
     files: {
       'package.json': '{ "name": "shop" }',
@@ -213,4 +311,22 @@ test('injected by type: the caller finding points at the implementation it was r
   const findings = analyzeProject(cases[0].files).filter((f) => f.file === 'src/orders/shipping.service.ts' && f.rule === 'check-acquire-result');
   assert.equal(findings.length, 1);
   assert.ok(findings[0].related.some((r) => r.file?.endsWith('src/lock/redis-lock.service.ts')), JSON.stringify(findings[0].related));
+});
+
+test('injected by type: binding the token to another class re-analyses the caller', () => {
+  const bound = cases.find((c) => c.name.startsWith('a NestJS provider binds'))!;
+  const files = Object.fromEntries(Object.entries(bound.files).map(([name, text]) => [`${ROOT}/${name}`, text]));
+  const [caller, module] = [`${ROOT}/src/transfers/transfers.service.ts`, `${ROOT}/src/locking/locking.module.ts`];
+  // The module also declares a class with no lock work; at first the provider binds the Redis service.
+  files[module] += 'class NoLocks { async acquire() { return true; } async release() {} }\n';
+  const config = emptyConfig();
+  const affected: string[] = [];
+  const index = new ProjectIndex({ host: memoryHost(files), configFor: () => config, onMeaningChanged: (_path, files) => affected.push(...files) });
+  const rules = () => index.analyze(caller, files[caller], { config, summaryOnDemand: true }).findings.map((f) => f.rule);
+  assert.deepEqual(rules(), ['release-on-all-paths']);
+  // Only the binding changes (the module's summary does not): the caller is told, and means nothing now.
+  const rebound = files[module].replace('useExisting: RedisService', 'useClass: NoLocks');
+  index.modelOf(module, rebound, parseSource(module, rebound), config, true);
+  assert.deepEqual(affected, [caller]);
+  assert.deepEqual(rules(), []);
 });
