@@ -92,6 +92,24 @@ export function hasLowerCaseOptions(obj: ts.ObjectLiteralExpression): boolean {
   return obj.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && LOWER_CASE_OPTION.test(p.name.text));
 }
 
+// `{ ttlSec: 60, nx: true }`, `{ ttlMs }`, `{ expiresIn: 30 }`: no client's option, so a project
+// wrapper's own, which it turns into EX or PX. Seconds or milliseconds as the name says.
+const WRAPPER_TTL = /^(?:ttl|expire|expires|expiry)(?:In|After)?(?:(sec|secs|second|seconds|s)|(ms|msec|millis|milliseconds))?$/i;
+
+function wrapperTtl(obj: ts.ObjectLiteralExpression): SetOptions['ttl'] {
+  for (const p of obj.properties) {
+    const name = p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined;
+    const match = name ? WRAPPER_TTL.exec(name) : null;
+    if (!match || !(ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p))) continue;
+    const value = ts.isPropertyAssignment(p) ? p.initializer : p.name;
+    // A name without its unit still gives the lock a TTL; no unit check reads a value of unknown unit.
+    if (match[1]) return { unit: 'EX', value };
+    if (match[2]) return { unit: 'PX', value };
+    return { unit: 'PX' };
+  }
+  return undefined;
+}
+
 /** node-redis or Upstash style: the options object (resolved through a `const` if named). */
 export function readObjectOptions(arg: ts.Node, lookup: ConstLookup): SetOptions {
   let obj = unwrap(arg);
@@ -108,6 +126,7 @@ export function readObjectOptions(arg: ts.Node, lookup: ConstLookup): SetOptions
     if (value) options.ttl = { unit: unit as TtlUnit, value };
   }
   if (isTrue(option(obj, 'KEEPTTL'))) options.ttl = { unit: 'KEEPTTL' };
+  if (!options.ttl) options.ttl = wrapperTtl(obj);
 
   const condition = propertyValue(obj, 'condition');
   if (condition) {

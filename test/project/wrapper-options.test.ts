@@ -283,3 +283,42 @@ export class Pairing {
   assert.match(findings.find((f) => f.rule === 'require-ttl')!.message, /pair:lock:\*/, list);
   assert.doesNotMatch(findings.find((f) => f.rule === 'require-ttl')!.message, /pair:lock:\*:\*/, list);
 });
+
+test('a wrapper whose options object names its own TTL (ttlSec, ttlMs): its callers\' NX acquires have that TTL', () => {
+  const findings = analyzeProject({
+    'src/redis.service.ts': `import Redis from 'ioredis';
+type WriteOptions = { ttlSec?: number; ttlMs?: number; nx?: boolean };
+export class RedisService {
+  private readonly redis = new Redis();
+  async set(key: string, value: string, opts: WriteOptions = {}): Promise<boolean> {
+    const words: (string | number)[] = [];
+    if (opts.ttlSec) words.push('EX', opts.ttlSec);
+    if (opts.ttlMs) words.push('PX', opts.ttlMs);
+    if (opts.nx) words.push('NX');
+    return (await (this.redis as any).set(key, value, ...words)) === 'OK';
+  }
+}
+`,
+    'src/jobs.ts': `import { randomUUID } from 'node:crypto';
+import { RedisService } from './redis.service';
+export class Jobs {
+  constructor(private readonly redis: RedisService) {}
+  async nightly(run: () => Promise<void>) {
+    if (!(await this.redis.set('lock:nightly', randomUUID(), { ttlSec: 600, nx: true }))) return;
+    await run();
+  }
+  async hourly(run: () => Promise<void>) {
+    if (!(await this.redis.set('lock:hourly', randomUUID(), { nx: true, ttlMs: 60_000 }))) return;
+    await run();
+  }
+  async forever(run: () => Promise<void>) {
+    if (!(await this.redis.set('lock:forever', randomUUID(), { nx: true }))) return;
+    await run();
+  }
+}
+`,
+  });
+  const list = findings.map((f) => `${f.file}:${f.span.start} ${f.rule}: ${f.message}`).join('\n');
+  assert.deepEqual(findingList(findings), ['src/jobs.ts: require-ttl'], list);
+  assert.match(findings[0].message, /lock:forever/, list);
+});
