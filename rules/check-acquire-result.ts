@@ -1,7 +1,7 @@
 // The result of an NX acquire (or redis-semaphore tryAcquire) is ignored: the critical section runs
 // whether or not this process got the lock.
 import { ts } from './engine/typescript';
-import type { Acquire } from './engine/model';
+import type { Acquire, LockModel } from './engine/model';
 import { enclosingFunction, identifiersNamed, isAwaited, spanOf, valueCarrier, type Node } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import { indentOf } from './fixes/text';
@@ -69,11 +69,25 @@ function conditionOf(id: Node): boolean {
   );
 }
 
-function problem(acquire: Acquire): { message: string; at: Node } | undefined {
+/**
+ * `const token = await locks.acquire(key); await work(); await locks.release(key, token)`: the stored
+ * reply is read only as an argument of this lock's releases, which may skip an empty token, but the work
+ * before them runs whether or not the lock was taken.
+ */
+function onlyHandedToRelease(model: LockModel, acquire: Acquire): boolean {
+  const use = acquire.result;
+  if (use.kind !== 'assigned' || use.tested || !use.readLater) return false;
+  const releaseCalls = new Set<Node>(acquire.key ? model.releasesOn(acquire.key).map((r) => r.call) : []);
+  const reads = identifiersNamed(enclosingFunction(use.declaration), use.name).filter((id) => id.pos >= use.declaration.end);
+  return reads.length > 0 && reads.every((id) => ts.isCallExpression(id.parent) && id.parent.arguments.includes(id as ts.Expression) && releaseCalls.has(id.parent));
+}
+
+function problem(model: LockModel, acquire: Acquire): { message: string; at: Node } | undefined {
   const use = acquire.result;
   if (use.kind === 'discarded') return { message: 'is ignored', at: acquire.call };
   if (use.kind === 'tested' && !use.awaited) return { message: 'is tested without await: a Promise is always truthy', at: acquire.call };
   if (use.kind === 'assigned' && !use.readLater) return { message: `is stored in ${use.name} but never tested`, at: acquire.call };
+  if (use.kind === 'assigned' && onlyHandedToRelease(model, acquire)) return { message: `is stored in ${use.name} and only handed to the release, never tested`, at: acquire.call };
   const tested = promiseTested(acquire);
   if (tested) return { message: `is tested as ${tested.getText()} without await: a Promise is always truthy`, at: tested };
   return handedBackUntested(acquire);
@@ -118,7 +132,7 @@ export const checkAcquireResult: Rule = {
         });
         continue;
       }
-      const found = problem(acquire);
+      const found = problem(model, acquire);
       if (!found) continue;
       const helper = acquire.via;
       const what = acquire.kind === 'semaphore-try' ? 'tryAcquire()' : helper ? `${helper.name}(...)` : `the NX acquire of ${describeKey(acquire.key)}`;

@@ -90,7 +90,46 @@ ${guard ? `  ${guard}\n` : ''}  try {
 }
 `;
 
+// Hands back the token, or null when busy; its release skips an empty token.
+const tokenOrNull = `import { randomUUID } from 'node:crypto';
+import { redis } from './redis';
+export async function acquireLock(name: string): Promise<string | null> {
+  const token = randomUUID();
+  return (await redis.set(\`lock:\${name}\`, token, 'PX', 30000, 'NX')) === 'OK' ? token : null;
+}
+export async function releaseLock(name: string, token: string | null): Promise<void> {
+  if (token) await redis.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
+}
+`;
+
 const shapes: Shape[] = [
+  {
+    name: 'a token that is null when busy, only handed to the release that skips an empty one',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': tokenOrNull,
+      'src/report.ts': caller("import { acquireLock, releaseLock } from './lock';", 'nightly', "const token = await acquireLock('report');", '', "await releaseLock('report', token);"),
+    },
+    expected: ['src/report.ts: check-acquire-result'],
+  },
+  {
+    name: 'the same token tested before the work, or handed on to other code as well as to the release',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': tokenOrNull,
+      'src/report.ts': `${caller("import { acquireLock, releaseLock } from './lock';", 'nightly', "const token = await acquireLock('report');", 'if (!token) return;', "await releaseLock('report', token);")}declare function audit(token: string | null): Promise<void>;
+export async function audited() {
+  const token = await acquireLock('audit');
+  try {
+    await audit(token);
+  } finally {
+    await releaseLock('audit', token);
+  }
+}
+`,
+    },
+    expected: [],
+  },
   {
     name: 'a release function that is null when busy, only called after the work',
     files: {
