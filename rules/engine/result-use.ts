@@ -48,7 +48,10 @@ export function resultUse(call: ts.CallExpression): ResultUse {
     return ts.isIdentifier(parent.name) ? assigned(parent.name.text, awaited, parent) : { kind: 'escapes' };
   }
   if (isAssignment(parent) && parent.right === carrier) {
-    return ts.isIdentifier(parent.left) ? assigned(parent.left.text, awaited, parent) : { kind: 'escapes' };
+    if (!ts.isIdentifier(parent.left)) return { kind: 'escapes' };
+    const use = assigned(parent.left.text, awaited, parent);
+    // `while (!(id = await acquire(key)))`: the assignment's own value is the test.
+    return use.kind === 'assigned' && inConditionPosition(parent) ? { ...use, tested: true } : use;
   }
   if (inConditionPosition(carrier)) return { kind: 'tested', awaited };
   return { kind: 'escapes' };

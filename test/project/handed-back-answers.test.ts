@@ -113,11 +113,23 @@ const shapes: Shape[] = [
     expected: ['src/report.ts: check-acquire-result'],
   },
   {
-    name: 'the same token tested before the work, or handed on to other code as well as to the release',
+    name: 'the same token tested before the work (or as the loop\'s assignment), or handed on to other code as well as to the release',
     files: {
       'src/redis.ts': client,
       'src/lock.ts': tokenOrNull,
       'src/report.ts': `${caller("import { acquireLock, releaseLock } from './lock';", 'nightly', "const token = await acquireLock('report');", 'if (!token) return;', "await releaseLock('report', token);")}declare function audit(token: string | null): Promise<void>;
+export async function waited() {
+  let token: string | null;
+  for (let tries = 0; !(token = await acquireLock('wait')); tries++) {
+    if (tries > 5) throw new Error('busy');
+    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+  }
+  try {
+    await rebuild();
+  } finally {
+    await releaseLock('wait', token);
+  }
+}
 export async function audited() {
   const token = await acquireLock('audit');
   try {
