@@ -9,7 +9,7 @@ import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 import { helperRelated } from './engine/helper-related';
-import { eitherWayGuard, invertedGuard } from './engine/inverted-guard';
+import { eitherWayGuard, invertedGuard, neverAcquiredTest } from './engine/inverted-guard';
 
 /**
  * A project helper whose return value says whether the lock was taken: its reply, a token or null, a
@@ -129,6 +129,14 @@ export const checkAcquireResult: Rule = {
         report({
           span: spanOf(eitherWay),
           message: `This test of the NX acquire of ${describeKey(acquire.key)} passes either way: \`${eitherWay.getText()}\` is true when this process got the lock and also when the reply says another process holds it, so both go on as the holder, at the same time. Test for success alone (\`=== 'OK'\`) and treat the failure reply as "not acquired".`,
+        });
+        continue;
+      }
+      const never = neverAcquiredTest(acquire);
+      if (never) {
+        report({
+          span: spanOf(never),
+          message: `SET with NX answers 'OK' when it takes ${describeKey(acquire.key)} and null when another process holds it, never ${never.right.getText() === 'true' || never.left.getText() === 'true' ? 'true' : '1'}: \`${never.getText()}\` is always false. This code never goes on as the holder, while the lock it did take stays held until its TTL runs out, blocking everyone (and its own retries). Test \`=== 'OK'\` (or the reply's truthiness).`,
         });
         continue;
       }

@@ -124,3 +124,24 @@ export function eitherWayGuard(acquire: Acquire): ts.BinaryExpression | undefine
   }
   return undefined;
 }
+
+/**
+ * `if (result === true)` after `set(key, v, { NX: true, PX })`: SET answers 'OK' or null in every
+ * client (ioredis, node-redis, Upstash, GLIDE), never `true` or 1 (SETNX's answers). The test never
+ * passes, so the process never goes on as the holder, while the lock it did take stays until its TTL.
+ */
+export function neverAcquiredTest(acquire: Acquire): ts.BinaryExpression | undefined {
+  if (acquire.kind !== 'set-nx' || acquire.command?.name !== 'SET' || acquire.command.wrapped || repliesOldValue(acquire)) return undefined;
+  const use = acquire.result;
+  if (!((use.kind === 'assigned' || use.kind === 'tested') && use.awaited)) return undefined;
+  const fn = acquire.fn;
+  for (const test of descendantsOfKind<ts.BinaryExpression>(fn, ts.SyntaxKind.BinaryExpression)) {
+    if (test.end <= acquire.call.pos || ancestorWhere(test, isFunctionLike) !== fn) continue;
+    const op = test.operatorToken.kind;
+    if (op !== ts.SyntaxKind.EqualsEqualsEqualsToken && op !== ts.SyntaxKind.EqualsEqualsToken) continue;
+    const other = isReply(test.left, acquire) ? test.right : isReply(test.right, acquire) ? test.left : undefined;
+    const value = other && unwrap(other);
+    if (value && (value.kind === ts.SyntaxKind.TrueKeyword || literalNumber(value) === 1)) return test;
+  }
+  return undefined;
+}

@@ -3,6 +3,13 @@ import { glide, io, nr, RELEASE } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: 'SETNX answers 1 (ioredis) or true (node-redis setNX): comparing with them is the test', code: `${io}export async function take(key: string) {
+  if ((await redis.setnx(key, 'held')) === 1) {
+    await redis.pexpire(key, 5000);
+    await work();
+  }
+}
+` },
     { name: 'a retry that takes the success reply alone, and a test that joins two failure values', code: `${io}export async function take(key: string, token: string) {
   for (let i = 0; i < 5; i++) {
     const reply = await redis.set(key, token, 'PX', 5000, 'NX');
@@ -102,6 +109,41 @@ export async function run(redis: Redis) {
 ` },
   ],
   invalid: [
+    {
+      // TypeScript rejects these comparisons; JavaScript (where they are found) does not.
+      name: 'SET NX compared with true: SET answers OK or null, so the test never passes (node-redis, JavaScript)',
+      message: ['never true'],
+      output: null,
+      fileName: 'reserve.js',
+      code: `const { createClient } = require('redis');
+const client = createClient();
+async function reserve(sku, work) {
+  for (let i = 0; i < 5; i++) {
+    const result = await client.set(\`lock:sku:\${sku}\`, 'held', { NX: true, PX: 3000 });
+    if (result === true) {
+      await work();
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 50));
+  }
+  return false;
+}
+module.exports = { reserve };
+`,
+    },
+    {
+      name: 'ioredis SET NX compared with 1 (the answer of SETNX, not of SET)',
+      message: ['never 1'],
+      output: null,
+      fileName: 'ship.js',
+      code: `const Redis = require('ioredis');
+const redis = new Redis();
+async function ship(id, token, work) {
+  if ((await redis.set(\`lock:ship:\${id}\`, token, 'PX', 5000, 'NX')) == 1) await work();
+}
+module.exports = { ship };
+`,
+    },
     {
       name: 'a test of the NX reply that passes on success and on the failure reply alike',
       count: 2,
