@@ -135,8 +135,8 @@ export const checkAcquireResult: Rule = {
       const never = neverAcquiredTest(acquire);
       if (never) {
         report({
-          span: spanOf(never),
-          message: `SET with NX answers 'OK' when it takes ${describeKey(acquire.key)} and null when another process holds it, never ${never.right.getText() === 'true' || never.left.getText() === 'true' ? 'true' : '1'}: \`${never.getText()}\` is always false. This code never goes on as the holder, while the lock it did take stays held until its TTL runs out, blocking everyone (and its own retries). Test \`=== 'OK'\` (or the reply's truthiness).`,
+          span: spanOf(never.test),
+          message: `SET with NX answers 'OK' when it takes ${describeKey(acquire.key)} and null when another process holds it, never ${never.value}: \`${never.test.getText()}\` is always false. This code never goes on as the holder, while the lock it did take stays held until its TTL runs out, blocking everyone (and its own retries). Test \`=== 'OK'\` (or the reply's truthiness).`,
         });
         continue;
       }

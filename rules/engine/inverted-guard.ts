@@ -130,7 +130,7 @@ export function eitherWayGuard(acquire: Acquire): ts.BinaryExpression | undefine
  * client (ioredis, node-redis, Upstash, GLIDE), never `true` or 1 (SETNX's answers). The test never
  * passes, so the process never goes on as the holder, while the lock it did take stays until its TTL.
  */
-export function neverAcquiredTest(acquire: Acquire): ts.BinaryExpression | undefined {
+export function neverAcquiredTest(acquire: Acquire): { test: ts.BinaryExpression; value: 'true' | '1' } | undefined {
   if (acquire.kind !== 'set-nx' || acquire.command?.name !== 'SET' || acquire.command.wrapped || repliesOldValue(acquire)) return undefined;
   const use = acquire.result;
   if (!((use.kind === 'assigned' || use.kind === 'tested') && use.awaited)) return undefined;
@@ -141,7 +141,8 @@ export function neverAcquiredTest(acquire: Acquire): ts.BinaryExpression | undef
     if (op !== ts.SyntaxKind.EqualsEqualsEqualsToken && op !== ts.SyntaxKind.EqualsEqualsToken) continue;
     const other = isReply(test.left, acquire) ? test.right : isReply(test.right, acquire) ? test.left : undefined;
     const value = other && unwrap(other);
-    if (value && (value.kind === ts.SyntaxKind.TrueKeyword || literalNumber(value) === 1)) return test;
+    if (value?.kind === ts.SyntaxKind.TrueKeyword) return { test, value: 'true' };
+    if (value && literalNumber(value) === 1) return { test, value: '1' };
   }
   return undefined;
 }

@@ -35,7 +35,7 @@ export interface Binding {
 }
 
 /** type name -> bound class name, read from a file's text. */
-export function bindingsIn(text: string): Map<string, string> {
+function bindingsIn(text: string): Map<string, string> {
   const found = new Map<string, string>();
   if (!/\b(?:provide|bind)\b/.test(text)) return found;
   for (const pattern of BINDINGS) for (const [, type, cls] of text.matchAll(pattern)) found.set(type, cls);
@@ -60,6 +60,12 @@ function summaryHeritage(summary: FileSummary): Set<string> {
     for (const name of [...cls.implements, ...(cls.base ? [cls.base] : [])]) names.add(name);
   }
   return names;
+}
+
+function sameBindings(before: ReadonlyMap<string, string> | undefined, after: ReadonlyMap<string, string>): boolean {
+  if ((before?.size ?? 0) !== after.size) return false;
+  for (const [type, cls] of after) if (before?.get(type) !== cls) return false;
+  return true;
 }
 
 interface PackageTypes {
@@ -97,17 +103,24 @@ export class Implementers {
     return found.sort((a, b) => a.path.localeCompare(b.path));
   }
 
-  /** A file changed (an edit): its entries follow its new summary and text in every walked package. */
-  update(path: string, summary: FileSummary, text: string): void {
+  /**
+   * A file changed (an edit): its entries follow its new summary and text in every walked package.
+   * Answers whether the file's container bindings changed there: they are read from the text, not the
+   * summary, so the files resolved through them must be told apart from a summary change.
+   */
+  update(path: string, summary: FileSummary, text: string): boolean {
+    const names = summaryHeritage(summary);
+    const bound = bindingsIn(text);
+    let rebound = false;
     for (const [root, types] of this.roots) {
       if (!path.startsWith(`${root}/`)) continue;
-      const names = summaryHeritage(summary);
       if (names.size > 0) types.heritage.set(path, names);
       else types.heritage.delete(path);
-      const bound = bindingsIn(text);
+      rebound ||= !sameBindings(types.bindings.get(path), bound);
       if (bound.size > 0) types.bindings.set(path, bound);
       else types.bindings.delete(path);
     }
+    return rebound;
   }
 
   /** Files were created, deleted or renamed: every package is walked again when next asked. */

@@ -13,7 +13,7 @@ import type { AnalysisResult } from '../types';
 import { projectContext, Resolution, type ProjectContext } from './call-meanings';
 import { readFileSymbols, type SummaryTarget } from './file-symbols';
 import type { ProjectHost } from './host';
-import { bindingsIn, Implementers } from './implementers';
+import { Implementers } from './implementers';
 import { PackageClients } from './packages';
 import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
@@ -272,10 +272,9 @@ export class ProjectIndex {
   private store(path: string, text: string, summary: FileSummary): void {
     const before = this.entries.get(path);
     this.entries.set(path, { text, summary });
-    this.implementers.update(path, summary, text);
-    // A container binding is read from the text, not the summary: its change re-analyses the files it bound.
-    const rebound = () => JSON.stringify([...bindingsIn(before!.text)]) !== JSON.stringify([...bindingsIn(text)]);
-    if (before && before.text !== text && (JSON.stringify(before.summary) !== JSON.stringify(summary) || rebound())) {
+    // A changed container binding re-analyses the files resolved through it, as a changed summary does.
+    const rebound = this.implementers.update(path, summary, text);
+    if (before && before.text !== text && (rebound || JSON.stringify(before.summary) !== JSON.stringify(summary))) {
       const affected = this.invalidateDependents(path);
       if (affected.size > 0) this.options.onMeaningChanged?.(path, affected);
     }
