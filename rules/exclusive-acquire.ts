@@ -4,9 +4,9 @@ import { ts } from './engine/typescript';
 import { spelledName, type RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
 import { findCompareBeforeWrite } from './engine/get-compare';
-import { describeKey, namesRateLimit, sameKey } from './engine/keys';
+import { describeKey, namesLockedState, namesRateLimit, sameKey, type KeyRef } from './engine/keys';
 import { LOCK_NAME } from './engine/lock-name';
-import type { LockModel } from './engine/model';
+import type { LockModel, Release } from './engine/model';
 import { contains, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import type { Rule } from './rule';
@@ -35,6 +35,46 @@ function functionName(fn: Node): string {
 function inLockAcquireFunction(command: RedisCommand): boolean {
   const name = functionName(enclosingFunction(command.call));
   return LOCK_NAME.test(name) && ACQUIRE_FN.test(name.replace(LOCK_NAME, ''));
+}
+
+/** Words that name another lock operation, or a state, beside the lock word: `unlock`, `forceLock`, `getLockStatus`. */
+const NOT_AN_ACQUIRE = /un-?lock|release|free|clear|remove|delete|force|steal|takeover|override|renew|extend|refresh|heartbeat|status|state|info|^(?:get|read|check|is|has)/i;
+/** What may stand beside the lock word in an acquire's name: `lock`, `setLock`, `createLock`, `tryLock`. */
+const ACQUIRE_PREFIX = /^(?:set|create|add|put|make|do|try|_)?$/i;
+
+/**
+ * Is the function named as taking a lock (`acquireLock`, `lock`, `setLock`, `takeMutex`)? Narrower than
+ * inLockAcquireFunction: its plain SET is reported with nothing else to go on.
+ */
+function namedAcquire(command: RedisCommand): boolean {
+  const name = functionName(enclosingFunction(command.call));
+  if (!LOCK_NAME.test(name) || NOT_AN_ACQUIRE.test(name)) return false;
+  const rest = name.replace(LOCK_NAME, '');
+  return ACQUIRE_FN.test(rest) || ACQUIRE_PREFIX.test(rest);
+}
+
+/**
+ * A plain SET that takes the lock with nothing refusing a second taker: in a function named as the
+ * acquire, or followed in its own function by a DEL of the key (set, work, delete: used as a mutex).
+ * Not when the function also takes the key with NX (the SET is then a renewal or a write of the holder's).
+ */
+/** Are the two nodes in different branches of one `if`, `?:` or `switch` (never both on one path)? */
+function apartInBranches(a: Node, b: Node): boolean {
+  for (let n: Node | undefined = a.parent; n; n = n.parent) {
+    if (!contains(n, b)) continue;
+    const branches = ts.isIfStatement(n) ? [n.thenStatement, n.elseStatement] : ts.isConditionalExpression(n) ? [n.whenTrue, n.whenFalse] : ts.isCaseBlock(n) ? [...n.clauses] : [];
+    const holder = (x: Node) => branches.findIndex((branch) => !!branch && contains(branch, x));
+    return holder(a) >= 0 && holder(b) >= 0 && holder(a) !== holder(b);
+  }
+  return false;
+}
+
+function unguardedTake(model: LockModel, command: RedisCommand, key: KeyRef): { release?: Release } | undefined {
+  const fn = enclosingFunction(command.call);
+  if (namesLockedState(key) || model.acquiresOn(key).some((a) => a.fn === fn)) return undefined;
+  const release = model.releasesOn(key).find((r) => r.fn === fn && r.call.getStart() > command.call.end && !r.ownerChecked && !apartInBranches(command.call, r.call));
+  if (release) return { release };
+  return namedAcquire(command) ? {} : undefined;
 }
 
 function plainSet(command: RedisCommand): boolean {
@@ -283,6 +323,16 @@ export const exclusiveAcquire: Rule = {
           span: spanOf(command.call),
           message: `${check.name} then ${spelledName(command)} on ${name} is check-then-act in two round trips: two workers can both see the key free and both SET it, and each believes it holds the lock. Let Redis decide in one command: SET key token NX PX ttl, and test its reply.`,
           related: [{ span: spanOf(check.call), message: `the separate ${check.name}` }],
+        });
+        continue;
+      }
+      const taken = unguardedTake(model, command, key);
+      if (taken) {
+        const release = taken.release;
+        report({
+          span: spanOf(command.call),
+          message: `This SET of ${name} has no NX: it always succeeds and overwrites whoever holds the lock, so every caller goes on as if it held it (a check made before it, here or by the caller, is check-then-act)${release ? ', and the DEL after the work deletes the lock of whoever took it since' : ''}. Acquire with SET key token NX PX ttl and go on only when it replies OK.`,
+          related: release ? [{ span: spanOf(release.call), message: 'the release of this lock' }] : [],
         });
       }
     }

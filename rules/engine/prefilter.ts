@@ -9,7 +9,8 @@
 // - a DEL/UNLINK/GETDEL/DELEX/DELIFEQ, an EXPIRE, a SET XX or a Lua delete, with a key or a function named
 //   like a lock (LOCK_NAME, the engine's own test);
 // - a plain SET with a TTL (or a SETEX) after a GET or an EXISTS: a GET-compare-SET renewal, a check-then-SET
-//   acquire, or a once-only claim by GET then SET of a marker;
+//   acquire, or a once-only claim by GET then SET of a marker; or in a function named as an acquire
+//   (`acquireLock`, `setLock`, `lock`), which takes the lock without NX;
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
@@ -38,6 +39,8 @@ const GET_OR_EXISTS = command('get|exists');
 /** `.set(key, 'done', 'EX', ...)`: a literal marker written with a TTL, the SET of a once-only claim. */
 const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
 const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
+/** A function named as taking a lock (`acquireLock`, `setLock`, `lock(`): exclusive-acquire's plain SET in an acquire. */
+const ACQUIRE_NAMED = /(?:acquire|take|grab|claim|obtain|reserve|set|create|add|try|do)_?(?:lock|mutex)|(?<![\w$.])lock\s*[(=:]/i;
 /** SETEX/PSETEX: a SET with a TTL, spelled as its own command. */
 const SETEX = command(SETEX_NAMES);
 const DELETE_OR_EXPIRE = command(DELETE_OR_EXPIRE_NAMES);
@@ -89,7 +92,7 @@ function acquiresWithNx(code: string): boolean {
 }
 
 function releasesOrExtendsLock(code: string): boolean {
-  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (((TTL.test(code) && SET.test(code)) || SETEX.test(code)) && GET_OR_EXISTS.test(code)));
+  return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (((TTL.test(code) && SET.test(code)) || SETEX.test(code)) && (GET_OR_EXISTS.test(code) || ACQUIRE_NAMED.test(code))));
 }
 
 export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {

@@ -153,6 +153,28 @@ export async function claimPool(pool: string) {
   await redis.set(\`lock:\${name}\`, token, 'PX', 10000);
 }
 ` },
+    { name: 'an account lockout written by a function named lockAccount is a state, not a lock taken', code: `${io}export async function lockAccount(userId: string) {
+  await redis.set(\`auth:lockout:\${userId}\`, '1', 'EX', 900);
+}
+export async function lockUser(userId: string) {
+  await redis.set(\`user:locked:\${userId}\`, '1', 'EX', 900);
+  await work();
+  await redis.del(\`user:locked:\${userId}\`);
+}
+` },
+    { name: "a plain SET of the key this function took with NX is the holder's write, not a second acquire", code: `${io}export async function rebuild(id: string, token: string) {
+  const key = \`lock:rebuild:\${id}\`;
+  if ((await redis.set(key, token, 'EX', 30, 'NX')) !== 'OK') return;
+  await work();
+  await redis.set(key, token, 'EX', 30);
+  await work();
+  await redis.del(key);
+}
+` },
+    { name: "a lock's status record written by setLockStatus", code: `${io}export async function setLockStatus(name: string, status: string) {
+  await redis.set(\`lock:\${name}:status\`, status, 'EX', 600);
+}
+` },
     { name: 'GET before SET NX is only a shortcut', code: `${nr}export async function lockReport(day: string, token: string) {
   if (await client.get(\`lock:report:\${day}\`)) return false;
   const ok = await client.set(\`lock:report:\${day}\`, token, { NX: true, PX: 60000 });
@@ -161,6 +183,39 @@ export async function claimPool(pool: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'an acquire helper that takes the lock with a plain SET EX and hands nothing back',
+      message: ['has no NX', 'overwrites whoever holds the lock'],
+      code: `${io}export async function acquireLock(name: string): Promise<void> {
+  await redis.set(\`lock:\${name}\`, 'locked', 'EX', 30);
+}
+`,
+    },
+    {
+      name: 'a lock helper named lock, used after a separate isLocked check, sets without NX (node-redis options)',
+      message: ['has no NX', 'check-then-act'],
+      code: `${nr}export async function isLocked(name: string) {
+  return (await client.exists(\`lock:\${name}\`)) === 1;
+}
+export async function lock(name: string, seconds = 30) {
+  await client.set(\`lock:\${name}\`, String(process.pid), { EX: seconds });
+}
+`,
+    },
+    {
+      name: 'a plain SET EX of a lock key, the work, then the DEL in finally: a mutex that excludes no one',
+      message: ['has no NX', 'the DEL after the work'],
+      code: `${io}export async function nightly(day: string) {
+  const key = \`lock:nightly:\${day}\`;
+  await redis.set(key, '1', 'EX', 600);
+  try {
+    await work();
+  } finally {
+    await redis.del(key);
+  }
+}
+`,
+    },
     {
       name: 'a webhook made idempotent by GET then SET of a marker, and the work after it',
       message: ['claim made in two round trips'],
