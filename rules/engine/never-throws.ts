@@ -1,5 +1,6 @@
 // Awaited calls that cannot throw: the error comes back as a value (`const [err, res] = await to(work())`),
-// so the code after them, a release included, runs on every path.
+// or the call only waits (`await sleep(200)` of a timer promise), so the code after them, a release
+// included, runs on every path.
 import { ts } from './typescript';
 import { declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, unwrap, type Node } from './nodes';
 
@@ -43,9 +44,32 @@ function importedErrorAsValue(callee: ts.Identifier): boolean {
       (!!s.importClause.namedBindings && ts.isNamedImports(s.importClause.namedBindings) && s.importClause.namedBindings.elements.some((e) => e.name.text === callee.text))));
 }
 
-/** Is this awaited expression one that hands an error back rather than throwing it? */
+/**
+ * `new Promise((resolve) => setTimeout(resolve, ms))`: a wait that only ever resolves (its executor takes
+ * no reject and does nothing but start a timer).
+ */
+function isTimerPromise(n: Node): boolean {
+  if (!ts.isNewExpression(n) || unwrap(n.expression).getText() !== 'Promise' || n.arguments?.length !== 1) return false;
+  const executor = unwrap(n.arguments[0]);
+  if (!isFunctionOrArrow(executor) || executor.parameters.length !== 1) return false;
+  const body = executor.body;
+  const only = ts.isBlock(body) ? (body.statements.length === 1 && ts.isExpressionStatement(body.statements[0]) ? body.statements[0].expression : undefined) : body;
+  const call = only && unwrap(only);
+  return !!call && ts.isCallExpression(call) && /^(?:setTimeout|setImmediate)$/.test(unwrap(call.expression).getText());
+}
+
+/** `const sleep = (ms) => new Promise((r) => setTimeout(r, ms))`, or a function returning that: a wait. */
+function onlyWaits(fn: Node): boolean {
+  if (!isFunctionLike(fn) || !fn.body) return false;
+  if (!ts.isBlock(fn.body)) return isTimerPromise(unwrap(fn.body));
+  const [only, ...rest] = fn.body.statements;
+  return !!only && rest.length === 0 && ts.isReturnStatement(only) && !!only.expression && isTimerPromise(unwrap(only.expression));
+}
+
+/** Is this awaited expression one that hands an error back rather than throwing it, or a plain wait? */
 export function neverThrows(awaited: ts.AwaitExpression): boolean {
   const e = unwrap(awaited.expression);
+  if (isTimerPromise(e)) return true;
   if (!ts.isCallExpression(e)) return false;
   // `await work().catch((err) => log(err))`: the handler's value replaces the rejection.
   const method = methodOf(e);
@@ -57,5 +81,5 @@ export function neverThrows(awaited: ts.AwaitExpression): boolean {
   if (!ts.isIdentifier(callee)) return false;
   if (importedErrorAsValue(callee)) return true;
   const fn = localFunction(callee);
-  return !!fn && catchesEverything(fn);
+  return !!fn && (catchesEverything(fn) || onlyWaits(fn));
 }

@@ -38,6 +38,25 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'a wait on a timer promise between the acquire and the try cannot throw: a sleep helper or an inline one', code: `${io}const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+function delay(ms: number) {
+  return new Promise((r) => {
+    setTimeout(r, ms);
+  });
+}
+export async function settle(id: string, token: string) {
+  const key = \`lock:settle:\${id}\`;
+  while (!(await redis.set(key, token, 'PX', 30000, 'NX'))) await sleep(100 + Math.random() * 100);
+  await sleep(5);
+  await delay(5);
+  await new Promise((r) => setTimeout(r, 5));
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
     { name: 'a MULTI acquire whose SETNX reply is destructured and guarded before the try', code: `${io}export async function settle(id: string, token: string) {
   const key = \`lock:settle:\${id}\`;
   const [[, got]] = (await redis.multi().setnx(key, token).pexpire(key, 30000).exec()) as [[Error | null, number], [Error | null, number]];
@@ -344,6 +363,26 @@ export async function throughHelper(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'a wait that can reject (its executor takes reject) between the acquire and the try still skips the release',
+      message: ['pause'],
+      code: `${io}declare const signal: AbortSignal;
+const pause = (ms: number) => new Promise<void>((resolve, reject) => {
+  signal.addEventListener('abort', () => reject(new Error('aborted')));
+  setTimeout(resolve, ms);
+});
+export async function settle(id: string, token: string) {
+  const key = \`lock:settle:\${id}\`;
+  if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return;
+  await pause(5);
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     {
       name: 'a guard joined by || with a test of something else: its return also runs while the lock is held',
       message: ['the early `return;`'],
