@@ -66,6 +66,21 @@ function onlyWaits(fn: Node): boolean {
   return !!only && rest.length === 0 && ts.isReturnStatement(only) && !!only.expression && isTimerPromise(unwrap(only.expression));
 }
 
+const TIMER_PROMISES = new Set(['timers/promises', 'node:timers/promises']);
+
+/**
+ * `setTimeout` (or `setImmediate`) of `timers/promises`, under its name or another (`{ setTimeout as sleep }`),
+ * called without the options that could make it reject (an abort signal).
+ */
+function timersPromiseWait(call: ts.CallExpression, callee: ts.Identifier): boolean {
+  if (call.arguments.length > 2) return false;
+  return callee.getSourceFile().statements.some((s) => {
+    if (!ts.isImportDeclaration(s) || !ts.isStringLiteral(s.moduleSpecifier) || !TIMER_PROMISES.has(s.moduleSpecifier.text)) return false;
+    const bindings = s.importClause?.namedBindings;
+    return !!bindings && ts.isNamedImports(bindings) && bindings.elements.some((e) => e.name.text === callee.text && /^(?:setTimeout|setImmediate)$/.test((e.propertyName ?? e.name).text));
+  });
+}
+
 /** Is this awaited expression one that hands an error back rather than throwing it, or a plain wait? */
 export function neverThrows(awaited: ts.AwaitExpression): boolean {
   const e = unwrap(awaited.expression);
@@ -79,7 +94,7 @@ export function neverThrows(awaited: ts.AwaitExpression): boolean {
   }
   const callee = unwrap(e.expression);
   if (!ts.isIdentifier(callee)) return false;
-  if (importedErrorAsValue(callee)) return true;
+  if (importedErrorAsValue(callee) || timersPromiseWait(e, callee)) return true;
   const fn = localFunction(callee);
   return !!fn && (catchesEverything(fn) || onlyWaits(fn));
 }

@@ -38,6 +38,21 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: "a wait on timers/promises' setTimeout (under any name) without an abort signal cannot throw", code: `import Redis from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+const redis = new Redis();
+async function work(): Promise<void> {}
+export async function settle(id: string, token: string) {
+  const key = \`lock:settle:\${id}\`;
+  if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return;
+  await sleep(50);
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
     { name: 'a wait on a timer promise between the acquire and the try cannot throw: a sleep helper or an inline one', code: `${io}const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 function delay(ms: number) {
   return new Promise((r) => {
@@ -363,6 +378,25 @@ export async function throughHelper(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: "timers/promises' setTimeout given an abort signal can reject: the release is skipped",
+      message: ['sleep'],
+      code: `import Redis from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+const redis = new Redis();
+async function work(): Promise<void> {}
+export async function settle(id: string, token: string, signal: AbortSignal) {
+  const key = \`lock:settle:\${id}\`;
+  if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return;
+  await sleep(50, undefined, { signal });
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     {
       name: 'a wait that can reject (its executor takes reject) between the acquire and the try still skips the release',
       message: ['pause'],
