@@ -135,11 +135,15 @@ export class Implementers {
     return types;
   }
 
-  /** The nearest folder above `dir` with a package.json or tsconfig.json; else `dir`'s parent. */
+  /**
+   * The nearest folder above `dir` with a package.json or tsconfig.json, or the repository's root (its
+   * `.git`: a folder above a checkout is another project); else `dir`'s parent.
+   */
   private packageRoot(dir: string): string {
     for (let d = dir, depth = 0; depth < 12; depth++) {
       const listing = this.host.listFolder?.(d);
       if (listing && PACKAGE_MARKERS.some((m) => listing.files.includes(m))) return d;
+      if (listing && (listing.folders.includes('.git') || listing.files.includes('.git'))) return d;
       const parent = dirname(d);
       if (parent === d) break;
       d = parent;

@@ -298,6 +298,29 @@ export class ClusterLockService implements ILockService {
     },
     expected: ['src/lock/redis-lock.service.ts: owner-checked-release'],
   },
+  {
+    name: 'the search for implementations stays inside the repository (its .git folder) when no package.json is nearer',
+    files: {
+      // A folder above the checkout, another project: its implementation of the same interface is not this one's.
+      'package.json': '{ "name": "workspace-of-many-checkouts" }',
+      'other/redis-lease.service.ts': `import Redis from 'ioredis';
+import { ILockService } from '../shop/src/lock/lock.interface';
+export class RedisLeaseService implements ILockService {
+  constructor(private readonly redis: Redis) {}
+  async acquire(key: string, ttlMs: number): Promise<boolean> {
+    await this.redis.set(\`lease:\${key}\`, 'x', 'PX', ttlMs, 'NX');
+    return true;
+  }
+  async release(key: string): Promise<void> {}
+}
+`,
+      'shop/.git/HEAD': 'ref: refs/heads/main\n',
+      'shop/src/lock/lock.interface.ts': lockInterface,
+      'shop/src/lock/redis-lock.service.ts': redisImplementation,
+      'shop/src/orders/shipping.service.ts': injectedCaller,
+    },
+    expected: ['other/redis-lease.service.ts: check-acquire-result', 'shop/src/lock/redis-lock.service.ts: owner-checked-release', 'shop/src/orders/shipping.service.ts: check-acquire-result', 'shop/src/orders/shipping.service.ts: release-on-all-paths'],
+  },
 ];
 
 for (const c of cases) {
