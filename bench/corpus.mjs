@@ -53,16 +53,20 @@ function install(prefix, packages) {
   return true;
 }
 
+/** Says how flatten() lays the tree out: a tree laid out otherwise is laid out again. */
+const LAYOUT = 'layout 2: JS/TS files and package.json files';
+
 /**
  * Lockwise (like ESLint) never walks node_modules, and it also skips dist/ and build/, where most
  * published packages keep their code. So the installed packages are laid out as a source tree:
- * src/<package>/..., with those folder names prefixed by "_" and only JS/TS files, hard-linked.
+ * src/<package>/..., with those folder names prefixed by "_" and only JS/TS files and each package's
+ * package.json (a checkout has them: they bound a package), hard-linked.
  * src/.git makes the tree its own repository, so this repository's .gitignore (which ignores
  * bench/.corpus) does not apply to it, as it would not to a real checkout.
  */
 function flatten() {
   const done = join(CORPUS_SRC, '.complete');
-  if (existsSync(done)) return;
+  if (existsSync(done) && readFileSync(done, 'utf8').startsWith(LAYOUT)) return;
   rmSync(CORPUS_SRC, { recursive: true, force: true });
   let files = 0;
   let tooLarge = 0;
@@ -72,6 +76,9 @@ function flatten() {
       if (entry.isDirectory()) {
         if (entry.name === '.bin') continue;
         copy(source, join(to, RENAMED_DIRS.has(entry.name) ? `_${entry.name}` : entry.name));
+      } else if (entry.isFile() && entry.name === 'package.json') {
+        mkdirSync(to, { recursive: true });
+        copyFileSync(source, join(to, entry.name));
       } else if (entry.isFile() && SOURCE_FILE.test(entry.name)) {
         if (statSync(source).size > MAX_FILE_BYTES) {
           tooLarge++;
@@ -90,14 +97,14 @@ function flatten() {
   };
   copy(join(CORPUS_DIR, 'node_modules'), CORPUS_SRC);
   mkdirSync(join(CORPUS_SRC, '.git'), { recursive: true });
-  writeFileSync(done, `${files} files (${tooLarge} over 2 MB left out)\n`);
+  writeFileSync(done, `${LAYOUT}\n${files} files (${tooLarge} over 2 MB left out)\n`);
 }
 
 function ensureCorpus() {
   if (install(CORPUS_DIR, CORPUS_PACKAGES)) rmSync(CORPUS_SRC, { recursive: true, force: true });
   flatten();
   install(TOOLS_DIR, TOOL_PACKAGES);
-  console.log(`corpus: ${readFileSync(join(CORPUS_SRC, '.complete'), 'utf8').trim()} in ${CORPUS_SRC}`);
+  console.log(`corpus: ${readFileSync(join(CORPUS_SRC, '.complete'), 'utf8').trim().split('\n').pop()} in ${CORPUS_SRC}`);
 }
 
 ensureCorpus();

@@ -93,12 +93,18 @@ const MEMBER = /^\s*\??\.\s*([\w$]+)/;
 /** `require('x').member`: the binding holds a member, not the module. */
 const MEMBER_OF_CALL = /^\s*\??\./;
 
-/** Where `word` occurs as a whole word in `text`, outside `skip` (the binding's own statement). */
-function occurrences(text: string, word: string, skip: [number, number]): number[] {
+/**
+ * Where `word` occurs as a whole word in `text`, outside `skip` (the binding's own statement); with
+ * `first`, only the first place (is the name used at all?).
+ */
+function occurrences(text: string, word: string, skip: [number, number], first = false): number[] {
   const found: number[] = [];
   for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + word.length)) {
     if (at >= skip[0] && at < skip[1]) continue;
-    if (!WORD_CHAR.test(text[at - 1] ?? '') && !WORD_CHAR.test(text[at + word.length] ?? '')) found.push(at);
+    if (!WORD_CHAR.test(text[at - 1] ?? '') && !WORD_CHAR.test(text[at + word.length] ?? '')) {
+      found.push(at);
+      if (first) break;
+    }
   }
   return found;
 }
@@ -129,7 +135,8 @@ export function usedImports(text: string): ImportUse[] {
     let namespace = false;
     let whole = false;
     for (const binding of clause.bindings) {
-      const at = occurrences(text, binding.local, [clause.start, end]);
+      // A named import only needs to be used once; a namespace's every use tells which members it reads.
+      const at = occurrences(text, binding.local, [clause.start, end], binding.imported !== '*');
       if (at.length === 0) continue;
       if (binding.imported !== '*') {
         names.push(binding.imported);
