@@ -10,7 +10,7 @@ import { localCallee } from './engine/local-callee';
 import { lockNames } from './engine/paths';
 import { selfRetry } from './engine/self-retry';
 import { intervalRetry, type IntervalRetry } from './engine/interval-retry';
-import { keyVariesWithLoop } from './engine/key-loops';
+import { keyFreshEachTime, keyVariesWithLoop } from './engine/key-loops';
 import type { Rule, RuleContext } from './rule';
 import type { Fix } from './types';
 
@@ -25,7 +25,7 @@ const ARITHMETIC = /^(?:Math\.(?:min|max|pow|floor|round|ceil|trunc)|Number|pars
 function retryLoop(acquire: Acquire): Loop | undefined {
   const loop = ancestorWhere(acquire.call, (a) => isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || isFunctionLike(a));
   // A loop over keys takes another lock each time round: leaving once one fails is not a retry.
-  if (!loop || !isLoop(loop) || (ts.isForStatement(loop) && keyVariesWithLoop(loop, acquire))) return undefined;
+  if (!loop || !isLoop(loop) || (ts.isForStatement(loop) && keyVariesWithLoop(loop, acquire)) || keyFreshEachTime(loop, acquire)) return undefined;
   const condition = ts.isForStatement(loop) ? loop.condition : loop.expression;
   if (condition && (contains(condition, acquire.call) || mentions(condition, lockNames(acquire)))) return loop;
   const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && d.getStart() > acquire.call.end && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);

@@ -8,6 +8,7 @@ import {
 } from './engine/nodes';
 import { lockNames, testsFailure } from './engine/paths';
 import { selfRetry } from './engine/self-retry';
+import { keyFreshEachTime } from './engine/key-loops';
 import type { Rule } from './rule';
 import type { Fix, Span } from './types';
 import { describeKey } from './engine/keys';
@@ -118,7 +119,7 @@ function retriesAcquire(loop: Loop, acquire: Acquire): boolean {
 
 function unboundedLoop(acquire: Acquire): Loop | undefined {
   const loop = ancestorWhere(acquire.call, loopOrFunction);
-  if (!loop || !isLoop(loop) || !retriesAcquire(loop, acquire)) return undefined;
+  if (!loop || !isLoop(loop) || !retriesAcquire(loop, acquire) || keyFreshEachTime(loop, acquire)) return undefined;
   if (ts.isForStatement(loop) && (boundsLoop(loop.condition, acquire) || loop.incrementor)) return undefined;
   if (boundsLoop(loopCondition(loop), acquire) || boundedExit(loop, acquire)) return undefined;
   return loop;

@@ -1,6 +1,9 @@
 // A loop over keys takes a different lock in each iteration (`for (const sku of skus)`,
-// `for (let i = 0; i < keys.length; i++)` with `keys[i]`): it is not a loop that retries one key.
+// `for (let i = 0; i < keys.length; i++)` with `keys[i]`): it is not a loop that retries one key. Nor
+// is a loop that draws a fresh random key each time round until one is free (a unique id or nonce
+// reserved with SET NX): no other holder is waited for.
 import { ts } from './typescript';
+import { ancestorWhere, descendantsOfKind, isFunctionLike, isLoop } from './nodes';
 import type { Acquire } from './model';
 
 export type KeyLoop = ts.ForOfStatement | ts.ForInStatement | ts.ForStatement;
@@ -21,4 +24,26 @@ export function keyVariesWithLoop(loop: KeyLoop, acquire: Acquire): boolean {
   const key = acquire.key?.canonical;
   if (!key) return false;
   return loopVariables(loop).some((n) => new RegExp(`(?<![\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(key));
+}
+
+/** A value that differs on every evaluation: random bytes, an id generator, the clock. */
+const FRESH = /\b(?:randomBytes|randomUUID|randomInt|getRandomValues|uuid(?:v4)?|v4|nanoid|ulid|cuid2?|createId|Math\.random|Date\.now|hrtime)\b|\bnew\s+Date\b/;
+
+const nameIn = (name: string, text: string) => new RegExp(`(?<![\\w$#])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(text);
+
+/**
+ * Is the acquire's key built from a value the loop draws afresh each time round (`const nonce =
+ * randomBytes(32).toString('hex')` in its body)? Each attempt then asks for another key.
+ */
+export function keyFreshEachTime(loop: ts.Node, acquire: Acquire): boolean {
+  const key = acquire.key;
+  if (!key) return false;
+  const body = isLoop(loop) || ts.isForOfStatement(loop) || ts.isForInStatement(loop) ? loop.statement : undefined;
+  if (!body) return false;
+  return descendantsOfKind<ts.VariableDeclaration>(body, ts.SyntaxKind.VariableDeclaration).some((decl) => {
+    if (!ts.isIdentifier(decl.name) || !decl.initializer || decl.getStart() > acquire.call.getStart()) return false;
+    if (ancestorWhere(decl, (a) => a === loop || isFunctionLike(a)) !== loop) return false;
+    const name = decl.name.text;
+    return FRESH.test(decl.initializer.getText()) && (nameIn(name, key.text) || nameIn(name, key.canonical));
+  });
 }

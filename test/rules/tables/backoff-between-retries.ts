@@ -6,6 +6,16 @@ const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms
 
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
+    { name: 'a loop that draws a fresh random key each attempt (a nonce reserved with SET NX) retries no lock', code: `${io}import { randomBytes } from 'node:crypto';
+export async function reserveNonce(payload: string): Promise<string> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const nonce = randomBytes(32).toString('base64url');
+    const created = await redis.set(\`oauth:state:\${nonce}\`, payload, 'EX', 600, 'NX');
+    if (created === 'OK') return nonce;
+  }
+  throw new Error('no unique nonce');
+}
+` },
     {
       name: 'setInterval timers that are no retry of the acquire: a poller that keeps ticking, one stopped by a shutdown flag',
       code: `${io}let shuttingDown = false;
@@ -169,6 +179,18 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
 ` },
   ],
   invalid: [
+    {
+      name: 'a fresh token each attempt but the same key: still a retry of one lock, with no wait',
+      message: ['no wait between attempts'],
+      code: `${io}import { randomUUID } from 'node:crypto';
+export async function take(job: string): Promise<string> {
+  for (;;) {
+    const token = randomUUID();
+    if ((await redis.set(\`lock:job:\${job}\`, token, 'PX', 5000, 'NX')) === 'OK') return token;
+  }
+}
+`,
+    },
     {
       name: 'a setInterval that tries the acquire every 25 ms and clears itself once the lock is taken',
       message: ['This timer retries the acquire', 'every `25` ms'],

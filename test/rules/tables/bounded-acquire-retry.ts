@@ -6,6 +6,14 @@ const pause = `const pause = (ms: number) => new Promise((r) => setTimeout(r, ms
 
 export const boundedAcquireRetryCases: RuleCases = {
   valid: [
+    { name: 'an endless loop drawing a fresh random key until one is free allocates an id, it waits for no holder', code: `${io}import { randomUUID } from 'node:crypto';
+export async function allocateShortCode(url: string): Promise<string> {
+  while (true) {
+    const code = randomUUID().slice(0, 8);
+    if (await redis.set(\`short:\${code}\`, url, 'NX')) return code;
+  }
+}
+` },
     { name: 'a job that runs itself again after it released the lock it took (the not-acquired path returns) retries no acquire', code: `${io}import { randomUUID } from 'node:crypto';
 export class Sync {
   async syncOne(id: string): Promise<void> {
