@@ -55,6 +55,8 @@ const EVIDENCE = new RegExp(
     String.raw`\b(?:acquire|tryacquire|release|extend|using)\s*(?:<[^()]*>\s*)?(?:\?\.\s*)?\(|['"\x60](?:acquire|tryacquire|release|extend|using)['"\x60]`,
     // A catch that hands the error back: a helper whose awaited work never throws (engine/never-throws.ts).
     String.raw`\bcatch\b[^{}]*\{[^{}]*\breturn\b`,
+    // A timer handed a bare resolve: a sleep helper, a wait that never throws (engine/never-throws.ts).
+    String.raw`\bsetTimeout\s*\(\s*[\w$]+\s*,`,
     // Modules that decide the client style and the library a class comes from.
     String.raw`['"\x60](?:ioredis|redis|@redis\/[\w-]+|@valkey\/valkey-glide|redlock|@sesamecare-oss\/redlock|redis-semaphore)['"\x60]|\brequire\s*\(`,
   ].join('|'),

@@ -6,7 +6,8 @@
 // it. Such acquires are markers, and their rollback DELs are no releases.
 import { ts } from './typescript';
 import type { Acquire, Release } from './model';
-import { descendantsOfKind, isAncestor, normalizeText, unwrap, type Node } from './nodes';
+import { isLockFunction, looksLikeLockKey } from './keys';
+import { descendantsOfKind, isAncestor, isFunctionLike, normalizeText, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -23,7 +24,8 @@ const exits = (s: ts.Statement) => ts.isReturnStatement(s) || ts.isThrowStatemen
  * (`if (result.ok) {...} else del`) on a test other than the acquire's answer? A finally, or the
  * function's main line, is the work's own end.
  */
-function givesUp(release: Release, acquire: Acquire, own: readonly Release[]): boolean {
+function givesUp(release: Release, acquire: Acquire, own: readonly Release[], guard: ts.IfStatement): boolean {
+  if (afterKeptReturn(release, acquire, own, guard)) return true;
   for (let a: Node = release.call; a.parent && a !== acquire.fn; a = a.parent) {
     const parent = a.parent;
     if (ts.isTryStatement(parent) && parent.finallyBlock === a) return false;
@@ -34,6 +36,40 @@ function givesUp(release: Release, acquire: Acquire, own: readonly Release[]): b
     if (ts.isIfStatement(parent) && parent.elseStatement && a !== parent.expression && keptOnOtherBranch(parent, a, acquire, own)) return true;
   }
   return false;
+}
+
+/**
+ * `if (fresh.ok) return; await redis.del(windowKey)`: the function's main line deletes the key after an
+ * `if` that returns keeping it (the else of a success check, written as an early return). Only for a
+ * fixed value written on a key and in a function not named like a lock, deleted by a plain DEL: a lock
+ * left held on an early return is a forgotten release (release-on-all-paths), and its DEL the release.
+ */
+function afterKeptReturn(release: Release, acquire: Acquire, own: readonly Release[], guard: ts.IfStatement): boolean {
+  const fn = acquire.fn;
+  if (!acquire.key || looksLikeLockKey(acquire.key) || !isFunctionLike(fn) || isLockFunction(fn) || !fn.body || !ts.isBlock(fn.body)) return false;
+  // A marker writes a fixed value and deletes it as it is; a token compared on release is a lock's.
+  if (release.ownerChecked || !acquire.token || !isLiteralValue(acquire.token)) return false;
+  const body = fn.body;
+  let top: Node = release.call;
+  for (; top.parent && top.parent !== body; top = top.parent) {
+    const parent = top.parent;
+    const mainLine = ts.isExpressionStatement(parent) || ts.isAwaitExpression(parent) || ts.isParenthesizedExpression(parent) || ts.isBlock(parent) || (ts.isTryStatement(parent) && parent.tryBlock === top);
+    if (!mainLine) return false;
+  }
+  const statements = body.statements;
+  const [from, to] = [statements.indexOf(guard), statements.indexOf(top as ts.Statement)];
+  if (from < 0 || to <= from) return false;
+  return statements.slice(from + 1, to).some((s) => ts.isIfStatement(s) && !s.elseStatement && returnsOnly(s.thenStatement) && !own.some((r) => isAncestor(s, r.call)));
+}
+
+function isLiteralValue(node: Node): boolean {
+  const value = unwrap(node);
+  return ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value) || ts.isNumericLiteral(value) || value.kind === ts.SyntaxKind.TrueKeyword;
+}
+
+/** A branch that leaves by `return` (not a throw: that is giving up). */
+function returnsOnly(branch: ts.Statement): boolean {
+  return ts.isReturnStatement(branch) || (ts.isBlock(branch) && branch.statements.some(ts.isReturnStatement) && !branch.statements.some(ts.isThrowStatement));
 }
 
 /** The other branch of `if (...) a else b` deletes nothing, and the test is not the acquire's answer. */
@@ -57,15 +93,29 @@ const names = (acquire: Acquire): string[] => {
  * then remove a key this request did not set: that is no rollback.
  */
 function cleanGuard(acquire: Acquire): ts.IfStatement | undefined {
-  const statement = acquire.result.kind === 'tested' ? acquire.statement : nextStatement(acquire.statement);
-  if (!statement || !ts.isIfStatement(statement)) return undefined;
-  const then = statement.thenStatement;
-  const leaves = exits(then) || (ts.isBlock(then) && then.statements.some(exits));
+  if (acquire.result.kind === 'tested') return guardTest(acquire, acquire.statement);
+  // `if (setError) return;` of an error-as-value pair may come first: a few leaving ifs are passed over.
+  let statement = nextStatement(acquire.statement);
+  for (let i = 0; i < GUARD_LOOKAHEAD && statement && ts.isIfStatement(statement); i++, statement = nextStatement(statement)) {
+    const guard = guardTest(acquire, statement);
+    if (guard) return guard;
+    if (!leaves(statement)) return undefined;
+  }
+  return undefined;
+}
+
+/** Statements after the acquire among which its guard is looked for. */
+const GUARD_LOOKAHEAD = 3;
+
+const leaves = (statement: ts.IfStatement) => exits(statement.thenStatement) || (ts.isBlock(statement.thenStatement) && statement.thenStatement.statements.some(exits));
+
+function guardTest(acquire: Acquire, statement: Node): ts.IfStatement | undefined {
+  if (!ts.isIfStatement(statement)) return undefined;
   let condition: Node = unwrap(statement.expression);
   if (ts.isPrefixUnaryExpression(condition) && condition.operator === ts.SyntaxKind.ExclamationToken) condition = unwrap(condition.operand);
   if (ts.isBinaryExpression(condition) && /^[!=]==?$/.test(condition.operatorToken.getText())) condition = unwrap(condition.left);
   if (ts.isAwaitExpression(condition)) condition = unwrap(condition.expression);
-  return leaves && (condition === acquire.call || (ts.isIdentifier(condition) && names(acquire).includes(condition.text))) ? statement : undefined;
+  return leaves(statement) && (condition === acquire.call || (ts.isIdentifier(condition) && names(acquire).includes(condition.text))) ? statement : undefined;
 }
 
 /**
@@ -129,7 +179,7 @@ export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acqui
     const guard = MARKER_KINDS.has(acquire.kind) && acquire.key && tested(acquire) ? cleanGuard(acquire) : undefined;
     if (!guard) continue;
     const own = releasesOn(acquire).filter((r) => r.fn === acquire.fn);
-    if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire, own))) continue;
+    if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire, own, guard))) continue;
     // Released anywhere else in the file (a release helper, a finally in another function): a lock.
     if (releasesOn(acquire).some((r) => r.fn !== acquire.fn) || keyHandedOn(acquire, isCommand)) continue;
     acquire.marker = true;

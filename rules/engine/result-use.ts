@@ -54,7 +54,26 @@ export function resultUse(call: ts.CallExpression): ResultUse {
     return use.kind === 'assigned' && inConditionPosition(parent) ? { ...use, tested: true } : use;
   }
   if (inConditionPosition(carrier)) return { kind: 'tested', awaited };
-  return { kind: 'escapes' };
+  return errorTupleValue(carrier) ?? { kind: 'escapes' };
+}
+
+/** Names an error-as-value tuple gives its error: `err`, `error`, `setError`, `e`. */
+const ERROR_NAME = /^(?:e|err|error|[\w$]*(?:Error|Err))$/;
+
+/**
+ * `const [err, ok] = await to(acquire(...))` (await-to-js, a project's `tryCatch`): the acquire handed
+ * alone to a wrapper that answers with a pair of its error and its value. The element not named like an
+ * error holds the reply; when the names do not tell which is which, the reply escapes.
+ */
+function errorTupleValue(carrier: Node): ResultUse | undefined {
+  const wrapper = carrier.parent;
+  if (!ts.isCallExpression(wrapper) || wrapper.arguments.length !== 1 || wrapper.arguments[0] !== carrier) return undefined;
+  const holder = valueCarrier(wrapper).parent;
+  if (!holder || !ts.isVariableDeclaration(holder) || !ts.isArrayBindingPattern(holder.name) || holder.name.elements.length !== 2) return undefined;
+  const [first, second] = holder.name.elements.map((e) => (ts.isBindingElement(e) && ts.isIdentifier(e.name) ? e.name.text : undefined));
+  const isError = (name: string | undefined) => !!name && ERROR_NAME.test(name);
+  const value = isError(first) && second && !isError(second) ? second : isError(second) && first && !isError(first) ? first : undefined;
+  return value ? assigned(value, isAwaited(wrapper), holder) : undefined;
 }
 
 function assigned(name: string, awaited: boolean, declaration: Node): ResultUse {

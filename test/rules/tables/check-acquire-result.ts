@@ -3,6 +3,20 @@ import { glide, io, nr, RELEASE } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: "an acquire handed to an error-as-value wrapper: the pair's value tested, in either order", code: `${io}declare function to<T>(work: Promise<T>): Promise<[Error | null, T | undefined]>;
+declare function settle<T>(work: Promise<T>): Promise<[T | undefined, Error | null]>;
+export async function a(id: string, token: string) {
+  const [err, ok] = await to(redis.set(\`lock:a:\${id}\`, token, 'PX', 5000, 'NX'));
+  if (err || ok !== 'OK') return;
+  await work();
+}
+export async function b(id: string, token: string) {
+  const [reply, error] = await settle(redis.set(\`lock:b:\${id}\`, token, 'PX', 5000, 'NX'));
+  if (error) throw error;
+  if (!reply) return;
+  await work();
+}
+` },
     { name: 'SETNX answers 1 (ioredis) or true (node-redis setNX): comparing with them is the test', code: `${io}export async function take(key: string) {
   if ((await redis.setnx(key, 'held')) === 1) {
     await redis.pexpire(key, 5000);
@@ -109,6 +123,17 @@ export async function run(redis: Redis) {
 ` },
   ],
   invalid: [
+    {
+      name: "an acquire handed to an error-as-value wrapper whose error is tested, never its value",
+      message: ['stored in acquired but never tested'],
+      code: `${io}declare function tryCatch<T>(work: Promise<T>): Promise<[Error | null, T | null]>;
+export async function sync(id: string, token: string) {
+  const [setError, acquired] = await tryCatch(redis.set(\`lock:sync:\${id}\`, token, 'EX', 30, 'NX'));
+  if (setError) return;
+  await work();
+}
+`,
+    },
     {
       // TypeScript rejects these comparisons; JavaScript (where they are found) does not.
       name: 'SET NX compared with true: SET answers OK or null, so the test never passes (node-redis, JavaScript)',
