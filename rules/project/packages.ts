@@ -43,21 +43,32 @@ function clientsIn(text: string): Map<string, number | undefined> {
  */
 export class PackageClients {
   private readonly parsed = new Map<string, ClientPackages>();
+  /** folder -> the package.json paths above it, nearest first (only the texts are read again). */
+  private readonly candidates = new Map<string, string[]>();
   constructor(private readonly host: ProjectHost) {}
 
   of(path: string): ClientPackages {
-    let dir = dirname(path);
-    for (let level = 0; level <= MAX_LEVELS; level++) {
-      const text = this.host.readFile(join(dir, 'package.json'));
-      if (text !== undefined) {
-        let clients = this.parsed.get(text);
-        if (!clients) this.parsed.set(text, (clients = clientsIn(text)));
-        if (clients.size > 0) return clients;
-      }
+    for (const manifest of this.manifestsAbove(dirname(path))) {
+      const text = this.host.readFile(manifest);
+      if (text === undefined) continue;
+      let clients = this.parsed.get(text);
+      if (!clients) this.parsed.set(text, (clients = clientsIn(text)));
+      if (clients.size > 0) return clients;
+    }
+    return new Map();
+  }
+
+  private manifestsAbove(folder: string): string[] {
+    let paths = this.candidates.get(folder);
+    if (paths) return paths;
+    paths = [];
+    for (let dir = folder, level = 0; level <= MAX_LEVELS; level++) {
+      paths.push(join(dir, 'package.json'));
       const parent = dirname(dir);
       if (parent === dir) break;
       dir = parent;
     }
-    return new Map();
+    this.candidates.set(folder, paths);
+    return paths;
   }
 }
