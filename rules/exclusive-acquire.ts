@@ -3,17 +3,16 @@
 import { ts } from './engine/typescript';
 import { spelledName, type RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
+import { checkBefore, functionName, inLockAcquireFunction, namedAcquire, namesOf, plainSet, ACQUIRE_FN } from './engine/check-then-set';
 import { findCompareBeforeWrite } from './engine/get-compare';
-import { describeKey, namesLockedState, namesRateLimit, sameKey, type KeyRef } from './engine/keys';
-import { LOCK_NAME } from './engine/lock-name';
+import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { contains, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { contains, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { atomicSet } from './fixes/text';
 
-const ACQUIRE_FN = /acquire|lock|take|grab|claim|obtain|reserve/i;
 const OPTION_WORD = /^(?:NX|XX|PX|EX|PXAT|EXAT)$/i;
 
 /** Is the SET's reply used as "I have the lock": tested, or returned from an acquire-like function? */
@@ -26,38 +25,6 @@ function replyTreatedAsLock(command: RedisCommand): boolean {
   return ACQUIRE_FN.test(functionName(enclosingFunction(command.call)));
 }
 
-function functionName(fn: Node): string {
-  if (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) return fn.name?.getText() ?? '';
-  return fn.parent && ts.isVariableDeclaration(fn.parent) ? fn.parent.name.getText() : '';
-}
-
-/** In `acquireLock(key, ...)` any key it SETs is the lock, whatever it is called. */
-function inLockAcquireFunction(command: RedisCommand): boolean {
-  const name = functionName(enclosingFunction(command.call));
-  return LOCK_NAME.test(name) && ACQUIRE_FN.test(name.replace(LOCK_NAME, ''));
-}
-
-/** Words that name another lock operation, or a state, beside the lock word: `unlock`, `forceLock`, `getLockStatus`. */
-const NOT_AN_ACQUIRE = /un-?lock|release|free|clear|remove|delete|force|steal|takeover|override|renew|extend|refresh|heartbeat|status|state|info|^(?:get|read|check|is|has)/i;
-/** What may stand beside the lock word in an acquire's name: `lock`, `setLock`, `createLock`, `tryLock`. */
-const ACQUIRE_PREFIX = /^(?:set|create|add|put|make|do|try|_)?$/i;
-
-/**
- * Is the function named as taking a lock (`acquireLock`, `lock`, `setLock`, `takeMutex`)? Narrower than
- * inLockAcquireFunction: its plain SET is reported with nothing else to go on.
- */
-function namedAcquire(command: RedisCommand): boolean {
-  const name = functionName(enclosingFunction(command.call));
-  if (!LOCK_NAME.test(name) || NOT_AN_ACQUIRE.test(name)) return false;
-  const rest = name.replace(LOCK_NAME, '');
-  return ACQUIRE_FN.test(rest) || ACQUIRE_PREFIX.test(rest);
-}
-
-/**
- * A plain SET that takes the lock with nothing refusing a second taker: in a function named as the
- * acquire, or followed in its own function by a DEL of the key (set, work, delete: used as a mutex).
- * Not when the function also takes the key with NX (the SET is then a renewal or a write of the holder's).
- */
 /** Are the two nodes in different branches of one `if`, `?:` or `switch` (never both on one path)? */
 function apartInBranches(a: Node, b: Node): boolean {
   for (let n: Node | undefined = a.parent; n; n = n.parent) {
@@ -75,11 +42,6 @@ function unguardedTake(model: LockModel, command: RedisCommand, key: KeyRef): { 
   const release = model.releasesOn(key).find((r) => r.fn === fn && r.call.getStart() > command.call.end && !r.ownerChecked && !apartInBranches(command.call, r.call));
   if (release) return { release };
   return namedAcquire(command) ? {} : undefined;
-}
-
-function plainSet(command: RedisCommand): boolean {
-  const set = command.set;
-  return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !command.batch;
 }
 
 /** Adds NX in the call's own option style. */
@@ -107,69 +69,6 @@ function addNx(command: RedisCommand): Fix | undefined {
   return last ? { title, isPreferred: true, edits: [{ start: last.end, end: last.end, newText: ", 'NX'" }] } : undefined;
 }
 
-/** A GET/EXISTS on the key, before the SET in the same function, whose answer decides whether to SET. */
-function checkBefore(model: LockModel, set: RedisCommand): RedisCommand | undefined {
-  const key = model.keyOf(set.keys[0]);
-  const fn = enclosingFunction(set.call);
-  return model.commands.find((c) => {
-    if ((c.name !== 'GET' && c.name !== 'EXISTS') || !c.keys[0] || !sameKey(model.keyOf(c.keys[0]), key)) return false;
-    // Callback style (node_redis v3): the SET written in the GET's own callback, on its reply.
-    const callback = replyCallback(c);
-    const inCallback = !!callback && callback === fn;
-    if (!inCallback && (c.call.end > set.call.getStart() || enclosingFunction(c.call) !== fn)) return false;
-    const names = inCallback ? replyNames(callback) : namesOf(c);
-    return !handedBack(fn, names) && !countedBack(model, c, names) && decidesSet(fn, c, names, set);
-  });
-}
-
-/** The node-style callback a command is given last: `client.get(key, (err, value) => ...)`. */
-function replyCallback(command: RedisCommand): ts.ArrowFunction | ts.FunctionExpression | undefined {
-  const last = command.call.arguments[command.call.arguments.length - 1];
-  const callback = last && unwrap(last);
-  return callback && (ts.isArrowFunction(callback) || ts.isFunctionExpression(callback)) ? callback : undefined;
-}
-
-/** The reply parameter of a node-style callback (`(err, value)`: `value`). */
-function replyNames(callback: ts.ArrowFunction | ts.FunctionExpression): string[] {
-  const reply = callback.parameters[1]?.name;
-  return reply && ts.isIdentifier(reply) ? [reply.text] : [];
-}
-
-/**
- * Does a SET of the same key write the read value plus or minus a number (`count + 1`)? The key is a
- * counter (failures, attempts) kept beside the lock: its first write after a miss is no acquire. A
- * timestamp lock writes the time, not its old value moved by a step.
- */
-function countedBack(model: LockModel, check: RedisCommand, names: readonly string[]): boolean {
-  if (names.length === 0) return false;
-  const fn = enclosingFunction(check.call);
-  const key = model.keyOf(check.keys[0]);
-  return model.commands.some((c) => c.name === 'SET' && !!c.args[0] && !!c.keys[0] && enclosingFunction(c.call) === fn &&
-    sameKey(model.keyOf(c.keys[0]), key) && [c.args[0], ...descendantsOfKind(c.args[0], ts.SyntaxKind.BinaryExpression)].some((n) => stepped(n, names)));
-}
-
-function stepped(node: Node, names: readonly string[]): boolean {
-  const value = unwrap(node);
-  if (!ts.isBinaryExpression(value) || (value.operatorToken.kind !== ts.SyntaxKind.PlusToken && value.operatorToken.kind !== ts.SyntaxKind.MinusToken)) return false;
-  const [left, right] = [unwrap(value.left), unwrap(value.right)];
-  return (ts.isNumericLiteral(right) && mentions(left, names)) || (ts.isNumericLiteral(left) && mentions(right, names));
-}
-
-/**
- * Is the read value returned (`return cached`, `return JSON.parse(cached)`)? A lock's check only asks
- * whether the key is free; a read-through cache answers with what it found, so its key holds data
- * (a cached "lock status" of something else), and filling it after a miss is no acquire.
- */
-function handedBack(fn: Node, names: readonly string[]): boolean {
-  if (names.length === 0) return false;
-  return descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement).some((ret) => {
-    let value = ret.expression && unwrap(ret.expression);
-    while (value && (ts.isAwaitExpression(value) || ts.isAsExpression(value))) value = unwrap(value.expression);
-    if (value && ts.isCallExpression(value) && value.arguments.length === 1) value = unwrap(value.arguments[0]);
-    return !!value && ts.isIdentifier(value) && names.includes(value.text);
-  });
-}
-
 /**
  * A once-only claim on a key not named like a lock: `if (await get(k)) return; await set(k, 'done', 'EX', t)`
  * and then the work. The SET writes a literal marker (a cache fill writes the value it computed) right
@@ -193,50 +92,6 @@ function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefi
     if (/\bawait\b/.test(s.getText()) && !contains(s, check.call)) return undefined;
   }
   return undefined;
-}
-
-function namesOf(check: RedisCommand): string[] {
-  const use = resultUse(check.call);
-  return use.kind === 'assigned' ? [use.name] : [];
-}
-
-/** An `if` on the check's answer that holds the SET or leaves before it; not an owner comparison. */
-function decidesSet(fn: Node, check: RedisCommand, names: string[], set: RedisCommand): boolean {
-  const ifs: ts.IfStatement[] = [];
-  const visit = (n: Node): void => {
-    const afterReply = n.getStart() > check.call.end || contains(check.call, n);
-    if (ts.isIfStatement(n) && (contains(n.expression, check.call) || afterReply) && n.getStart() < set.call.getStart()) ifs.push(n);
-    if (n === fn || !ts.isFunctionLike(n)) ts.forEachChild(n, visit);
-  };
-  visit(fn);
-  return ifs.some((s) => {
-    const condition = s.expression;
-    const refers = contains(condition, check.call) || mentions(condition, names);
-    if (!refers || comparesWithValue(condition, set.args[0])) return false;
-    const holds = contains(s.thenStatement, set.call) || (!!s.elseStatement && contains(s.elseStatement, set.call));
-    const leaves = !contains(s, set.call) && /\b(?:return|throw)\b/.test(s.thenStatement.getText());
-    return holds || leaves;
-  });
-}
-
-/**
- * `holder === token` compares with a value: that is an owner check, not a "free?" test. A comparison
- * with the very literal the SET writes (`if (state === 'LOCKED') return; set(key, 'LOCKED')`) is not:
- * every writer stores that value, so it only asks whether the key is taken.
- */
-function comparesWithValue(condition: Node, written: Node | undefined): boolean {
-  const marker = written ? literalString(unwrap(written)) : undefined;
-  let found = false;
-  const visit = (n: Node): void => {
-    if (ts.isBinaryExpression(n) && /^[!=]==?$/.test(n.operatorToken.getText())) {
-      const sides = [unwrap(n.left), unwrap(n.right)];
-      const emptyish = sides.some((x) => /^(?:null|undefined|0|1|false|true|''|""|'OK'|"OK")$/.test(x.getText()) || (marker !== undefined && literalString(x) === marker));
-      if (!emptyish) found = true;
-    }
-    ts.forEachChild(n, visit);
-  };
-  visit(condition);
-  return found;
 }
 
 /** `{ NX: true, EX: 30 }` for the words `'NX', 'EX', 30`: node-redis' own spelling of the same SET. */

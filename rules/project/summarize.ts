@@ -9,7 +9,10 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, descendantsOfKind, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, descendantsOfKind, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { checkBefore, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
+import { namesLockedState } from '../engine/keys';
+import { resultUse } from '../engine/result-use';
 import { returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
 import { nameTable, type AcquireReturn, type FileSummary, type FunctionSummary, type KeySpec, type Place, type TokenSpec } from './types';
@@ -397,6 +400,22 @@ function setNxWithTtl(fn: ts.FunctionLikeDeclaration, acquire: Acquire): boolean
   return acquire.hasTtl && !acquire.marker && SETNX_NAME.test(functionNameOf(fn));
 }
 
+/**
+ * A lock the function takes without NX, which exclusive-acquire reports here: a plain SET of a lock key
+ * decided by a separate GET or EXISTS of it, or in a function named as the acquire. To its callers it is
+ * an acquire all the same (they test its answer, release it on every path): the SET stands for it.
+ */
+function takenWithoutNx(fn: ts.FunctionLikeDeclaration, model: LockModel): Acquire | undefined {
+  for (const set of model.commands) {
+    if (!plainSet(set) || !set.keys[0] || enclosingFunction(set.call) !== fn || model.extends.some((e) => e.command === set)) continue;
+    const key = model.keyOf(set.keys[0]);
+    if (namesLockedState(key) || !(model.isLockKey(key) || inLockAcquireFunction(set))) continue;
+    if (!checkBefore(model, set) && !namedAcquire(set)) continue;
+    return { kind: 'set-nx', call: set.call, command: set, key, token: set.args[0], hasTtl: !!set.set?.ttl, fn, statement: enclosingStatement(set.call), result: resultUse(set.call) };
+  }
+  return undefined;
+}
+
 function summarizeFunction(target: SummaryTarget, model: LockModel, ops: FunctionOps, path: string): FunctionSummary {
   const fn = target.fn;
   const summary: FunctionSummary = { name: target.name, params: fn.parameters.map((p) => p.name.getText()) };
@@ -409,7 +428,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   }
   const routine = routineOf(fn, ops.acquires, model, path);
   if (routine) summary.routine = routine;
-  const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a)));
+  const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a))) ?? (routine ? undefined : takenWithoutNx(fn, model));
   if (acquire) {
     const returns = returnsOf(fn, acquire);
     // A function that takes a lock, releases that lock itself and hands nothing of it back does its own

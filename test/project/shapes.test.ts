@@ -46,6 +46,56 @@ export class ${name} {
 
 const shapes: Shape[] = [
   {
+    name: 'a lock helper taken by GET then SET without NX through a cache module: reported in it once, and an acquire to its callers',
+    files: {
+      'src/lib/cache.ts': `import Redis from 'ioredis';
+const redis = new Redis();
+export async function readCache(key: string): Promise<string | null> {
+  const raw = await redis.get(key);
+  return raw ? JSON.parse(raw) : null;
+}
+export async function writeCache(key: string, value: unknown, ttlSeconds = 300): Promise<void> {
+  await redis.set(key, JSON.stringify(value), 'EX', ttlSeconds);
+}
+export async function dropCache(key: string): Promise<void> {
+  await redis.del(key);
+}
+`,
+      'src/jobs/lock.ts': `import { readCache, writeCache } from '../lib/cache';
+import { randomUUID } from 'node:crypto';
+export async function takeJobLock(job: string): Promise<boolean> {
+  if (await readCache(\`job-lock:\${job}\`)) return false;
+  await writeCache(\`job-lock:\${job}\`, randomUUID(), 120);
+  return true;
+}
+`,
+      'src/jobs/rates.ts': `import { takeJobLock } from './lock';
+import { dropCache } from '../lib/cache';
+declare function fetchRates(): Promise<void>;
+export async function refreshRates() {
+  await takeJobLock('rates');
+  await fetchRates();
+  await dropCache('job-lock:rates');
+}
+export async function refreshRatesGuarded() {
+  if (!(await takeJobLock('rates-guarded'))) return;
+  try {
+    await fetchRates();
+  } finally {
+    await dropCache('job-lock:rates-guarded');
+  }
+}
+`,
+    },
+    expected: [
+      'src/jobs/lock.ts: exclusive-acquire',
+      'src/jobs/rates.ts: check-acquire-result',
+      'src/jobs/rates.ts: owner-checked-release',
+      'src/jobs/rates.ts: owner-checked-release',
+      'src/jobs/rates.ts: release-on-all-paths',
+    ],
+  },
+  {
     name: 'a per-lock class renewing from its constructor and releasing through a NestJS redis wrapper',
     files: { 'src/redis/redis.service.ts': REDIS_SERVICE, 'src/lock/lock.ts': renewingClass('Lock') },
     expected: ['src/lock/lock.ts: owner-checked-extend', 'src/lock/lock.ts: owner-checked-release', 'src/lock/lock.ts: stop-on-lock-lost'],
