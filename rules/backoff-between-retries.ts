@@ -48,6 +48,16 @@ function delayOf(wait: ts.AwaitExpression): Node | undefined {
   return ts.isCallExpression(expr) ? expr.arguments[0] : undefined;
 }
 
+/**
+ * A wait through a function or method of this file whose own body waits a random share
+ * (`await this.waitForResult(id)` polling with jitter): its argument is no delay, and the wait is random.
+ */
+function jitteredInside(wait: ts.AwaitExpression): boolean {
+  const call = unwrap(wait.expression);
+  const fn = ts.isCallExpression(call) ? localCallee(call) : undefined;
+  return !!fn?.body && RANDOM.test(fn.body.getText());
+}
+
 /** A call to a function of this file whose body has no random part and returns only fixed values. */
 function fixedFunction(model: LockModel, call: ts.CallExpression, depth: number): boolean {
   const fn = depth < 3 ? localCallee(call) : undefined;
@@ -124,7 +134,7 @@ export const backoffBetweenRetries: Rule = {
         });
         continue;
       }
-      const fixed = [...scheduled, ...waits.map((w) => ({ delay: delayOf(w) }))].find((w) => w.delay && fixedDelay(model, w.delay));
+      const fixed = [...scheduled, ...waits.filter((w) => !jitteredInside(w)).map((w) => ({ delay: delayOf(w) }))].find((w) => w.delay && fixedDelay(model, w.delay));
       // A random part computed anywhere in the retry (`delay = base * (0.5 + Math.random())`) counts.
       if (!fixed?.delay || RANDOM.test((loop ?? acquire.fn).getText())) continue;
       const delay = fixed.delay;

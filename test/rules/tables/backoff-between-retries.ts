@@ -6,6 +6,37 @@ const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms
 
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
+    { name: 'a wait through a method of the class that polls with jitter: its argument is an id, not a delay', code: `${io}export class TokenRefresher {
+  async refresh(id: string): Promise<string> {
+    const key = \`refresh-lock:\${id}\`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (await redis.set(key, '1', 'EX', 20, 'NX')) {
+        try {
+          return await this.fetchToken(id);
+        } finally {
+          await redis.del(key);
+        }
+      }
+      const fresh = await this.waitForFreshToken(id);
+      if (fresh) return fresh;
+    }
+    throw new Error('no token');
+  }
+  private async waitForFreshToken(id: string): Promise<string | null> {
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      const pause = 200 + Math.floor(Math.random() * 200);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      const token = await redis.get(\`token:\${id}\`);
+      if (token) return token;
+    }
+    return null;
+  }
+  private async fetchToken(id: string): Promise<string> {
+    return id;
+  }
+}
+` },
     { name: 'a loop that draws a fresh random key each attempt (a nonce reserved with SET NX) retries no lock', code: `${io}import { randomBytes } from 'node:crypto';
 export async function reserveNonce(payload: string): Promise<string> {
   for (let attempt = 0; attempt < 3; attempt++) {
