@@ -36,6 +36,11 @@ function apartInBranches(a: Node, b: Node): boolean {
   return false;
 }
 
+/**
+ * A plain SET that takes the lock with nothing refusing a second taker: in a function named as the
+ * acquire, or followed in its own function by a DEL of the key (set, work, delete: used as a mutex).
+ * Not when the function also takes the key with NX (the SET is then a renewal or a write of the holder's).
+ */
 function unguardedTake(model: LockModel, command: RedisCommand, key: KeyRef): { release?: Release } | undefined {
   const fn = enclosingFunction(command.call);
   if (namesLockedState(key) || model.acquiresOn(key).some((a) => a.fn === fn)) return undefined;

@@ -39,11 +39,7 @@ export function namedAcquire(command: RedisCommand): boolean {
   return ACQUIRE_FN.test(rest) || ACQUIRE_PREFIX.test(rest);
 }
 
-/**
- * A plain SET that takes the lock with nothing refusing a second taker: in a function named as the
- * acquire, or followed in its own function by a DEL of the key (set, work, delete: used as a mutex).
- * Not when the function also takes the key with NX (the SET is then a renewal or a write of the holder's).
- */
+/** A SET that writes whatever is there: no NX, XX or IFEQ condition, options it can read, not queued in a batch. */
 export function plainSet(command: RedisCommand): boolean {
   const set = command.set;
   return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !command.batch;

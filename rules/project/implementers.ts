@@ -142,8 +142,7 @@ export class Implementers {
   private packageRoot(dir: string): string {
     for (let d = dir, depth = 0; depth < 12; depth++) {
       const listing = this.host.listFolder?.(d);
-      if (listing && PACKAGE_MARKERS.some((m) => listing.files.includes(m))) return d;
-      if (listing && (listing.folders.includes('.git') || listing.files.includes('.git'))) return d;
+      if (listing && (PACKAGE_MARKERS.some((m) => listing.files.includes(m)) || listing.folders.includes('.git') || listing.files.includes('.git'))) return d;
       const parent = dirname(d);
       if (parent === d) break;
       d = parent;

@@ -4,6 +4,7 @@
 // or which command it merely forwards. Helpers that call helpers get their meaning through the model,
 // which already holds the meaning of the calls it could resolve.
 import { ts } from '../engine/typescript';
+import type { RedisCommand } from '../engine/commands';
 import type { Acquire, Extend, LockModel, Release } from '../engine/model';
 import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
@@ -301,6 +302,8 @@ interface FunctionOps {
   acquires: Acquire[];
   releases: Release[];
   extends: Extend[];
+  /** Plain SETs of a key written in the function itself (takenWithoutNx). */
+  plainSets: RedisCommand[];
 }
 
 /**
@@ -324,19 +327,20 @@ function fanOutOwner(fn: Node): Node | undefined {
 
 function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
   const byFn = new Map<Node, FunctionOps>();
-  const of = (callback: Node) => {
-    const fn = fanOutOwner(callback) ?? callback;
+  const at = (fn: Node) => {
     let ops = byFn.get(fn);
-    if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [] }));
+    if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [], plainSets: [] }));
     return ops;
   };
+  const of = (callback: Node) => at(fanOutOwner(callback) ?? callback);
   for (const a of model.acquires) of(a.fn).acquires.push(a);
   for (const r of model.releases) of(r.fn).releases.push(r);
   for (const e of model.extends) of(e.fn).extends.push(e);
+  for (const c of model.commands) if (plainSet(c) && c.keys[0]) at(enclosingFunction(c.call)).plainSets.push(c);
   return byFn;
 }
 
-const NO_OPS: FunctionOps = { acquires: [], releases: [], extends: [] };
+const NO_OPS: FunctionOps = { acquires: [], releases: [], extends: [], plainSets: [] };
 
 /**
  * `cb(err)`, `cb(null, reply === 'OK')` in the acquire's own reply callback: the answer handed back
@@ -405,9 +409,9 @@ function setNxWithTtl(fn: ts.FunctionLikeDeclaration, acquire: Acquire): boolean
  * decided by a separate GET or EXISTS of it, or in a function named as the acquire. To its callers it is
  * an acquire all the same (they test its answer, release it on every path): the SET stands for it.
  */
-function takenWithoutNx(fn: ts.FunctionLikeDeclaration, model: LockModel): Acquire | undefined {
-  for (const set of model.commands) {
-    if (!plainSet(set) || !set.keys[0] || enclosingFunction(set.call) !== fn || model.extends.some((e) => e.command === set)) continue;
+function takenWithoutNx(fn: ts.FunctionLikeDeclaration, model: LockModel, plainSets: readonly RedisCommand[]): Acquire | undefined {
+  for (const set of plainSets) {
+    if (model.extends.some((e) => e.command === set)) continue;
     const key = model.keyOf(set.keys[0]);
     if (namesLockedState(key) || !(model.isLockKey(key) || inLockAcquireFunction(set))) continue;
     if (!checkBefore(model, set) && !namedAcquire(set)) continue;
@@ -428,7 +432,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   }
   const routine = routineOf(fn, ops.acquires, model, path);
   if (routine) summary.routine = routine;
-  const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a))) ?? (routine ? undefined : takenWithoutNx(fn, model));
+  const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a))) ?? (routine ? undefined : takenWithoutNx(fn, model, ops.plainSets));
   if (acquire) {
     const returns = returnsOf(fn, acquire);
     // A function that takes a lock, releases that lock itself and hands nothing of it back does its own

@@ -1,20 +1,9 @@
 import type { RuleCases } from '../harness';
-import { declared, glide, io, nr, RELEASE, RELEASE_DECL, sortedSetSemaphore, upstash } from './preludes';
+import { declared, glide, io, nr, RELEASE, RELEASE_DECL, singleFlightMarker, singleFlightWindow, sortedSetSemaphore, upstash } from './preludes';
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
-    { name: 'a single-flight window kept when the work succeeds (an early return) and deleted after it only when it failed: a marker, not a lock', code: `${io}declare function to<T>(work: Promise<T>): Promise<[Error | null, T | undefined]>;
-declare function fetchAvatar(userId: string): Promise<{ ok: boolean }>;
-export async function syncAvatar(userId: string) {
-  const windowKey = \`avatar:refresh:\${userId}\`;
-  const [setError, claimed] = await to(redis.set(windowKey, '1', 'EX', 600, 'NX'));
-  if (setError) return;
-  if (claimed !== 'OK') return;
-  const fresh = await fetchAvatar(userId);
-  if (fresh.ok) return; // keep the window: its TTL decides when to look again
-  await redis.del(windowKey); // let the next request try again at once
-}
-` },
+    singleFlightMarker,
     sortedSetSemaphore,
     { name: 'Lua compare-and-delete', code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
@@ -204,18 +193,7 @@ export async function run(key: string, token: string) {
     {
       name: 'the same early-return shape on a key named like a lock: the DEL after the work is its release, and compares nothing',
       message: ['whoever holds it'],
-      code: `${io}declare function to<T>(work: Promise<T>): Promise<[Error | null, T | undefined]>;
-declare function fetchAvatar(userId: string): Promise<{ ok: boolean }>;
-export async function syncAvatar(userId: string) {
-  const windowKey = \`lock:avatar:\${userId}\`;
-  const [setError, claimed] = await to(redis.set(windowKey, '1', 'EX', 600, 'NX'));
-  if (setError) return;
-  if (claimed !== 'OK') return;
-  const fresh = await fetchAvatar(userId);
-  if (fresh.ok) return; // keep the window: its TTL decides when to look again
-  await redis.del(windowKey); // let the next request try again at once
-}
-`,
+      code: singleFlightWindow('lock:avatar'),
     },
     {
       name: 'a lock taken by GET then a plain SET and deleted in the finally of the same function: that DEL is its release',

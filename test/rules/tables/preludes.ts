@@ -104,3 +104,26 @@ export async function withSlot(name: string, token: string, limit: number) {
   return true;
 }
 ` };
+
+/**
+ * A single-flight window on `${key}:<user>`: a fixed value set with NX through an error-as-value pair,
+ * kept by an early return when the work succeeded, deleted by a plain DEL after it otherwise.
+ */
+export const singleFlightWindow = (key: string) => `${io}declare function to<T>(work: Promise<T>): Promise<[Error | null, T | undefined]>;
+declare function fetchAvatar(userId: string): Promise<{ ok: boolean }>;
+export async function syncAvatar(userId: string) {
+  const windowKey = \`${key}:\${userId}\`;
+  const [setError, claimed] = await to(redis.set(windowKey, '1', 'EX', 600, 'NX'));
+  if (setError) return;
+  if (claimed !== 'OK') return;
+  const fresh = await fetchAvatar(userId);
+  if (fresh.ok) return; // keep the window: its TTL decides when to look again
+  await redis.del(windowKey); // let the next request try again at once
+}
+`;
+
+/** That window on a key named like nothing of locks: a marker, on which no rule reports. */
+export const singleFlightMarker = {
+  name: 'a single-flight window kept when the work succeeds (an early return) and deleted after it only when it failed: a marker, not a lock',
+  code: singleFlightWindow('avatar:refresh'),
+};

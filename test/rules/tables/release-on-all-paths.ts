@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE } from './preludes';
+import { io, nr, RELEASE, singleFlightMarker } from './preludes';
 
 const rl = `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -38,18 +38,7 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
-    { name: 'a single-flight window kept when the work succeeds (an early return) and deleted after it only when it failed: a marker, not a lock', code: `${io}declare function to<T>(work: Promise<T>): Promise<[Error | null, T | undefined]>;
-declare function fetchAvatar(userId: string): Promise<{ ok: boolean }>;
-export async function syncAvatar(userId: string) {
-  const windowKey = \`avatar:refresh:\${userId}\`;
-  const [setError, claimed] = await to(redis.set(windowKey, '1', 'EX', 600, 'NX'));
-  if (setError) return;
-  if (claimed !== 'OK') return;
-  const fresh = await fetchAvatar(userId);
-  if (fresh.ok) return; // keep the window: its TTL decides when to look again
-  await redis.del(windowKey); // let the next request try again at once
-}
-` },
+    singleFlightMarker,
     { name: "a wait on timers/promises' setTimeout (under any name) without an abort signal cannot throw", code: `import Redis from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 const redis = new Redis();

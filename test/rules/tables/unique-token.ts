@@ -1,22 +1,11 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE } from './preludes';
+import { io, nr, RELEASE, singleFlightMarker } from './preludes';
 
 const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
-    { name: 'a single-flight window kept when the work succeeds (an early return) and deleted after it only when it failed: a marker, not a lock', code: `${io}declare function to<T>(work: Promise<T>): Promise<[Error | null, T | undefined]>;
-declare function fetchAvatar(userId: string): Promise<{ ok: boolean }>;
-export async function syncAvatar(userId: string) {
-  const windowKey = \`avatar:refresh:\${userId}\`;
-  const [setError, claimed] = await to(redis.set(windowKey, '1', 'EX', 600, 'NX'));
-  if (setError) return;
-  if (claimed !== 'OK') return;
-  const fresh = await fetchAvatar(userId);
-  if (fresh.ok) return; // keep the window: its TTL decides when to look again
-  await redis.del(windowKey); // let the next request try again at once
-}
-` },
+    singleFlightMarker,
     { name: 'an acquire that hands its key back with a random token per acquisition', code: `import { randomUUID } from 'node:crypto';
 ${io}export class SeatLocks {
   async acquireLock(sessionId: string, seatId: string): Promise<string | null> {
