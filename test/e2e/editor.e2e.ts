@@ -175,13 +175,19 @@ test('4. saving applies the unattended fixes (source.fixAll.lockwise on save)', 
   await step(page, server, 'editor-4-fix-all-on-save', async () => {
     await wb.openFile('src/save-me.ts');
     await waitFor(async () => (await wb.editor().locator('.squiggly-error').count()) >= 1, 'the atomic-acquire squiggle', { timeoutMs: 30_000 });
-    // An edit so that the save is a real one, then Ctrl+S.
-    await wb.goTo(lineOf(SAVE_ME, "console.log('nightly run')").line, 1);
-    await page.keyboard.press('End');
-    await page.keyboard.type(' // saved');
+    // An edit so that the save is a real one, then Ctrl+S. The edit is typed again until it shows in the
+    // editor: keys sent while something else held the focus would leave nothing to save.
+    await waitFor(async () => {
+      if ((await wb.editorText()).includes('// saved')) return true;
+      await wb.goTo(lineOf(SAVE_ME, "console.log('nightly run')").line, 1);
+      await page.keyboard.press('End');
+      await page.keyboard.type(' // saved');
+      return false;
+    }, 'the typed edit in the editor', { intervalMs: 500 });
     await page.keyboard.press('Control+S');
     const file = join(workspace, 'src', 'save-me.ts');
-    await waitFor(() => /redis\.set\('lock:nightly', token, 'EX', 60, 'NX'\)/.test(readFileSync(file, 'utf8')), 'the fixed acquire on disk', { timeoutMs: 20_000 });
+    await waitFor(() => readFileSync(file, 'utf8').includes('// saved'), 'the save on disk', { timeoutMs: 20_000 });
+    assert.match(readFileSync(file, 'utf8'), /redis\.set\('lock:nightly', token, 'EX', 60, 'NX'\)/, 'the save wrote the fixed acquire');
     assert.doesNotMatch(readFileSync(file, 'utf8'), /setnx|expire\(/);
   });
 });

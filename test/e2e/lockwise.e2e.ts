@@ -204,6 +204,7 @@ async function focusedQuickEntry(): Promise<string> {
 
 /** Picks an entry of the open quick pick by moving the focus to it (ArrowDown) and pressing Enter. */
 async function pickQuickEntry(label: string): Promise<void> {
+  await wb.focusQuickInput();
   await waitFor(async () => {
     if ((await focusedQuickEntry()).startsWith(label)) return true;
     await page.keyboard.press('ArrowDown');
@@ -220,6 +221,7 @@ test('5. guarded release asks first with Cancel as the default, removes the lock
     // Cancel is the entry focused when the confirmation opens, so Enter right away keeps the lock. The
     // focus lands a moment after the widget shows: an Enter before it would go nowhere.
     await waitFor(async () => (await focusedQuickEntry()).startsWith('Cancel'), 'Cancel to be focused in the confirmation', { intervalMs: 100 });
+    await wb.focusQuickInput();
     await page.keyboard.press('Enter');
     await confirmation.waitFor({ state: 'hidden', timeout: 10_000 });
     assert.equal(await seed.get('lock:invoices:9'), 'billing#9', 'Enter did not delete');

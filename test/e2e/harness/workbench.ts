@@ -19,6 +19,7 @@ export class Workbench {
     await this.page.keyboard.press(prefixKey);
     const widget = this.page.locator(QUICK_INPUT);
     await widget.waitFor({ state: 'visible', timeout: 10_000 });
+    await this.focusQuickInput();
     await this.page.keyboard.type(text);
     // Quick Open's first file search after a start can take this long on a loaded machine.
     await widget.locator('.monaco-list-row').filter({ hasText: pick }).first().waitFor({ timeout: 45_000 });
@@ -46,10 +47,26 @@ export class Workbench {
     await this.editor().locator('.view-lines').waitFor({ timeout: 15_000 });
   }
 
+  /**
+   * Makes sure keys reach the open quick input. It shows before it takes the focus, and a menu closing or
+   * a view re-rendering under it can keep the focus elsewhere; a quick pick that ignores focus-out then
+   * stays open while Enter and the arrows go to the tree or the editor. Clicking its box selects nothing.
+   */
+  async focusQuickInput(): Promise<void> {
+    const widget = this.page.locator(QUICK_INPUT);
+    const focused = () => widget.evaluate((el) => el.contains(el.ownerDocument.activeElement));
+    await waitFor(async () => {
+      if (await focused()) return true;
+      await widget.locator('.quick-input-box input').first().click();
+      return false;
+    }, 'the focus in the quick input', { intervalMs: 200 });
+  }
+
   /** Go to Line/Column (Ctrl+G), 1-based as the status bar shows it. */
   async goTo(line: number, column: number): Promise<void> {
     await this.page.keyboard.press('Control+G');
     await this.page.locator(QUICK_INPUT).waitFor({ state: 'visible', timeout: 10_000 });
+    await this.focusQuickInput();
     await this.page.keyboard.type(`${line}:${column}`);
     await this.page.keyboard.press('Enter');
     await waitFor(
