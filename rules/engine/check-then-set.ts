@@ -17,9 +17,17 @@ export function functionName(fn: Node): string {
   return fn.parent && ts.isVariableDeclaration(fn.parent) ? fn.parent.name.getText() : '';
 }
 
-/** In `acquireLock(key, ...)` any key it SETs is the lock, whatever it is called. */
+/** A method without a lock word of its own reads with its class's: `acquire` in `class MutexService` is `acquire Mutex`. */
+function acquireName(fn: Node): string {
+  const name = functionName(fn);
+  if (LOCK_NAME.test(name) || !ts.isMethodDeclaration(fn) || !ts.isClassLike(fn.parent)) return name;
+  const lockWord = LOCK_NAME.exec(fn.parent.name?.text ?? '');
+  return lockWord ? `${name} ${lockWord[0]}` : name;
+}
+
+/** In `acquireLock(key, ...)` (or `LockService.acquire`) any key it SETs is the lock, whatever it is called. */
 export function inLockAcquireFunction(command: RedisCommand): boolean {
-  const name = functionName(enclosingFunction(command.call));
+  const name = acquireName(enclosingFunction(command.call));
   return LOCK_NAME.test(name) && ACQUIRE_FN.test(name.replace(LOCK_NAME, ''));
 }
 
@@ -29,11 +37,12 @@ const NOT_AN_ACQUIRE = /un-?lock|release|free|clear|remove|delete|force|steal|ta
 const ACQUIRE_PREFIX = /^(?:set|create|add|put|make|do|try|_)?$/i;
 
 /**
- * Is the function named as taking a lock (`acquireLock`, `lock`, `setLock`, `takeMutex`)? Narrower than
+ * Is the function named as taking a lock (`acquireLock`, `lock`, `setLock`, `takeMutex`, `acquire` in a
+ * `LockService`)? Narrower than
  * inLockAcquireFunction: its plain SET is reported with nothing else to go on.
  */
 export function namedAcquire(command: RedisCommand): boolean {
-  const name = functionName(enclosingFunction(command.call));
+  const name = acquireName(enclosingFunction(command.call));
   if (!LOCK_NAME.test(name) || NOT_AN_ACQUIRE.test(name)) return false;
   const rest = name.replace(LOCK_NAME, '');
   return ACQUIRE_FN.test(rest) || ACQUIRE_PREFIX.test(rest);

@@ -39,8 +39,11 @@ const GET_OR_EXISTS = command('get|exists');
 /** `.set(key, 'done', 'EX', ...)`: a literal marker written with a TTL, the SET of a once-only claim. */
 const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
 const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
-/** A function named as taking a lock (`acquireLock`, `setLock`, `lock(`): exclusive-acquire's plain SET in an acquire. */
-const ACQUIRE_NAMED = /(?:acquire|take|grab|claim|obtain|reserve|set|create|add|try|do)_?(?:lock|mutex)|(?<![\w$.])lock\s*[(=:]/i;
+/**
+ * A function named as taking a lock (`acquireLock`, `setLock`, `lock(`), or an `acquire(...) {` method
+ * (of a lock class: LOCK_NAME is asked too): exclusive-acquire's plain SET in an acquire.
+ */
+const ACQUIRE_NAMED = /(?:acquire|take|grab|claim|obtain|reserve|set|create|add|try|do)_?(?:lock|mutex)|(?<![\w$.])lock\s*[(=:]|(?<![\w$.])(?:try_?)?(?:acquire|take|grab|claim|obtain)\s*\([^()]*\)[^;{]*\{/i;
 /** SETEX/PSETEX: a SET with a TTL, spelled as its own command. */
 const SETEX = command(SETEX_NAMES);
 const DELETE_OR_EXPIRE = command(DELETE_OR_EXPIRE_NAMES);

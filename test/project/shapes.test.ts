@@ -46,6 +46,43 @@ export class ${name} {
 
 const shapes: Shape[] = [
   {
+    name: "an injected lock service whose acquire method sets without NX: reported in it once, and an acquire to the job that calls it",
+    files: {
+      'src/locks/mutex.service.ts': `import { Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
+@Injectable()
+export class MutexService {
+  constructor(private readonly client: Redis) {}
+  async acquire(name: string, owner: string, ttlMs: number) {
+    return (await this.client.set(name, owner, 'PX', ttlMs)) === 'OK';
+  }
+  async release(name: string) {
+    await this.client.del(name);
+  }
+}
+`,
+      'src/jobs/payout.job.ts': `import { Injectable } from '@nestjs/common';
+import { MutexService } from '../locks/mutex.service';
+declare function pay(batch: string): Promise<void>;
+@Injectable()
+export class PayoutJob {
+  constructor(private readonly mutex: MutexService) {}
+  async run(batch: string) {
+    if (!(await this.mutex.acquire(\`payout:\${batch}\`, 'payout-worker', 30000))) return;
+    await pay(batch);
+    await this.mutex.release(\`payout:\${batch}\`);
+  }
+}
+`,
+    },
+    expected: [
+      'src/jobs/payout.job.ts: release-on-all-paths',
+      'src/jobs/payout.job.ts: unique-token',
+      'src/locks/mutex.service.ts: exclusive-acquire',
+      'src/locks/mutex.service.ts: owner-checked-release',
+    ],
+  },
+  {
     name: 'a lock helper taken by GET then SET without NX through a cache module: reported in it once, and an acquire to its callers',
     files: {
       'src/lib/cache.ts': `import Redis from 'ioredis';

@@ -175,6 +175,17 @@ export async function lockUser(userId: string) {
   await redis.set(\`lock:\${name}:status\`, status, 'EX', 600);
 }
 ` },
+    { name: "a lock service's extend and its store's save write plain SETs that take no lock", code: `${io}export class RedisLockService {
+  async extend(name: string, token: string, ttlMs: number) {
+    await redis.set(name, token, 'PX', ttlMs);
+  }
+}
+export class LockAuditStore {
+  async save(name: string, entry: string) {
+    await redis.set(\`audit:\${name}\`, entry, 'EX', 3600);
+  }
+}
+` },
     { name: 'GET before SET NX is only a shortcut', code: `${nr}export async function lockReport(day: string, token: string) {
   if (await client.get(\`lock:report:\${day}\`)) return false;
   const ok = await client.set(\`lock:report:\${day}\`, token, { NX: true, PX: 60000 });
@@ -188,6 +199,16 @@ export async function lockUser(userId: string) {
       message: ['has no NX', 'overwrites whoever holds the lock'],
       code: `${io}export async function acquireLock(name: string): Promise<void> {
   await redis.set(\`lock:\${name}\`, 'locked', 'EX', 30);
+}
+`,
+    },
+    {
+      name: 'the acquire method of a lock service class takes its parameter key with a plain SET PX',
+      message: ['has no NX'],
+      code: `${io}export class MutexService {
+  async acquire(name: string, owner: string, ttlMs: number) {
+    return (await redis.set(name, owner, 'PX', ttlMs)) === 'OK';
+  }
 }
 `,
     },
