@@ -2,7 +2,7 @@
 // whether or not this process got the lock.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { enclosingFunction, identifiersNamed, isAwaited, spanOf, valueCarrier, type Node } from './engine/nodes';
+import { enclosingFunction, identifiersNamed, isAwaited, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
@@ -69,17 +69,55 @@ function conditionOf(id: Node): boolean {
   );
 }
 
+/** Does the statement do nothing but call these releases (`await locks.release(key, id);`, a block of them)? */
+function onlyReleases(statement: ts.Statement, releaseCalls: ReadonlySet<Node>): boolean {
+  if (ts.isBlock(statement)) return statement.statements.length > 0 && statement.statements.every((s) => onlyReleases(s, releaseCalls));
+  return ts.isExpressionStatement(statement) && releaseCalls.has(awaitedCall(statement.expression));
+}
+
+/** `await release(...)`, `(release(...))`: the call itself. */
+function awaitedCall(expression: Node): Node {
+  const inner = unwrap(expression);
+  return ts.isAwaitExpression(inner) ? unwrap(inner.expression) : inner;
+}
+
+/**
+ * A read that only decides whether to release: `if (token) await release(key, token)` (no else), or
+ * `token && release(key, token)`. The work before it ran whether or not the lock was taken.
+ */
+function guardsOnlyRelease(id: Node, releaseCalls: ReadonlySet<Node>): boolean {
+  let test: Node = id;
+  const parent = test.parent;
+  // `token !== null`, `reply === 'OK'`: the same test spelled out.
+  if (ts.isBinaryExpression(parent) && parent.left === id && EQUALITY.has(parent.operatorToken.kind) && LITERAL.test(parent.right.getText())) test = parent;
+  const holder = test.parent;
+  if (ts.isIfStatement(holder)) return holder.expression === test && !holder.elseStatement && onlyReleases(holder.thenStatement, releaseCalls);
+  return (
+    ts.isBinaryExpression(holder) &&
+    holder.left === test &&
+    holder.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken &&
+    releaseCalls.has(awaitedCall(holder.right)) &&
+    ts.isExpressionStatement(holder.parent)
+  );
+}
+const EQUALITY = new Set([ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken, ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken]);
+const LITERAL = /^(?:null|undefined|true|false|\d+|'[^']*'|"[^"]*")$/;
+
 /**
  * `const token = await locks.acquire(key); await work(); await locks.release(key, token)`: the stored
- * reply is read only as an argument of this lock's releases, which may skip an empty token, but the work
- * before them runs whether or not the lock was taken.
+ * reply is read only as an argument of this lock's releases, or to decide whether to release, which
+ * may skip an empty token, but the work before them runs whether or not the lock was taken.
  */
-function onlyHandedToRelease(model: LockModel, acquire: Acquire): boolean {
+function onlyHandedToRelease(model: LockModel, acquire: Acquire): 'handed' | 'guards the release' | undefined {
   const use = acquire.result;
-  if (use.kind !== 'assigned' || use.tested || !use.readLater) return false;
+  if (use.kind !== 'assigned' || !use.readLater) return undefined;
   const releaseCalls = new Set<Node>(acquire.key ? model.releasesOn(acquire.key).map((r) => r.call) : []);
   const reads = identifiersNamed(enclosingFunction(use.declaration), use.name).filter((id) => id.pos >= use.declaration.end);
-  return reads.length > 0 && reads.every((id) => ts.isCallExpression(id.parent) && id.parent.arguments.includes(id as ts.Expression) && releaseCalls.has(id.parent));
+  const handed = (id: Node) => ts.isCallExpression(id.parent) && id.parent.arguments.includes(id as ts.Expression) && releaseCalls.has(id.parent);
+  const guards = reads.filter((id) => !handed(id));
+  // Tested where no read shows it (the acquire assigned in a loop's condition): tested before the work.
+  if ((use.tested && guards.length === 0) || !guards.every((id) => guardsOnlyRelease(id, releaseCalls))) return undefined;
+  return guards.length > 0 ? 'guards the release' : 'handed';
 }
 
 function problem(model: LockModel, acquire: Acquire): { message: string; at: Node } | undefined {
@@ -87,7 +125,11 @@ function problem(model: LockModel, acquire: Acquire): { message: string; at: Nod
   if (use.kind === 'discarded') return { message: 'is ignored', at: acquire.call };
   if (use.kind === 'tested' && !use.awaited) return { message: 'is tested without await: a Promise is always truthy', at: acquire.call };
   if (use.kind === 'assigned' && !use.readLater) return { message: `is stored in ${use.name} but never tested`, at: acquire.call };
-  if (use.kind === 'assigned' && onlyHandedToRelease(model, acquire)) return { message: `is stored in ${use.name} and only handed to the release, never tested`, at: acquire.call };
+  const toRelease = use.kind === 'assigned' ? onlyHandedToRelease(model, acquire) : undefined;
+  if (use.kind === 'assigned' && toRelease) {
+    const how = toRelease === 'handed' ? 'only handed to the release, never tested' : 'tested only to decide whether to release, after the work ran';
+    return { message: `is stored in ${use.name} and ${how}`, at: acquire.call };
+  }
   const tested = promiseTested(acquire);
   if (tested) return { message: `is tested as ${tested.getText()} without await: a Promise is always truthy`, at: tested };
   return handedBackUntested(acquire);

@@ -113,6 +113,50 @@ const shapes: Shape[] = [
     expected: ['src/report.ts: check-acquire-result'],
   },
   {
+    name: 'a token that is null when busy, tested only to decide whether to release (if, &&, !== null), after the work ran',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': tokenOrNull,
+      'src/report.ts': `${caller("import { acquireLock, releaseLock } from './lock';", 'nightly', "const token = await acquireLock('report');", '', "if (token) await releaseLock('report', token);")}
+export async function weekly() {
+  const token = await acquireLock('weekly');
+  try {
+    await rebuild();
+  } finally {
+    token && (await releaseLock('weekly', token));
+  }
+}
+export async function monthly() {
+  const token = await acquireLock('monthly');
+  await rebuild();
+  if (token !== null) {
+    await releaseLock('monthly', token);
+  }
+}
+`,
+    },
+    expected: ['src/report.ts: check-acquire-result', 'src/report.ts: check-acquire-result', 'src/report.ts: check-acquire-result', 'src/report.ts: release-on-all-paths'],
+  },
+  {
+    name: 'a token tested to release in one branch and to stop in the other is tested before the work',
+    files: {
+      'src/redis.ts': client,
+      'src/lock.ts': tokenOrNull,
+      'src/report.ts': `${work}import { acquireLock, releaseLock } from './lock';
+export async function nightly() {
+  const token = await acquireLock('report');
+  if (!token) return;
+  try {
+    await rebuild();
+  } finally {
+    if (token) await releaseLock('report', token);
+  }
+}
+`,
+    },
+    expected: [],
+  },
+  {
     name: 'the same token tested before the work (or as the loop\'s assignment), or handed on to other code as well as to the release',
     files: {
       'src/redis.ts': client,

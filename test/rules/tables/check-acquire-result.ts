@@ -124,6 +124,19 @@ export async function run(redis: Redis) {
   ],
   invalid: [
     {
+      name: 'an SET NX reply tested only to decide whether to release, after the work ran',
+      message: ['tested only to decide whether to release'],
+      code: `${io}export async function sync(id: string, token: string) {
+  const acquired = await redis.set(\`lock:sync:\${id}\`, token, 'EX', 30, 'NX');
+  try {
+    await work();
+  } finally {
+    if (acquired === 'OK') await redis.eval(${RELEASE}, 1, \`lock:sync:\${id}\`, token);
+  }
+}
+`,
+    },
+    {
       name: "an acquire handed to an error-as-value wrapper whose error is tested, never its value",
       message: ['stored in acquired but never tested'],
       code: `${io}declare function tryCatch<T>(work: Promise<T>): Promise<[Error | null, T | null]>;
