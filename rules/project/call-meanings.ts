@@ -8,6 +8,7 @@ import { ancestorWhere, declarationOf, isFunctionLike, methodOf, unwrap, type No
 import { identifiersOfFile } from '../engine/file-index';
 import { importOf, newClassName, typeClassName } from './file-symbols';
 import { Implementers } from './implementers';
+import { LOCK_NAME } from '../engine/lock-name';
 import type { ClientPackages } from './packages';
 import { REDLOCK_MODULES, SEMAPHORE_MODULE } from '../engine/imports';
 import { hasLockMeaning, type ClassSummary, type FileSummary, type FunctionSummary, type ImportRef, type WrapperSummary } from './types';
@@ -180,14 +181,18 @@ export class Resolution {
    * abstract class with no lock work of its own (a dependency-injection token), the one project class
    * that implements or extends it with a lock meaning (stand-ins for tests left out).
    */
-  typedAs(file: FileSummary, name: string, depth = 0): { file: FileSummary; cls: ClassSummary } | undefined {
+  typedAs(file: FileSummary, name: string, depth = 0, inLockCode = false): { file: FileSummary; cls: ClassSummary } | undefined {
     const named = this.classNamed(file, name, depth);
     if (named && (!named.cls.abstract || this.methodsOfClass(named.file, named.cls).some(hasLockMeaning))) return named;
-    return this.implementationOf(file, name) ?? named;
+    return this.implementationOf(file, name, inLockCode) ?? named;
   }
 
-  implementationOf(file: FileSummary, name: string): { file: FileSummary; cls: ClassSummary } | undefined {
-    if (!this.lookup.implementationsOf || !(Implementers.wanted(name) || this.isLockType(file, name))) return undefined;
+  /**
+   * `inLockCode`: the type is asked for lock code (a field of a class named like a lock), so a type named
+   * like anything (`KeyValueStore` under a `LockService`) is worth the search for its implementation.
+   */
+  implementationOf(file: FileSummary, name: string, inLockCode = false): { file: FileSummary; cls: ClassSummary } | undefined {
+    if (!this.lookup.implementationsOf || !(inLockCode || Implementers.wanted(name) || this.isLockType(file, name))) return undefined;
     const bound = this.boundClass(file, name);
     if (bound) return bound;
     const found: Array<{ file: FileSummary; cls: ClassSummary }> = [];
@@ -239,7 +244,7 @@ export class Resolution {
 
   fieldType(file: FileSummary, cls: ClassSummary, field: string, depth = 0): { file: FileSummary; cls: ClassSummary } | undefined {
     const type = own(cls.fieldTypes, field);
-    if (type) return this.typedAs(file, type, depth + 1);
+    if (type) return this.typedAs(file, type, depth + 1, LOCK_NAME.test(cls.name));
     if (!cls.base || depth > MAX_DEPTH) return undefined;
     const base = this.classNamed(file, cls.base, depth + 1);
     return base ? this.fieldType(base.file, base.cls, field, depth + 1) : undefined;

@@ -8,6 +8,7 @@ import { emptyConfig, type LockwiseConfig } from '../config';
 import { buildModel, type LockModel } from '../engine/model';
 import { identifiersOfFile } from '../engine/file-index';
 import { mightHoldLockCode } from '../engine/prefilter';
+import { LOCK_NAME } from '../engine/lock-name';
 import { ts } from '../engine/typescript';
 import type { AnalysisResult } from '../types';
 import { projectContext, Resolution, type ProjectContext } from './call-meanings';
@@ -51,6 +52,7 @@ const LOCAL_ROUNDS = 3;
 const SPARE_TEXT = 2 * 1024 * 1024;
 /** `: ILockService`, `: LockService | null`: a type annotation naming something lock-like. */
 const LOCK_TYPE = /:\s*([A-Z][\w$]*)\b/g;
+const CLASS_NAME = /\bclass\s+([\w$]+)/g;
 /** `export * from`, `export type * from`, `{ ...require('./x') }`: a module whose summary exports more names than its text spells. */
 const STAR_REEXPORT = /\bexport\s*(?:type\s+)?\*\s*from\b|\.\.\.\s*require\s*\(/;
 /** Identifier-like words (a name with non-ASCII letters is one word too). */
@@ -398,10 +400,12 @@ export class ProjectIndex {
    * elsewhere, so the file's imports alone never lead to it.
    */
   private typedByLockImplementation(path: string, text: string): boolean {
+    // In a class named like a lock (`class LockService { constructor(private kv: KeyValueStore) }`) any type counts.
+    const inLockClass = [...text.matchAll(CLASS_NAME)].some(([, name]) => LOCK_NAME.test(name));
     for (const [, name] of text.matchAll(LOCK_TYPE)) {
-      if (!Implementers.wanted(name)) continue;
+      if (!inLockClass && !Implementers.wanted(name)) continue;
       const imported = new RegExp(`\\bimport\\b[^;]*(?<![\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])[^;]*\\bfrom\\b`);
-      if (imported.test(text) && this.resolution.implementationOf(emptySummary(path), name)) return true;
+      if (imported.test(text) && this.resolution.implementationOf(emptySummary(path), name, inLockClass)) return true;
     }
     return false;
   }

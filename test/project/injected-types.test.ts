@@ -278,6 +278,63 @@ export class Checkout {
     expected: ['src/checkout.ts: check-acquire-result', 'src/seats/redis-seat-locker.ts: unique-token'],
   },
   {
+    name: 'a lock service over a store typed by a generic interface: the store\'s one implementation wraps Redis, so its get, set and delete are commands',
+    files: {
+      'package.json': '{ "name": "shop" }',
+      'src/store/store.ts': `export interface KeyValueStore {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+`,
+      'src/store/redis-store.ts': `import Redis from 'ioredis';
+import { KeyValueStore } from './store';
+export class RedisStore implements KeyValueStore {
+  private readonly redis = new Redis();
+  async get(key: string) {
+    return this.redis.get(key);
+  }
+  async set(key: string, value: string, ttlSeconds?: number) {
+    if (ttlSeconds) await this.redis.set(key, value, 'EX', ttlSeconds);
+    else await this.redis.set(key, value);
+  }
+  async delete(key: string) {
+    await this.redis.del(key);
+  }
+}
+`,
+      'src/lock/lock.service.ts': `import { Inject } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { KeyValueStore } from '../store/store';
+export class ClusterLockService {
+  constructor(@Inject('KV_STORE') private readonly kv: KeyValueStore) {}
+  async acquire(name: string, ttlSeconds = 10): Promise<string | null> {
+    const id = randomUUID();
+    if (await this.kv.get(\`lock:\${name}\`)) return null;
+    await this.kv.set(\`lock:\${name}\`, id, ttlSeconds);
+    return id;
+  }
+  async release(name: string, id: string): Promise<void> {
+    if ((await this.kv.get(\`lock:\${name}\`)) !== id) return;
+    await this.kv.delete(\`lock:\${name}\`);
+  }
+}
+`,
+      'src/profile/profile.service.ts': `import { Inject } from '@nestjs/common';
+import { KeyValueStore } from '../store/store';
+export class ProfileService {
+  constructor(@Inject('KV_STORE') private readonly kv: KeyValueStore) {}
+  async refresh(userId: string) {
+    if (await this.kv.get(\`profile:\${userId}\`)) return;
+    await this.kv.set(\`profile:\${userId}\`, 'fresh', 60);
+    await this.kv.delete(\`profile:\${userId}:draft\`);
+  }
+}
+`,
+    },
+    expected: ['src/lock/lock.service.ts: exclusive-acquire', 'src/lock/lock.service.ts: owner-checked-release'],
+  },
+  {
     name: 'two production implementations: which one is bound cannot be told, so the caller means nothing',
     files: {
       'package.json': '{ "name": "shop" }',
