@@ -17,7 +17,8 @@ import type { Fix } from './types';
 type Loop = ts.WhileStatement | ts.DoStatement | ts.ForStatement;
 
 const WAIT = /sleep|delay|wait|pause|setTimeout|backoff|timeout|scheduler\.wait|blpop|brpop|xread|subscribe|once\(/i;
-const RANDOM = /random|jitter|randomInt/i;
+// A random wait; not a random token (`randomUUID()`, `randomBytes(16)`, `Math.random().toString(36)`).
+const RANDOM = /random(?!UUID|Bytes|Fill|Values|\(\)\s*\.\s*toString)|jitter/i;
 // Calls a fixed delay may be computed with; any other call might add jitter we cannot see.
 const ARITHMETIC = /^(?:Math\.(?:min|max|pow|floor|round|ceil|trunc)|Number|parseInt)$/;
 

@@ -211,6 +211,21 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
   ],
   invalid: [
     {
+      name: 'a recursion retry that draws a random token (randomUUID, Math.random().toString) but waits a fixed time',
+      message: ['waits `2000`'],
+      code: `${io}import { randomUUID } from 'node:crypto';
+export async function refresh(attempt = 0): Promise<void> {
+  if (attempt > 10) throw new Error('busy');
+  const token = randomUUID() + Math.random().toString(36).slice(2);
+  if (!(await redis.set('lock:oauth', token, 'EX', 90, 'NX'))) {
+    await new Promise((r) => setTimeout(r, 2000));
+    return refresh(attempt + 1);
+  }
+  await work();
+}
+`,
+    },
+    {
       name: 'a fresh token each attempt but the same key: still a retry of one lock, with no wait',
       message: ['no wait between attempts'],
       code: `${io}import { randomUUID } from 'node:crypto';
