@@ -3,6 +3,7 @@
 // included, runs on every path.
 import { ts } from './typescript';
 import { declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, unwrap, type Node } from './nodes';
+import { localCallee } from './local-callee';
 
 /** Packages whose function turns a rejection into a returned value. */
 const ERROR_AS_VALUE_PACKAGES = new Set(['await-to-js']);
@@ -29,19 +30,18 @@ function catchesEverything(fn: Node): boolean {
 }
 
 /** The function a called name refers to in this file: a declaration, or a const arrow/function expression. */
-function localFunction(callee: ts.Identifier): Node | undefined {
-  const decl = declarationOf(callee);
-  if (decl && ts.isVariableDeclaration(decl) && decl.initializer && isFunctionOrArrow(unwrap(decl.initializer))) return unwrap(decl.initializer);
-  const file = callee.getSourceFile();
-  return file.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === callee.text && !!s.body);
+/** The import that binds this name (`import x from`, `import { x } from`), when no local declaration shadows it. */
+function importOf(callee: ts.Identifier): ts.ImportDeclaration | undefined {
+  if (declarationOf(callee)) return undefined;
+  return callee.getSourceFile().statements.find((s): s is ts.ImportDeclaration =>
+    ts.isImportDeclaration(s) && !!s.importClause && (s.importClause.name?.text === callee.text ||
+      (!!s.importClause.namedBindings && ts.isNamedImports(s.importClause.namedBindings) && s.importClause.namedBindings.elements.some((e) => e.name.text === callee.text))));
 }
 
 /** `import to from 'await-to-js'`, `import { to } from 'await-to-js'`. */
 function importedErrorAsValue(callee: ts.Identifier): boolean {
-  return callee.getSourceFile().statements.some((s) =>
-    ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && ERROR_AS_VALUE_PACKAGES.has(s.moduleSpecifier.text) &&
-    !!s.importClause && (s.importClause.name?.text === callee.text ||
-      (!!s.importClause.namedBindings && ts.isNamedImports(s.importClause.namedBindings) && s.importClause.namedBindings.elements.some((e) => e.name.text === callee.text))));
+  const from = importOf(callee)?.moduleSpecifier;
+  return !!from && ts.isStringLiteral(from) && ERROR_AS_VALUE_PACKAGES.has(from.text);
 }
 
 /**
@@ -81,6 +81,18 @@ function timersPromiseWait(call: ts.CallExpression, callee: ts.Identifier): bool
   });
 }
 
+/** The names a project gives its wait helper: `sleep(ms)`, `delay(ms)`, `wait(ms)`, `pause(ms)`. */
+const SLEEP_NAME = /^(?:sleep|delay|wait|pause|snooze)(?:Ms|For)?$/i;
+
+/**
+ * `import { sleep } from '../utils/time'` called with the delay alone: another file's wait helper, read
+ * by its name (the file itself is not parsed for this). One with a second argument (an abort signal,
+ * options) may reject, and still counts.
+ */
+function importedSleep(call: ts.CallExpression, callee: ts.Identifier): boolean {
+  return call.arguments.length === 1 && SLEEP_NAME.test(callee.text) && !!importOf(callee);
+}
+
 /** Is this awaited expression one that hands an error back rather than throwing it, or a plain wait? */
 export function neverThrows(awaited: ts.AwaitExpression): boolean {
   const e = unwrap(awaited.expression);
@@ -93,8 +105,8 @@ export function neverThrows(awaited: ts.AwaitExpression): boolean {
     return isFunctionOrArrow(handler) && !throwsIn(handler.body);
   }
   const callee = unwrap(e.expression);
-  if (!ts.isIdentifier(callee)) return false;
-  if (importedErrorAsValue(callee) || timersPromiseWait(e, callee)) return true;
-  const fn = localFunction(callee);
+  if (ts.isIdentifier(callee) && (importedErrorAsValue(callee) || timersPromiseWait(e, callee) || importedSleep(e, callee))) return true;
+  // A function of this file, or a method of this class (`await this.sleep(100)`).
+  const fn = localCallee(e);
   return !!fn && (catchesEverything(fn) || onlyWaits(fn));
 }

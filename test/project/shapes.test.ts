@@ -46,6 +46,35 @@ export class ${name} {
 
 const shapes: Shape[] = [
   {
+    name: "another file's sleep handed an abort signal as well may reject between the acquire and the try: a path that skips the release",
+    files: {
+      'src/utils/time.ts': `export function sleep(ms: number, signal?: AbortSignal) {
+  return new Promise<void>((resolve, reject) => {
+    signal?.addEventListener('abort', () => reject(new Error('aborted')));
+    setTimeout(resolve, ms);
+  });
+}
+`,
+      'src/jobs/settle.ts': `import Redis from 'ioredis';
+import { sleep } from '../utils/time';
+const redis = new Redis();
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+declare function work(): Promise<void>;
+export async function settle(id: string, token: string, signal: AbortSignal) {
+  const key = \`lock:settle:\${id}\`;
+  if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return;
+  await sleep(5, signal);
+  try {
+    await work();
+  } finally {
+    await redis.eval(RELEASE, 1, key, token);
+  }
+}
+`,
+    },
+    expected: ['src/jobs/settle.ts: release-on-all-paths'],
+  },
+  {
     name: "an injected lock service whose acquire method sets without NX: reported in it once, and an acquire to the job that calls it",
     files: {
       'src/locks/mutex.service.ts': `import { Injectable } from '@nestjs/common';

@@ -415,6 +415,37 @@ export async function claimDesk(locks: DeskLockService, desk: string, agent: str
     name: "positional 'NX', 'EX' words when the project has node-redis and ioredis both",
     files: { 'package.json': '{ "dependencies": { "redis": "^4.6.0", "ioredis": "^5.3.0" } }', 'src/guard.js': GUARD },
   },
+  {
+    name: "another file's sleep(ms) or default delay(ms), and a sleep method of the class, between the acquire and the try: waits that cannot throw",
+    files: {
+      'src/utils/time.ts': 'export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));\n',
+      'src/lib/delay.ts': 'export default function delay(ms: number) {\n  return new Promise((r) => setTimeout(r, ms));\n}\n',
+      'src/jobs/poller.ts': `import Redis from 'ioredis';
+import { sleep } from '../utils/time';
+import delay from '../lib/delay';
+const redis = new Redis();
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+declare function work(): Promise<void>;
+export class Poller {
+  private pause(ms: number) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+  async once(id: string, token: string) {
+    const key = \`lock:poll:\${id}\`;
+    if ((await redis.set(key, token, 'PX', 30000, 'NX')) !== 'OK') return;
+    await sleep(5);
+    await delay(5);
+    await this.pause(5);
+    try {
+      await work();
+    } finally {
+      await redis.eval(RELEASE, 1, key, token);
+    }
+  }
+}
+`,
+    },
+  },
 ];
 
 for (const trap of traps) {
