@@ -38,6 +38,15 @@ export function storedName(node: Node): string | undefined {
   return undefined;
 }
 
+/** `redlock.lock(key, ttl).then((lock) => ...)`: the handle is the first parameter of the first `.then`. */
+function thenParameter(call: ts.CallExpression): string | undefined {
+  const access = valueCarrier(call).parent;
+  if (!access || !ts.isPropertyAccessExpression(access) || access.name.text !== 'then' || !ts.isCallExpression(access.parent)) return undefined;
+  const handler = access.parent.arguments[0] && unwrap(access.parent.arguments[0]);
+  const param = handler && isFunctionOrArrow(handler) ? handler.parameters[0]?.name : undefined;
+  return param && ts.isIdentifier(param) ? param.text : undefined;
+}
+
 export function lastSegment(node: Node): string {
   const n = unwrap(node);
   if (ts.isIdentifier(n)) return n.text;
@@ -124,7 +133,7 @@ export function recogniseLibraryCalls(
 
     if (m && receiver !== undefined && library === 'redlock') {
       if ((m.name === 'acquire' || m.name === 'lock') && args.length >= 2) {
-        const handle = storedName(call);
+        const handle = storedName(call) ?? thenParameter(call);
         if (handle) handles.add(handle);
         out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: 'redlock', key: keyOf(firstResource(args[0])), hasTtl: true, owner: handle });
         if (args[2]) out.redlockSettings.push(args[2]);

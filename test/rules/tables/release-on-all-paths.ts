@@ -38,6 +38,10 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'a redlock promise chain releasing in .finally of the work', code: `${rl}export function nightly() {
+  return redlock.acquire(['nightly'], 5000).then((lock) => work().finally(() => lock.release()));
+}
+` },
     singleFlightMarker,
     { name: "a wait on timers/promises' setTimeout (under any name) without an abort signal cannot throw", code: `import Redis from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -780,6 +784,22 @@ export async function run(id: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
   if (skip) return;
   await redis.eval(${RELEASE}, 1, key, token);
+}
+`,
+    },
+    {
+      name: 'a redlock promise chain: the lock handed to .then, released in a .then of the work (a .catch after it only logs)',
+      message: ['released only in a `.then` of `work()`'],
+      count: 2,
+      code: `${rl}export function nightly() {
+  return redlock.acquire(['nightly'], 5000).then((lock) => work().then(() => lock.release()));
+}
+export function weekly() {
+  return redlock.acquire(['weekly'], 5000).then(function (lock) {
+    return work()
+      .then(() => lock.release())
+      .catch((err) => console.error(err));
+  });
 }
 `,
     },
