@@ -1,6 +1,7 @@
 // The rule registry, sorted by id. Adding a rule: one file here, its doc, its test, a README row.
 import { atomicAcquire } from './atomic-acquire';
 import { atomicTakeover } from './atomic-takeover';
+import { awaitLockedWork } from './await-locked-work';
 import { backoffBetweenRetries } from './backoff-between-retries';
 import { boundedAcquireRetry } from './bounded-acquire-retry';
 import { checkAcquireResult } from './check-acquire-result';
@@ -22,6 +23,7 @@ import { useExtendedLock } from './use-extended-lock';
 export const allRules: readonly Rule[] = [
   atomicAcquire,
   atomicTakeover,
+  awaitLockedWork,
   backoffBetweenRetries,
   boundedAcquireRetry,
   checkAcquireResult,

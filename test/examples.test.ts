@@ -23,6 +23,8 @@ import { checkOutSafely } from '../examples/src/safe/checkout-lock';
 import { lockImportSafely } from '../examples/src/safe/stale-lock-takeover';
 import { printLabelSafely } from '../examples/src/safe/label-printer';
 import { renderThumbnailsSafely } from '../examples/src/safe/thumbnail-worker';
+import { sendMonthlyInvoicesSafely } from '../examples/src/safe/invoice-run';
+import { sendMonthlyInvoices } from '../examples/src/billing/invoice-run';
 import { checkOut } from '../examples/src/cart/checkout-lock';
 import { printLabel } from '../examples/src/shipping/label-printer';
 import { reserveLines } from '../examples/src/inventory/bulk-reserve';
@@ -37,6 +39,7 @@ const SRC = 'examples/src';
  * second finding of a rule (one constant token used by two functions) must fail here too.
  */
 const EXPECTED: Record<string, Record<string, number>> = {
+  'billing/invoice-run.ts': { 'await-locked-work': 1 },
   'billing/renewal-watchdog.ts': { 'owner-checked-extend': 1, 'stop-on-lock-lost': 1, 'unique-token': 1 },
   'cart/checkout-lock.ts': { 'decide-redis-failure': 1, 'owner-checked-release': 1, 'release-only-acquired': 1 },
   'inventory/bulk-reserve.ts': { 'rollback-partial-acquire': 1 },
@@ -251,6 +254,25 @@ describe('the safe counterparts against a real Redis', () => {
     assert.ok(token);
     assert.match((await redis.get('lock:jobs:import')) ?? '', new RegExp(`:${token}$`));
     await redis.del('lock:jobs:import');
+  });
+
+  test('invoice-run: the lock is held while every send runs; the mistaken one has released it by then', async () => {
+    const key = 'lock:invoices:monthly';
+    const heldDuringSend: Array<string | null> = [];
+    const send = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      heldDuringSend.push(await redis.get(key));
+    };
+    assert.equal(await sendMonthlyInvoicesSafely(redis, ['c-1', 'c-2'], send), true);
+    assert.equal(heldDuringSend.length, 2, 'both sends ran before it returned');
+    assert.ok(heldDuringSend.every((holder) => holder !== null), 'the lock was held during each send');
+    assert.equal(await redis.exists(key), 0, 'released after the sends');
+
+    heldDuringSend.length = 0;
+    assert.equal(await sendMonthlyInvoices(redis, ['c-3'], send), true);
+    assert.deepEqual(heldDuringSend, [], 'the mistaken one returned before its send ended');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.deepEqual(heldDuringSend, [null], 'its send ran after the lock was released');
   });
 
   test('thumbnail-worker: renders once and releases when the lock is free', async () => {

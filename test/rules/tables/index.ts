@@ -2,6 +2,7 @@
 import type { RuleCases } from '../harness';
 import { atomicAcquireCases } from './atomic-acquire';
 import { atomicTakeoverCases } from './atomic-takeover';
+import { awaitLockedWorkCases } from './await-locked-work';
 import { backoffBetweenRetriesCases } from './backoff-between-retries';
 import { boundedAcquireRetryCases } from './bounded-acquire-retry';
 import { checkAcquireResultCases } from './check-acquire-result';
@@ -22,6 +23,7 @@ import { useExtendedLockCases } from './use-extended-lock';
 export const tables: Record<string, RuleCases> = {
   'atomic-acquire': atomicAcquireCases,
   'atomic-takeover': atomicTakeoverCases,
+  'await-locked-work': awaitLockedWorkCases,
   'backoff-between-retries': backoffBetweenRetriesCases,
   'bounded-acquire-retry': boundedAcquireRetryCases,
   'check-acquire-result': checkAcquireResultCases,
