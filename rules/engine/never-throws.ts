@@ -29,7 +29,6 @@ function catchesEverything(fn: Node): boolean {
   return !throwsIn(only.catchClause.block) && !(only.finallyBlock && throwsIn(only.finallyBlock));
 }
 
-/** The function a called name refers to in this file: a declaration, or a const arrow/function expression. */
 /** The import that binds this name (`import x from`, `import { x } from`), when no local declaration shadows it. */
 function importOf(callee: ts.Identifier): ts.ImportDeclaration | undefined {
   if (declarationOf(callee)) return undefined;
