@@ -7,7 +7,7 @@
 import { ts } from './engine/typescript';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, declarationOf, descendantsWhere, isFunctionLike, methodOf, spanOf, unwrap, type Node } from './engine/nodes';
+import { declarationOf, isFunctionLike, methodOf, spanOf, unwrap, type Node } from './engine/nodes';
 import { releasesLock } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
@@ -55,16 +55,26 @@ function awaitFix(call: ts.CallExpression): Fix {
   return { title: 'Await the work before the release', isPreferred: true, edits: [{ start, end: start, newText: 'await ' }] };
 }
 
-/** The statements of the acquire's own function, between it and its last release there, that start work and drop it. */
-function droppedWork(model: LockModel, acquire: Acquire): Array<{ call: ts.CallExpression; why: string }> {
-  const releases = model.releases.filter((r) => r.fn === acquire.fn && r.call.pos > acquire.call.end && releasesLock(acquire, r));
-  if (releases.length === 0) return [];
-  const until = Math.max(...releases.map((r) => r.call.pos));
-  const lockCalls = new Set<Node>([...model.acquires, ...model.releases, ...model.extends].map((o) => o.call));
-  const statements = descendantsWhere<ts.ExpressionStatement>(acquire.fn, (d) =>
-    ts.isExpressionStatement(d) && d.pos > acquire.call.end && d.end < until && ancestorWhere(d, isFunctionLike) === acquire.fn);
+/** The expression statements of `fn` itself (not of nested functions) that lie inside [from, until). */
+function statementsBetween(fn: Node, from: number, until: number): ts.ExpressionStatement[] {
+  const found: ts.ExpressionStatement[] = [];
+  const visit = (n: ts.Node): void => {
+    // Only the subtrees that overlap the range: a lock-heavy file has many acquires in one function.
+    if (n.end <= from || n.pos >= until || (n !== fn && isFunctionLike(n))) return;
+    if (ts.isExpressionStatement(n) && n.pos >= from && n.end <= until) found.push(n);
+    ts.forEachChild(n, visit);
+  };
+  visit(fn);
+  return found;
+}
+
+/** The statements between the acquire and its last release in its own function that start work and drop it. */
+function droppedWork(model: LockModel, acquire: Acquire, lockCalls: ReadonlySet<Node>): Array<{ call: ts.CallExpression; why: string }> {
+  let until = -1;
+  for (const r of model.releases) if (r.fn === acquire.fn && r.call.pos > acquire.call.end && r.call.pos > until && releasesLock(acquire, r)) until = r.call.pos;
+  if (until < 0) return [];
   const found: Array<{ call: ts.CallExpression; why: string }> = [];
-  for (const statement of statements) {
+  for (const statement of statementsBetween(acquire.fn, acquire.call.end, until)) {
     const call = unwrap(statement.expression);
     if (!ts.isCallExpression(call) || lockCalls.has(call)) continue;
     const why = unawaitedPromise(call);
@@ -79,10 +89,11 @@ export const awaitLockedWork: Rule = {
   summary: 'Work started under the lock and not awaited: the release runs before it ends, and the next holder overlaps it.',
   check({ model, report }) {
     const reported = new Set<Node>();
+    const lockCalls = new Set<Node>([...model.acquires, ...model.releases, ...model.extends].map((o) => o.call));
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock' || acquire.kind === 'routine') continue;
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
-      for (const { call, why } of droppedWork(model, acquire)) {
+      for (const { call, why } of droppedWork(model, acquire, lockCalls)) {
         if (reported.has(call)) continue;
         reported.add(call);
         const key = acquire.key ? describeKey(acquire.key) : (acquire.owner ?? 'the lock');
