@@ -2,7 +2,7 @@
 // them leaves a lock with no TTL that no one will ever free.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, spanOf, unwrap, unwrapAwait, valueCarrier, type Node } from './engine/nodes';
 import { isPlainReference, isRedisAcquire, clientReceiver } from './engine/queries';
 import { tokenWeakness } from './engine/token-strength';
 import type { TtlUnit } from './engine/set-options';
@@ -18,8 +18,7 @@ import { expiryOf, spelledName } from './engine/commands';
 function expireStatementToRemove(call: Node): Node | undefined {
   const statement = ancestorWhere<ts.ExpressionStatement>(call, ts.isExpressionStatement);
   if (!statement) return undefined;
-  const expr = unwrap(statement.expression);
-  if ((ts.isAwaitExpression(expr) ? unwrap(expr.expression) : expr) !== call) return undefined;
+  if (unwrapAwait(statement.expression) !== call) return undefined;
   const parent = statement.parent;
   const ifStatement = ts.isBlock(parent) && parent.statements.length === 1 ? parent.parent : parent;
   if (ts.isIfStatement(ifStatement) && !ifStatement.elseStatement) return ifStatement;

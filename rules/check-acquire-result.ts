@@ -2,7 +2,7 @@
 // whether or not this process got the lock.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { enclosingFunction, identifiersNamed, isAwaited, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { enclosingFunction, identifiersNamed, isAwaited, spanOf, unwrapAwait, valueCarrier, type Node } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
@@ -72,14 +72,9 @@ function conditionOf(id: Node): boolean {
 /** Does the statement do nothing but call these releases (`await locks.release(key, id);`, a block of them)? */
 function onlyReleases(statement: ts.Statement, releaseCalls: ReadonlySet<Node>): boolean {
   if (ts.isBlock(statement)) return statement.statements.length > 0 && statement.statements.every((s) => onlyReleases(s, releaseCalls));
-  return ts.isExpressionStatement(statement) && releaseCalls.has(awaitedCall(statement.expression));
+  return ts.isExpressionStatement(statement) && releaseCalls.has(unwrapAwait(statement.expression));
 }
 
-/** `await release(...)`, `(release(...))`: the call itself. */
-function awaitedCall(expression: Node): Node {
-  const inner = unwrap(expression);
-  return ts.isAwaitExpression(inner) ? unwrap(inner.expression) : inner;
-}
 
 /**
  * A read that only decides whether to release: `if (token) await release(key, token)` (no else), or
@@ -96,7 +91,7 @@ function guardsOnlyRelease(id: Node, releaseCalls: ReadonlySet<Node>): boolean {
     ts.isBinaryExpression(holder) &&
     holder.left === test &&
     holder.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken &&
-    releaseCalls.has(awaitedCall(holder.right)) &&
+    releaseCalls.has(unwrapAwait(holder.right)) &&
     ts.isExpressionStatement(holder.parent)
   );
 }

@@ -31,6 +31,7 @@ import { reserveLines } from '../examples/src/inventory/bulk-reserve';
 import { analyzeText } from '../rules/analyze';
 import { ruleIds } from '../rules/index';
 import { startRedis, type RedisProcess } from './helpers/redis-server';
+import { waitFor } from './helpers/wait';
 
 const SRC = 'examples/src';
 
@@ -271,7 +272,7 @@ describe('the safe counterparts against a real Redis', () => {
     heldDuringSend.length = 0;
     assert.equal(await sendMonthlyInvoices(redis, ['c-3'], send), true);
     assert.deepEqual(heldDuringSend, [], 'the mistaken one returned before its send ended');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitFor(() => heldDuringSend.length === 1, 'the mistaken run\'s send to end');
     assert.deepEqual(heldDuringSend, [null], 'its send ran after the lock was released');
   });
 

@@ -4,6 +4,7 @@
 // calls on such a path are incidental (built-ins, waits) and so never the work the lock protects.
 import { ts } from './typescript';
 import { calleeName, isFunctionOrArrow, literalNumber, literalString, methodOf, nameOf, unwrap, type Node } from './nodes';
+import { WAIT_HELPER_NAME } from './never-throws';
 
 export type Answer = 'grant' | 'refusal' | undefined;
 
@@ -118,7 +119,6 @@ export function isErrorResponse(node: Node): boolean {
 
 const BUILT_IN_FUNCTION = /^(?:String|Number|Boolean|BigInt|Symbol|parseInt|parseFloat|isNaN|isFinite|encodeURIComponent|decodeURIComponent|encodeURI|decodeURI|structuredClone|queueMicrotask|setTimeout|setInterval|setImmediate|clearTimeout|clearInterval|require)$/;
 const BUILT_IN_NAMESPACE = /^(?:Date|Math|JSON|Object|Array|Number|String|Promise|Reflect|Symbol|Buffer|URL|crypto|process|performance|console)$/;
-const WAIT = /^(?:sleep|delay|wait|pause|backoff)(?:Ms|For|Async)?$/i;
 
 /** A call that is never the protected work: a JavaScript built-in (`Date.now()`, `String(e)`) or a wait (`sleep(ms)`). */
 export function isIncidentalCall(call: ts.CallExpression): boolean {
@@ -126,5 +126,5 @@ export function isIncidentalCall(call: ts.CallExpression): boolean {
   if (ts.isIdentifier(callee) && BUILT_IN_FUNCTION.test(callee.text)) return true;
   const receiver = methodOf(call)?.receiver;
   if (receiver && ts.isIdentifier(unwrap(receiver)) && BUILT_IN_NAMESPACE.test(unwrap(receiver).getText())) return true;
-  return WAIT.test(calleeName(call) ?? '');
+  return WAIT_HELPER_NAME.test(calleeName(call) ?? '');
 }

@@ -80,8 +80,8 @@ function timersPromiseWait(call: ts.CallExpression, callee: ts.Identifier): bool
   });
 }
 
-/** The names a project gives its wait helper: `sleep(ms)`, `delay(ms)`, `wait(ms)`, `pause(ms)`. */
-const SLEEP_NAME = /^(?:sleep|delay|wait|pause|snooze)(?:Ms|For)?$/i;
+/** The names a project gives its wait helper: `sleep(ms)`, `delay(ms)`, `wait(ms)`, `pause(ms)`, `backoff(ms)`. */
+export const WAIT_HELPER_NAME = /^(?:sleep|delay|wait|pause|snooze|backoff)(?:Ms|For|Async)?$/i;
 
 /**
  * `import { sleep } from '../utils/time'` called with the delay alone: another file's wait helper, read
@@ -89,7 +89,7 @@ const SLEEP_NAME = /^(?:sleep|delay|wait|pause|snooze)(?:Ms|For)?$/i;
  * options) may reject, and still counts.
  */
 function importedSleep(call: ts.CallExpression, callee: ts.Identifier): boolean {
-  return call.arguments.length === 1 && SLEEP_NAME.test(callee.text) && !!importOf(callee);
+  return call.arguments.length === 1 && WAIT_HELPER_NAME.test(callee.text) && !!importOf(callee);
 }
 
 /** Is this awaited expression one that hands an error back rather than throwing it, or a plain wait? */

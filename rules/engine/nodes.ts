@@ -319,6 +319,12 @@ function isWritten(id: ts.Identifier): boolean {
   return (ts.isForOfStatement(parent) || ts.isForInStatement(parent)) && parent.initializer === target;
 }
 
+/** `await work()`, `(work())`: the expression without its wrappers and one `await`. */
+export function unwrapAwait(node: ts.Node): ts.Node {
+  const inner = unwrap(node);
+  return ts.isAwaitExpression(inner) ? unwrap(inner.expression) : inner;
+}
+
 export function isAwaited(node: ts.Node): boolean {
   let parent = node.parent;
   while (parent && (ts.isParenthesizedExpression(parent) || ts.isAsExpression(parent) || ts.isNonNullExpression(parent))) parent = parent.parent;

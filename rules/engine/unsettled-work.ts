@@ -1,12 +1,16 @@
 // `try { return work(); } finally { await release(); }` in an async function: the return hands the work's
 // promise back without waiting for it, so the finally runs at once and frees the lock while the work
-// still runs. `const pending = work(); await release(); return await pending` does the same in order.
-// Only calls known to give a promise are judged (the lock is otherwise held as written):
-// the routine a helper was handed (a parameter) and a wrapped method run through `.apply`/`.call`. (An
-// async function of the same file is not asked after: the lean parse may have blanked its declaration.)
+// still runs. `const pending = work(); await release(); return await pending` does the same in order
+// (release-on-all-paths reports both). Only calls known to give a promise are judged (the lock is
+// otherwise held as written): the routine a helper was handed (a parameter) and a wrapped method run
+// through `.apply`/`.call`. A statement that starts work and drops its promise (`work().catch(log);`,
+// `items.forEach(async ...)`) counts where the call shows it gives a promise: a promise chain, a Promise
+// combinator, forEach with an async callback, a parameter typed as returning a Promise
+// (await-locked-work). (An async function of the same file is not asked after: the lean parse may have
+// blanked its declaration.)
 import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, descendantsOfKind, isFunctionLike, unwrap, type Node } from './nodes';
+import { ancestorWhere, contains, declarationOf, descendantsOfKind, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 import { releasesOf } from './paths';
 
 export interface UnsettledWork {
@@ -18,8 +22,8 @@ export interface UnsettledWork {
   how: 'return' | 'held';
 }
 
-function isAsync(fn: Node): boolean {
-  return isFunctionLike(fn) && (ts.getCombinedModifierFlags(fn) & ts.ModifierFlags.Async) !== 0;
+export function isAsync(fn: Node): boolean {
+  return isFunctionLike(fn) && (ts.getCombinedModifierFlags(fn as ts.Declaration) & ts.ModifierFlags.Async) !== 0;
 }
 
 // A routine typed to return one of these gives no promise.
@@ -104,4 +108,66 @@ export function unsettledWork(model: LockModel, acquire: Acquire): UnsettledWork
     if (release) found.push({ call: value as ts.CallExpression, release, how: 'held' });
   }
   return found.sort((a, b) => a.call.pos - b.call.pos);
+}
+
+const PROMISE_CHAIN = new Set(['then', 'catch', 'finally']);
+const PROMISE_COMBINATOR = /^Promise\.(?:all|allSettled|race|any)$/;
+
+/** `work: () => Promise<void>`, `job: (signal: AbortSignal) => Promise<T>`: a parameter typed as async work. */
+function promiseParameter(callee: Node): boolean {
+  if (!ts.isIdentifier(callee)) return false;
+  const decl = declarationOf(callee);
+  const type = decl && ts.isParameter(decl) ? decl.type : undefined;
+  return !!type && ts.isFunctionTypeNode(type) && /^Promise\s*</.test(type.type.getText());
+}
+
+/** What makes this call's promise one the release does not wait for; undefined when it may be none. */
+function unawaitedPromise(call: ts.CallExpression): string | undefined {
+  const method = methodOf(call);
+  if (method && PROMISE_CHAIN.has(method.name)) return 'a promise chain';
+  if (PROMISE_COMBINATOR.test(unwrap(call.expression).getText())) return 'a promise';
+  if (method?.name === 'forEach') {
+    const callback = call.arguments[0] && unwrap(call.arguments[0]);
+    return callback && isAsync(callback) ? 'forEach with an async callback: nothing awaits the promises it starts' : undefined;
+  }
+  return promiseParameter(unwrap(call.expression)) ? 'work typed as returning a Promise' : undefined;
+}
+
+/** The expression statements of `fn` itself (not of nested functions) that lie inside [from, until). */
+function statementsBetween(fn: Node, from: number, until: number): ts.ExpressionStatement[] {
+  const found: ts.ExpressionStatement[] = [];
+  const visit = (n: ts.Node): void => {
+    // Only the subtrees that overlap the range: a lock-heavy file has many acquires in one function.
+    if (n.end <= from || n.pos >= until || (n !== fn && isFunctionLike(n))) return;
+    if (ts.isExpressionStatement(n) && n.pos >= from && n.end <= until) found.push(n);
+    ts.forEachChild(n, visit);
+  };
+  visit(fn);
+  return found;
+}
+
+/** A statement that starts work and drops its promise, and what shows the call gives one. */
+export interface DroppedWork {
+  call: ts.CallExpression;
+  why: string;
+}
+
+/**
+ * `work().catch(log);`, `items.forEach(async (item) => ...);` as statements between the acquire and its
+ * last release in its own function: nothing waits for the work, so the release runs at once. Only calls
+ * that show where they are written that they give a promise (see the module comment); `lockCalls`, the
+ * file's lock operations, are never work.
+ */
+export function droppedWork(model: LockModel, acquire: Acquire, lockCalls: ReadonlySet<Node>): DroppedWork[] {
+  let until = -1;
+  for (const r of releasesOf(model, acquire)) if (r.fn === acquire.fn && r.call.pos > until) until = r.call.pos;
+  if (until < 0) return [];
+  const found: DroppedWork[] = [];
+  for (const statement of statementsBetween(acquire.fn, acquire.call.end, until)) {
+    const call = unwrap(statement.expression);
+    if (!ts.isCallExpression(call) || lockCalls.has(call)) continue;
+    const why = unawaitedPromise(call);
+    if (why) found.push({ call, why });
+  }
+  return found;
 }

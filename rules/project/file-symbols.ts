@@ -4,7 +4,7 @@
 // their fields hold, the objects a factory function returns and the members of a `namespace`, and the
 // function-like declarations whose lock meaning summarize.ts computes.
 import { ts } from '../engine/typescript';
-import { declarationOf, descendantsOfKind, literalString, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { declarationOf, descendantsOfKind, literalString, nameOf, ownReturns, unwrap, unwrapAwait, type Node } from '../engine/nodes';
 import { moduleOf } from '../engine/imports';
 import { emptySummary, nameTable, type ExportTarget, type FileSummary, type ImportRef } from './types';
 
@@ -55,8 +55,7 @@ function soleReturnValue(fn: ts.FunctionLikeDeclaration): Node | undefined {
   if (!fn.body) return undefined;
   const values = ts.isBlock(fn.body) ? ownReturns(fn).map((r) => r.expression) : [fn.body];
   if (values.length !== 1 || !values[0]) return undefined;
-  const value = unwrap(values[0]);
-  return ts.isAwaitExpression(value) ? unwrap(value.expression) : value;
+  return unwrapAwait(values[0]);
 }
 
 /** `T` of a `Promise<T>` annotation, the annotation itself otherwise. */
