@@ -188,8 +188,9 @@ export class Resolution {
   }
 
   /**
-   * `inLockCode`: the type is asked for lock code (a field of a class named like a lock), so a type named
-   * like anything (`KeyValueStore` under a `LockService`) is worth the search for its implementation.
+   * `inLockCode`: the type is asked for lock code (a field of a class named like a lock) and is the
+   * project's own, so a type named like anything (`KeyValueStore` under a `LockService`) is worth the
+   * search for its implementation.
    */
   implementationOf(file: FileSummary, name: string, inLockCode = false): { file: FileSummary; cls: ClassSummary } | undefined {
     if (!this.lookup.implementationsOf || !(inLockCode || Implementers.wanted(name) || this.isLockType(file, name))) return undefined;
@@ -206,6 +207,12 @@ export class Resolution {
     }
     // Two production implementations (Redis and another store): which one is bound cannot be told.
     return found.length === 1 ? found[0] : undefined;
+  }
+
+  /** Is `name` imported from a module of the project (not a package's type such as ioredis' `Redis`)? */
+  private projectType(file: FileSummary, name: string): boolean {
+    const ref = importOf(file, name);
+    return !!ref && !!this.lookup.summaryOf(ref.from, file.path);
   }
 
   /** The one class with lock work that the project's container bindings bind `name` to. */
@@ -244,7 +251,7 @@ export class Resolution {
 
   fieldType(file: FileSummary, cls: ClassSummary, field: string, depth = 0): { file: FileSummary; cls: ClassSummary } | undefined {
     const type = own(cls.fieldTypes, field);
-    if (type) return this.typedAs(file, type, depth + 1, LOCK_NAME.test(cls.name));
+    if (type) return this.typedAs(file, type, depth + 1, LOCK_NAME.test(cls.name) && this.projectType(file, type));
     if (!cls.base || depth > MAX_DEPTH) return undefined;
     const base = this.classNamed(file, cls.base, depth + 1);
     return base ? this.fieldType(base.file, base.cls, field, depth + 1) : undefined;

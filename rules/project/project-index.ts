@@ -403,9 +403,13 @@ export class ProjectIndex {
     // In a class named like a lock (`class LockService { constructor(private kv: KeyValueStore) }`) any type counts.
     const inLockClass = [...text.matchAll(CLASS_NAME)].some(([, name]) => LOCK_NAME.test(name));
     for (const [, name] of text.matchAll(LOCK_TYPE)) {
-      if (!inLockClass && !Implementers.wanted(name)) continue;
-      const imported = new RegExp(`\\bimport\\b[^;]*(?<![\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])[^;]*\\bfrom\\b`);
-      if (imported.test(text) && this.resolution.implementationOf(emptySummary(path), name, inLockClass)) return true;
+      const wanted = Implementers.wanted(name);
+      if (!inLockClass && !wanted) continue;
+      const imported = new RegExp(`\\bimport\\b[^;]*(?<![\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])[^;]*\\bfrom\\s*['"]([^'"]+)['"]`).exec(text);
+      if (!imported) continue;
+      // Any type only when the project declares it: ioredis' `Redis` has no implementation to look for.
+      const anyType = inLockClass && !wanted && !!this.modules.resolve(imported[1], path);
+      if ((wanted || anyType) && this.resolution.implementationOf(emptySummary(path), name, anyType)) return true;
     }
     return false;
   }
