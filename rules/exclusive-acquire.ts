@@ -7,7 +7,8 @@ import { checkBefore, functionName, inLockAcquireFunction, namedAcquire, namesOf
 import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { contains, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, contains, enclosingFunction, isFunctionLike, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { identifiersOfFile } from './engine/file-index';
 import { resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -39,14 +40,16 @@ function apartInBranches(a: Node, b: Node): boolean {
 /**
  * A plain SET that takes the lock with nothing refusing a second taker: in a function named as the
  * acquire, or followed in its own function by a DEL of the key (set, work, delete: used as a mutex).
- * Not when the function also takes the key with NX (the SET is then a renewal or a write of the holder's).
+ * Not when the function also takes the key with NX (the SET is then a renewal or a write of the holder's),
+ * nor, in a named acquire, when it takes another key with NX (that one is the lock).
  */
 function unguardedTake(model: LockModel, command: RedisCommand, key: KeyRef): { release?: Release } | undefined {
   const fn = enclosingFunction(command.call);
   if (namesLockedState(key) || model.acquiresOn(key).some((a) => a.fn === fn)) return undefined;
   const release = model.releasesOn(key).find((r) => r.fn === fn && r.call.getStart() > command.call.end && !r.ownerChecked && !apartInBranches(command.call, r.call));
   if (release) return { release };
-  return namedAcquire(command) ? {} : undefined;
+  // An acquire that takes its lock with NX may write other keys beside it (an attempts counter).
+  return namedAcquire(command) && !model.acquires.some((a) => a.fn === fn) ? {} : undefined;
 }
 
 /** Adds NX in the call's own option style. */
@@ -80,16 +83,14 @@ function addNx(command: RedisCommand): Fix | undefined {
  * after the check leaves on a hit, with nothing awaited in between, and more follows it.
  */
 function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefined {
-  const value = set.args[0] ? unwrap(set.args[0]) : undefined;
-  const literal = value && (literalString(value) !== undefined || ts.isNumericLiteral(value) || value.kind === ts.SyntaxKind.TrueKeyword);
   const statement = valueCarrier(set.call).parent;
-  if (!literal || !ts.isExpressionStatement(statement) || !ts.isBlock(statement.parent)) return undefined;
+  if (!set.args[0] || !ts.isExpressionStatement(statement) || !ts.isBlock(statement.parent)) return undefined;
   if (namesRateLimit(model.keyOf(set.keys[0]))) return undefined;
   const siblings = statement.parent.statements;
   const at = siblings.indexOf(statement);
   if (at === siblings.length - 1) return undefined;
   const check = checkBefore(model, set);
-  if (!check) return undefined;
+  if (!check || !isMarker(set.args[0], check)) return undefined;
   // The leaving `if` and the SET are neighbours but for statements that await nothing.
   for (let i = at - 1; i >= 0; i--) {
     const s = siblings[i];
@@ -97,6 +98,27 @@ function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefi
     if (/\bawait\b/.test(s.getText()) && !contains(s, check.call)) return undefined;
   }
   return undefined;
+}
+
+/**
+ * A value known before the check: a literal, `Date.now()`, or a name bound before it (the TTL or job
+ * name a guard was given, `set(name, ttl)`). A cache fill writes a value it computed after the miss.
+ */
+function isMarker(node: Node, check: RedisCommand): boolean {
+  const value = unwrap(node);
+  if (literalString(value) !== undefined || ts.isNumericLiteral(value) || value.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (ts.isCallExpression(value)) return value.arguments.length === 0 && value.expression.getText() === 'Date.now';
+  return ts.isIdentifier(value) && !namesOf(check).includes(value.text) && boundBefore(value, check.call.getStart());
+}
+
+/** Is the name declared (a variable, parameter or destructured element) before `pos`, in a scope holding its use? */
+function boundBefore(id: ts.Identifier, pos: number): boolean {
+  return identifiersOfFile(id.getSourceFile(), id.text).some((named) => {
+    const decl = named.parent;
+    if (named.end > pos || !(ts.isVariableDeclaration(decl) || ts.isParameter(decl) || ts.isBindingElement(decl)) || decl.name !== named) return false;
+    const scope = ancestorWhere(decl, (n) => ts.isBlock(n) || isFunctionLike(n) || ts.isSourceFile(n));
+    return !!scope && scope.pos <= id.pos && id.end <= scope.end;
+  });
 }
 
 /** `{ NX: true, EX: 30 }` for the words `'NX', 'EX', 30`: node-redis' own spelling of the same SET. */
@@ -137,7 +159,7 @@ export const exclusiveAcquire: Rule = {
         if (check) {
           report({
             span: spanOf(command.call),
-            message: `${check.name} then ${spelledName(command)} of a marker on ${describeKey(key)} is a claim made in two round trips: two concurrent deliveries can both find the key missing, both SET it and both go on to do the work once each. Claim in one command, SET key value NX EX ttl, and go on only when it replies OK.`,
+            message: `${check.name} then ${spelledName(command)} of a marker on ${describeKey(key)} is a claim made in two round trips: two concurrent deliveries can both find the key missing, both SET it and both go on to do the work once each${command.set?.ttl ? '' : '. The SET sets no TTL either: if the process dies before the key is deleted, it stays and the work never runs again'}. Claim in one command, SET key value NX EX ttl, and go on only when it replies OK.`,
             related: [{ span: spanOf(check.call), message: `the separate ${check.name}` }],
             fix: () => addNx(command),
           });

@@ -36,8 +36,8 @@ const GLIDE_NX = /['"`]onlyIfDoesNotExist['"`]/;
 const XX = option('xx');
 /** The read a check-then-SET acquire decides on: GET or EXISTS. */
 const GET_OR_EXISTS = command('get|exists');
-/** `.set(key, 'done', 'EX', ...)`: a literal marker written with a TTL, the SET of a once-only claim. */
-const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true)\s*,\s*['"`](?:ex|px)['"`]/i;
+/** `.set(key, 'done', 'EX', ...)`, `.set(key, owner, 'EX', ...)`: a marker (a literal or a name) written with a TTL, the SET of a once-only claim. */
+const MARKER_SET = /\.\s*set\s*\(\s*[^,()]+,\s*(?:'[^'\n]*'|"[^"\n]*"|\d+|true|[A-Za-z_$][\w$]*)\s*,\s*['"`](?:ex|px)['"`]/i;
 const TTL = /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i;
 /**
  * A function named as taking a lock (`acquireLock`, `setLock`, `lock(`), or an `acquire(...) {` method

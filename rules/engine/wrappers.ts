@@ -175,7 +175,7 @@ function optionWords(fn: ts.FunctionLikeDeclaration, object: ts.ObjectLiteralExp
 }
 
 // The client methods a wrapper can forward to: Redis commands the lock model reads, in any case.
-const FORWARDABLE = /^(set|setnx|expire|pexpire|expireat|pexpireat|del|unlink|getdel|delex|get|eval|evalsha|call|sendcommand)$/i;
+const FORWARDABLE = /^(set|setnx|expire|pexpire|expireat|pexpireat|del|unlink|getdel|delex|get|exists|eval|evalsha|call|sendcommand)$/i;
 
 /** The wrapper summary of `fn`, when it is a thin wrapper of one Redis command. */
 export function thinWrapper(fn: Node): WrapperSummary | undefined {

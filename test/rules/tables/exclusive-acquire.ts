@@ -51,6 +51,21 @@ export async function sendSms(phone: string) {
   await redis.set('migrated:v2', '1', 'EX', 86400);
 }
 ` },
+    { name: 'a value built after the miss and written with the work after it is a cache fill, not a marker', code: `${io}export async function warm(id: string) {
+  if (await redis.get(\`warm:\${id}\`)) return;
+  const body = JSON.stringify({ id, at: Date.now() });
+  await redis.set(\`warm:\${id}\`, body, 'EX', 60);
+  await work();
+}
+` },
+    { name: 'an acquire that takes its lock with NX, then counts the attempts in a key of its own', code: `${io}export async function acquireLockCountingTries(lockKey: string, triesKey: string, max: number): Promise<boolean> {
+  if (!(await redis.set(lockKey, 'w1', 'EX', 5, 'NX'))) return false;
+  const tries = Number(await redis.get(triesKey)) || 0;
+  if (tries >= max) return false;
+  await redis.set(triesKey, tries + 1, 'EX', 300);
+  return true;
+}
+` },
     { name: 'a cache filled with the value it computed after a miss', code: `${io}export async function profile(id: string) {
   const hit = await redis.get(\`profile:\${id}\`);
   if (hit) return hit;
@@ -254,6 +269,24 @@ export async function lock(name: string, seconds = 30) {
   await redis.set(\`delivery:\${id}\`, 'done', 'EX', 3600, 'NX');
   await work();
   return 'ok';
+}
+`,
+    },
+    {
+      name: 'a claim that writes the owner it was given, with a TTL: still two round trips',
+      message: ['claim made in two round trips'],
+      code: `${io}export async function claimShipment(id: string, owner: string) {
+  if (await redis.exists(\`shipment:\${id}\`)) return false;
+  await redis.set(\`shipment:\${id}\`, owner, 'EX', 300);
+  await work();
+  return true;
+}
+`,
+      output: `${io}export async function claimShipment(id: string, owner: string) {
+  if (await redis.exists(\`shipment:\${id}\`)) return false;
+  await redis.set(\`shipment:\${id}\`, owner, 'EX', 300, 'NX');
+  await work();
+  return true;
 }
 `,
     },
