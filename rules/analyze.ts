@@ -4,6 +4,7 @@ import { emptyConfig, type HelperNames, type LockwiseConfig } from './config';
 import { indexTree } from './engine/file-index';
 import { buildModel, type LockModel } from './engine/model';
 import { leanParseHolds, leanText, type KeptLean } from './engine/lock-text';
+import { rememberWrittenText } from './engine/written-text';
 import { mightHoldLockCode } from './engine/prefilter';
 import { textEdit } from './engine/text-edit';
 import { allRules } from './index';
@@ -80,7 +81,10 @@ export function parseLean(fileName: string, text: string, helpers: HelperNames =
   if (!sourceFile || !leanParseHolds(sourceFile, blanked)) {
     sourceFile = createTree(fileName, text, kind);
     blanked = [];
-  } else if (lean) keptLean.set(sourceFile, lean.kept);
+  } else if (lean) {
+    keptLean.set(sourceFile, lean.kept);
+    rememberWrittenText(sourceFile, text);
+  }
   indexTree(sourceFile);
   return { sourceFile, blanked };
 }
@@ -101,7 +105,10 @@ export function reparseSource(previous: ts.SourceFile, text: string, helpers: He
   const next = lean?.text ?? text;
   let sourceFile = ts.updateSourceFile(previous, next, lean ? changedSpan(previous.text, next) : direct);
   if (lean && !leanParseHolds(sourceFile, lean.blanked)) sourceFile = createTree(previous.fileName, text, kind);
-  else if (lean) keptLean.set(sourceFile, lean.kept);
+  else if (lean) {
+    keptLean.set(sourceFile, lean.kept);
+    rememberWrittenText(sourceFile, text);
+  }
   indexTree(sourceFile, true);
   return sourceFile;
 }

@@ -2,16 +2,17 @@
 // promise back without waiting for it, so the finally runs at once and frees the lock while the work
 // still runs. `const pending = work(); await release(); return await pending` does the same in order
 // (release-on-all-paths reports both). Only calls known to give a promise are judged (the lock is
-// otherwise held as written): the routine a helper was handed (a parameter) and a wrapped method run
-// through `.apply`/`.call`. A statement that starts work and drops its promise (`work().catch(log);`,
-// `items.forEach(async ...)`) counts where the call shows it gives a promise: a promise chain, a Promise
-// combinator, forEach with an async callback, a parameter typed as returning a Promise
-// (await-locked-work). (An async function of the same file is not asked after: the lean parse may have
-// blanked its declaration.)
+// otherwise held as written): the routine a helper was handed (a parameter), a wrapped method run
+// through `.apply`/`.call`, and an async function of the same file (read from the file as written: a
+// lean tree has its declaration blanked). A statement that starts work and drops its promise
+// (`work().then(done);`, `items.forEach(async ...)`) counts where the call shows it gives a promise: a
+// promise chain, a Promise combinator, forEach with an async callback, a parameter typed as returning a
+// Promise, an async function of the same file (await-locked-work).
 import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, declarationOf, descendantsOfKind, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 import { releasesOf } from './paths';
+import { writtenText } from './written-text';
 
 export interface UnsettledWork {
   /** The call that starts the work. */
@@ -38,6 +39,7 @@ function isRoutineParameter(fn: ts.FunctionLikeDeclaration, name: string): boole
 
 function givesPromise(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration): boolean {
   const callee = unwrap(call.expression);
+  if (ownAsyncCall(call)) return true;
   if (ts.isIdentifier(callee)) return isRoutineParameter(fn, callee.text);
   if (!ts.isPropertyAccessExpression(callee) || (callee.name.text !== 'apply' && callee.name.text !== 'call')) return false;
   return ts.isIdentifier(callee.expression) || ts.isPropertyAccessExpression(callee.expression);
@@ -121,16 +123,62 @@ function promiseParameter(callee: Node): boolean {
   return !!type && ts.isFunctionTypeNode(type) && /^Promise\s*</.test(type.type.getText());
 }
 
-/** What makes this call's promise one the release does not wait for; undefined when it may be none. */
+/** The call a promise chain starts with: `work()` of `work().then(a).catch(b)`. */
+function chainHead(call: ts.CallExpression): ts.CallExpression {
+  let head = call;
+  for (let method = methodOf(head); method && PROMISE_CHAIN.has(method.name); method = methodOf(head)) {
+    const receiver = unwrap(method.receiver);
+    if (!ts.isCallExpression(receiver)) break;
+    head = receiver;
+  }
+  return head;
+}
+
+/** `async function name(`, `async name(` (a method), `name = async (`: the async functions of a file, by name. */
+const ASYNC_DECLARED = /\basync\s+function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[<(]|\basync\s+\*?\s*([A-Za-z_$][\w$]*)\s*[<(]|([A-Za-z_$][\w$]*)\s*(?::[^=;]{1,80})?=\s*async\b/g;
+/** Work meant to run beside the locked work for as long as it does (a watchdog renewing the lock). */
+const BACKGROUND = /heartbeat|keep_?alive|watchdog|renew|extend|refresh|monitor|watch|poll/i;
+const asyncNames = new WeakMap<ts.SourceFile, Set<string>>();
+
+/** Names of the file's async functions, read from its text as written: a lean tree has them blanked. */
+function asyncFunctionsOf(sourceFile: ts.SourceFile): Set<string> {
+  let names = asyncNames.get(sourceFile);
+  if (!names) {
+    names = new Set();
+    for (const m of writtenText(sourceFile).matchAll(ASYNC_DECLARED)) {
+      const name = m[1] ?? m[2] ?? m[3];
+      if (name !== 'function' && !BACKGROUND.test(name)) names.add(name);
+    }
+    asyncNames.set(sourceFile, names);
+  }
+  return names;
+}
+
+/** `rebuild(id)`, `this.rebuild(id)`: a call of an async function of this file (not a local value of that name). */
+function ownAsyncCall(call: ts.CallExpression): boolean {
+  const callee = unwrap(call.expression);
+  const name = ts.isIdentifier(callee) ? callee : ts.isPropertyAccessExpression(callee) && unwrap(callee.expression).kind === ts.SyntaxKind.ThisKeyword ? callee.name : undefined;
+  if (!name || !asyncFunctionsOf(call.getSourceFile()).has(name.text)) return false;
+  return !ts.isIdentifier(callee) || !declarationOf(callee);
+}
+
+/**
+ * What makes this call's promise one the release does not wait for; undefined when it may be none.
+ * A chain that ends in `.catch(handler)` was sent off on purpose, its errors handled (a webhook, a
+ * background check): only the routine the lock was taken for (a parameter typed as async work) is
+ * still the locked work so detached.
+ */
 function unawaitedPromise(call: ts.CallExpression): string | undefined {
   const method = methodOf(call);
+  if (method?.name === 'catch') return promiseParameter(unwrap(chainHead(call).expression)) ? 'a promise chain' : undefined;
   if (method && PROMISE_CHAIN.has(method.name)) return 'a promise chain';
   if (PROMISE_COMBINATOR.test(unwrap(call.expression).getText())) return 'a promise';
   if (method?.name === 'forEach') {
     const callback = call.arguments[0] && unwrap(call.arguments[0]);
     return callback && isAsync(callback) ? 'forEach with an async callback: nothing awaits the promises it starts' : undefined;
   }
-  return promiseParameter(unwrap(call.expression)) ? 'work typed as returning a Promise' : undefined;
+  if (promiseParameter(unwrap(call.expression))) return 'work typed as returning a Promise';
+  return ownAsyncCall(call) ? 'an async function of this file' : undefined;
 }
 
 /** The expression statements of `fn` itself (not of nested functions) that lie inside [from, until). */
@@ -153,7 +201,7 @@ export interface DroppedWork {
 }
 
 /**
- * `work().catch(log);`, `items.forEach(async (item) => ...);` as statements between the acquire and its
+ * `work().then(done);`, `items.forEach(async (item) => ...);` as statements between the acquire and its
  * last release in its own function: nothing waits for the work, so the release runs at once. Only calls
  * that show where they are written that they give a promise (see the module comment); `lockCalls`, the
  * file's lock operations, are never work.

@@ -24,15 +24,20 @@ export const awaitLockedWorkCases: RuleCases = {
     await pending;
     await Promise.all(invoices.map((id) => send(id)));
     for (const id of invoices) await send(id);`)}` },
-    { name: 'synchronous calls and calls it cannot tell are async (logging, an emitter, a timer, a function of the file)', code: `${io}declare const log: { info(message: string): void };
+    { name: 'synchronous calls and calls it cannot tell are async (logging, an emitter, a timer, a plain function of the file)', code: `${io}declare const log: { info(message: string): void };
 declare const bus: { emit(event: string): boolean };
 function tally(): number { return 1; }
 ${locked(`    log.info('start');
     bus.emit('nightly');
     tally();
     setTimeout(() => undefined, 10);
-    work();
     await work();`)}` },
+    { name: 'a watchdog of this file started beside the work, to renew the lock while it runs', code: `${io}async function keepAlive(token: string): Promise<void> {
+  await redis.pexpire('lock:nightly', 60000);
+}
+${locked(`    keepAlive(token);
+    await work();`)}` },
+    { name: 'a side task sent off with a .catch for its errors (a webhook, a background check) is detached on purpose', code: `${io}${locked('    work().catch((err) => console.error(err));\n    work().then(() => undefined).catch(() => undefined);')}` },
     { name: 'an async call after the release is not under the lock', code: `${io}export async function nightly(token: string) {
   if ((await redis.set('lock:nightly', token, 'PX', 60000, 'NX')) !== 'OK') return;
   await work();
@@ -43,10 +48,40 @@ ${locked(`    log.info('start');
   ],
   invalid: [
     {
-      name: 'work started with a .catch for its errors, not awaited between the acquire and the release',
+      name: 'work started with .then and not awaited between the acquire and the release',
       message: ['starts a promise chain and is not awaited', "'lock:nightly'"],
-      code: `${io}${locked('    work().catch((err) => console.error(err));')}`,
-      output: `${io}${locked('    await work().catch((err) => console.error(err));')}`,
+      code: `${io}${locked('    work().then(() => console.log(\'sent\'));')}`,
+      output: `${io}${locked('    await work().then(() => console.log(\'sent\'));')}`,
+    },
+    {
+      name: 'the routine a lock helper was given, started with a .catch and not awaited: the locked work itself is detached',
+      message: ['starts a promise chain and is not awaited'],
+      code: `${io}export async function exclusive(key: string, token: string, job: () => Promise<void>) {
+  if ((await redis.set(key, token, 'PX', 30000, 'NX')) !== 'OK') return false;
+  try {
+    job().catch((err) => console.error(err));
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+  return true;
+}
+`,
+    },
+    {
+      name: 'an async function of this file called without await under the lock',
+      message: ['starts an async function of this file and is not awaited'],
+      code: `${io}${locked('    work();')}`,
+      output: `${io}${locked('    await work();')}`,
+    },
+    {
+      name: 'an async method of the class called on this without await under the lock',
+      message: ['starts an async function of this file'],
+      code: `${io}export class Rebuilder {
+  private async rebuild(): Promise<void> {
+    await work();
+  }
+${locked('    this.rebuild();', '  async run(token: string)').replace(/^/gm, '  ').replace(/^  $/gm, '')}}
+`,
     },
     {
       name: 'forEach with an async callback under the lock: the release runs before any callback ends',
