@@ -1,7 +1,8 @@
 // `try { work; await release(key) } finally { await release(key) }`: on the path that released in the
 // try, the finally releases again. Between the two the lock is free, another process can take it, and a
 // second release that does not compare the token deletes that holder's lock. A finally release behind a
-// guard the try turned off beside its release (`held = undefined`, `released = true`) is not a second one.
+// guard the try turned off beside its release (`held = undefined`, `released = true`) is not a second one,
+// nor is one sent in the same tick as the first (nothing awaited between them).
 import { ts } from './typescript';
 import { sameKey } from './keys';
 import type { Release } from './model';
@@ -61,6 +62,20 @@ function clears(expression: Node, guard: { text: string; passes: boolean }): boo
   return isAssignment(expression) && normalizeText(expression.left) === guard.text && literalTruth(expression.right) === !guard.passes;
 }
 
+/**
+ * `lock.unlock(); return res.send(...)` then `lock.unlock()` in the finally, nothing awaited between:
+ * both commands leave in the same tick, one after the other on one connection, and Redis runs a
+ * client's pipelined commands together, so no other holder can come between them.
+ */
+function sameTick(first: Release, tryStatement: ts.TryStatement): boolean {
+  if (ts.isAwaitExpression(first.call.parent) || ts.isYieldExpression(first.call.parent)) return false;
+  const statement = enclosingStatement(first.call);
+  const siblings: readonly ts.Statement[] = (statement.parent as ts.Block | undefined)?.statements ?? [];
+  const exit = siblings.slice(siblings.indexOf(statement as ts.Statement)).find((s) => ts.isReturnStatement(s) || ts.isThrowStatement(s));
+  const until = exit && contains(tryStatement.tryBlock, exit) ? exit.end : tryStatement.tryBlock.end;
+  return !/\b(?:await|yield)\b/.test(first.call.getSourceFile().text.slice(first.call.end, until));
+}
+
 /** The release in the try block that already freed the lock before `release`, in a finally, runs again. */
 export function releasedBefore(release: Release, releases: readonly Release[]): Release | undefined {
   const tryStatement = finallyOf(release);
@@ -68,5 +83,5 @@ export function releasedBefore(release: Release, releases: readonly Release[]): 
   const fn = ancestorWhere(release.call, isFunctionLike);
   return releases.find((r) =>
     r !== release && contains(tryStatement.tryBlock, r.call) && ancestorWhere(r.call, isFunctionLike) === fn && sameLock(r, release) &&
-    !skippedAfter(r, release, tryStatement));
+    !skippedAfter(r, release, tryStatement) && !sameTick(r, tryStatement));
 }

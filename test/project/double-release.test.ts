@@ -180,11 +180,16 @@ export async function submit(id: string): Promise<number> {
 }
 `;
 
-test('an unlock handed back by the lock module, whose DEL compares no token, called in the try and again in the finally', () => {
-  const found = secondReleases({ 'src/lock.ts': handingBack('void redis.del(key)'), 'src/submit.ts': submitRoute });
-  const lastUnlock = submitRoute.lastIndexOf('lock.unlock()');
+test('an unlock handed back by the lock module, whose DEL compares no token, called in the try and again in the finally after an await', () => {
+  const route = submitRoute.replace('      lock.unlock();\n      return 400;', '      lock.unlock();\n      await store(\'rejected\');\n      return 400;');
+  const found = secondReleases({ 'src/lock.ts': handingBack('void redis.del(key)'), 'src/submit.ts': route });
+  const lastUnlock = route.lastIndexOf('lock.unlock()');
   assert.deepEqual(found.map((f) => `${f.file}:${f.span.start}`), [`src/submit.ts:${lastUnlock}`]);
   assert.match(found[0].message, /The release lockSubmission\(\.\.\.\) hands back deletes the key/);
+});
+
+test('the same unlock called twice in one tick (nothing awaited between): both DELs leave together, no holder comes between', () => {
+  assert.deepEqual(secondReleases({ 'src/lock.ts': handingBack('void redis.del(key)'), 'src/submit.ts': submitRoute }), []);
 });
 
 test('the same route with a handed-back unlock that compares the token is not reported', () => {
