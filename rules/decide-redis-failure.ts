@@ -15,19 +15,27 @@ import type { Fix } from './types';
 /** The work the lock protects: the calls it guards (after the acquire in its function, outside the failure path), by their text, and the routines handed in. */
 interface Work {
   calls: Set<string>;
+  /** Some guarded call is not named as a read: the work writes. */
+  writes: boolean;
   /** A routine run under the lock, or a callback parameter the guarded code calls: the caller's work, whatever it is called with. */
   routines: Set<string>;
 }
 
 function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
   const lockCalls = new Set<Node>([...model.commands.map((c) => c.call), ...model.acquires.map((a) => a.call), ...model.releases.map((r) => r.call), ...model.extends.map((e) => e.call)]);
-  const work: Work = { calls: new Set(), routines: new Set() };
+  const work: Work = { calls: new Set(), writes: false, routines: new Set() };
   const incidental = (call: ts.CallExpression) => lockCalls.has(call) || isLoggingCall(call) || isIncidentalCall(call);
   const routine = acquire.routine ? unwrap(acquire.routine) : undefined;
   if (routine) {
     // withLock(key, routine): the lock is held while the routine runs, and gone when the call returns.
     if (ts.isIdentifier(routine) || ts.isPropertyAccessExpression(routine)) work.routines.add(routine.getText());
-    if (isFunctionOrArrow(routine)) for (const call of callsNamed(routine, () => true)) if (!incidental(call)) work.calls.add(normalizeText(call));
+    if (isFunctionOrArrow(routine)) {
+      for (const call of callsNamed(routine, () => true)) {
+        if (incidental(call)) continue;
+        work.calls.add(normalizeText(call));
+        work.writes ||= !isRead(call);
+      }
+    }
     return work;
   }
   const scope = ancestorWhere<ts.FunctionLikeDeclaration>(acquire.call, isFunctionLike);
@@ -35,6 +43,7 @@ function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
     if (call.getStart() < acquire.call.end || contains(path, call) || incidental(call)) continue;
     if (ancestorWhere(call, isFunctionLike) !== scope || handlesError(call, acquire)) continue;
     work.calls.add(normalizeText(call));
+    work.writes ||= !isRead(call);
     const callee = unwrap(call.expression);
     if (scope && ts.isIdentifier(callee) && parameterIndex(scope, callee) !== undefined) work.routines.add(callee.text);
   }
@@ -47,10 +56,19 @@ function handlesError(call: Node, acquire: Acquire): boolean {
   return !!clause && ts.isCatchClause(clause) && !contains(clause, acquire.call);
 }
 
-/** The same call as one the lock guards, or a call of a routine run under it. */
+/** `findOne(...)`, `getSaga(id)`, `repo.count()`: a read, named so. */
+const READ_CALL = /^(?:find|get|load|fetch|read|count|select|lookup|exists)(?:[A-Z_$\d]|$)/;
+const isRead = (call: ts.CallExpression) => READ_CALL.test(methodOf(call)?.name ?? calleeName(call) ?? '');
+
+/**
+ * The same call as one the lock guards, or a call of a routine run under it. A read the guarded work
+ * also makes before its writes (`findOne` of the saga it then saves) lets no second writer in; where the
+ * work is only reads (a cache fill's `loadTheme`), the read is the work the lock spares.
+ */
 function runsWork(call: ts.CallExpression, work: Work): boolean {
   if (isLoggingCall(call) || isIncidentalCall(call)) return false;
-  return work.calls.has(normalizeText(call)) || work.routines.has(unwrap(call.expression).getText());
+  if (work.routines.has(unwrap(call.expression).getText())) return true;
+  return work.calls.has(normalizeText(call)) && !(work.writes && isRead(call));
 }
 
 /** `res.status(503).json(...)` and each call of its chain: an error response answers, it runs no work. */

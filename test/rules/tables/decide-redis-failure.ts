@@ -25,6 +25,24 @@ ${lead}  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
 
 export const decideRedisFailureCases: RuleCases = {
   valid: [
+    { name: 'a catch that re-reads the record the locked work saves, to mark it failed: the read lets no second writer in', code: `${io}declare const orders: { findOne(id: string): Promise<{ paid: boolean } | null>; save(o: { paid: boolean }): Promise<void>; markFailed(id: string, why: string): Promise<void> };
+export async function pay(id: string, me: string) {
+  try {
+    if ((await redis.set(\`lock:pay:\${id}\`, me, 'PX', 30000, 'NX')) !== 'OK') return;
+    try {
+      const order = await orders.findOne(id);
+      if (!order) return;
+      order.paid = true;
+      await orders.save(order);
+    } finally {
+      await redis.eval(${RELEASE}, 1, \`lock:pay:\${id}\`, me);
+    }
+  } catch (err) {
+    const order = await orders.findOne(id);
+    if (order) await orders.markFailed(id, String(err));
+  }
+}
+` },
     { name: 'callback style: the error branch hands the error on, or answers not acquired', code: `${io}export function lockJob(id: string, token: string, done: (err: Error | null, acquired?: boolean) => void) {
   redis.set(\`lock:job:\${id}\`, token, 'PX', 5000, 'NX', (err, ok) => {
     if (err) return done(err);
