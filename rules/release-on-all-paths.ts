@@ -10,6 +10,7 @@ import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 import { unsettledWork } from './engine/unsettled-work';
+import { rxValueGap, type RxGap } from './engine/rx-chain';
 import { thenChainGap, type ThenGap } from './engine/then-chain';
 
 /** The names a declaration binds, through destructuring (`const { id, rest: [first] } = ...`). */
@@ -89,6 +90,7 @@ export const releaseOnAllPaths: Rule = {
   check({ model, report }) {
     const gaps = new Map<Node, { acquire: Acquire; gap: NonNullable<ReturnType<typeof releaseCoverage>> }>();
     const chained = new Map<Node, { acquire: Acquire; gap: ThenGap }>();
+    const streamed = new Map<Node, { acquire: Acquire; gap: RxGap }>();
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock' || acquire.kind === 'routine') continue;
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
@@ -96,8 +98,11 @@ export const releaseOnAllPaths: Rule = {
       if (!gap) {
         // Callbacks included: a release in a `.then` of the work is in a function of its own.
         const releases = model.releases.filter((r) => contains(acquire.fn, r.call) && releasesLock(acquire, r));
-        const chain = escapes(acquire, releases.map((r) => r.call)) ? undefined : thenChainGap(model, acquire, releases);
+        const escaped = escapes(acquire, releases.map((r) => r.call));
+        const chain = escaped ? undefined : thenChainGap(model, acquire, releases);
         if (chain && !chained.has(chain.release.call)) chained.set(chain.release.call, { acquire, gap: chain });
+        const stream = escaped || chain ? undefined : rxValueGap(model, acquire, releases);
+        if (stream && !streamed.has(stream.release.call)) streamed.set(stream.release.call, { acquire, gap: stream });
       }
       // A retry that acquires again before the same release is one lock: report the acquire nearest it.
       if (gap && (gaps.get(gap.release.call)?.acquire.call.pos ?? -1) < acquire.call.pos) gaps.set(gap.release.call, { acquire, gap });
@@ -128,6 +133,18 @@ export const releaseOnAllPaths: Rule = {
           { span: spanOf(gap.release.call), message: 'the release it skips' },
         ],
         fix: () => 'No automatic fix: move the release into a .finally() at the end of the chain, or await the work inside try { } finally { release }.',
+      });
+    }
+    for (const { acquire, gap } of streamed.values()) {
+      const work = gap.work.getText().split('\n')[0].slice(0, 60);
+      report({
+        span: spanOf(acquire.call),
+        message: `After ${lockName(acquire)} is acquired, it is released only in a \`${gap.operator}\` on the values of \`${work}\`: when that stream errors (the work threw), the operator never runs and the lock stays held ${heldFor(acquire)}. Release in \`finalize(() => ...)\` in the pipe, which runs on completion and on error alike.`,
+        related: [
+          { span: spanOf(gap.work), message: 'can error before the release' },
+          { span: spanOf(gap.release.call), message: 'the release it skips' },
+        ],
+        fix: () => 'No automatic fix: move the release into finalize(() => ...) at the end of the pipe.',
       });
     }
     const reported = new Set<Node>();

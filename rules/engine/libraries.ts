@@ -38,12 +38,27 @@ export function storedName(node: Node): string | undefined {
   return undefined;
 }
 
-/** `redlock.lock(key, ttl).then((lock) => ...)`: the handle is the first parameter of the first `.then`. */
-function thenParameter(call: ts.CallExpression): string | undefined {
-  const access = valueCarrier(call).parent;
-  if (!access || !ts.isPropertyAccessExpression(access) || access.name.text !== 'then' || !ts.isCallExpression(access.parent)) return undefined;
-  const handler = access.parent.arguments[0] && unwrap(access.parent.arguments[0]);
-  const param = handler && isFunctionOrArrow(handler) ? handler.parameters[0]?.name : undefined;
+/** RxJS operators that hand each value of the source to a function: `switchMap((lock) => ...)`. */
+const RX_VALUE_OPERATOR = /^(?:switchMap|mergeMap|concatMap|exhaustMap|flatMap)$/;
+
+/**
+ * `redlock.lock(key, ttl).then((lock) => ...)`: the handle is the first parameter of the first `.then`;
+ * `from(locks.lock(key, ttl)).pipe(switchMap((lock) => ...))` (a NestJS interceptor): of the first operator.
+ */
+export function thenParameter(call: ts.CallExpression): string | undefined {
+  const carrier = valueCarrier(call);
+  const access = carrier.parent;
+  let handler: Node | undefined;
+  if (access && ts.isPropertyAccessExpression(access) && access.name.text === 'then' && ts.isCallExpression(access.parent)) {
+    handler = access.parent.arguments[0];
+  } else if (access && ts.isCallExpression(access) && access.arguments[0] === carrier && calleeName(access) === 'from') {
+    const pipe = access.parent;
+    const first = ts.isPropertyAccessExpression(pipe) && pipe.name.text === 'pipe' && ts.isCallExpression(pipe.parent) ? pipe.parent.arguments[0] : undefined;
+    const operator = first && unwrap(first);
+    if (operator && ts.isCallExpression(operator) && RX_VALUE_OPERATOR.test(calleeName(operator) ?? '')) handler = operator.arguments[0];
+  }
+  const fn = handler && unwrap(handler);
+  const param = fn && isFunctionOrArrow(fn) ? fn.parameters[0]?.name : undefined;
   return param && ts.isIdentifier(param) ? param.text : undefined;
 }
 

@@ -6,7 +6,7 @@ import { ts } from '../engine/typescript';
 import { commandFromArgs, type RecogniserContext, type RedisCommand } from '../engine/commands';
 import { readTokenOptions } from '../engine/set-options';
 import { composedKey, type KeyRef } from '../engine/keys';
-import { lastSegment, storedName } from '../engine/libraries';
+import { lastSegment, storedName, thenParameter } from '../engine/libraries';
 import type { Acquire, Extend, HelperVia, Release } from '../engine/model';
 import { calleeName, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
 import { resultUse } from '../engine/result-use';
@@ -139,7 +139,7 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     ops.acquires.push({
       call, fn, statement: enclosingStatement(call), result: resultUse(call),
       kind: 'helper', key: keyAt(a.key, call, meaning, keyOf), token, tokenSpec: a.token,
-      hasTtl: a.hasTtl, owner: holds ? storedName(call) : (a.key.field ? receiverName : undefined), via: acquireVia(meaning, a),
+      hasTtl: a.hasTtl, owner: holds ? (storedName(call) ?? thenParameter(call)) : (a.key.field ? receiverName : undefined), via: acquireVia(meaning, a),
     });
   }
   if (summary.release) {
