@@ -7,7 +7,8 @@
 // lean tree has its declaration blanked). A statement that starts work and drops its promise
 // (`work().then(done);`, `items.forEach(async ...)`) counts where the call shows it gives a promise: a
 // promise chain, a Promise combinator, forEach with an async callback, a parameter typed as returning a
-// Promise, an async function of the same file (await-locked-work).
+// Promise, a decorator's wrapped method run with `this`, an async function of the same file
+// (await-locked-work).
 import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, declarationOf, descendantsOfKind, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
@@ -178,7 +179,15 @@ function unawaitedPromise(call: ts.CallExpression): string | undefined {
     return callback && isAsync(callback) ? 'forEach with an async callback: nothing awaits the promises it starts' : undefined;
   }
   if (promiseParameter(unwrap(call.expression))) return 'work typed as returning a Promise';
+  if (wrappedMethodCall(call)) return 'the method the decorator wraps (a promise, for an async method)';
   return ownAsyncCall(call) ? 'an async function of this file' : undefined;
+}
+
+/** `original.apply(this, args)`, `method.call(this, ...args)`: a decorator running the method it wraps. */
+function wrappedMethodCall(call: ts.CallExpression): boolean {
+  const method = methodOf(call);
+  const first = call.arguments[0] && unwrap(call.arguments[0]);
+  return (method?.name === 'apply' || method?.name === 'call') && first?.kind === ts.SyntaxKind.ThisKeyword && ts.isIdentifier(unwrap(method.receiver));
 }
 
 /** The expression statements of `fn` itself (not of nested functions) that lie inside [from, until). */

@@ -74,6 +74,24 @@ ${locked(`    keepAlive(token);
       output: `${io}${locked('    await work();')}`,
     },
     {
+      name: "a method decorator that runs the method it wraps with original.apply(this, args) and does not await it",
+      message: ['the method the decorator wraps'],
+      code: `${io}export function Exclusive(token: string) {
+  return function (_target: object, _name: string, descriptor: PropertyDescriptor) {
+    const original = descriptor.value as (...args: unknown[]) => Promise<void>;
+    descriptor.value = async function (this: unknown, ...args: unknown[]) {
+      if ((await redis.set('lock:nightly', token, 'PX', 60000, 'NX')) !== 'OK') return;
+      try {
+        original.apply(this, args);
+      } finally {
+        await redis.eval(${RELEASE}, 1, 'lock:nightly', token);
+      }
+    };
+  };
+}
+`,
+    },
+    {
       name: 'an async method of the class called on this without await under the lock',
       message: ['starts an async function of this file'],
       code: `${io}export class Rebuilder {
