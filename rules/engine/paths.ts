@@ -113,14 +113,16 @@ function catchAndAfter(releases: Release[]): boolean {
 }
 
 /**
- * A release that every run of a catch reaches (a statement of the catch block itself): an exception in
- * its try releases. With a release in the try block too, that one is the
- * success path's; with none, the lock is kept on success by design (a rollback on failure only).
+ * A release that every run of a catch reaches (a statement of the catch block itself, or of an `if` in it
+ * that asks whether the lock is held: `if (token) await release(key, token)`): an exception in its try
+ * releases. With a release in the try block too, that one is the success path's; with none, the lock is
+ * kept on success by design (a rollback on failure only).
  */
 function catchRelease(releases: Release[]): { release: Release; tryBlock: ts.Block; success?: Release } | undefined {
   for (const r of releases) {
     const clause = ancestorWhere<ts.CatchClause>(r.call, ts.isCatchClause);
-    const statement = ancestorWhere(r.call, ts.isExpressionStatement);
+    let statement: Node | undefined = ancestorWhere(r.call, ts.isExpressionStatement);
+    for (let held = statement && heldTest(statement); statement && clause && statement.parent !== clause.block && held; held = heldTest(statement)) statement = held;
     if (!clause || statement?.parent !== clause.block) continue;
     const tryBlock = clause.parent.tryBlock;
     return { release: r, tryBlock, success: releases.find((other) => other !== r && contains(tryBlock, other.call)) };
@@ -178,6 +180,12 @@ function successVariable(node: Node | undefined): string | undefined {
   return undefined;
 }
 
+/** The `if (token)` / `if (lockValue)` (no else) whose then-branch is `statement` or holds it: a test of whether the lock is held. */
+function heldTest(statement: Node): ts.IfStatement | undefined {
+  const parent = ts.isBlock(statement.parent) ? statement.parent.parent : statement.parent;
+  return parent && ts.isIfStatement(parent) && !parent.elseStatement && ts.isIdentifier(unwrap(parent.expression)) ? parent : undefined;
+}
+
 /** A branch that always leaves its block (`break;`, `return x;`, `{ ...; continue; }`). */
 function alwaysJumps(branch: Node): boolean {
   const last = ts.isBlock(branch) ? branch.statements[branch.statements.length - 1] : branch;
@@ -197,6 +205,16 @@ export function onlyWhenAcquired(acquire: Acquire, node: Node): boolean {
   return siblings.slice(siblings.indexOf(first as ts.Statement)).some((s) => ts.isIfStatement(s) && !s.elseStatement &&
     s.end <= node.getStart() && isGuard(s, acquire) && testsFailure(s.expression) &&
     (exits(s.thenStatement) || (ts.isBlock(s.thenStatement) && s.thenStatement.statements.some(exits))));
+}
+
+/** Is `node` in the branch a guard on this acquire takes when it failed (`if (!lock) { return next(busy) }`)? */
+export function inNotAcquiredBranch(acquire: Acquire, node: Node): boolean {
+  for (let a = node.parent; a && a !== acquire.fn; a = a.parent) {
+    if (!ts.isIfStatement(a) || !isGuard(a, acquire)) continue;
+    const failed = testsFailure(a.expression, guardNames(acquire)) ? a.thenStatement : a.elseStatement;
+    if (failed && contains(failed, node)) return true;
+  }
+  return false;
 }
 
 /** `if (holder)` right on the reply of `SET ... NX GET` (isGuard looks for the name inside the condition). */

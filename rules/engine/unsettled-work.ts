@@ -12,7 +12,7 @@
 import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, declarationOf, descendantsOfKind, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
-import { releasesOf } from './paths';
+import { inNotAcquiredBranch, releasesOf } from './paths';
 import { writtenText } from './written-text';
 
 export interface UnsettledWork {
@@ -31,11 +31,15 @@ export function isAsync(fn: Node): boolean {
 // A routine typed to return one of these gives no promise.
 const PLAIN_RESULT = /^(?:void|undefined|null|number|string|boolean|bigint)$/;
 
+/** Untyped, these name a callback that hands on an answer (Express' `next(err)`, a job's `done()`), not work. */
+export const CALLBACK_NAME = /^(?:next|done|cb|callback)$/;
+
 /** A parameter that holds the routine, unless its type says the routine is synchronous. */
 function isRoutineParameter(fn: ts.FunctionLikeDeclaration, name: string): boolean {
   const parameter = fn.parameters.find((p) => ts.isIdentifier(p.name) && p.name.text === name);
   const type = parameter?.type;
-  return !!parameter && !(type && ts.isFunctionTypeNode(type) && PLAIN_RESULT.test(type.type.getText()));
+  if (!parameter || (!type && CALLBACK_NAME.test(name))) return false;
+  return !(type && ts.isFunctionTypeNode(type) && PLAIN_RESULT.test(type.type.getText()));
 }
 
 function givesPromise(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration): boolean {
@@ -96,7 +100,8 @@ export function unsettledWork(model: LockModel, acquire: Acquire): UnsettledWork
   // The call is judged first: the searches for the release walk the function.
   for (const node of guarded.length > 0 ? own<ts.ReturnStatement>(ts.SyntaxKind.ReturnStatement) : []) {
     const value = node.expression && unwrap(node.expression);
-    const release = value && ts.isCallExpression(value) && givesPromise(value, fn) ? guarded.find((g) => contains(g.tryBlock, node))?.release : undefined;
+    // `if (!lock) return next(busy)`: no lock is held on the not-acquired path.
+    const release = value && ts.isCallExpression(value) && givesPromise(value, fn) && !inNotAcquiredBranch(acquire, node) ? guarded.find((g) => contains(g.tryBlock, node))?.release : undefined;
     if (release) found.push({ call: value as ts.CallExpression, release, how: 'return' });
   }
   const heldUntil = releases.filter((r) => r.fn === fn);

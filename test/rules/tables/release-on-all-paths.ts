@@ -38,6 +38,51 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    {
+      name: 'an Express handler (JavaScript) that answers busy with return next(err) on the not-acquired path, inside the try that releases in finally',
+      fileName: 'wallet.js',
+      code: `import Redis from 'ioredis';
+const redis = new Redis();
+const db = { async query(sql) {} };
+export async function withdraw(req, res, next) {
+  const key = \`lock:wallet:\${req.user}\`;
+  let held = false;
+  try {
+    const ok = await redis.set(key, req.user, 'EX', 10, 'NX');
+    if (!ok) {
+      return next(new Error('busy'));
+    }
+    held = true;
+    await db.query('UPDATE wallets SET balance = balance - 1');
+    res.json({ ok: true });
+  } catch (err) {
+    next(err);
+  } finally {
+    if (held) await redis.del(key);
+  }
+}
+`,
+    },
+    { name: 'acquire and work in one try, released after the work and, in the catch that rethrows, behind a test of the token', code: `${io}import { randomUUID } from 'node:crypto';
+export async function exclusive<T>(key: string, op: () => Promise<T>): Promise<T> {
+  let token: string | null = null;
+  try {
+    const mine = randomUUID();
+    token = (await redis.set(key, mine, 'PX', 10000, 'NX')) === 'OK' ? mine : null;
+    if (token) {
+      const result = await op();
+      await redis.eval(${RELEASE}, 1, key, token);
+      return result;
+    }
+    throw new Error('busy');
+  } catch (error) {
+    if (token) {
+      await redis.eval(${RELEASE}, 1, key, token);
+    }
+    throw error;
+  }
+}
+` },
     { name: 'a redlock promise chain releasing in .finally of the work', code: `${rl}export function nightly() {
   return redlock.acquire(['nightly'], 5000).then((lock) => work().finally(() => lock.release()));
 }
