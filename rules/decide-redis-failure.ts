@@ -7,7 +7,8 @@ import { bodyStatements, isLoggingCall, saysFailOpen, releasesSomething, throwsI
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
-import { isGuard } from './engine/paths';
+import { inNotAcquiredBranch, isGuard } from './engine/paths';
+import { CALLBACK_NAME } from './engine/unsettled-work';
 import { isLockAcquire, isPlainReference, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -24,7 +25,7 @@ interface Work {
 function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
   const lockCalls = new Set<Node>([...model.commands.map((c) => c.call), ...model.acquires.map((a) => a.call), ...model.releases.map((r) => r.call), ...model.extends.map((e) => e.call)]);
   const work: Work = { calls: new Set(), writes: false, routines: new Set() };
-  const incidental = (call: ts.CallExpression) => lockCalls.has(call) || isLoggingCall(call) || isIncidentalCall(call);
+  const incidental = (call: ts.CallExpression) => lockCalls.has(call) || isLoggingCall(call) || isIncidentalCall(call) || isRollback(call);
   const routine = acquire.routine ? unwrap(acquire.routine) : undefined;
   if (routine) {
     // withLock(key, routine): the lock is held while the routine runs, and gone when the call returns.
@@ -40,12 +41,12 @@ function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
   }
   const scope = ancestorWhere<ts.FunctionLikeDeclaration>(acquire.call, isFunctionLike);
   for (const call of callsNamed(acquire.fn, () => true)) {
-    if (call.getStart() < acquire.call.end || contains(path, call) || incidental(call)) continue;
+    if (call.getStart() < acquire.call.end || contains(path, call) || incidental(call) || inNotAcquiredBranch(acquire, call)) continue;
     if (ancestorWhere(call, isFunctionLike) !== scope || handlesError(call, acquire)) continue;
     work.calls.add(normalizeText(call));
     work.writes ||= !isRead(call);
     const callee = unwrap(call.expression);
-    if (scope && ts.isIdentifier(callee) && parameterIndex(scope, callee) !== undefined) work.routines.add(callee.text);
+    if (scope && ts.isIdentifier(callee) && parameterIndex(scope, callee) !== undefined && !CALLBACK_NAME.test(callee.text)) work.routines.add(callee.text);
   }
   return work;
 }
@@ -54,6 +55,13 @@ function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
 function handlesError(call: Node, acquire: Acquire): boolean {
   const clause = ancestorWhere(call, (a) => a === acquire.fn || ts.isCatchClause(a));
   return !!clause && ts.isCatchClause(clause) && !contains(clause, acquire.call);
+}
+
+/** `client.query('ROLLBACK')`, `tx.rollback()`: undoing the work, in the work and in the catch alike. */
+function isRollback(call: ts.CallExpression): boolean {
+  if (/^rollback/i.test(methodOf(call)?.name ?? calleeName(call) ?? '')) return true;
+  const first = call.arguments[0] && unwrap(call.arguments[0]);
+  return !!first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first)) && /^\s*ROLLBACK\b/i.test(first.text);
 }
 
 /** `findOne(...)`, `getSaga(id)`, `repo.count()`: a read, named so. */
