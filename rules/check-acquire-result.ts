@@ -100,7 +100,8 @@ const LITERAL = /^(?:null|undefined|true|false|\d+|'[^']*'|"[^"]*")$/;
 
 /**
  * `const token = await locks.acquire(key); await work(); await locks.release(key, token)`: the stored
- * reply is read only as an argument of this lock's releases, or to decide whether to release, which
+ * reply is read only as an argument of this lock's releases (or as the object whose release method is
+ * called: `if (lock) await lock.unlock()`), or to decide whether to release, which
  * may skip an empty token, but the work before them runs whether or not the lock was taken.
  */
 function onlyHandedToRelease(model: LockModel, acquire: Acquire): 'handed' | 'guards the release' | undefined {
@@ -108,7 +109,9 @@ function onlyHandedToRelease(model: LockModel, acquire: Acquire): 'handed' | 'gu
   if (use.kind !== 'assigned' || !use.readLater) return undefined;
   const releaseCalls = new Set<Node>(acquire.key ? model.releasesOn(acquire.key).map((r) => r.call) : []);
   const reads = identifiersNamed(enclosingFunction(use.declaration), use.name).filter((id) => id.pos >= use.declaration.end);
-  const handed = (id: Node) => ts.isCallExpression(id.parent) && id.parent.arguments.includes(id as ts.Expression) && releaseCalls.has(id.parent);
+  // `release(key, token)`, or the lock object's own `lock.unlock()`.
+  const handed = (id: Node) => (ts.isCallExpression(id.parent) && id.parent.arguments.includes(id as ts.Expression) && releaseCalls.has(id.parent)) ||
+    (ts.isPropertyAccessExpression(id.parent) && id.parent.expression === id && releaseCalls.has(id.parent.parent));
   const guards = reads.filter((id) => !handed(id));
   // Tested where no read shows it (the acquire assigned in a loop's condition): tested before the work.
   if ((use.tested && guards.length === 0) || !guards.every((id) => guardsOnlyRelease(id, releaseCalls))) return undefined;

@@ -242,16 +242,16 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
 const EMPTY = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword, ts.SyntaxKind.VoidExpression]);
 
 /**
- * How what the helper hands back says that the lock was busy: a release function that is null then
- * (`if (!ok) return null; return () => ...`), or a lock object with a field set from the acquire's
+ * How what the helper hands back says that the lock was busy: a release function or lock object that is
+ * null then (`if (!ok) return null; return () => ...`), or a lock object with a field set from the acquire's
  * answer (`return { acquired: reply === 'OK', release }`). Its callers must test that, not only call it.
  */
 function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: AcquireReturn): { emptyWhenBusy?: true; acquiredField?: string; objectWhenBusy?: true } {
   const returned = ownReturns(fn).map((r) => r.expression && unwrap(r.expression));
-  if (returns === 'release-fn') {
-    const empty = returned.some((e) => !e || EMPTY.has(e.kind) || (ts.isIdentifier(e) && e.text === 'undefined'));
-    return empty ? { emptyWhenBusy: true } : {};
-  }
+  const empty = returned.some((e) => !e || EMPTY.has(e.kind) || (ts.isIdentifier(e) && e.text === 'undefined'));
+  if (returns === 'release-fn') return empty ? { emptyWhenBusy: true } : {};
+  // `return { key, value, unlock }` once taken, `return null` when busy: the object itself says it.
+  if (returns === 'lock-object' && empty) return { emptyWhenBusy: true };
   if (returns !== 'lock-object' && returns !== 'reply' && returns !== 'unknown') return {};
   const names = answerNames(acquire);
   // A helper that throws when busy hands the object back only once the lock is taken: nothing to test.

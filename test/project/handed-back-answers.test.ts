@@ -311,3 +311,46 @@ for (const shape of shapes) {
     assert.deepEqual(findingList(findings), [...shape.expected].sort(), findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
   });
 }
+
+// Hands back a lock object once taken, or null when another process holds the lock.
+const objectOrNull = `import { randomUUID } from 'node:crypto';
+import { redis } from './redis';
+export class Seats {
+  async tryHold(seat: string, ms = 3000): Promise<{ key: string; unlock(): Promise<void> } | null> {
+    const key = \`lock:seat:\${seat}\`;
+    const token = randomUUID();
+    if ((await redis.set(key, token, 'PX', ms, 'NX')) !== 'OK') return null;
+    return { key, unlock: async () => { await redis.eval(${RELEASE}, 1, key, token); } };
+  }
+}
+`;
+
+test('a lock object that is null when busy, tested only to decide whether to call its unlock after the work', () => {
+  const findings = analyzeProject({
+    'src/redis.ts': client,
+    'src/seats.ts': objectOrNull,
+    'src/book.ts': `import { Seats } from './seats';
+declare function reserve(seat: string): Promise<void>;
+export async function book(seats: Seats, seat: string) {
+  const held = await seats.tryHold(seat);
+  try {
+    await reserve(seat);
+  } finally {
+    if (held) await held.unlock();
+  }
+}
+export async function bookChecked(seats: Seats, seat: string) {
+  const held = await seats.tryHold(seat);
+  if (!held) throw new Error('seat is being booked');
+  try {
+    await reserve(seat);
+  } finally {
+    await held.unlock();
+  }
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/book.ts: check-acquire-result'], findings.map((f) => f.message).join('\n'));
+  assert.match(findings[0].message, /tested only to decide whether to release/);
+  assert.match(findings[0].message, /the reply is null/);
+});
