@@ -8,7 +8,7 @@ import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
 import { inNotAcquiredBranch, isGuard } from './engine/paths';
-import { CALLBACK_NAME } from './engine/unsettled-work';
+import { isCallbackParameter } from './engine/unsettled-work';
 import { isLockAcquire, isPlainReference, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -46,7 +46,7 @@ function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
     work.calls.add(normalizeText(call));
     work.writes ||= !isRead(call);
     const callee = unwrap(call.expression);
-    if (scope && ts.isIdentifier(callee) && parameterIndex(scope, callee) !== undefined && !CALLBACK_NAME.test(callee.text)) work.routines.add(callee.text);
+    if (scope && ts.isIdentifier(callee) && parameterIndex(scope, callee) !== undefined && !isCallbackParameter(scope, callee.text)) work.routines.add(callee.text);
   }
   return work;
 }

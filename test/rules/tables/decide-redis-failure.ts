@@ -25,8 +25,13 @@ ${lead}  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
 
 export const decideRedisFailureCases: RuleCases = {
   valid: [
-    { name: 'a catch that rolls back and hands the error to next(err), where the not-acquired path also calls next', code: `${io}declare const db: { query(sql: string): Promise<void> };
-export async function transfer(user: string, token: string, next: (err?: unknown) => void) {
+    {
+      name: 'a catch that rolls back and hands the error to next(err) (JavaScript), where the not-acquired path also calls next',
+      fileName: 'wallet.js',
+      code: `import Redis from 'ioredis';
+const redis = new Redis();
+const db = { async query(sql) {} };
+export async function transfer(user, token, next) {
   try {
     const ok = await redis.set(\`lock:wallet:\${user}\`, token, 'EX', 10, 'NX');
     if (!ok) return next(new Error('busy'));
@@ -43,7 +48,8 @@ export async function transfer(user: string, token: string, next: (err?: unknown
     next(err);
   }
 }
-` },
+`,
+    },
     { name: 'a catch that re-reads the record the locked work saves, to mark it failed: the read lets no second writer in', code: `${io}declare const orders: { findOne(id: string): Promise<{ paid: boolean } | null>; save(o: { paid: boolean }): Promise<void>; markFailed(id: string, why: string): Promise<void> };
 export async function pay(id: string, me: string) {
   try {
