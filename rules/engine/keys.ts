@@ -67,7 +67,7 @@ function collapse(glob: string): string {
   return glob.includes('**') ? glob.replace(/\*+/g, '*') : glob;
 }
 
-/** The functions whose parameters `expression` reads (few: a key names one or two). */
+/** The functions whose parameters `expression` reads, and the lists its loop variables run over (few: a key names one or two). */
 function parameterOwners(expression: ts.Node): ts.Node[] {
   const owners: ts.Node[] = [];
   const n = unwrap(expression);
@@ -83,7 +83,20 @@ function parameterOwners(expression: ts.Node): ts.Node[] {
 
 function addOwner(id: ts.Identifier, owners: ts.Node[]): void {
   const decl = declarationOf(id);
-  if (decl && ts.isParameter(decl) && !owners.includes(decl.parent)) owners.push(decl.parent);
+  const owner = !decl ? undefined : ts.isParameter(decl) ? decl.parent : loopSource(decl);
+  if (owner && !owners.includes(owner)) owners.push(owner);
+}
+
+/**
+ * What a `for (const key of keys)` variable is bound to: the list's declaration (two loops over one
+ * list share their keys: acquire all, then release all), else the loop. `key` of `acquiredKeys` is
+ * not `key` of `requestedKeys`.
+ */
+function loopSource(decl: ts.VariableDeclaration): ts.Node | undefined {
+  const loop = decl.parent.parent;
+  if (!ts.isForOfStatement(loop) && !ts.isForInStatement(loop)) return undefined;
+  const list = unwrap(loop.expression);
+  return (ts.isIdentifier(list) && declarationOf(list)) || loop;
 }
 
 /** What a key written as the name of a `const` reads through it: the same for every use of that const. */

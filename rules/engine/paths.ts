@@ -114,7 +114,8 @@ function catchAndAfter(releases: Release[]): boolean {
 
 /**
  * A release that every run of a catch reaches (a statement of the catch block itself, or of an `if` in it
- * that asks whether the lock is held: `if (token) await release(key, token)`): an exception in its try
+ * that asks whether the lock is held, `if (token) await release(key, token)`, or of a loop over the held
+ * keys): an exception in its try
  * releases. With a release in the try block too, that one is the success path's; with none, the lock is
  * kept on success by design (a rollback on failure only).
  */
@@ -180,9 +181,13 @@ function successVariable(node: Node | undefined): string | undefined {
   return undefined;
 }
 
-/** The `if (token)` / `if (lockValue)` (no else) whose then-branch is `statement` or holds it: a test of whether the lock is held. */
-function heldTest(statement: Node): ts.IfStatement | undefined {
+/**
+ * The statement whose body is `statement` or holds it, when it runs the release wherever the lock is
+ * held: `if (token)` / `if (lockValue)` (no else), or a loop over the held keys (`for (const k of keys)`).
+ */
+function heldTest(statement: Node): ts.Statement | undefined {
   const parent = ts.isBlock(statement.parent) ? statement.parent.parent : statement.parent;
+  if (parent && (ts.isForOfStatement(parent) || ts.isForInStatement(parent))) return parent;
   return parent && ts.isIfStatement(parent) && !parent.elseStatement && ts.isIdentifier(unwrap(parent.expression)) ? parent : undefined;
 }
 

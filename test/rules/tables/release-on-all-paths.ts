@@ -38,6 +38,20 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'locks taken in a loop before the try, released in a loop in the catch and after the work', code: `${io}export async function settle(ids: string[], work: () => Promise<void>) {
+  for (const id of ids) {
+    if ((await redis.set(\`lock:wager:\${id}\`, 'me', 'PX', 5000, 'NX')) !== 'OK') return false;
+  }
+  try {
+    await work();
+    for (const id of ids) await redis.del(\`lock:wager:\${id}\`);
+    return true;
+  } catch (e) {
+    for (const id of ids) await redis.del(\`lock:wager:\${id}\`);
+    throw e;
+  }
+}
+` },
     {
       name: 'an Express handler (JavaScript) that answers busy with return next(err) on the not-acquired path, inside the try that releases in finally',
       fileName: 'wallet.js',

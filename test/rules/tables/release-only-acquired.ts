@@ -3,6 +3,21 @@ import { io, nr, RELEASE } from './preludes';
 
 export const releaseOnlyAcquiredCases: RuleCases = {
   valid: [
+    { name: 'a finally that deletes only the keys pushed after their acquire succeeded (a loop over another list than the acquire loop)', code: `${io}export async function lockSeats(seats: string[], work: () => Promise<void>) {
+  const requested = seats.map((s) => \`lock:seat:\${s}\`);
+  const held: string[] = [];
+  try {
+    for (const key of requested) {
+      if ((await redis.set(key, 'me', 'PX', 5000, 'NX')) !== 'OK') return false;
+      held.push(key);
+    }
+    await work();
+    return true;
+  } finally {
+    for (const key of held) await redis.del(key);
+  }
+}
+` },
     { name: "the user's id as the token, acquired and tested before the try", code: `${nr}export async function run(code: string, userId: string) {
   if (!(await client.set(\`lock:coupon:\${code}\`, userId, { NX: true, PX: 30000 }))) return;
   try {
