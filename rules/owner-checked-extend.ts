@@ -47,6 +47,7 @@ function fix(model: LockModel, extend: Extend, server: ServerKind): Fix | string
   if (command.batch) return 'No automatic fix: the renewal is part of a MULTI or pipeline; extend with a compare-and-pexpire on its own.';
   if (!ttl) return 'No automatic fix: the TTL is not in milliseconds or seconds Lockwise can read.';
   if (!replyUnused(extend.call)) return 'No automatic fix: the renewal\'s reply is used; a compare-and-pexpire replies 1 or 0, so rewrite it by hand.';
+  if (extend.getCompare?.parsed) return 'No automatic fix: the key holds a record the GET parsed, not a token; compare its field inside one Lua script (cjson.decode) before the PEXPIRE.';
   // A value rewritten after the compare (a JSON record with a fresh timestamp) is no token to compare with.
   if (extend.kind === 'set' && extend.getCompare && normalizeText(unwrap(command.args[0])) !== normalizeText(unwrap(extend.getCompare.token ?? command.call))) {
     return 'No automatic fix: the SET writes a new value, not the token the GET compared; store a token that stays the same and compare-and-pexpire it.';
@@ -80,6 +81,16 @@ export const ownerCheckedExtend: Rule = {
         report({
           span: spanOf(extend.call),
           message: `This ${spelled} renews ${key} after a GET compared its value with this process's, in another round trip. If the lock expires between the GET and the ${spelled} and another process takes it, this ${spelled} overwrites their value and TTL: both believe they hold the lock. Renew only while the value is still this process's, atomically (Lua compare-and-pexpire, or SET key token IFEQ token PX ttl on Redis 8.4+).`,
+          related: [{ span: spanOf(extend.getCompare.get), message: 'the separate GET' }],
+          fix: () => fix(model, extend, server),
+        });
+        continue;
+      }
+      if (extend.getCompare) {
+        const spelled = extend.command ? spelledName(extend.command) : 'EXPIRE';
+        report({
+          span: spanOf(extend.call),
+          message: `GET, compare, then ${spelled} ${key} takes two round trips: if the lock expires between the GET and the ${spelled} and another process takes it, this ${spelled} extends their lock while this process believes it still owns it. Extend only while the value is still this process's, atomically (Lua compare-and-pexpire, or SET key token IFEQ token PX ttl on Redis 8.4+).`,
           related: [{ span: spanOf(extend.getCompare.get), message: 'the separate GET' }],
           fix: () => fix(model, extend, server),
         });

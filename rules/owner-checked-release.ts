@@ -42,6 +42,7 @@ function fix(model: LockModel, release: Release, server: ServerKind): Fix | stri
   if (typeof parts === 'string') return parts;
   const { receiver, keyNode, awaited, statement } = parts;
   const getCompare = release.getCompare;
+  if (getCompare?.parsed) return 'No automatic fix: the key holds a record the GET parsed, not a token; compare its field inside one Lua script (cjson.decode) before the DEL.';
   if (getCompare?.token && ts.isIfStatement(getCompare.ifStatement) && !getCompare.ifStatement.elseStatement) {
     const then = getCompare.ifStatement.thenStatement;
     const only = ts.isBlock(then) ? then.statements : [then];

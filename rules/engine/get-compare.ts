@@ -11,6 +11,8 @@ export interface GetCompare {
   ifStatement: Node;
   /** The other side of the comparison: the token this process expects. */
   token?: Node;
+  /** The reply is compared through a value parsed from it (`JSON.parse(cur).owner === me`): the key holds a record, not a token. */
+  parsed?: boolean;
   /**
    * The write is reached when the key was free too (`if (cur && cur.owner !== me) throw; set(...)`), and
    * no other test of the reply's truthiness keeps that case away: a check-then-act acquire as well.
@@ -23,6 +25,13 @@ function callbackReply(get: ts.CallExpression): string | undefined {
   const callback = get.arguments.find(isFunctionOrArrow);
   const reply = callback?.parameters[1]?.name;
   return reply && ts.isIdentifier(reply) ? reply.text : undefined;
+}
+
+/** Variables of `fn` set from the reply variable (`const data = JSON.parse(current)`): the reply read through them. */
+function parsedFrom(variable: string, fn: Node): string[] {
+  return descendantsOfKind<ts.VariableDeclaration>(fn, ts.SyntaxKind.VariableDeclaration)
+    .filter((d) => ts.isIdentifier(d.name) && d.name.text !== variable && !!d.initializer && identifiersNamed(d.initializer, variable).length > 0)
+    .map((d) => (d.name as ts.Identifier).text);
 }
 
 /** `if ((await redis.get(key)) === token) { await redis.del(key) }`, directly or via a variable; `getsOnKey` gives the GETs of a key. */
@@ -42,6 +51,8 @@ export function findGetCompare(
       const variable = storedName(get.call) ?? callbackReply(get.call);
       const inCondition = condition.pos <= get.call.pos && get.call.end <= condition.end;
       const viaVariable = variable && identifiersNamed(condition, variable).length > 0;
+      const parsed = !!variable && !inCondition && !viaVariable && parsedFrom(variable, release.fn).some((name) => identifiersNamed(condition, name).length > 0);
+      if (parsed && comparesWithValue(condition)) return { get: get.call, ifStatement, parsed };
       if (!inCondition && !viaVariable) continue;
       const compare = unwrap(condition);
       let token: Node | undefined;
@@ -119,7 +130,10 @@ export function findCompareBeforeWrite(
   const gets = getsOnKey(key).filter((c) => c.call.end <= write.call.getStart() && write.fn.pos <= c.call.pos && c.call.end <= write.fn.end);
   for (const get of gets) {
     const variable = replyVariable(get.call, write.fn);
-    const refers = (condition: Node) => contains(condition, get.call) || (!!variable && identifiersNamed(condition, variable).length > 0);
+    const parsedNames = variable ? parsedFrom(variable, write.fn) : [];
+    const direct = (condition: Node) => contains(condition, get.call) || (!!variable && identifiersNamed(condition, variable).length > 0);
+    const viaParsed = (condition: Node) => parsedNames.some((name) => identifiersNamed(condition, name).length > 0);
+    const refers = (condition: Node) => direct(condition) || viaParsed(condition);
     const ifs: ts.IfStatement[] = [];
     const visit = (n: Node): void => {
       if (ts.isIfStatement(n) && n.getStart() < write.call.getStart() && n.end > get.call.getStart() && refers(n.expression)) ifs.push(n);
@@ -138,6 +152,7 @@ export function findCompareBeforeWrite(
       const reply = (n: Node) => { const u = unwrap(n); return u === get.call || (ts.isIdentifier(u) && u.text === variable); };
       const truthiness = (n: Node) => { const u = unwrap(n); return reply(u) || (ts.isPrefixUnaryExpression(u) && u.operator === ts.SyntaxKind.ExclamationToken && reply(u.operand)); };
       const whenFree = leaves && reply(leftmostOfAnd(s.expression)) && !ifs.some((other) => other !== s && truthiness(other.expression));
+      if (!direct(s.expression)) return { get: get.call, ifStatement: s, parsed: true, whenFree };
       return { get: get.call, ifStatement: s, token: refers(compare.left) ? compare.right : compare.left, whenFree };
     }
   }

@@ -301,6 +301,12 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   // that leaves first): an optimistic transaction, as atomic as a compare-and-write script.
   // The WATCH and GET may be in the function around the callback the write is queued in
   // (`pipeline.watch(k).get(k).exec().then((replies) => { if (...) multi().del(k).exec() })`).
+  // The GET and compare before a release or renewal that has no owner check of its own: in an `if` around
+  // it, or an `if` before it that leaves when the value is another's. Said in the message, not a check.
+  const compareBefore = (command: RedisCommand, fn: Node, key: KeyRef): GetCompare | undefined => {
+    const before = findGetCompare({ call: command.call, fn, key }, getsOn) ?? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn);
+    return before && !before.whenFree ? before : undefined;
+  };
   const watchedWrite = (command: RedisCommand, fn: Node, key: KeyRef): boolean => {
     const written = command.keys[0];
     if (command.batch?.kind !== 'multi' || !written) return false;
@@ -342,7 +348,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
       case 'GETDEL':
         if (lockKey) {
           const kind = command.name === 'GETDEL' ? 'getdel' : command.name === 'DEL' ? 'del' : 'unlink';
-          const getCompare = findGetCompare({ call: command.call, fn, key: lockKey }, getsOn);
+          const getCompare = compareBefore(command, fn, lockKey);
           releases.push({ call: command.call, command, fn, kind, key: lockKey, ownerChecked: watchedWrite(command, fn, lockKey), getCompare });
         }
         break;
@@ -367,10 +373,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
         break;
       default:
         if (expiresNow && lockKey) {
-          const getCompare = findGetCompare({ call: command.call, fn, key: lockKey }, getsOn);
+          const getCompare = compareBefore(command, fn, lockKey);
           releases.push({ call: command.call, command, fn, kind: 'del', key: lockKey, ownerChecked: watchedWrite(command, fn, lockKey), getCompare });
         } else if (EXPIRES.has(command.name) && extendKey) {
-          extendsList.push({ call: command.call, command, fn, kind: 'expire', key: extendKey, ownerChecked: watchedWrite(command, fn, extendKey) });
+          extendsList.push({ call: command.call, command, fn, kind: 'expire', key: extendKey, ownerChecked: watchedWrite(command, fn, extendKey), getCompare: compareBefore(command, fn, extendKey) });
         }
     }
   }

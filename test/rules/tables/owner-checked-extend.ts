@@ -84,9 +84,20 @@ export const ownerCheckedExtendCases: RuleCases = {
   ],
   invalid: [
     {
+      name: 'a leader renewal that leaves unless the GET says this worker leads, then PEXPIREs: two round trips',
+      message: ['GET, compare, then PEXPIRE', 'two round trips'],
+      code: `${io}export async function renewLeadership(me: string): Promise<boolean> {
+  const leader = await redis.get('lock:leader');
+  if (leader !== me) return false;
+  await redis.pexpire('lock:leader', 30000);
+  return true;
+}
+`,
+    },
+    {
       name: "callback style: GET, compare in the GET's callback, EXPIRE in a callback of a prototype's extend",
       typecheck: false,
-      message: ['extends whoever holds the lock now'],
+      message: ['GET, compare, then EXPIRE', 'two round trips'],
       output: null,
       code: `function Locker(client) { this.client = client; }
 Locker.prototype.extend = function (lock, ttl, callback) {

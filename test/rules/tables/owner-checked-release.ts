@@ -191,6 +191,24 @@ export async function run(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'GET of a JSON record, its owner field compared, then DEL: two round trips, and no fix that would compare the record with a name',
+      message: ['GET, compare, then DEL', 'two round trips'],
+      output: null,
+      noFix: 'holds a record',
+      code: `${io}export async function releasePayout(id: string, operator: string): Promise<boolean> {
+  const key = \`lock:payout:\${id}\`;
+  const raw = await redis.get(key);
+  if (!raw) return true;
+  const held = JSON.parse(raw) as { operator: string };
+  if (held.operator === operator) {
+    await redis.del(key);
+    return true;
+  }
+  return false;
+}
+`,
+    },
+    {
       name: 'the same early-return shape on a key named like a lock: the DEL after the work is its release, and compares nothing',
       message: ['whoever holds it'],
       code: singleFlightWindow('lock:avatar'),
