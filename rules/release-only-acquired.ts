@@ -113,7 +113,10 @@ function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean
   }
   const block = tryStatement.parent;
   if (!ts.isBlock(block) && !ts.isSourceFile(block)) return false;
-  return block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && /\b(?:return|throw|continue|break)\b/.test(s.thenStatement.getText()));
+  if (block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && /\b(?:return|throw|continue|break)\b/.test(s.thenStatement.getText()))) return true;
+  // `for (const id of ids) { if (!(await lock(id))) return 409; }` before the try: a failed acquire leaves the function.
+  const guard = ancestorWhere<ts.IfStatement>(acquire.call, ts.isIfStatement);
+  return !!guard && guard.end <= tryStatement.getStart() && contains(guard.expression, acquire.call) && testsFailure(guard.expression) && /\b(?:return|throw)\b/.test(guard.thenStatement.getText());
 }
 
 /** `res.on('finish', () => del(key))` written before the acquire's answer is tested. */

@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import { bodyStatements, releasedOnThrow, releasesSomething, mentions } from './engine/failure-paths';
 import { isGuard, testsFailure } from './engine/paths';
-import { describeKey, sameKey } from './engine/keys';
+import { describeKey, informative, sameKey, type KeyRef } from './engine/keys';
 import { keyVariesWithLoop, type KeyLoop } from './engine/key-loops';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
@@ -39,10 +39,15 @@ function exitsOf(loop: KeyLoop, fn: Node): Node[] {
   });
 }
 
-/** Does the exit's own branch release before leaving, or a catch/finally around it? */
-function covered(model: LockModel, exit: Node, fn: Node): boolean {
+/**
+ * Does the exit's own branch release the keys taken so far before leaving, or a catch/finally around it?
+ * Releasing another lock there (the account lock taken before the loop) leaves these held.
+ */
+function covered(model: LockModel, exit: Node, acquire: Acquire, fn: Node = acquire.fn): boolean {
   const block = exit.parent;
-  if (ts.isBlock(block) && block.statements.some((s) => s.end <= exit.getStart() && releasesSomething(model, s))) return true;
+  // A key that says nothing of itself (`key` of a list of taken keys) may be one of these.
+  const ofThisLock = (key: KeyRef | undefined, handle?: string) => !key || !acquire.key || !informative(key.glob) || sameKey(key, acquire.key) || (!!acquire.owner && handle === acquire.owner);
+  if (ts.isBlock(block) && block.statements.some((s) => s.end <= exit.getStart() && releasesSomething(model, s, ofThisLock))) return true;
   return releasedOnThrow(model, exit, fn);
 }
 
@@ -66,7 +71,7 @@ function loopProblem(model: LockModel, acquire: Acquire): { at: Node; exit: Node
   const exits = exitsOf(loop, acquire.fn);
   const throwing = THROWING.has(acquire.kind) || (acquire.kind === 'helper' && acquire.result.kind !== 'assigned' && acquire.result.kind !== 'tested');
   const candidates = throwing ? [acquire.call, ...exits] : exits.filter((e) => isAcquireTest(acquire, e) || e.getStart() > acquire.call.end);
-  const exit = candidates.find((e) => !covered(model, e, acquire.fn));
+  const exit = candidates.find((e) => !covered(model, e, acquire));
   return exit ? { at: loop, exit } : undefined;
 }
 
@@ -98,7 +103,7 @@ function promiseAllProblem(model: LockModel, acquire: Acquire): { at: Node; exit
     if (!test || !contains(test.expression, id)) continue;
     const isExit = (d: Node) => (ts.isThrowStatement(d) || ts.isReturnStatement(d)) && ancestorWhere(d, isFunctionLike) === fn;
     const exit = isExit(test.thenStatement) ? test.thenStatement : descendantsWhere(test.thenStatement, isExit)[0];
-    if (exit && !covered(model, exit, fn)) return { at: all, exit };
+    if (exit && !covered(model, exit, acquire, fn)) return { at: all, exit };
   }
   return undefined;
 }

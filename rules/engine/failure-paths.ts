@@ -2,6 +2,7 @@
 // callback, the failed branch of a test): does it only observe (log, set a flag no one reads), does it
 // release, does it say out loud that failing open is intended? Shared by the rules of issue 12.
 import { ts } from './typescript';
+import type { KeyRef } from './keys';
 import type { LockModel } from './model';
 import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
 
@@ -142,11 +143,19 @@ export function throwsIn(scope: Node): ts.ThrowStatement | undefined {
 
 const RELEASE_NAME = /release|unlock|rollback|undo|free|cleanup|clean_up|drop|del$/i;
 
-/** Does `scope` release something: a release in the model, a DEL/UNLINK/script, or a call named like one? */
-export function releasesSomething(model: LockModel, scope: Node): boolean {
-  if (model.releases.some((r) => contains(scope, r.call))) return true;
-  if (model.commands.some((c) => (c.name === 'DEL' || c.name === 'UNLINK' || c.name === 'SCRIPT') && contains(scope, c.call))) return true;
-  return callsNamed(scope, (n) => RELEASE_NAME.test(n)).length > 0;
+/**
+ * Does `scope` release something: a release in the model, a DEL/UNLINK/script, or a call named like one?
+ * With `only`, a release or delete the model knows to be of another lock (another key, another handle)
+ * does not count.
+ */
+export function releasesSomething(model: LockModel, scope: Node, only?: (key: KeyRef | undefined, handle?: string) => boolean): boolean {
+  const inScope = model.releases.filter((r) => contains(scope, r.call));
+  if (inScope.some((r) => !only || only(r.key, r.handle))) return true;
+  const others = new Set<Node>(inScope.map((r) => r.call));
+  const deletes = model.commands.filter((c) => (c.name === 'DEL' || c.name === 'UNLINK' || c.name === 'SCRIPT') && contains(scope, c.call) && !others.has(c.call));
+  for (const c of deletes) others.add(c.call);
+  if (deletes.some((c) => !only || only(c.keys[0] && model.keyOf(c.keys[0])))) return true;
+  return callsNamed(scope, (n) => RELEASE_NAME.test(n)).some((call) => !others.has(call));
 }
 
 /** The try statements around `node` inside `fn`, innermost first, whose try block holds `node`. */

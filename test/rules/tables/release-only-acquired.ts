@@ -3,6 +3,18 @@ import { io, nr, RELEASE } from './preludes';
 
 export const releaseOnlyAcquiredCases: RuleCases = {
   valid: [
+    { name: 'locks taken in a loop that returns when one is busy, before the try whose finally releases them all', code: `${io}export async function settle(ids: string[], work: () => Promise<void>) {
+  for (const id of ids) {
+    if (!(await redis.set(\`lock:wager:\${id}\`, 'me', 'PX', 5000, 'NX'))) return 409;
+  }
+  try {
+    await work();
+    return 200;
+  } finally {
+    for (const id of ids) await redis.del(\`lock:wager:\${id}\`);
+  }
+}
+` },
     { name: 'a finally that deletes only the keys pushed after their acquire succeeded (a loop over another list than the acquire loop)', code: `${io}export async function lockSeats(seats: string[], work: () => Promise<void>) {
   const requested = seats.map((s) => \`lock:seat:\${s}\`);
   const held: string[] = [];

@@ -63,6 +63,21 @@ export async function lockAll(skus: string[], token: string) {
   ],
   invalid: [
     {
+      name: 'the failure path releases the account lock taken before the loop, not the item locks taken in it',
+      message: ['one key at a time'],
+      code: `${io}export async function placeBets(user: string, ids: string[], token: string) {
+  if (!(await redis.set(\`lock:wallet:\${user}\`, token, 'PX', 5000, 'NX'))) return 409;
+  for (const id of ids) {
+    if (!(await redis.set(\`lock:wager:\${id}\`, token, 'PX', 5000, 'NX'))) {
+      await redis.eval(${RELEASE}, 1, \`lock:wallet:\${user}\`, token);
+      return 409;
+    }
+  }
+  return 200;
+}
+`,
+    },
+    {
       name: 'a taken key that goes on to the next one (continue on success) leaves the earlier keys taken when a later one fails',
       message: ['one key at a time'],
       code: `${io}export async function lockAll(skus: string[], token: string) {
