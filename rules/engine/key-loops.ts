@@ -21,9 +21,10 @@ function loopVariables(loop: KeyLoop): string[] {
 
 /** Is the acquire's key built from a variable the loop declares, so that each iteration locks another key? */
 export function keyVariesWithLoop(loop: KeyLoop, acquire: Acquire): boolean {
-  const key = acquire.key?.canonical;
+  const key = acquire.key;
   if (!key) return false;
-  return loopVariables(loop).some((n) => new RegExp(`(?<![\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(key));
+  // The text as written too: a bare loop variable's canonical names its list (`[each of keys]`).
+  return loopVariables(loop).some((n) => new RegExp(`(?<![\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(`${key.canonical} ${key.text}`));
 }
 
 /** A value that differs on every evaluation: random bytes, an id generator, the clock. */

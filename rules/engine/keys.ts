@@ -87,6 +87,13 @@ function addOwner(id: ts.Identifier, owners: ts.Node[]): void {
   if (owner && !owners.includes(owner)) owners.push(owner);
 }
 
+/** The list a `for (const key of list)` variable runs over. */
+function loopList(id: ts.Identifier): ts.Expression | undefined {
+  const decl = declarationOf(id);
+  const loop = decl && ts.isVariableDeclaration(decl) ? decl.parent.parent : undefined;
+  return loop && ts.isForOfStatement(loop) ? loop.expression : undefined;
+}
+
 /**
  * What a `for (const key of keys)` variable is bound to: the list's declaration (two loops over one
  * list share their keys: acquire all, then release all), else the loop. `key` of `acquiredKeys` is
@@ -119,8 +126,10 @@ export function keyRef(node: ts.Node, lookup: ConstLookup, consts?: Map<ts.Node,
   if (!read) {
     const resolved = resolveAlias(node, lookup);
     const owners = parameterOwners(resolved);
+    const list = ts.isIdentifier(resolved) ? loopList(resolved) : undefined;
     read = {
-      canonical: resolved === written ? text : normalizeText(resolved),
+      // `key` of `for (const key of held)` and `k` of `for (const k of held)`: the same keys, by their list.
+      canonical: list ? `[each of ${normalizeText(list)}]` : resolved === written ? text : normalizeText(resolved),
       glob: globOf(node, lookup),
       owners,
       lockOwners: owners.every((fn) => isFunctionLike(fn) && isLockFunction(fn)),

@@ -199,3 +199,31 @@ test('the same route with a handed-back unlock that compares the token is not re
   });
   assert.deepEqual(found, []);
 });
+
+test('the keys taken so far dropped when one is busy, then again by the finally: one list under two loop names', () => {
+  const found = secondReleases({
+    'src/lock.ts': LOCK_MODULE,
+    'src/seats.ts': `import { takeLock, dropLock } from './lock';
+declare function book(ids: string[]): Promise<void>;
+export async function bookSeats(ids: string[]) {
+  const held: string[] = [];
+  try {
+    for (const id of ids) {
+      const key = \`seat:\${id}\`;
+      if (!(await takeLock(key))) {
+        for (const k of held) await dropLock(k);
+        return false;
+      }
+      held.push(key);
+    }
+    await book(ids);
+    return true;
+  } finally {
+    for (const key of held) await dropLock(key);
+  }
+}
+`,
+  });
+  assert.deepEqual(found.map((f) => f.file), ['src/seats.ts']);
+  assert.match(found[0].message, /already released it on line 9/);
+});
