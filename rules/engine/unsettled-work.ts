@@ -33,10 +33,14 @@ const PLAIN_RESULT = /^(?:void|undefined|null|number|string|boolean|bigint)$/;
 
 const CALLBACK_NAME = /^(?:next|done|cb|callback)$/;
 
-/** An untyped `next`, `done`, `cb` or `callback` parameter: a callback that hands on an answer (Express' `next(err)`), not work. */
+/**
+ * A `next`, `done`, `cb` or `callback` parameter (untyped, or typed as Express' `NextFunction`): a callback
+ * that hands on an answer (`next(err)`), not work. Typed as returning a Promise, it is a routine.
+ */
 export function isCallbackParameter(fn: ts.FunctionLikeDeclaration, name: string): boolean {
   const parameter = fn.parameters.find((p) => ts.isIdentifier(p.name) && p.name.text === name);
-  return !!parameter && !parameter.type && CALLBACK_NAME.test(name);
+  const type = parameter?.type;
+  return !!parameter && CALLBACK_NAME.test(name) && !(type && ts.isFunctionTypeNode(type) && /\bPromise\b/.test(type.type.getText()));
 }
 
 /** A parameter that holds the routine, unless its type says the routine is synchronous. */

@@ -38,6 +38,19 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: "an Express handler typed with NextFunction that forwards an error with return next(err) inside the try that releases in finally", code: `${io}type NextFunction = (err?: unknown) => void;
+declare function charge(id: string): Promise<boolean>;
+export async function pay(id: string, res: { json(v: unknown): void }, next: NextFunction) {
+  const key = \`lock:pay:\${id}\`;
+  if ((await redis.set(key, 'x', 'PX', 5000, 'NX')) !== 'OK') return;
+  try {
+    if (!(await charge(id))) return next(new Error('declined'));
+    res.json({ ok: true });
+  } finally {
+    await redis.del(key);
+  }
+}
+` },
     { name: 'locks taken in a loop before the try, released in a loop in the catch and after the work', code: `${io}export async function settle(ids: string[], work: () => Promise<void>) {
   for (const id of ids) {
     if ((await redis.set(\`lock:wager:\${id}\`, 'me', 'PX', 5000, 'NX')) !== 'OK') return false;
