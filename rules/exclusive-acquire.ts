@@ -7,8 +7,7 @@ import { checkBefore, functionName, inLockAcquireFunction, namedAcquire, namesOf
 import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { ancestorWhere, contains, enclosingFunction, isFunctionLike, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
-import { identifiersOfFile } from './engine/file-index';
+import { bindingElementOf, contains, declarationOf, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -111,14 +110,10 @@ function isMarker(node: Node, check: RedisCommand): boolean {
   return ts.isIdentifier(value) && !namesOf(check).includes(value.text) && boundBefore(value, check.call.getStart());
 }
 
-/** Is the name declared (a variable, parameter or destructured element) before `pos`, in a scope holding its use? */
+/** Is the name declared (a variable, parameter or destructured element) before `pos`? */
 function boundBefore(id: ts.Identifier, pos: number): boolean {
-  return identifiersOfFile(id.getSourceFile(), id.text).some((named) => {
-    const decl = named.parent;
-    if (named.end > pos || !(ts.isVariableDeclaration(decl) || ts.isParameter(decl) || ts.isBindingElement(decl)) || decl.name !== named) return false;
-    const scope = ancestorWhere(decl, (n) => ts.isBlock(n) || isFunctionLike(n) || ts.isSourceFile(n));
-    return !!scope && scope.pos <= id.pos && id.end <= scope.end;
-  });
+  const decl = declarationOf(id) ?? bindingElementOf(id);
+  return !!decl && decl.name.end <= pos;
 }
 
 /** `{ NX: true, EX: 30 }` for the words `'NX', 'EX', 30`: node-redis' own spelling of the same SET. */

@@ -43,6 +43,9 @@ export function findGetCompare(
   if (!key) return undefined;
   const gets = getsOnKey(key).filter((c) => c.call.pos < release.call.pos).sort((a, b) => a.call.pos - b.call.pos);
   if (gets.length === 0) return undefined;
+  // The variables parsed from each GET's reply, read once per GET whatever the number of `if`s around the release.
+  const parsedNames = new Map<string, string[]>();
+  const parsedOf = (variable: string) => parsedNames.get(variable) ?? parsedNames.set(variable, parsedFrom(variable, release.fn)).get(variable)!;
   for (let ifStatement = release.call.parent; ifStatement; ifStatement = ifStatement.parent) {
     if (ifStatement === release.fn) break;
     if (!ts.isIfStatement(ifStatement)) continue;
@@ -51,7 +54,7 @@ export function findGetCompare(
       const variable = storedName(get.call) ?? callbackReply(get.call);
       const inCondition = condition.pos <= get.call.pos && get.call.end <= condition.end;
       const viaVariable = variable && identifiersNamed(condition, variable).length > 0;
-      const parsed = !!variable && !inCondition && !viaVariable && parsedFrom(variable, release.fn).some((name) => identifiersNamed(condition, name).length > 0);
+      const parsed = !!variable && !inCondition && !viaVariable && parsedOf(variable).some((name) => identifiersNamed(condition, name).length > 0);
       if (parsed && comparesWithValue(condition)) return { get: get.call, ifStatement, parsed };
       if (!inCondition && !viaVariable) continue;
       const compare = unwrap(condition);

@@ -87,10 +87,15 @@ function addOwner(id: ts.Identifier, owners: ts.Node[]): void {
   if (owner && !owners.includes(owner)) owners.push(owner);
 }
 
+/** The `for (const key of list)` (or `in`) statement that declares `decl`. */
+function loopOf(decl: ts.VariableDeclaration | ts.ParameterDeclaration | undefined): ts.ForOfStatement | ts.ForInStatement | undefined {
+  const loop = decl && ts.isVariableDeclaration(decl) ? decl.parent.parent : undefined;
+  return loop && (ts.isForOfStatement(loop) || ts.isForInStatement(loop)) ? loop : undefined;
+}
+
 /** The list a `for (const key of list)` variable runs over. */
 function loopList(id: ts.Identifier): ts.Expression | undefined {
-  const decl = declarationOf(id);
-  const loop = decl && ts.isVariableDeclaration(decl) ? decl.parent.parent : undefined;
+  const loop = loopOf(declarationOf(id));
   return loop && ts.isForOfStatement(loop) ? loop.expression : undefined;
 }
 
@@ -100,8 +105,8 @@ function loopList(id: ts.Identifier): ts.Expression | undefined {
  * not `key` of `requestedKeys`.
  */
 function loopSource(decl: ts.VariableDeclaration): ts.Node | undefined {
-  const loop = decl.parent.parent;
-  if (!ts.isForOfStatement(loop) && !ts.isForInStatement(loop)) return undefined;
+  const loop = loopOf(decl);
+  if (!loop) return undefined;
   const list = unwrap(loop.expression);
   return (ts.isIdentifier(list) && declarationOf(list)) || loop;
 }

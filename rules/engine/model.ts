@@ -297,22 +297,22 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const getIndex = new KeyIndex<RedisCommand>();
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);
   const getsOn = (key: KeyRef) => getIndex.find(key);
-  // A write queued in MULTI after WATCH, GET and a compare with the token (in an `if` around it, or a guard
-  // that leaves first): an optimistic transaction, as atomic as a compare-and-write script.
-  // The WATCH and GET may be in the function around the callback the write is queued in
-  // (`pipeline.watch(k).get(k).exec().then((replies) => { if (...) multi().del(k).exec() })`).
   // The GET and compare before a release or renewal that has no owner check of its own: in an `if` around
   // it, or an `if` before it that leaves when the value is another's. Said in the message, not a check.
   const compareBefore = (command: RedisCommand, fn: Node, key: KeyRef): GetCompare | undefined => {
     const before = findGetCompare({ call: command.call, fn, key }, getsOn) ?? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn);
     return before && !before.whenFree ? before : undefined;
   };
+  // A write queued in MULTI after WATCH, GET and a compare with the token (in an `if` around it, or a guard
+  // that leaves first): an optimistic transaction, as atomic as a compare-and-write script.
+  // The WATCH and GET may be in the function around the callback the write is queued in
+  // (`pipeline.watch(k).get(k).exec().then((replies) => { if (...) multi().del(k).exec() })`).
   const watchedWrite = (command: RedisCommand, fn: Node, key: KeyRef): boolean => {
     const written = command.keys[0];
     if (command.batch?.kind !== 'multi' || !written) return false;
     const scope = namedFunctionOf(fn);
-    const compared = findGetCompare({ call: command.call, fn: scope, key }, getsOn) ?? findCompareBeforeWrite({ call: command.call, fn: scope, key }, getsOn);
-    return !!compared && !compared.whenFree && watchedTransaction(compared, written, scope);
+    const compared = compareBefore(command, scope, key);
+    return !!compared && watchedTransaction(compared, written, scope);
   };
 
   let releases: Release[] = [...library.releases, ...redisLock.releases, ...helperReleases];

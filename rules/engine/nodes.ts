@@ -259,6 +259,22 @@ export function declarationOf(identifier: ts.Identifier): ts.VariableDeclaration
   return undefined;
 }
 
+/**
+ * The object-pattern element that declares `id`'s name in a scope around it (`const { acquire } = locks`,
+ * which declarationOf does not read): the nearest one before it.
+ */
+export function bindingElementOf(id: ts.Identifier): ts.BindingElement | undefined {
+  let found: ts.BindingElement | undefined;
+  for (const named of identifiersOfFile(id.getSourceFile(), id.text)) {
+    if (named.pos >= id.pos) break;
+    const element = named.parent;
+    if (!ts.isBindingElement(element) || element.name !== named || !ts.isObjectBindingPattern(element.parent)) continue;
+    const scope = ancestorWhere(element, (n) => ts.isBlock(n) || ts.isSourceFile(n) || isFunctionLike(n));
+    if (scope && scope.pos <= id.pos && id.end <= scope.end) found = element;
+  }
+  return found;
+}
+
 export function isConstList(list: ts.Node): list is ts.VariableDeclarationList {
   return ts.isVariableDeclarationList(list) && (list.flags & ts.NodeFlags.BlockScoped) === ts.NodeFlags.Const;
 }

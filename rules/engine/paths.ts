@@ -115,15 +115,14 @@ function catchAndAfter(releases: Release[]): boolean {
 /**
  * A release that every run of a catch reaches (a statement of the catch block itself, or of an `if` in it
  * that asks whether the lock is held, `if (token) await release(key, token)`, or of a loop over the held
- * keys): an exception in its try
- * releases. With a release in the try block too, that one is the success path's; with none, the lock is
- * kept on success by design (a rollback on failure only).
+ * keys): an exception in its try releases. With a release in the try block too, that one is the success
+ * path's; with none, the lock is kept on success by design (a rollback on failure only).
  */
 function catchRelease(releases: Release[]): { release: Release; tryBlock: ts.Block; success?: Release } | undefined {
   for (const r of releases) {
     const clause = ancestorWhere<ts.CatchClause>(r.call, ts.isCatchClause);
     let statement: Node | undefined = ancestorWhere(r.call, ts.isExpressionStatement);
-    for (let held = statement && heldTest(statement); statement && clause && statement.parent !== clause.block && held; held = heldTest(statement)) statement = held;
+    while (clause && statement && statement.parent !== clause.block) statement = heldTest(statement);
     if (!clause || statement?.parent !== clause.block) continue;
     const tryBlock = clause.parent.tryBlock;
     return { release: r, tryBlock, success: releases.find((other) => other !== r && contains(tryBlock, other.call)) };

@@ -4,8 +4,7 @@
 // and `this.x` fields typed by a constructor parameter property or set from `new X()` (the NestJS
 // shape), and the callee's summary says what the call does to locks.
 import { ts } from '../engine/typescript';
-import { ancestorWhere, declarationOf, isFunctionLike, methodOf, unwrap, type Node } from '../engine/nodes';
-import { identifiersOfFile } from '../engine/file-index';
+import { ancestorWhere, bindingElementOf, declarationOf, isFunctionLike, methodOf, unwrap, type Node } from '../engine/nodes';
 import { importOf, newClassName, typeClassName } from './file-symbols';
 import { Implementers } from './implementers';
 import { LOCK_NAME } from '../engine/lock-name';
@@ -437,22 +436,6 @@ function prototypeOwner(node: Node): string | undefined {
     return /^([\w$]+)\.prototype\.[\w$]+$/.exec(assignment.left.getText().replace(/\s+/g, ''))?.[1];
   }
   return undefined;
-}
-
-/**
- * The object-pattern element that declares `id`'s name in a scope around it (`const { acquire } = locks`,
- * which declarationOf does not read): the nearest one before it.
- */
-function bindingElementOf(id: ts.Identifier): ts.BindingElement | undefined {
-  let found: ts.BindingElement | undefined;
-  for (const named of identifiersOfFile(id.getSourceFile(), id.text)) {
-    if (named.pos >= id.pos) break;
-    const element = named.parent;
-    if (!ts.isBindingElement(element) || element.name !== named || !ts.isObjectBindingPattern(element.parent)) continue;
-    const scope = ancestorWhere(element, (n) => ts.isBlock(n) || ts.isSourceFile(n) || isFunctionLike(n));
-    if (scope && scope.pos <= id.pos && id.end <= scope.end) found = element;
-  }
-  return found;
 }
 
 function isTopLevel(decl: Node): boolean {
