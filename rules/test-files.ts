@@ -3,13 +3,13 @@
 // says `"tests": "check"`. Only names that say "test" without doubt count: `*.test.ts`, `*.spec.ts`,
 // `*.e2e-spec.ts`, and files under `__tests__` / `__mocks__`; a folder merely called `test` may hold
 // anything, so it is not enough. Inside a `spec` or `test(s)` folder, the names Jasmine, Mocha and Go-style
-// suites give their files count too (`lockSpec.js`, `lock_spec.js`, `lock-test.ts`): an `apiSpec.ts`
+// suites give their files count too (`lockSpec.js`, `lock_spec.js`, `lock-test.ts`, `LockTests.js`): an `apiSpec.ts`
 // elsewhere may be an OpenAPI document.
 import type { LockwiseConfig } from './config';
 
 const TEST_NAME = /\.(?:test|spec|e2e-spec|e2e-test)\.[cm]?[jt]sx?$/i;
 const TEST_FOLDER = /(?:^|[\\/])(?:__tests__|__mocks__)[\\/]/;
-const SUITE_IN_TEST_FOLDER = /(?:^|[\\/])(?:specs?|tests?)[\\/](?:[^\\/]+[\\/])*[^\\/]*(?:[_-](?:spec|test)|Spec|Test)\.[cm]?[jt]sx?$/;
+const SUITE_IN_TEST_FOLDER = /(?:^|[\\/])(?:specs?|tests?)[\\/](?:[^\\/]+[\\/])*[^\\/]*(?:[_-](?:specs?|tests?)|Specs?|Tests?)\.[cm]?[jt]sx?$/;
 
 export function isTestFile(path: string): boolean {
   return TEST_NAME.test(path) || TEST_FOLDER.test(path) || SUITE_IN_TEST_FOLDER.test(path);
