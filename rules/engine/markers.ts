@@ -7,7 +7,7 @@
 import { ts } from './typescript';
 import type { Acquire, Release } from './model';
 import { isLockFunction, looksLikeLockKey } from './keys';
-import { descendantsOfKind, isAncestor, isFunctionLike, normalizeText, unwrap, type Node } from './nodes';
+import { callsNamed, declarationOf, descendantsOfKind, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -190,4 +190,42 @@ export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acqui
     }
   }
   return rollbacks;
+}
+
+/** `redis.multi()`, `client.pipeline()`: a queue of commands sent together, whose replies come from `exec`. */
+function isQueue(receiver: Node): boolean {
+  let r = unwrap(receiver);
+  if (ts.isIdentifier(r)) {
+    const declaration = declarationOf(r);
+    const initializer = declaration && ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
+    if (!initializer) return false;
+    r = unwrap(initializer);
+  }
+  // `redis.multi().get(k).set(k, ...)`: somewhere down the chain, the queue was opened.
+  for (; ts.isCallExpression(r); r = unwrap(methodOf(r)?.receiver ?? r.expression)) {
+    const name = methodOf(r)?.name;
+    if (name === 'multi' || name === 'pipeline') return true;
+    if (!methodOf(r)) return false;
+  }
+  return false;
+}
+
+/**
+ * `multi.get(k); multi.set(k, now, 'NX', 'EX', ttl)`: a transaction that reads a key and writes it only
+ * when it is missing keeps a first-seen value (SET NX GET, spelled for servers before Redis 7). Nobody
+ * waits on it or releases it as a holder: it is a value, not a lock, whatever is done with it later.
+ */
+export function markGetOrInit(acquires: readonly Acquire[]): void {
+  for (const acquire of acquires) {
+    const method = acquire.kind === 'set-nx' ? methodOf(acquire.call) : undefined;
+    const key = acquire.call.arguments[0];
+    if (!method || !key || !isQueue(method.receiver)) continue;
+    const queue = normalizeText(unwrap(method.receiver));
+    const reads = callsNamed(acquire.fn, (name) => name === 'get').filter((get) => {
+      const on = methodOf(get)?.receiver;
+      const sameQueue = !!on && (normalizeText(unwrap(on)) === queue || isAncestor(get, acquire.call) || isAncestor(acquire.call, get));
+      return sameQueue && get.arguments[0] !== undefined && normalizeText(get.arguments[0]) === normalizeText(key);
+    });
+    if (reads.length > 0) acquire.marker = true;
+  }
 }

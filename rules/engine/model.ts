@@ -9,7 +9,7 @@ import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesLockedState, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
-import { markerRollbacks } from './markers';
+import { markGetOrInit, markerRollbacks } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
@@ -261,10 +261,11 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     }
   }
 
+  markGetOrInit(acquires);
   const acquireIndex = new KeyIndex<Acquire>();
   for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
-  // A key this file acquires with NX, or through a project helper that acquires a lock.
-  const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => a.command || (a.via && !a.routine));
+  // A key this file acquires with NX (not as a first-seen value), or through a project helper that acquires a lock.
+  const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => (a.command && !a.marker) || (a.via && !a.routine));
   const isLockKey = (key: KeyRef) => acquiredHere(key) || looksLikeLockKey(key);
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
