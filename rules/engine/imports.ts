@@ -7,11 +7,14 @@ import { callsNamed, literalString } from './nodes';
 export interface FileImports {
   /** Local name -> module specifier, for every named, default and namespace import and require(). */
   names: Map<string, string>;
+  /** Local name -> the name the module exports it by, where the import renames it (`{ Semaphore as RS }`). */
+  renamed: Map<string, string>;
   modules: Set<string>;
 }
 
 export function readImports(sourceFile: ts.SourceFile): FileImports {
   const names = new Map<string, string>();
+  const renamed = new Map<string, string>();
   const modules = new Set<string>();
   for (const decl of sourceFile.statements) {
     if (!ts.isImportDeclaration(decl)) continue;
@@ -22,7 +25,12 @@ export function readImports(sourceFile: ts.SourceFile): FileImports {
     if (clause?.name) names.set(clause.name.text, from);
     const bindings = clause?.namedBindings;
     if (bindings && ts.isNamespaceImport(bindings)) names.set(bindings.name.text, from);
-    if (bindings && ts.isNamedImports(bindings)) for (const named of bindings.elements) names.set(named.name.text, from);
+    if (bindings && ts.isNamedImports(bindings)) {
+      for (const named of bindings.elements) {
+        names.set(named.name.text, from);
+        if (named.propertyName) renamed.set(named.name.text, named.propertyName.text);
+      }
+    }
   }
   // CommonJS: const Redlock = require('redlock'); const { Mutex } = require('redis-semaphore')
   if (sourceFile.text.includes('require(')) {
@@ -35,11 +43,15 @@ export function readImports(sourceFile: ts.SourceFile): FileImports {
       if (!ts.isVariableDeclaration(decl)) continue;
       if (ts.isIdentifier(decl.name)) names.set(decl.name.text, from);
       else if (ts.isObjectBindingPattern(decl.name)) {
-        for (const el of decl.name.elements) if (ts.isIdentifier(el.name)) names.set(el.name.text, from);
+        for (const el of decl.name.elements) {
+          if (!ts.isIdentifier(el.name)) continue;
+          names.set(el.name.text, from);
+          if (el.propertyName && ts.isIdentifier(el.propertyName)) renamed.set(el.name.text, el.propertyName.text);
+        }
       }
     }
   }
-  return { names, modules };
+  return { names, renamed, modules };
 }
 
 /** The module an import names; undefined while the user is still typing it (not a string yet). */

@@ -79,8 +79,10 @@ export function recogniseLibraryObjects(news: ts.NewExpression[], imports: FileI
   const objects: LibraryObject[] = [];
   for (const node of news) {
     const expr = unwrap(node.expression);
-    const className = ts.isPropertyAccessExpression(expr) ? expr.name.text : expr.getText();
-    const root = ts.isPropertyAccessExpression(expr) ? unwrap(expr.expression).getText() : className;
+    const written = ts.isPropertyAccessExpression(expr) ? expr.name.text : expr.getText();
+    // `import { Semaphore as RedisSemaphore }`: the class is the one the module exports.
+    const className = ts.isPropertyAccessExpression(expr) ? written : (imports.renamed.get(written) ?? written);
+    const root = ts.isPropertyAccessExpression(expr) ? unwrap(expr.expression).getText() : written;
     const from = imports.names.get(root);
     const args = node.arguments ?? [];
     if (from ? REDLOCK_MODULES.has(from) && /Redlock|default/.test(className) : className === 'Redlock') {

@@ -59,8 +59,8 @@ const LIBRARY_CALL = /\.\s*(?:acquire|lock|using|release|unlock|extend)\b|['"`](
 // redis-semaphore: one of its classes constructed (`new Mutex(`, `new RS.RedlockSemaphore(`).
 const SEMAPHORE = /\bnew\s*\(?\s*(?:[\w$]+\s*\??\.\s*)*(?:Redlock)?(?:Multi)?(?:Mutex|Semaphore)\b/;
 const WITH_LOCK = /\bwithLock\b/;
-// The redis-lock package, imported or required by its name.
-const REDIS_LOCK_MODULE = /['"`]redis-lock['"`]/;
+// The redis-lock package, imported or required by its name; redis-semaphore's too (its classes may be renamed on import).
+const REDIS_LOCK_MODULE = /['"`]redis-(?:lock|semaphore)['"`]/;
 
 // The words every test below needs, as four regexes that together match what the one alternation of
 // them all (ANY_EVIDENCE in test/rules/prefilter-screen.test.ts) matches: V8 runs each of these, led by

@@ -22,6 +22,38 @@ export const make = (opts: LockOptions) => new Mutex(redis, 'job', opts);
   ],
   invalid: [
     {
+      name: 'a Semaphore imported under another name, made in a helper that hands the permit back',
+      message: ['This Semaphore refreshes'],
+      code: `import Redis from 'ioredis';
+import { Semaphore as RedisSemaphore } from 'redis-semaphore';
+const client = new Redis();
+export async function takePermit(key: string, limit: number) {
+  const permit = new RedisSemaphore(client, \`sem:\${key}\`, limit, { lockTimeout: 10000 });
+  await permit.acquire();
+  return permit;
+}
+`,
+    },
+    {
+      name: 'a Mutex required under another name (CommonJS)',
+      fileName: 'mutex.js',
+      message: ['This Mutex refreshes'],
+      code: `const Redis = require('ioredis');
+const { Mutex: RedisMutex } = require('redis-semaphore');
+const client = new Redis();
+async function runExclusive(key, work) {
+  const mutex = new RedisMutex(client, \`lock:\${key}\`);
+  await mutex.acquire();
+  try {
+    return await work();
+  } finally {
+    await mutex.release();
+  }
+}
+module.exports = { runExclusive };
+`,
+    },
+    {
       name: 'Mutex without options',
       message: ['LostLockError', 'onLockLost'],
       code: `${head}export const m = new Mutex(redis, 'job');
