@@ -156,9 +156,25 @@ function guardNames(acquire: Acquire): readonly string[] {
   };
   if (acquire.result.kind === 'tested') note(valueCarrier(acquire.call).parent);
   for (const id of identifiersNamed(acquire.fn, own)) if (id.pos >= acquire.call.end) note(id.parent);
+  for (const flag of flagsSetAfter(acquire.call)) if (!own.includes(flag) && !aliases.includes(flag)) aliases.push(flag);
   names = aliases.length > 0 ? [...own, ...aliases] : own;
   guardNamesOf.set(acquire, names);
   return names;
+}
+
+/**
+ * `await mutex.acquire(); held = true;`: flags set to true by the statements after the acquire's own,
+ * in its block. An acquire that fails throws (or answers, and its answer is tested first), so the flag
+ * is true only once the lock is taken.
+ */
+function flagsSetAfter(call: Node): string[] {
+  const statement = ancestorWhere(call, (n) => ts.isStatement(n) || isFunctionLike(n));
+  if (!statement || !ts.isBlock(statement.parent)) return [];
+  const after = statement.parent.statements.slice(statement.parent.statements.indexOf(statement as ts.Statement) + 1);
+  return after.flatMap((s) => {
+    const e = ts.isExpressionStatement(s) ? unwrap(s.expression) : undefined;
+    return e && isAssignment(e) && ts.isIdentifier(e.left) && e.right.kind === ts.SyntaxKind.TrueKeyword ? [e.left.text] : [];
+  });
 }
 
 /** The variable that stores a comparison with a literal which is true when the acquire succeeded. */

@@ -38,6 +38,30 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    {
+      name: 'a flag set once the throwing acquire returned, tested before the try: its return is the not-acquired path',
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const redis = new Redis();
+declare function rebuild(id: string): Promise<void>;
+export async function rebuildIndex(id: string): Promise<void> {
+  const mutex = new Mutex(redis, \`lock:index:\${id}\`, { onLockLost: () => undefined });
+  let held = false;
+  try {
+    await mutex.acquire();
+    held = true;
+  } catch (err) {
+    console.error(err);
+  }
+  if (!held) return;
+  try {
+    await rebuild(id);
+  } finally {
+    await mutex.release();
+  }
+}
+`,
+    },
     { name: "an Express handler typed with NextFunction that forwards an error with return next(err) inside the try that releases in finally", code: `${io}type NextFunction = (err?: unknown) => void;
 declare function charge(id: string): Promise<boolean>;
 export async function pay(id: string, res: { json(v: unknown): void }, next: NextFunction) {
