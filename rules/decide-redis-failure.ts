@@ -6,7 +6,7 @@ import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './
 import { bodyStatements, isLoggingCall, saysFailOpen, releasesSomething, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
 import { inNotAcquiredBranch, isGuard } from './engine/paths';
 import { isCallbackParameter } from './engine/unsettled-work';
 import { isLockAcquire, isPlainReference, isRedisAcquire } from './engine/queries';
@@ -165,14 +165,21 @@ function throwsWhenNotAcquired(acquire: Acquire): boolean {
 
 /**
  * A catch that only logs, around an acquire that throws when it fails: the function goes on after the
- * try. The first statement after it that runs the work, unless an early return or throw comes first
- * (the code decided what a failed acquire means).
+ * try. The first statement after it that runs the work, unless an early return or throw on what the
+ * try set comes first (`if (!lock) return`: the code decided what a failed acquire means). An early
+ * throw on data read after it (`if (!project) throw ...`) decides nothing about the lock.
  */
 function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work): Node | undefined {
   const block = statement.parent;
   if (!throwsWhenNotAcquired(acquire) || !ts.isBlock(block)) return undefined;
+  const setInTry = new Set(
+    descendantsOfKind<ts.BinaryExpression>(statement, ts.SyntaxKind.BinaryExpression)
+      .filter((b) => b.operatorToken.kind === ts.SyntaxKind.EqualsToken)
+      .map((b) => normalizeText(unwrap(b.left))),
+  );
+  const testsTry = (test: ts.IfStatement) => [unwrap(test.expression), ...descendantsOfKind(test.expression, ts.SyntaxKind.Identifier), ...descendantsOfKind(test.expression, ts.SyntaxKind.PropertyAccessExpression)].some((n) => setInTry.has(normalizeText(n)));
   for (const next of block.statements.slice(block.statements.indexOf(statement) + 1)) {
-    if (ts.isIfStatement(next) && (throwsIn(next) || descendantsOfKind(next, ts.SyntaxKind.ReturnStatement).length > 0)) return undefined;
+    if (ts.isIfStatement(next) && (throwsIn(next) || descendantsOfKind(next, ts.SyntaxKind.ReturnStatement).length > 0) && testsTry(next)) return undefined;
     const call = callsNamed(next, () => true).find((c) => ancestorWhere(c, isFunctionLike) === acquire.fn && runsWork(c, work) && !insideLogging(c, next));
     if (call) return call;
   }
@@ -204,7 +211,8 @@ function explicit(model: LockModel, path: Node, statement: Node): boolean {
 interface Found {
   path: Node;
   grant: Node;
-  how: 'catch' | '.catch' | 'branch' | 'callback';
+  /** `branch`: a "no client" test; `down`: a test (or a caught ping) saying Redis is not reachable. */
+  how: 'catch' | '.catch' | 'branch' | 'down' | 'callback';
   /** The grant is the work after the try, which the catch lets the function go on to. */
   after?: boolean;
 }
@@ -304,17 +312,127 @@ function documented(test: ts.IfStatement, fn: Node, client: string): boolean {
 
 /** `if (!this.redis) return work();` before the acquire: no Redis, no lock, work anyway. */
 function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefined {
-  const receiver = methodOf(acquire.call)?.receiver;
-  if (!receiver) return undefined;
-  const client = unwrap(receiver).getText();
-  for (const test of descendantsOfKind<ts.IfStatement>(acquire.fn, ts.SyntaxKind.IfStatement)) {
-    if (test.end > acquire.call.getStart() || ancestorWhere(test, isFunctionLike) !== acquire.fn) continue;
+  const client = clientOf(acquire);
+  if (!client) return undefined;
+  for (const test of testsBefore(acquire)) {
     const condition = unwrap(test.expression);
     const absent = ts.isPrefixUnaryExpression(condition) && unwrap(condition.operand).getText() === client;
     const isNull = ts.isBinaryExpression(condition) && /^[!=]=/.test(condition.operatorToken.getText()) && unwrap(condition.left).getText() === client && /^(?:null|undefined)$/.test(condition.right.getText());
     if ((!absent && !isNull) || explicit(model, test.thenStatement, test) || documented(test, acquire.fn, client)) continue;
     const grant = grants(model, test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
     if (grant) return { path: test.thenStatement, grant, how: 'branch' };
+  }
+  return undefined;
+}
+
+/** The client the acquire is called on, as written (`this.redis`), when it is a method call. */
+function clientOf(acquire: Acquire): string | undefined {
+  const receiver = methodOf(acquire.call)?.receiver;
+  return receiver && unwrap(receiver).getText();
+}
+
+/** The `if` statements of the acquire's own function that end before it. */
+function testsBefore(acquire: Acquire): ts.IfStatement[] {
+  return descendantsOfKind<ts.IfStatement>(acquire.fn, ts.SyntaxKind.IfStatement).filter((test) => test.end <= acquire.call.getStart() && ancestorWhere(test, isFunctionLike) === acquire.fn);
+}
+
+/** `redisReady`, `isRedisAvailable()`, `this.connected`, `client.isOpen`: a name that says the connection is usable. */
+const UP_NAME = /^(?:is_?|has_?)?(?:redis_?|valkey_?|cache_?|client_?|connection_?)?(?:ready|open|connected|connection|available|alive|healthy|online|reachable|up)$/i;
+
+/** The expression a test reads, through `await`, parentheses and a `!`: whether it is negated. */
+function readsOf(condition: Node): { operand: Node; negated: boolean } {
+  let operand = unwrap(condition);
+  let negated = false;
+  while (ts.isPrefixUnaryExpression(operand) && operand.operator === ts.SyntaxKind.ExclamationToken) {
+    negated = !negated;
+    operand = unwrap(operand.operand);
+  }
+  if (ts.isAwaitExpression(operand)) operand = unwrap(operand.expression);
+  return { operand, negated };
+}
+
+/** Does `value` say the connection is usable: an up-named flag or check, or the answer of the client's `ping()`? */
+function saysUp(value: Node, client: string): boolean {
+  const callee = ts.isCallExpression(value) ? unwrap(value.expression) : value;
+  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : undefined;
+  if (name && UP_NAME.test(name)) return true;
+  if (!ts.isIdentifier(value)) return false;
+  // `const up = await redis.ping().then(() => true, () => false)`: a flag from the client's ping.
+  const declaration = declarationOf(value);
+  const initializer = declaration && ts.isVariableDeclaration(declaration) ? declaration.initializer : undefined;
+  return !!initializer && pingsOf(initializer, client).length > 0;
+}
+
+/** The client's `ping()` calls in `node`. */
+function pingsOf(node: Node, client: string): ts.CallExpression[] {
+  return callsNamed(node, (name) => name === 'ping').filter((call) => {
+    const method = methodOf(call);
+    return !!method && unwrap(method.receiver).getText() === client;
+  });
+}
+
+/** ioredis' `redis.status`: of the acquire's client, or of a client so named (the one a helper's acquire uses). */
+function isStatusOf(node: Node, client: string): boolean {
+  if (!ts.isPropertyAccessExpression(node) || node.name.text !== 'status') return false;
+  const receiver = unwrap(node.expression).getText();
+  return receiver === client || /redis|valkey/i.test(receiver);
+}
+
+/** Does the test hold when Redis cannot be used: `!redisReady`, `client.status !== 'ready'`, `up === false`? */
+function testsDown(condition: Node, client: string): boolean {
+  const cond = unwrap(condition);
+  if (ts.isBinaryExpression(cond)) {
+    const op = cond.operatorToken.kind;
+    const unequal = op === ts.SyntaxKind.ExclamationEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsToken;
+    const equal = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.EqualsEqualsToken;
+    const left = unwrap(cond.left);
+    const right = unwrap(cond.right);
+    // ioredis: `redis.status !== 'ready'`.
+    if (unequal && isStatusOf(left, client) && ts.isStringLiteral(right) && right.text === 'ready') return true;
+    if ((equal && right.kind === ts.SyntaxKind.FalseKeyword) || (unequal && right.kind === ts.SyntaxKind.TrueKeyword)) return saysUp(readsOf(left).operand, client);
+    // `||`: either side saying Redis is down makes the branch run then.
+    return op === ts.SyntaxKind.BarBarToken && (testsDown(cond.left, client) || testsDown(cond.right, client));
+  }
+  const { operand, negated } = readsOf(cond);
+  return negated && saysUp(operand, client);
+}
+
+/** Does the test hold only when Redis can be used: `redisReady`, `redis.status === 'ready'`? */
+function testsUp(condition: Node, client: string): boolean {
+  const cond = unwrap(condition);
+  if (ts.isBinaryExpression(cond)) {
+    const left = unwrap(cond.left);
+    const right = unwrap(cond.right);
+    return cond.operatorToken.kind === ts.SyntaxKind.EqualsEqualsEqualsToken && isStatusOf(left, client) && ts.isStringLiteral(right) && right.text === 'ready';
+  }
+  const { operand, negated } = readsOf(cond);
+  return !negated && saysUp(operand, client);
+}
+
+/**
+ * A test before the acquire that Redis is not reachable (`if (!redisReady) return true`, `if
+ * (redis.status !== 'ready') return work()`), or a caught `ping()` before it, whose path grants the
+ * lock: while Redis is down, every instance takes that path together.
+ */
+function unreachableBranch(model: LockModel, acquire: Acquire): Found | undefined {
+  // A helper's acquire has no client in sight: only an up-named test can say Redis is down there.
+  const client = clientOf(acquire) ?? '';
+  for (const test of testsBefore(acquire)) {
+    if (!testsDown(test.expression, client) || explicit(model, test.thenStatement, test)) continue;
+    const grant = grants(model, test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
+    if (grant) return { path: test.thenStatement, grant, how: 'down' };
+  }
+  // `if (redisReady) { ...acquire... } else { return true; }`
+  const around = ancestorWhere(acquire.call, (a) => a === acquire.fn || (ts.isIfStatement(a) && contains(a.thenStatement, acquire.call)));
+  if (around && ts.isIfStatement(around) && around.elseStatement && testsUp(around.expression, client) && !explicit(model, around.elseStatement, around.elseStatement)) {
+    const grant = grants(model, around.elseStatement, acquire, workOf(model, acquire, around.elseStatement));
+    if (grant) return { path: around.elseStatement, grant, how: 'down' };
+  }
+  for (const attempt of descendantsOfKind<ts.TryStatement>(acquire.fn, ts.SyntaxKind.TryStatement)) {
+    const caught = attempt.catchClause?.block;
+    if (!caught || attempt.end > acquire.call.getStart() || ancestorWhere(attempt, isFunctionLike) !== acquire.fn || explicit(model, caught, attempt.catchClause!)) continue;
+    const grant = pingsOf(attempt.tryBlock, client).length > 0 ? grants(model, caught, acquire, workOf(model, acquire, caught)) : undefined;
+    if (grant) return { path: caught, grant, how: 'down' };
   }
   return undefined;
 }
@@ -342,21 +460,26 @@ function keyName(acquire: Acquire): string {
 export const decideRedisFailure: Rule = {
   id: 'decide-redis-failure',
   defaultSeverity: 'warning',
-  summary: 'The error path of an acquire (catch, .catch, "no Redis" branch) silently grants the lock.',
+  summary: 'The error path of an acquire (catch, .catch, "no Redis" or "Redis down" branch) silently grants the lock.',
   check({ model, report }) {
     for (const acquire of model.acquires) {
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
-      const found = tryCatchPath(model, acquire) ?? catchCallbackPath(model, acquire) ?? errorCallbackPath(model, acquire) ?? unconfiguredBranch(model, acquire);
+      const found = tryCatchPath(model, acquire) ?? catchCallbackPath(model, acquire) ?? errorCallbackPath(model, acquire) ?? unconfiguredBranch(model, acquire) ?? unreachableBranch(model, acquire);
       if (!found) continue;
       const key = keyName(acquire);
-      const when = found.how === 'branch' ? 'When the Redis client is not configured' : `When the acquire of ${key} fails with an error (Redis down, a timeout, a failover)`;
+      const when =
+        found.how === 'branch'
+          ? 'When the Redis client is not configured'
+          : found.how === 'down'
+            ? `When Redis cannot be reached (a failover, a network split), before the acquire of ${key}`
+            : `When the acquire of ${key} fails with an error (Redis down, a timeout, a failover)`;
       const value = ts.isReturnStatement(found.grant) ? found.grant.expression : found.grant;
       const ran = () => `\`${(value && calleeName(value as ts.CallExpression)) ?? 'the work'}\``;
       const grant = found.after ? `lets the function go on to run ${ran()}` : found.how === 'callback' ? `answers \`${found.grant.getText().slice(0, 50)}\`` : value && !ts.isCallExpression(value) ? `returns \`${value.getText().split('\n')[0].slice(0, 50)}\`` : `runs ${ran()}`;
       report({
-        span: spanOf(found.how === 'branch' || found.how === 'callback' ? (ancestorWhere(found.path, ts.isIfStatement) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
-        message: `${when}, this ${found.how === 'branch' ? 'branch' : found.how === 'callback' ? 'error branch of its callback' : found.how} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,
-        related: [{ span: spanOf(acquire.call), message: 'the acquire whose failure grants the lock' }],
+        span: spanOf(found.how === 'branch' || found.how === 'down' || found.how === 'callback' ? (ancestorWhere(found.path, (a) => ts.isIfStatement(a) || ts.isCatchClause(a)) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
+        message: `${when}, this ${found.how === 'branch' || found.how === 'down' ? 'branch' : found.how === 'callback' ? 'error branch of its callback' : found.how} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,
+        related: [{ span: spanOf(acquire.call), message: found.how === 'down' ? 'the acquire this path skips' : 'the acquire whose failure grants the lock' }],
         fix: () => fix(found),
       });
     }

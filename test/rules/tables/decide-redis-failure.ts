@@ -26,6 +26,67 @@ ${lead}  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
+      name: 'a catch that logs, then a return on the flag the try set once the lock was taken: decided',
+      code: `${MUTEX}declare const accounts: { findOneById(id: string): Promise<{ id: string } | null>; updateOneById(id: string, data: object): Promise<void> };
+export async function refreshPlan(accountId: string): Promise<void> {
+  const mutex = new Mutex(redis, \`lock:plan:\${accountId}\`, { lockTimeout: 15000, onLockLost: () => undefined });
+  let held = false;
+  try {
+    await mutex.acquire();
+    held = true;
+  } catch (err) {
+    log.error(err);
+  }
+  if (!held) return;
+  try {
+    const account = await accounts.findOneById(accountId);
+    if (!account) throw new Error('no such account');
+    await accounts.updateOneById(account.id, { plan: 'pro' });
+  } finally {
+    await mutex.release();
+  }
+}
+`,
+    },
+    {
+      name: 'Redis not reachable: the branch answers "not acquired", throws, or reconnects first',
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis({ lazyConnect: true });
+let redisReady = false;
+redis.on('ready', () => (redisReady = true));
+export async function tryLock(name: string): Promise<boolean> {
+  if (!redisReady) return false;
+  return (await redis.set(\`lock:\${name}\`, randomUUID(), 'PX', 10000, 'NX')) === 'OK';
+}
+export async function lockOrThrow(name: string): Promise<string> {
+  if (redis.status !== 'ready') throw new Error('redis unavailable');
+  const token = randomUUID();
+  if ((await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) !== 'OK') throw new Error('busy');
+  return token;
+}
+export async function lockAfterConnect(name: string): Promise<boolean> {
+  if (redis.status !== 'ready') await redis.connect();
+  return (await redis.set(\`lock:\${name}\`, randomUUID(), 'PX', 10000, 'NX')) === 'OK';
+}
+`,
+    },
+    {
+      name: 'Redis not reachable, failing open marked as intended',
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+let redisReady = false;
+redis.on('ready', () => (redisReady = true));
+export async function warmCache(name: string, fill: () => Promise<void>): Promise<void> {
+  // lockwise: fail-open. A cache filled twice while Redis is down costs nothing.
+  if (!redisReady) return fill();
+  if ((await redis.set(\`lock:\${name}\`, randomUUID(), 'PX', 10000, 'NX')) !== 'OK') return;
+  await fill();
+}
+`,
+    },
+    {
       name: 'a catch that rolls back and hands the error to next(err) (JavaScript), where the not-acquired path also calls next',
       fileName: 'wallet.js',
       code: `import Redis from 'ioredis';
@@ -416,6 +477,132 @@ export class Locker {
       await this.redis.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
     }
   }
+}
+`,
+    },
+    {
+      name: 'a readiness flag kept by the client events: when it is down, the branch grants',
+      message: ['cannot be reached', 'returns `true`'],
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+let redisReady = false;
+redis.on('ready', () => (redisReady = true));
+redis.on('end', () => (redisReady = false));
+export async function takeLock(name: string): Promise<boolean> {
+  if (!redisReady) return true;
+  return (await redis.set(\`lock:\${name}\`, randomUUID(), 'PX', 10000, 'NX')) === 'OK';
+}
+`,
+    },
+    {
+      name: "ioredis status other than 'ready': run the job without the lock",
+      message: ['cannot be reached', 'runs `job`'],
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class Scheduler {
+  constructor(private readonly redis: Redis) {}
+  async once(name: string, job: () => Promise<void>) {
+    if (this.redis.status !== 'ready') return job();
+    const token = randomUUID();
+    if (!(await this.redis.set(\`lock:\${name}\`, token, 'PX', 60000, 'NX'))) return;
+    try {
+      await job();
+    } finally {
+      await this.redis.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
+    }
+  }
+}
+`,
+    },
+    {
+      name: 'node-redis isReady checked by an availability method: the else branch grants',
+      message: ['cannot be reached', 'returns `{ acquired: true'],
+      code: `import { createClient } from 'redis';
+import { randomUUID } from 'node:crypto';
+const client = createClient();
+export async function lockOrder(orderId: string) {
+  if (client.isReady) {
+    const token = randomUUID();
+    const ok = await client.set(\`lock:order:\${orderId}\`, token, { NX: true, PX: 15000 });
+    return ok === 'OK' ? { acquired: true, token } : { acquired: false };
+  } else {
+    return { acquired: true, token: 'local' };
+  }
+}
+`,
+    },
+    {
+      name: 'a flag from the client ping: when the ping fails, the branch grants',
+      message: ['cannot be reached'],
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export async function claim(name: string): Promise<boolean> {
+  const alive = await redis.ping().then(() => true, () => false);
+  if (!alive) return true;
+  return (await redis.set(\`lock:\${name}\`, randomUUID(), 'EX', 30, 'NX')) === 'OK';
+}
+`,
+    },
+    {
+      name: 'a caught ping before the acquire: the catch grants',
+      message: ['cannot be reached', 'branch returns `true`'],
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export async function claim(name: string): Promise<boolean> {
+  try {
+    await redis.ping();
+  } catch {
+    return true;
+  }
+  return (await redis.set(\`lock:\${name}\`, randomUUID(), 'EX', 30, 'NX')) === 'OK';
+}
+`,
+    },
+    {
+      name: 'an availability method of the lock service: when it says no, the branch grants',
+      message: ['cannot be reached'],
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class LockService {
+  constructor(private readonly redis: Redis) {}
+  private async isRedisAvailable(): Promise<boolean> {
+    try {
+      return (await this.redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+  async acquire(key: string): Promise<{ release(): Promise<void> } | null> {
+    if (!(await this.isRedisAvailable())) return { release: async () => {} };
+    const token = randomUUID();
+    if ((await this.redis.set(\`lock:\${key}\`, token, 'PX', 5000, 'NX')) !== 'OK') return null;
+    return { release: async () => void (await this.redis.eval(${RELEASE}, 1, \`lock:\${key}\`, token)) };
+  }
+}
+`,
+    },
+    {
+      name: 'a catch that logs, then a read and throws on the data it read before the write: the function goes on to the work',
+      message: ['lets the function go on to run `updateOneById`'],
+      code: `${MUTEX}declare const accounts: { findOneById(id: string): Promise<{ id: string; customer?: string } | null>; updateOneById(id: string, data: object): Promise<void> };
+declare function fetchPlan(customer: string): Promise<string>;
+export async function refreshPlan(accountId: string): Promise<void> {
+  const mutex = new Mutex(redis, \`lock:plan:\${accountId}\`, { lockTimeout: 15000, onLockLost: () => undefined });
+  let held = false;
+  try {
+    await mutex.acquire();
+    held = true;
+  } catch (err) {
+    log.error(err);
+  }
+  const account = await accounts.findOneById(accountId);
+  if (!account) throw new Error('no such account');
+  if (!account.customer) throw new Error('no customer');
+  await accounts.updateOneById(account.id, { plan: await fetchPlan(account.customer) });
+  if (held) await mutex.release();
 }
 `,
     },
