@@ -337,7 +337,7 @@ function testsBefore(acquire: Acquire): ts.IfStatement[] {
 }
 
 /** `redisReady`, `isRedisAvailable()`, `this.connected`, `client.isOpen`: a name that says the connection is usable. */
-const UP_NAME = /^(?:is_?|has_?)?(?:redis_?|valkey_?|cache_?|client_?|connection_?)?(?:ready|open|connected|connection|available|alive|healthy|online|reachable|up)$/i;
+const UP_NAME = /^(?:is_?|has_?)?(?:redis_?|valkey_?|cache_?|client_?|connection_?)?(?:ready|open|connected|available|alive|healthy|online|reachable|up)$/i;
 
 /** The expression a test reads, through `await`, parentheses and a `!`: whether it is negated. */
 function readsOf(condition: Node): { operand: Node; negated: boolean } {
