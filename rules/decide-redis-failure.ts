@@ -203,6 +203,9 @@ function decidedAround(acquire: Acquire, statement: Node): boolean {
 function explicit(model: LockModel, path: Node, statement: Node): boolean {
   if (saysFailOpen(path.getText())) return true;
   const text = model.text;
+  // `if (!redis) return true; // fail-open: ...`: a comment after the path, on its last line.
+  const lineEnd = text.indexOf('\n', path.end);
+  if (saysFailOpen(text.slice(path.end, lineEnd < 0 ? text.length : lineEnd))) return true;
   const lineStart = text.lastIndexOf('\n', statement.getStart() - 1);
   const before = text.slice(Math.max(0, text.lastIndexOf('\n', lineStart - 1)), statement.getStart());
   return saysFailOpen(before);

@@ -26,6 +26,17 @@ ${lead}  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
+      name: 'no Redis configured: failing open said in a comment after the branch, on its line',
+      code: `import Redis from 'ioredis';
+declare function getRedis(): Redis | null;
+export async function acquireCronLock(name: string, ttlSeconds: number): Promise<boolean> {
+  const redis = getRedis();
+  if (!redis) return true; // fail-open: no Redis in local development
+  return (await redis.set(\`cron:\${name}\`, '1', 'EX', ttlSeconds, 'NX')) === 'OK';
+}
+`,
+    },
+    {
       name: 'a catch that logs, then a return on the flag the try set once the lock was taken: decided',
       code: `${MUTEX}declare const accounts: { findOneById(id: string): Promise<{ id: string } | null>; updateOneById(id: string, data: object): Promise<void> };
 export async function refreshPlan(accountId: string): Promise<void> {
