@@ -142,11 +142,23 @@ function optionsParamOf(fn: ts.FunctionLikeDeclaration, key: Node): number | und
 
 const STRONG = /random|uuid|nanoid|ulid|cuid|v4\(/i;
 
+/**
+ * `this.serialize(value)`, `JSON.stringify(value)`, `String(value)`: a call of one argument made on the
+ * token before it is written. What is passed in is as unique (or as constant) as what comes out.
+ */
+function passedThrough(fn: ts.FunctionLikeDeclaration, node: Node, model: LockModel): Node {
+  const n = unwrap(node);
+  if (!ts.isCallExpression(n) || n.arguments.length !== 1) return n;
+  const callee = unwrap(n.expression);
+  const transform = ts.isPropertyAccessExpression(callee) ? callee.expression.kind === ts.SyntaxKind.ThisKeyword || callee.getText() === 'JSON.stringify' : ts.isIdentifier(callee) && callee.text === 'String';
+  return transform ? followAliases(fn, n.arguments[0], model) : n;
+}
+
 function tokenSpecOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire, model: LockModel): TokenSpec {
   if (acquire.via && !acquire.token) return acquire.tokenSpec ?? { kind: 'unknown' };
   const token = acquire.token;
   if (!token) return { kind: 'unknown' };
-  const index = parameterIndex(fn, followAliases(fn, token, model));
+  const index = parameterIndex(fn, passedThrough(fn, followAliases(fn, token, model), model));
   if (index !== undefined) return { kind: 'param', index };
   const weakness = tokenWeakness(token, acquire.fn, model.lookup);
   if (weakness && weakness.kind !== 'reused') return { kind: 'weak', weakness: weakness.kind, what: weakness.what };

@@ -517,6 +517,51 @@ export async function tick(work: () => Promise<void>) {
     expected: ['src/worker.ts: unique-token'],
   },
   {
+    name: 'an injected lock service that serializes the value it is given before the NX SET: a caller passing a constant value is reported',
+    files: {
+      'src/redis/lock.service.ts': `import Redis from 'ioredis';
+export class LockService {
+  constructor(private readonly redis: Redis) {}
+  private encode(value: unknown): string {
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  async acquire(key: string, value: unknown, ttlMs: number): Promise<boolean> {
+    const encoded = this.encode(value);
+    return (await this.redis.set(key, encoded, 'PX', ttlMs, 'NX')) === 'OK';
+  }
+  async release(key: string, value: unknown): Promise<boolean> {
+    const script = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+    return (await this.redis.eval(script, 1, key, this.encode(value))) === 1;
+  }
+}
+`,
+      'src/routes/refresh.ts': `import { randomUUID } from 'node:crypto';
+import { LockService } from '../redis/lock.service';
+export class RouteRefresher {
+  constructor(private readonly locks: LockService) {}
+  async refresh(reload: () => Promise<void>) {
+    if (!(await this.locks.acquire('lock:routes', 'busy', 30000))) return;
+    try {
+      await reload();
+    } finally {
+      await this.locks.release('lock:routes', 'busy');
+    }
+  }
+  async refreshOwned(reload: () => Promise<void>) {
+    const owner = randomUUID();
+    if (!(await this.locks.acquire('lock:routes:owned', owner, 30000))) return;
+    try {
+      await reload();
+    } finally {
+      await this.locks.release('lock:routes:owned', owner);
+    }
+  }
+}
+`,
+    },
+    expected: ['src/routes/refresh.ts: unique-token'],
+  },
+  {
     name: 'a self-contained runner taking the owner token as a parameter: the caller that passes a pid is reported, the one that passes a fresh UUID is not',
     files: {
       'src/redis.ts': client,
