@@ -440,6 +440,30 @@ function unreachableBranch(model: LockModel, acquire: Acquire): Found | undefine
   return undefined;
 }
 
+/**
+ * `const token = redis ? await acquireLock(redis, key) : 'no-redis'`: the other arm of a test that the
+ * client is there (or up) answers a value the guard after it reads as "acquired".
+ */
+function conditionalArm(model: LockModel, acquire: Acquire): Found | undefined {
+  let arm: Node = acquire.call;
+  while (ts.isAwaitExpression(arm.parent) || ts.isParenthesizedExpression(arm.parent)) arm = arm.parent;
+  const choice = arm.parent;
+  if (!ts.isConditionalExpression(choice) || (choice.whenTrue !== arm && choice.whenFalse !== arm)) return undefined;
+  const onTrue = choice.whenTrue === arm;
+  const other = onTrue ? choice.whenFalse : choice.whenTrue;
+  const client = clientOf(acquire) ?? '';
+  // The client as the acquire's receiver, or handed to a helper as an argument.
+  const clients = new Set([client, ...acquire.call.arguments.map((a) => unwrap(a).getText())].filter((c) => c !== ''));
+  const test = unwrap(choice.condition);
+  const negatedClient = ts.isPrefixUnaryExpression(test) && test.operator === ts.SyntaxKind.ExclamationToken && clients.has(unwrap(test.operand).getText());
+  const present = clients.has(test.getText());
+  const tested = onTrue ? present || testsUp(test, client) : negatedClient || testsDown(test, client);
+  const value = unwrap(other);
+  const grants = (ts.isStringLiteral(value) && value.text !== '') || value.kind === ts.SyntaxKind.TrueKeyword || grantingValue(value, acquire);
+  if (!tested || !grants || explicit(model, other, choice)) return undefined;
+  return { path: choice, grant: other, how: present || negatedClient ? 'branch' : 'down' };
+}
+
 /** Fail closed: rethrow in a catch clause, or answer "not acquired" (null) from a `.catch` callback. */
 function fix(found: Found): Fix | undefined {
   if (found.how === 'catch' && ts.isReturnStatement(found.grant)) {
@@ -467,12 +491,13 @@ export const decideRedisFailure: Rule = {
   check({ model, report }) {
     for (const acquire of model.acquires) {
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
-      const found = tryCatchPath(model, acquire) ?? catchCallbackPath(model, acquire) ?? errorCallbackPath(model, acquire) ?? unconfiguredBranch(model, acquire) ?? unreachableBranch(model, acquire);
+      const found = tryCatchPath(model, acquire) ?? catchCallbackPath(model, acquire) ?? errorCallbackPath(model, acquire) ?? unconfiguredBranch(model, acquire) ?? unreachableBranch(model, acquire) ?? conditionalArm(model, acquire);
       if (!found) continue;
       const key = keyName(acquire);
+      const arm = ts.isConditionalExpression(found.path);
       const when =
         found.how === 'branch'
-          ? 'When the Redis client is not configured'
+          ? arm ? 'When there is no Redis client (not configured, or not connected)' : 'When the Redis client is not configured'
           : found.how === 'down'
             ? `When Redis cannot be reached (a failover, a network split), before the acquire of ${key}`
             : `When the acquire of ${key} fails with an error (Redis down, a timeout, a failover)`;
@@ -480,8 +505,8 @@ export const decideRedisFailure: Rule = {
       const ran = () => `\`${(value && calleeName(value as ts.CallExpression)) ?? 'the work'}\``;
       const grant = found.after ? `lets the function go on to run ${ran()}` : found.how === 'callback' ? `answers \`${found.grant.getText().slice(0, 50)}\`` : value && !ts.isCallExpression(value) ? `returns \`${value.getText().split('\n')[0].slice(0, 50)}\`` : `runs ${ran()}`;
       report({
-        span: spanOf(found.how === 'branch' || found.how === 'down' || found.how === 'callback' ? (ancestorWhere(found.path, (a) => ts.isIfStatement(a) || ts.isCatchClause(a)) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
-        message: `${when}, this ${found.how === 'branch' || found.how === 'down' ? 'branch' : found.how === 'callback' ? 'error branch of its callback' : found.how} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,
+        span: spanOf(ts.isConditionalExpression(found.path) ? found.path : found.how === 'branch' || found.how === 'down' || found.how === 'callback' ? (ancestorWhere(found.path, (a) => ts.isIfStatement(a) || ts.isCatchClause(a)) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
+        message: `${when}, ${arm ? 'the other arm of this conditional' : `this ${found.how === 'branch' || found.how === 'down' ? 'branch' : found.how === 'callback' ? 'error branch of its callback' : found.how}`} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,
         related: [{ span: spanOf(acquire.call), message: found.how === 'down' ? 'the acquire this path skips' : 'the acquire whose failure grants the lock' }],
         fix: () => fix(found),
       });

@@ -43,3 +43,27 @@ test('the same check that answers "not acquired" or throws grants nothing', () =
     assert.deepEqual(findingList(findings), [], `${onDown}: ${findings.map((f) => f.message).join('\n')}`);
   }
 });
+
+test('a conditional on the client handed to an acquire helper of the same file: its other arm answers a token the guard reads as acquired', () => {
+  const findings = analyzeProject({
+    'src/cron.js': `const { randomUUID } = require('node:crypto');
+async function connectRedis() {
+  return null;
+}
+async function takeLock(redis, key, seconds) {
+  const token = randomUUID();
+  const ok = await redis.set(key, token, 'EX', seconds, 'NX');
+  return ok === 'OK' ? token : null;
+}
+async function nightly(run) {
+  const redis = await connectRedis();
+  const token = redis ? await takeLock(redis, 'lock:nightly', 3600) : 'no-redis';
+  if (!token) return;
+  await run();
+}
+module.exports = { nightly };
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/cron.js: decide-redis-failure'], findings.map((f) => f.message).join('\n'));
+  assert.match(findings[0].message, /no Redis client.*the other arm of this conditional returns `'no-redis'`/s);
+});

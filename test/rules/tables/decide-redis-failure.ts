@@ -26,6 +26,20 @@ ${lead}  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
+      name: 'a conditional on the client whose other arm answers "not acquired"',
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+declare function connectRedis(): Promise<Redis | null>;
+export async function nightly(run: () => Promise<void>) {
+  const redis = await connectRedis();
+  const token = randomUUID();
+  const ok = redis ? await redis.set('lock:nightly', token, 'EX', 3600, 'NX') : null;
+  if (!ok) return;
+  await run();
+}
+`,
+    },
+    {
       name: 'no Redis configured: failing open said in a comment after the branch, on its line',
       code: `import Redis from 'ioredis';
 declare function getRedis(): Redis | null;
