@@ -424,7 +424,10 @@ function enclosingClassName(node: Node): string | undefined {
   if (!cls) return prototypeOwner(node);
   if (cls.name) return cls.name.text;
   const parent = cls.parent;
-  return parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name) ? parent.name.text : 'export:default';
+  if (parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name.text;
+  // `exports.Locker = class { ... }`: stored under the name it is exported by (file-symbols.ts).
+  const member = parent && ts.isBinaryExpression(parent) ? /^(?:module\.)?exports\.([\w$]+)$/.exec(parent.left.getText().replace(/\s+/g, '')) : null;
+  return member ? `export:${member[1]}` : 'export:default';
 }
 
 /** `Gate.prototype.enter = function () { ... this ... }`: the constructor function whose method `node` is in. */

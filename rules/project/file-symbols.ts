@@ -227,8 +227,10 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
       return addExport(name, { local: `export:${name}` });
     }
     if (ts.isClassExpression(v)) {
-      addClass(v, `export:${name}`);
-      return addExport(name, { local: `export:${name}` });
+      // `module.exports = class Locker {...}`: its methods' `this` is the class of that name (call-meanings.ts).
+      const local = v.name?.text ?? `export:${name}`;
+      addClass(v, local);
+      return addExport(name, { local });
     }
     const made = newClassName(v);
     if (made) {

@@ -592,6 +592,64 @@ export function daily(holder: string, build: () => Promise<string>) {
     expected: ['src/reports.ts: unique-token'],
   },
   {
+    name: 'a class exported as a class expression (named, and unnamed) polls its own callback-style acquire at a fixed interval',
+    files: {
+      'lib/poller.js': `const crypto = require('node:crypto');
+module.exports = class Poller {
+  constructor(rclient, interval) {
+    this.rclient = rclient;
+    this.interval = interval || 50;
+  }
+  _tryLock(key, callback) {
+    const value = crypto.randomUUID();
+    this.rclient.set(key, value, 'EX', 30, 'NX', (err, reply) => {
+      if (err) return callback(err);
+      callback(null, reply === 'OK', value);
+    });
+  }
+  getLock(key, callback) {
+    const started = Date.now();
+    const wait = this.interval;
+    const attempt = () => {
+      if (Date.now() - started > 10000) return callback(new Error('timeout'));
+      this._tryLock(key, (error, gotLock, value) => {
+        if (error) return callback(error);
+        if (gotLock) callback(null, value);
+        else setTimeout(attempt, wait);
+      });
+    };
+    attempt();
+  }
+};
+`,
+      'lib/gate.js': `const crypto = require('node:crypto');
+exports.Gate = class {
+  constructor(rclient) {
+    this.rclient = rclient;
+  }
+  _acquire(key, callback) {
+    const value = crypto.randomUUID();
+    this.rclient.set(key, value, 'PX', 5000, 'NX', (err, reply) => {
+      if (err) return callback(err);
+      callback(null, reply === 'OK', value);
+    });
+  }
+  waitFor(key, callback) {
+    const attempt = () => {
+      this._acquire(key, (err, entered, value) => {
+        if (err) return callback(err);
+        if (entered) callback(null, value);
+        else setTimeout(attempt, 100);
+      });
+    };
+    attempt();
+  }
+};
+`,
+    },
+    expected: ['lib/gate.js: backoff-between-retries', 'lib/gate.js: bounded-acquire-retry', 'lib/poller.js: backoff-between-retries'],
+  },
+  {
     name: 'a node-style acquire helper that answers through its callback: a caller that calls itself again at once and forever, and one that waits a random time and counts down',
     files: {
       'lib/redis.js': `const Redis = require('ioredis');
