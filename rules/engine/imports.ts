@@ -79,14 +79,20 @@ export function fileStyle(imports: FileImports): ClientStyle | undefined {
  * package.json when the file imports `redis` or, given its client, when node-redis is the package's
  * only client.
  */
-export function dropsPositionalSetOptions(imports: FileImports, packages: ReadonlyMap<string, number | undefined> = new Map()): boolean {
+export function dropsPositionalSetOptions(
+  imports: FileImports,
+  packages: ReadonlyMap<string, number | undefined> = new Map(),
+  importedClient?: () => 'node-redis' | 'ioredis' | undefined,
+): boolean {
   if (imports.modules.has('@redis/client')) return true;
   const style = fileStyle(imports);
   if (style !== undefined && style !== 'node-redis') return false;
   const modern = packages.has('@redis/client') || (packages.get('redis') ?? 0) >= 4;
   if (!modern) return false;
   if (style === 'node-redis') return true;
-  return [...packages.keys()].every((name) => name === 'redis' || name === '@redis/client');
+  if ([...packages.keys()].every((name) => name === 'redis' || name === '@redis/client')) return true;
+  // Both kinds of client in the package: the one the file imports from the project decides.
+  return importedClient?.() === 'node-redis';
 }
 
 export const REDLOCK_MODULES = new Set(['redlock', '@sesamecare-oss/redlock']);

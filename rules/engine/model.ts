@@ -225,7 +225,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   }
   commands.push(...readerGets(sourceFile, commands, keyOf, lookup, (node, key) => keys.set(node, key)));
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
-  if (!LEGACY_MODE.test(text) && dropsPositionalSetOptions(imports, project?.packages)) markDroppedOptions(commands);
+  if (!LEGACY_MODE.test(text) && dropsPositionalSetOptions(imports, project?.packages, project?.importedClient)) markDroppedOptions(commands);
   // A thin wrapper's command is its callers' to judge (engine/wrappers.ts), not lock code of its own.
   const wrappers = new Map<Node, boolean>();
   const inWrapper = (command: RedisCommand) => {

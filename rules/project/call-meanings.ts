@@ -30,6 +30,11 @@ export interface ProjectContext {
   libraries: ReadonlyMap<string, LockLibrary>;
   /** The Redis client packages the file's package.json depends on (packages.ts). */
   packages?: ClientPackages;
+  /**
+   * The client the file's own project imports make (`import redis from '../config/redis'` of a module
+   * calling node-redis' `createClient`), asked only when the packages leave it open: both clients listed.
+   */
+  importedClient?(): 'node-redis' | 'ioredis' | undefined;
 }
 
 /** Summaries of other files, by specifier as written in a file. */

@@ -55,6 +55,10 @@ const LOCK_TYPE = /:\s*([A-Z][\w$]*)\b/g;
 const CLASS_NAME = /\bclass\s+([\w$]+)/g;
 /** `export * from`, `export type * from`, `{ ...require('./x') }`: a module whose summary exports more names than its text spells. */
 const STAR_REEXPORT = /\bexport\s*(?:type\s+)?\*\s*from\b|\.\.\.\s*require\s*\(/;
+// The client a project module makes (ProjectIndex.importedClient).
+const IOREDIS_MODULE = /['"`](?:ioredis|iovalkey)['"`]/;
+const NODE_REDIS_MODULE = /['"`](?:redis|@redis\/client)['"`]/;
+const CREATES_NODE_REDIS = /\bcreateClient\s*\(/;
 /** Identifier-like words (a name with non-ASCII letters is one word too). */
 const WORD = /[\p{ID_Continue}$\u200c\u200d]+/gu;
 
@@ -288,7 +292,24 @@ export class ProjectIndex {
   }
 
   private contextOf(summary: FileSummary): ProjectContext {
-    return { ...projectContext(summary, this.resolution), packages: this.packages.of(summary.path) };
+    return { ...projectContext(summary, this.resolution), packages: this.packages.of(summary.path), importedClient: () => this.importedClient(summary) };
+  }
+
+  /**
+   * The Redis client the file's imports of project modules make: ioredis if any of them imports it,
+   * node-redis if one calls its `createClient` (`export default createClient(...)` in `config/redis`).
+   */
+  private importedClient(summary: FileSummary): 'node-redis' | 'ioredis' | undefined {
+    let found: 'node-redis' | undefined;
+    for (const { from } of Object.values(summary.imports)) {
+      const path = from.startsWith('.') || from.startsWith('/') ? this.modules.resolve(from, summary.path) : undefined;
+      const text = path ? this.options.host.readFile(path) : undefined;
+      if (!path || text === undefined) continue;
+      this.dependOn(path, summary.path);
+      if (IOREDIS_MODULE.test(text)) return 'ioredis';
+      if (NODE_REDIS_MODULE.test(text) && CREATES_NODE_REDIS.test(text)) found = 'node-redis';
+    }
+    return found;
   }
 
   /**

@@ -961,6 +961,37 @@ module.exports = { claimOnce, firstTime };
     expected: ['app/src/guard.js: exclusive-acquire', 'app/src/guard.js: exclusive-acquire'],
   },
   {
+    name: "both clients in package.json: a lock module using the node-redis client its config module creates drops ioredis-style 'NX', 'PX' words; one using the ioredis client does not",
+    files: {
+      'package.json': '{ "dependencies": { "redis": "^5.10.0", "ioredis": "^5.8.0", "bullmq": "^5.0.0" } }',
+      'src/config/redis.js': `import { createClient } from 'redis';
+const redis = createClient({ url: process.env.REDIS_URL });
+await redis.connect();
+export default redis;
+`,
+      'src/config/queue-redis.js': `import IORedis from 'ioredis';
+export default new IORedis(process.env.REDIS_URL);
+`,
+      'src/utils/lock.js': `import crypto from 'crypto';
+import redis from '../config/redis.js';
+export async function takeLock(key, ttlMs = 8000) {
+  const token = crypto.randomUUID();
+  const ok = await redis.set(key, token, 'NX', 'PX', ttlMs);
+  return ok === 'OK' ? token : null;
+}
+`,
+      'src/utils/queue-lock.js': `import crypto from 'crypto';
+import redis from '../config/queue-redis.js';
+export async function takeQueueLock(key, ttlMs = 8000) {
+  const token = crypto.randomUUID();
+  const ok = await redis.set(key, token, 'NX', 'PX', ttlMs);
+  return ok === 'OK' ? token : null;
+}
+`,
+    },
+    expected: ['src/utils/lock.js: exclusive-acquire'],
+  },
+  {
     name: 'an acquire helper taking its key in an options object, whose caller deletes that key in a finally on every path',
     files: {
       'src/lock.ts': `import Redis from 'ioredis';
