@@ -6,7 +6,7 @@ import type { HelperNames } from '../config';
 import { REDLOCK_MODULES, SEMAPHORE_MODULE, type FileImports } from './imports';
 import type { ConstLookup, KeyRef } from './keys';
 import type { Acquire, Extend, Release } from './model';
-import { calleeName, enclosingFunction, enclosingStatement, isAssignment, isFunctionOrArrow, methodOf, nameOf, unwrap, valueCarrier, type Node } from './nodes';
+import { ancestorWhere, calleeName, contains, enclosingFunction, enclosingStatement, isAssignment, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, valueCarrier, type Node } from './nodes';
 import { resultUse } from './result-use';
 import { libraryGetterTarget, type LibraryName } from './library-getters';
 
@@ -100,6 +100,24 @@ export function recogniseLibraryObjects(news: ts.NewExpression[], imports: FileI
   return objects;
 }
 
+/**
+ * The object stored under `name` that `call` sees: made in the innermost function around the call, else
+ * at the top of the file or in a field. Two methods that each make their own `mutex` lock two keys.
+ */
+function objectInScope(objects: readonly LibraryObject[], name: string, call: Node): LibraryObject | undefined {
+  const named = objects.filter((o) => o.name === name);
+  if (named.length <= 1) return named[0];
+  let best: LibraryObject | undefined;
+  let depth = -1;
+  for (const o of named) {
+    const scope = ancestorWhere(o.node, isFunctionLike);
+    if (scope && !contains(scope, call)) continue;
+    const d = scope ? scope.getStart() : 0;
+    if (d > depth) [best, depth] = [o, d];
+  }
+  return best ?? named[0];
+}
+
 export interface LibraryCalls {
   acquires: Acquire[];
   releases: Release[];
@@ -175,7 +193,7 @@ export function recogniseLibraryCalls(
     if (m && receiver !== undefined && library === 'redis-semaphore') {
       const owner = receiver;
       if (m.name === 'acquire' || m.name === 'tryAcquire') {
-        const object = objects.find((o) => o.name === owner);
+        const object = objectInScope(objects, owner, call);
         out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: m.name === 'acquire' ? 'semaphore' : 'semaphore-try', key: object?.key ? keyOf(object.key) : undefined, hasTtl: true, owner });
       } else if (m.name === 'release') {
         out.releases.push({ call, fn: enclosingFunction(call), kind: 'library', handle: owner, ownerChecked: true });

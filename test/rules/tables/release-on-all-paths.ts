@@ -480,6 +480,31 @@ export async function throughHelper(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'two functions each make their own `mutex`: the second is reported on its own key',
+      message: ['lock:refund:'],
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const redis = new Redis();
+declare function charge(id: string): Promise<void>;
+declare function refund(id: string): Promise<void>;
+export async function chargeOrder(id: string) {
+  const mutex = new Mutex(redis, \`lock:charge:\${id}\`, { onLockLost: () => undefined });
+  await mutex.acquire();
+  try {
+    await charge(id);
+  } finally {
+    await mutex.release();
+  }
+}
+export async function refundOrder(id: string) {
+  const mutex = new Mutex(redis, \`lock:refund:\${id}\`, { onLockLost: () => undefined });
+  await mutex.acquire();
+  await refund(id);
+  await mutex.release();
+}
+`,
+    },
+    {
       name: "timers/promises' setTimeout given an abort signal can reject: the release is skipped",
       message: ['sleep'],
       code: `import Redis from 'ioredis';
