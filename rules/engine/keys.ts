@@ -148,6 +148,15 @@ function globOfText(text: string): string {
   return collapse(escapeGlob(text.replace(/\$\{[^}]*\}/g, '\0')).replace(/\0/g, '*'));
 }
 
+/** A key made of text and other keys in turn: `billing-${id}` from a helper's `${opts.namespace}-${opts.key}`. */
+export function piecedKey(node: ts.Node, pieces: ReadonlyArray<string | KeyRef>): KeyRef {
+  const spell = (of: (k: KeyRef) => string) => pieces.map((p) => (typeof p === 'string' ? p : `\${${of(p)}}`)).join('');
+  const keys = pieces.filter((p): p is KeyRef => typeof p !== 'string');
+  const glob = collapse(pieces.map((p) => (typeof p === 'string' ? escapeGlob(p) : p.glob)).join(''));
+  const canonical = spell((k) => k.canonical);
+  return { node, text: spell((k) => k.text), canonical, glob, id: `${canonical}\0${glob}`, owners: keys.flatMap((k) => k.owners), lockOwners: keys.every((k) => k.lockOwners) };
+}
+
 /**
  * A key built around another: the `lock:${key}` a project helper makes of its argument, or a key
  * known only by where it lives (`inner` undefined, `head` naming it).

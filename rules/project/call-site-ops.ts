@@ -5,7 +5,7 @@
 import { ts } from '../engine/typescript';
 import { commandFromArgs, type RecogniserContext, type RedisCommand } from '../engine/commands';
 import { readTokenOptions } from '../engine/set-options';
-import { composedKey, type KeyRef } from '../engine/keys';
+import { composedKey, piecedKey, type KeyRef } from '../engine/keys';
 import { lastSegment, storedName, thenParameter } from '../engine/libraries';
 import type { Acquire, Extend, HelperVia, Release } from '../engine/model';
 import { calleeName, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
@@ -63,6 +63,21 @@ function propertyValue(arg: Node, name: string): Node | undefined {
   return undefined;
 }
 
+/** The key a helper builds from the members of `{ key: id, namespace: 'billing' }`, when the literal gives every one. */
+function spelledKey(arg: Node, parts: NonNullable<KeySpec['parts']>, keyOf: KeyOf): KeyRef | undefined {
+  const pieces: Array<string | KeyRef> = [];
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      pieces.push(part);
+      continue;
+    }
+    const value = propertyValue(arg, part.member);
+    if (!value) return undefined;
+    pieces.push(keyOf(value));
+  }
+  return piecedKey(arg, pieces);
+}
+
 function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): KeyRef | undefined {
   if (!spec) return undefined;
   if (spec.param !== undefined) {
@@ -71,6 +86,8 @@ function keyAt(spec: KeySpec | undefined, call: ts.CallExpression, meaning: Help
     // Built from the options' members: the options as written are the key, shown as the helper builds it.
     const property = spec.member ? propertyValue(arg, spec.member) : undefined;
     if (property) return keyOf(property);
+    const spelled = spec.parts && spelledKey(arg, spec.parts, keyOf);
+    if (spelled) return spelled;
     if (spec.members) return composedKey(arg, keyOf(arg), '', '', spec.glob);
     return spec.head || spec.tail ? composedKey(arg, keyOf(arg), spec.head, spec.tail) : keyOf(arg);
   }

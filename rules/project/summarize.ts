@@ -79,7 +79,9 @@ function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mode
   const members = optionsParamOf(fn, n);
   if (members !== undefined) {
     const member = wholeMember(fn, n);
-    return member ? { param: members, members: true, member, head: '', tail: '', glob } : { param: members, members: true, head: '', tail: '', glob };
+    if (member) return { param: members, members: true, member, head: '', tail: '', glob };
+    const parts = memberParts(fn, n, members, model);
+    return parts ? { param: members, members: true, parts, head: '', tail: '', glob } : { param: members, members: true, head: '', tail: '', glob };
   }
   return fixed;
 }
@@ -102,6 +104,46 @@ function wholeMember(fn: ts.FunctionLikeDeclaration, key: Node): string | undefi
     if (el) return el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : key.text;
   }
   return undefined;
+}
+
+/**
+ * The key built from members of options parameter `param` as text and member names: literals, template
+ * spans and `+` of `opts.name`, names destructured from the options, and constants. Undefined when any
+ * piece is something else (a call, another parameter).
+ */
+function memberParts(fn: ts.FunctionLikeDeclaration, key: Node, param: number, model: LockModel): KeySpec['parts'] {
+  const options = fn.parameters[param];
+  const destructured = new Map<string, string>();
+  const bind = (pattern: ts.ObjectBindingPattern) => {
+    for (const el of pattern.elements) {
+      if (!ts.isIdentifier(el.name)) continue;
+      destructured.set(el.name.text, el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : el.name.text);
+    }
+  };
+  if (ts.isObjectBindingPattern(options.name)) bind(options.name);
+  const optionsName = ts.isIdentifier(options.name) ? options.name.text : undefined;
+  for (const decl of fn.body ? descendantsOfKind<ts.VariableDeclaration>(fn.body, ts.SyntaxKind.VariableDeclaration) : []) {
+    const source = decl.initializer && unwrap(decl.initializer);
+    if (optionsName && source && ts.isIdentifier(source) && source.text === optionsName && ts.isObjectBindingPattern(decl.name)) bind(decl.name);
+  }
+  const parts: Array<string | { member: string }> = [];
+  const read = (node: Node, depth: number): boolean => {
+    const n = unwrap(node);
+    if (depth > 8) return false;
+    if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return parts.push(n.text) > 0;
+    if (ts.isTemplateExpression(n)) {
+      parts.push(n.head.text);
+      return n.templateSpans.every((span) => read(span.expression, depth + 1) && parts.push(span.literal.text) > 0);
+    }
+    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) return read(n.left, depth + 1) && read(n.right, depth + 1);
+    if (ts.isPropertyAccessExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === optionsName) return parts.push({ member: n.name.text }) > 0;
+    if (!ts.isIdentifier(n)) return false;
+    const member = destructured.get(n.text);
+    if (member) return parts.push({ member }) > 0;
+    const value = model.lookup(n);
+    return !!value && read(value, depth + 1);
+  };
+  return read(key, 0) ? parts.filter((p) => p !== '') : undefined;
 }
 
 /**

@@ -27,6 +27,11 @@ export interface KeySpec {
   members?: boolean;
   /** With `members`: the one property that is the whole key, read from an object literal at the call. */
   member?: string;
+  /**
+   * With `members`: the key as the helper writes it, text and the members it reads (`${opts.ns}-${key}`
+   * is `[{ member: 'ns' }, '-', { member: 'key' }]`), so a call's object literal spells the key.
+   */
+  parts?: Array<string | { member: string }>;
   /** `this.<field>` set from constructor parameter `ctorParam` (with `head` and `tail` around it). */
   field?: { name: string; ctorParam?: number };
   head: string;

@@ -1259,3 +1259,30 @@ for (const shape of shapes) {
     assert.deepEqual(findingList(findings), [...shape.expected].sort(), findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
   });
 }
+
+test('a helper building its key from an options object: the call site message spells the key from the literal it passes', () => {
+  const findings = analyzeProject({
+    'src/semaphore.ts': `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+const client = new Redis();
+export class Semaphore {
+  static async lock(data: { key: string; namespace: string; lockTimeout?: number }): Promise<Mutex> {
+    const { key } = data;
+    const mutex = new Mutex(client, data.namespace + '-' + key, { lockTimeout: data.lockTimeout ?? 5000, onLockLost: () => undefined });
+    await mutex.acquire();
+    return mutex;
+  }
+}
+`,
+    'src/billing.ts': `import { Semaphore } from './semaphore';
+declare function refresh(id: string): Promise<void>;
+export async function refreshBilling(projectId: string) {
+  const mutex = await Semaphore.lock({ key: projectId, namespace: 'billing.refresh' });
+  await refresh(projectId);
+  await mutex.release();
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/billing.ts: release-on-all-paths'], findings.map((f) => f.message).join('\n'));
+  assert.match(findings[0].message, /\(billing\.refresh-\*\)/);
+});
