@@ -400,10 +400,12 @@ function testsDown(condition: Node, client: string): boolean {
   return negated && saysUp(operand, client);
 }
 
-/** Does the test hold only when Redis can be used: `redisReady`, `redis.status === 'ready'`? */
+/** Does the test hold only when Redis can be used: `redisReady`, `redis.status === 'ready'`, `client && isConnected()`? */
 function testsUp(condition: Node, client: string): boolean {
   const cond = unwrap(condition);
   if (ts.isBinaryExpression(cond)) {
+    // `&&`: false (the else runs) whenever either side says Redis is down.
+    if (cond.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) return testsUp(cond.left, client) || testsUp(cond.right, client);
     const left = unwrap(cond.left);
     const right = unwrap(cond.right);
     return cond.operatorToken.kind === ts.SyntaxKind.EqualsEqualsEqualsToken && isStatusOf(left, client) && ts.isStringLiteral(right) && right.text === 'ready';
@@ -430,6 +432,15 @@ function unreachableBranch(model: LockModel, acquire: Acquire): Found | undefine
   if (around && ts.isIfStatement(around) && around.elseStatement && testsUp(around.expression, client) && !explicit(model, around.elseStatement, around.elseStatement)) {
     const grant = grants(model, around.elseStatement, acquire, workOf(model, acquire, around.elseStatement));
     if (grant) return { path: around.elseStatement, grant, how: 'down' };
+  }
+  // `if (redisReady) { ...acquire...; return ... } <the fallback>`: what follows the if is its else.
+  if (around && ts.isIfStatement(around) && !around.elseStatement && endsInJump(around.thenStatement) && ts.isBlock(around.parent) && testsUp(around.expression, client)) {
+    const rest = around.parent.statements.slice(around.parent.statements.indexOf(around) + 1);
+    for (const statement of rest) {
+      if (explicit(model, statement, statement)) return undefined;
+      const grant = grants(model, statement, acquire, workOf(model, acquire, statement));
+      if (grant) return { path: around, grant, how: 'down' };
+    }
   }
   for (const attempt of descendantsOfKind<ts.TryStatement>(acquire.fn, ts.SyntaxKind.TryStatement)) {
     const caught = attempt.catchClause?.block;
@@ -505,7 +516,7 @@ export const decideRedisFailure: Rule = {
       const ran = () => `\`${(value && calleeName(value as ts.CallExpression)) ?? 'the work'}\``;
       const grant = found.after ? `lets the function go on to run ${ran()}` : found.how === 'callback' ? `answers \`${found.grant.getText().slice(0, 50)}\`` : value && !ts.isCallExpression(value) ? `returns \`${value.getText().split('\n')[0].slice(0, 50)}\`` : `runs ${ran()}`;
       report({
-        span: spanOf(ts.isConditionalExpression(found.path) ? found.path : found.how === 'branch' || found.how === 'down' || found.how === 'callback' ? (ancestorWhere(found.path, (a) => ts.isIfStatement(a) || ts.isCatchClause(a)) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
+        span: spanOf(ts.isConditionalExpression(found.path) || ts.isIfStatement(found.path) ? found.path : found.how === 'branch' || found.how === 'down' || found.how === 'callback' ? (ancestorWhere(found.path, (a) => ts.isIfStatement(a) || ts.isCatchClause(a)) ?? found.path) : found.how === 'catch' ? found.path.parent : found.path),
         message: `${when}, ${arm ? 'the other arm of this conditional' : `this ${found.how === 'branch' || found.how === 'down' ? 'branch' : found.how === 'callback' ? 'error branch of its callback' : found.how}`} ${grant} as if the lock were held: every process does the same, so all of them enter the critical section at once. Decide what an outage means: rethrow or return "not acquired"; if failing open is intended, say so with a \`lockwise: fail-open\` comment there.`,
         related: [{ span: spanOf(acquire.call), message: found.how === 'down' ? 'the acquire this path skips' : 'the acquire whose failure grants the lock' }],
         fix: () => fix(found),

@@ -12,8 +12,9 @@ export const FAIL_OPEN = /fail(?:s|ed|ing)?[-_ ]?open/i;
 /**
  * The plain words a comment uses for the same decision: "fall back to allowing", "proceed without the
  * lock", "proceed unlocked", "degrade gracefully", "degrades to the unserialized path", "degraded mode",
- * "best-effort", "just proceed", "allow processing". Only in comments: a log message saying the code goes
- * on without a lock describes what happens, which is the very thing to decide.
+ * "best-effort", "just proceed", "allow processing", "on error, allow execution", "better to have
+ * duplicates". Only in comments: a log message saying the code goes on without a lock describes what
+ * happens, which is the very thing to decide.
  */
 export const FAIL_OPEN_PROSE = new RegExp(
   [
@@ -23,6 +24,9 @@ export const FAIL_OPEN_PROSE = new RegExp(
     /degrade[sd]? gracefully|graceful(?:ly)? degrad|\bdegraded mode\b|\bdegrade[sd]?\s+(?:\w+\s+){0,2}?(?:to|into)\b|\bbest[- ]effort\b/.source,
     /\bjust (?:proceed|continue|run|go on)\b/.source,
     /\b(?:allow|let)(?:s|ing)? (?:the )?processing\b/.source,
+    // "On error, allow execution (better to have duplicates than no execution)": the trade-off, weighed.
+    /\b(?:on|upon|if) (?:an? )?(?:redis |connection )?(?:error|failure|outage),? (?:we )?(?:allow|proceed|continu|run|execut|process)/.source,
+    /\bbetter (?:to (?:have|run) )?(?:a )?duplicates?\b|\bduplicates? (?:are|is) (?:better|cheaper|acceptable|fine)\b/.source,
   ].join('|'),
   'i',
 );

@@ -26,6 +26,38 @@ ${lead}  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
+      name: 'a connected check around the acquire that returns, then "not acquired" after it',
+      code: `import { createClient } from 'redis';
+import { randomUUID } from 'node:crypto';
+const client = createClient();
+declare function isRedisConnected(): boolean;
+export async function acquireLock(key: string, seconds = 30): Promise<string | null> {
+  if (client && isRedisConnected()) {
+    const token = randomUUID();
+    const ok = await client.set(\`lock:\${key}\`, token, { NX: true, EX: seconds });
+    return ok === 'OK' ? token : null;
+  }
+  console.warn('redis is not connected: not locking');
+  return null;
+}
+`,
+    },
+    {
+      name: 'a catch that grants, with the trade-off weighed in plain words ("on error, allow execution: better to have duplicates")',
+      code: `import Redis from 'ioredis';
+const redis = new Redis();
+export async function acquireUpdateLock(userId: string, updateId: string): Promise<boolean> {
+  try {
+    return (await redis.set(\`lock:update:\${userId}\`, updateId, 'EX', 180, 'NX')) === 'OK';
+  } catch (error) {
+    console.error('Error acquiring lock:', error);
+    // On error, allow execution (better to have duplicates than no execution)
+    return true;
+  }
+}
+`,
+    },
+    {
       name: 'a conditional on the client whose other arm answers "not acquired"',
       code: `import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -628,6 +660,28 @@ export async function refreshPlan(accountId: string): Promise<void> {
   if (!account.customer) throw new Error('no customer');
   await accounts.updateOneById(account.id, { plan: await fetchPlan(account.customer) });
   if (held) await mutex.release();
+}
+`,
+    },
+    {
+      name: 'a connected check around the acquire that returns, then an in-process Map lock after it: the fallback grants on every instance',
+      message: ['cannot be reached', 'returns `token`'],
+      code: `import { createClient } from 'redis';
+import { randomUUID } from 'node:crypto';
+const client = createClient();
+const local = new Map<string, string>();
+declare function isRedisConnected(): boolean;
+export async function acquireLock(key: string, seconds = 30): Promise<string | null> {
+  if (client && isRedisConnected()) {
+    const token = randomUUID();
+    const ok = await client.set(\`lock:\${key}\`, token, { NX: true, EX: seconds });
+    return ok === 'OK' ? token : null;
+  }
+  if (local.has(key)) return null;
+  const token = randomUUID();
+  local.set(key, token);
+  setTimeout(() => local.delete(key), seconds * 1000);
+  return token;
 }
 `,
     },
