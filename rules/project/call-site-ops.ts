@@ -131,6 +131,14 @@ export interface HelperOps {
  * The lock operations of one call to a project helper. The objects are written out, not spread from a
  * shared base: on a tree of helper callers the spreads were most of this function's time.
  */
+/**
+ * A call that leaves out the parameter the helper builds its key from (`executeWorkflow(id, opts)` of a
+ * helper that claims `idem:${idempotencyKey}` only when given one) takes no lock there.
+ */
+function keyLeftOut(spec: KeySpec | undefined, call: ts.CallExpression): boolean {
+  return !!spec && spec.param !== undefined && !spec.defaulted && call.arguments.length <= spec.param && !call.arguments.some(ts.isSpreadElement);
+}
+
 export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): HelperOps {
   const ops: HelperOps = { acquires: [], releases: [], extends: [] };
   const summary = meaning.summary;
@@ -149,7 +157,7 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
         hasTtl: true, routine: routineArg, signalArg: routine.signalArg, via: via(meaning, routine.at),
       });
     }
-  } else if (summary.acquire) {
+  } else if (summary.acquire && !keyLeftOut(summary.acquire.key, call)) {
     const a = summary.acquire;
     const token = a.token.kind === 'param' ? call.arguments[a.token.index] : undefined;
     const holds = a.returns === 'release-fn' || a.returns === 'lock-object';

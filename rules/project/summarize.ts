@@ -55,6 +55,13 @@ function constructorSourceOf(cls: ts.ClassLikeDeclaration, field: string): { par
 }
 
 function keySpecOf(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, model: LockModel): KeySpec | undefined {
+  const spec = keySpecFrom(fn, key, model);
+  // `acquire(key = 'lock:default')`: a call without the argument still locks (call-site-ops.ts).
+  if (spec?.param !== undefined && fn.parameters[spec.param]?.initializer) spec.defaulted = true;
+  return spec;
+}
+
+function keySpecFrom(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, model: LockModel): KeySpec | undefined {
   if (!key) return undefined;
   const n = followAliases(fn, key.node, model);
   const glob = key.glob;

@@ -20,6 +20,8 @@ export interface Place {
  */
 export interface KeySpec {
   param?: number;
+  /** Parameter `param` has a default value: a call that leaves it out still names a key. */
+  defaulted?: boolean;
   /**
    * The key is built from members of parameter `param`, an options object (`${opts.scope}:${opts.name}`,
    * or names destructured from it): the argument passed there is the key's identity at a call site.

@@ -1286,3 +1286,36 @@ export async function refreshBilling(projectId: string) {
   assert.deepEqual(findingList(findings), ['src/billing.ts: release-on-all-paths'], findings.map((f) => f.message).join('\n'));
   assert.match(findings[0].message, /\(billing\.refresh-\*\)/);
 });
+
+test('a helper that locks only when given its key argument: a call leaving that argument out takes no lock', () => {
+  const lock = `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export async function lockRun(id: string, key?: string): Promise<boolean> {
+  if (!key) return true;
+  return (await redis.set(\`lock:run:\${key}\`, randomUUID(), 'PX', 5000, 'NX')) === 'OK';
+}
+export async function lockDefault(id: string, key = 'lock:run:default'): Promise<boolean> {
+  return (await redis.set(key, randomUUID(), 'PX', 5000, 'NX')) === 'OK';
+}
+`;
+  const job = `import { lockDefault, lockRun } from './lock';
+declare function work(id: string): Promise<void>;
+export async function unkeyed(id: string) {
+  await lockRun(id);
+  await work(id);
+}
+export async function keyed(id: string) {
+  await lockRun(id, \`job:\${id}\`);
+  await work(id);
+}
+export async function defaulted(id: string) {
+  await lockDefault(id);
+  await work(id);
+}
+`;
+  const findings = analyzeProject({ 'src/lock.ts': lock, 'src/job.ts': job });
+  assert.deepEqual(findingList(findings), ['src/job.ts: check-acquire-result', 'src/job.ts: check-acquire-result'], findings.map((f) => f.message).join('\n'));
+  const lines = findings.map((f) => job.slice(0, f.span.start).split('\n').length).sort((a, b) => a - b);
+  assert.deepEqual(lines, [8, 12], 'the keyed call and the defaulted one');
+});
