@@ -381,6 +381,21 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     if (member) exportValue(e.right, member[1]);
   }
 
+  // `const { acquireLock } = await import('../utils/lock')` inside a function: an import all the same.
+  if (sourceFile.text.includes('import(')) {
+    for (const call of descendantsOfKind<ts.CallExpression>(sourceFile, ts.SyntaxKind.CallExpression)) {
+      const from = call.expression.kind === ts.SyntaxKind.ImportKeyword && call.arguments[0] ? literalString(call.arguments[0]) : undefined;
+      const holder = ts.isAwaitExpression(call.parent) ? call.parent.parent : call.parent;
+      if (from === undefined || !ts.isVariableDeclaration(holder)) continue;
+      deps.add(from);
+      if (ts.isIdentifier(holder.name)) imports[holder.name.text] ??= { from, name: '*' };
+      else if (ts.isObjectBindingPattern(holder.name)) {
+        for (const el of holder.name.elements) {
+          if (ts.isIdentifier(el.name)) imports[el.name.text] ??= { from, name: el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : el.name.text };
+        }
+      }
+    }
+  }
   summary.dependencies = [...deps];
   return { summary, targets };
 }

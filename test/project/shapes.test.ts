@@ -1319,3 +1319,37 @@ export async function defaulted(id: string) {
   const lines = findings.map((f) => job.slice(0, f.span.start).split('\n').length).sort((a, b) => a - b);
   assert.deepEqual(lines, [8, 12], 'the keyed call and the defaulted one');
 });
+
+test('helpers imported inside a function (await import of a literal path): the awaited work before the try skips the release', () => {
+  const findings = analyzeProject({
+    'src/utils/lock.ts': `import Redis from 'ioredis';
+const redis = new Redis();
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function acquireRunLock(userId: number, runId: string): Promise<boolean> {
+  return (await redis.set(\`lock:run:\${userId}\`, runId, 'EX', 180, 'NX')) === 'OK';
+}
+export async function releaseRunLock(userId: number, runId: string): Promise<void> {
+  await redis.eval(RELEASE, 1, \`lock:run:\${userId}\`, runId);
+}
+`,
+    'src/bot/commands.ts': `declare function loadUser(id: number): Promise<{ name: string } | null>;
+declare function runAll(user: { name: string }): Promise<void>;
+export async function runCommand(userId: number, runId: string) {
+  const { acquireRunLock, releaseRunLock } = await import('../utils/lock');
+  if (!(await acquireRunLock(userId, runId))) return;
+  const user = await loadUser(userId);
+  if (!user) {
+    await releaseRunLock(userId, runId);
+    return;
+  }
+  try {
+    await runAll(user);
+  } finally {
+    await releaseRunLock(userId, runId);
+  }
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/bot/commands.ts: release-on-all-paths'], findings.map((f) => f.message).join('\n'));
+  assert.match(findings[0].message, /loadUser/);
+});
