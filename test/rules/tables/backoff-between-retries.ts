@@ -211,6 +211,23 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
   ],
   invalid: [
     {
+      name: 'a wait that doubles up to a cap with no random part: the losers double together',
+      message: ['no random part'],
+      code: `import Redis from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+const redis = new Redis();
+export async function takeLock(key: string, token: string): Promise<boolean> {
+  let delay = 50;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    if ((await redis.set(key, token, 'PX', 10000, 'NX')) === 'OK') return true;
+    await sleep(delay);
+    delay = Math.min(delay * 2, 2000);
+  }
+  return false;
+}
+`,
+    },
+    {
       name: 'a recursion retry that draws a random token (randomUUID, Math.random().toString) but waits a fixed time',
       message: ['waits `2000`'],
       code: `${io}import { randomUUID } from 'node:crypto';
