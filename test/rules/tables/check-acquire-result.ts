@@ -1,39 +1,12 @@
 import type { RuleCases } from '../harness';
-import { glide, io, nr, RELEASE } from './preludes';
+import { FIRST_SEEN_VALUE, RELEASE, glide, io, nr } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
     {
       name: 'a first-seen value kept by a transaction (GET, then SET NX of the time) and read back by GETDEL: no lock',
       fileName: 'presence.js',
-      code: `const Redis = require('ioredis');
-const rclient = new Redis();
-const DAY = 24 * 60 * 60;
-const firstSeenKey = (roomId) => \`room:\${roomId}:occupiedSince\`;
-function recordOccupancy(seconds) {}
-function onLeave(roomId, remaining, callback) {
-  if (remaining === 0) {
-    rclient.getdel(firstSeenKey(roomId), (err, since) => {
-      if (!err && since) recordOccupancy(Date.now() / 1000 - Number(since));
-      callback();
-    });
-  } else {
-    const now = Math.floor(Date.now() / 1000).toString();
-    const multi = rclient.multi();
-    multi.get(firstSeenKey(roomId));
-    multi.set(firstSeenKey(roomId), now, 'NX', 'EX', 30 * DAY);
-    multi.exec((err, replies) => {
-      if (!err && replies[0]) recordOccupancy(Date.now() / 1000 - Number(replies[0][1]));
-      callback();
-    });
-  }
-}
-async function onEnter(roomId) {
-  const [[, before]] = await rclient.multi().get(firstSeenKey(roomId)).set(firstSeenKey(roomId), Date.now(), 'NX', 'EX', DAY).exec();
-  return before;
-}
-module.exports = { onLeave, onEnter };
-`,
+      code: FIRST_SEEN_VALUE,
     },
     { name: "an acquire handed to an error-as-value wrapper: the pair's value tested, in either order", code: `${io}declare function to<T>(work: Promise<T>): Promise<[Error | null, T | undefined]>;
 declare function settle<T>(work: Promise<T>): Promise<[T | undefined, Error | null]>;

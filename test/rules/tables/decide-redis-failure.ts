@@ -23,6 +23,22 @@ ${lead}  const mutex = new Mutex(redis, \`lock:refresh:\${accountId}\`);
 }
 `;
 
+/** A class running a job under a lock on `this.redis` (optional with `optional` '?'), behind `guard`. */
+const jobBehind = (optional: '' | '?', guard: string) => `import Redis from 'ioredis';
+export class Locker {
+  constructor(private readonly redis${optional}: Redis) {}
+  async run(name: string, token: string, job: () => Promise<void>) {
+    ${guard}
+    if (!(await this.redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX'))) return;
+    try {
+      await job();
+    } finally {
+      await this.redis.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
+    }
+  }
+}
+`;
+
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
@@ -79,29 +95,6 @@ export async function acquireCronLock(name: string, ttlSeconds: number): Promise
   const redis = getRedis();
   if (!redis) return true; // fail-open: no Redis in local development
   return (await redis.set(\`cron:\${name}\`, '1', 'EX', ttlSeconds, 'NX')) === 'OK';
-}
-`,
-    },
-    {
-      name: 'a catch that logs, then a return on the flag the try set once the lock was taken: decided',
-      code: `${MUTEX}declare const accounts: { findOneById(id: string): Promise<{ id: string } | null>; updateOneById(id: string, data: object): Promise<void> };
-export async function refreshPlan(accountId: string): Promise<void> {
-  const mutex = new Mutex(redis, \`lock:plan:\${accountId}\`, { lockTimeout: 15000, onLockLost: () => undefined });
-  let held = false;
-  try {
-    await mutex.acquire();
-    held = true;
-  } catch (err) {
-    log.error(err);
-  }
-  if (!held) return;
-  try {
-    const account = await accounts.findOneById(accountId);
-    if (!account) throw new Error('no such account');
-    await accounts.updateOneById(account.id, { plan: 'pro' });
-  } finally {
-    await mutex.release();
-  }
 }
 `,
     },
@@ -522,20 +515,7 @@ export async function lockAccount(id: string) {
     {
       name: 'no Redis configured: run the work without a lock',
       message: ['not configured'],
-      code: `import Redis from 'ioredis';
-export class Locker {
-  constructor(private readonly redis?: Redis) {}
-  async run(name: string, token: string, job: () => Promise<void>) {
-    if (!this.redis) return job();
-    if (!(await this.redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX'))) return;
-    try {
-      await job();
-    } finally {
-      await this.redis.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
-    }
-  }
-}
-`,
+      code: jobBehind('?', 'if (!this.redis) return job();'),
     },
     {
       name: 'a readiness flag kept by the client events: when it is down, the branch grants',
@@ -555,22 +535,7 @@ export async function takeLock(name: string): Promise<boolean> {
     {
       name: "ioredis status other than 'ready': run the job without the lock",
       message: ['cannot be reached', 'runs `job`'],
-      code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-export class Scheduler {
-  constructor(private readonly redis: Redis) {}
-  async once(name: string, job: () => Promise<void>) {
-    if (this.redis.status !== 'ready') return job();
-    const token = randomUUID();
-    if (!(await this.redis.set(\`lock:\${name}\`, token, 'PX', 60000, 'NX'))) return;
-    try {
-      await job();
-    } finally {
-      await this.redis.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
-    }
-  }
-}
-`,
+      code: jobBehind('', "if (this.redis.status !== 'ready') return job();"),
     },
     {
       name: 'node-redis isReady checked by an availability method: the else branch grants',

@@ -1,39 +1,12 @@
 import type { RuleCases } from '../harness';
-import { declared, glide, io, nr, RELEASE, RELEASE_DECL, singleFlightMarker, singleFlightWindow, sortedSetSemaphore, upstash } from './preludes';
+import { FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, singleFlightWindow, sortedSetSemaphore, upstash } from './preludes';
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
     {
       name: 'a first-seen value kept by a transaction (GET, then SET NX of the time) and read back by GETDEL: no lock',
       fileName: 'presence.js',
-      code: `const Redis = require('ioredis');
-const rclient = new Redis();
-const DAY = 24 * 60 * 60;
-const firstSeenKey = (roomId) => \`room:\${roomId}:occupiedSince\`;
-function recordOccupancy(seconds) {}
-function onLeave(roomId, remaining, callback) {
-  if (remaining === 0) {
-    rclient.getdel(firstSeenKey(roomId), (err, since) => {
-      if (!err && since) recordOccupancy(Date.now() / 1000 - Number(since));
-      callback();
-    });
-  } else {
-    const now = Math.floor(Date.now() / 1000).toString();
-    const multi = rclient.multi();
-    multi.get(firstSeenKey(roomId));
-    multi.set(firstSeenKey(roomId), now, 'NX', 'EX', 30 * DAY);
-    multi.exec((err, replies) => {
-      if (!err && replies[0]) recordOccupancy(Date.now() / 1000 - Number(replies[0][1]));
-      callback();
-    });
-  }
-}
-async function onEnter(roomId) {
-  const [[, before]] = await rclient.multi().get(firstSeenKey(roomId)).set(firstSeenKey(roomId), Date.now(), 'NX', 'EX', DAY).exec();
-  return before;
-}
-module.exports = { onLeave, onEnter };
-`,
+      code: FIRST_SEEN_VALUE,
     },
     singleFlightMarker,
     sortedSetSemaphore,

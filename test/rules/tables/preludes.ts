@@ -127,3 +127,36 @@ export const singleFlightMarker = {
   name: 'a single-flight window kept when the work succeeds (an early return) and deleted after it only when it failed: a marker, not a lock',
   code: singleFlightWindow('avatar:refresh'),
 };
+
+/**
+ * A first-seen value kept by a transaction (GET, then SET NX of the time) and read back by GETDEL: no
+ * lock, for the tables of the rules that would otherwise read its NX SET and GETDEL as one.
+ */
+export const FIRST_SEEN_VALUE = `const Redis = require('ioredis');
+const rclient = new Redis();
+const DAY = 24 * 60 * 60;
+const firstSeenKey = (roomId) => \`room:\${roomId}:occupiedSince\`;
+function recordOccupancy(seconds) {}
+function onLeave(roomId, remaining, callback) {
+  if (remaining === 0) {
+    rclient.getdel(firstSeenKey(roomId), (err, since) => {
+      if (!err && since) recordOccupancy(Date.now() / 1000 - Number(since));
+      callback();
+    });
+  } else {
+    const now = Math.floor(Date.now() / 1000).toString();
+    const multi = rclient.multi();
+    multi.get(firstSeenKey(roomId));
+    multi.set(firstSeenKey(roomId), now, 'NX', 'EX', 30 * DAY);
+    multi.exec((err, replies) => {
+      if (!err && replies[0]) recordOccupancy(Date.now() / 1000 - Number(replies[0][1]));
+      callback();
+    });
+  }
+}
+async function onEnter(roomId) {
+  const [[, before]] = await rclient.multi().get(firstSeenKey(roomId)).set(firstSeenKey(roomId), Date.now(), 'NX', 'EX', DAY).exec();
+  return before;
+}
+module.exports = { onLeave, onEnter };
+`;
