@@ -204,8 +204,7 @@ function explicit(model: LockModel, path: Node, statement: Node): boolean {
   if (saysFailOpen(path.getText())) return true;
   const text = model.text;
   // `if (!redis) return true; // fail-open: ...`: a comment after the path, on its last line.
-  const lineEnd = text.indexOf('\n', path.end);
-  if (saysFailOpen(text.slice(path.end, lineEnd < 0 ? text.length : lineEnd))) return true;
+  if (saysFailOpen(trailingComment(path))) return true;
   const lineStart = text.lastIndexOf('\n', statement.getStart() - 1);
   const before = text.slice(Math.max(0, text.lastIndexOf('\n', lineStart - 1)), statement.getStart());
   return saysFailOpen(before);
@@ -310,7 +309,15 @@ function documented(test: ts.IfStatement, fn: Node, client: string): boolean {
   const name = client.split('.').pop()?.replace(/\W/g, '') ?? '';
   const names = new RegExp(`redis|valkey${name ? `|\\b${name}\\b` : ''}`, 'i');
   const holders = [test, ...bodyStatements(test.thenStatement), fn];
-  return holders.some((h) => leadingComments(h).some((c) => names.test(c)));
+  return holders.some((h) => leadingComments(h).some((c) => names.test(c))) || names.test(trailingComment(test));
+}
+
+/** The comment after a statement on its last line: `if (!redis) return true; // no Redis in dev`. */
+function trailingComment(statement: Node): string {
+  const text = statement.getSourceFile().text;
+  const lineEnd = text.indexOf('\n', statement.end);
+  const rest = text.slice(statement.end, lineEnd < 0 ? text.length : lineEnd);
+  return /^\s*(?:\/\/|\/\*)/.test(rest) ? rest : '';
 }
 
 /** `if (!this.redis) return work();` before the acquire: no Redis, no lock, work anyway. */

@@ -42,6 +42,16 @@ export class Locker {
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
+      name: 'no Redis configured: the branch documented by a comment after it, on its line, naming Redis',
+      code: `import Redis from 'ioredis';
+const redisClient: Redis | null = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : null;
+export async function acquireLock(name: string, seconds = 60): Promise<boolean> {
+  if (!redisClient) return true; // no Redis in local development: nothing to lock against
+  return (await redisClient.set(\`lock:\${name}\`, '1', 'NX', 'EX', seconds)) === 'OK';
+}
+`,
+    },
+    {
       name: 'a connected check around the acquire that returns, then "not acquired" after it',
       code: `import { createClient } from 'redis';
 import { randomUUID } from 'node:crypto';
