@@ -290,7 +290,10 @@ export interface Exit {
 }
 
 /** The first await/throw/return between the acquire and the release that skips the release. */
-export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart(), caught?: Node): Exit | undefined {
+export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart(), caught?: Node, releasing: readonly Node[] = []): Exit | undefined {
+  // `if (!entry) { await release(key); throw ... }`: an early exit that releases first skips nothing.
+  const releases = (node: Node) => releasing.some((call) => contains(node, call));
+  const releasedFirst = (exit: Node) => ts.isBlock(exit.parent) && exit.parent.statements.some((s) => s.end <= exit.pos && releases(s));
   const from = acquire.call.end;
   // Passed to getStart, which otherwise walks up to the file from every node visited.
   const sourceFile = acquire.fn.getSourceFile();
@@ -335,11 +338,11 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       const ttlSetter = acquire.laterExpire && contains(node, acquire.laterExpire.call);
       // An exception inside `caught` reaches a catch that releases.
       const throwsPast = !caught || !contains(caught, node);
-      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && throwsPast && !neverThrows(node)) {
+      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && !releases(node) && throwsPast && !neverThrows(node)) {
         found = { node, kind: 'exception' };
         return;
       }
-      if (ts.isThrowStatement(node) && throwsPast) {
+      if (ts.isThrowStatement(node) && throwsPast && !releasedFirst(node)) {
         found = { node, kind: 'exception' };
         return;
       }
@@ -389,7 +392,7 @@ export function releaseCoverage(model: LockModel, acquire: Acquire) {
   if (guarded?.tryStatement) {
     // Awaited work between the acquire (and its check) and the try that releases can throw past it.
     const tryStart = guarded.tryStatement.getStart();
-    const exit = tryStart > acquire.call.end ? firstExit(acquire, guarded.r, tryStart, caught?.tryBlock) : undefined;
+    const exit = tryStart > acquire.call.end ? firstExit(acquire, guarded.r, tryStart, caught?.tryBlock, releases.map((r) => r.call)) : undefined;
     return exit ? { release: guarded.r, exit, statement: enclosingStatement(guarded.r.call) } : undefined;
   }
   if (caught) {

@@ -39,6 +39,34 @@ export async function migrate(id: string, token: string) {
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
     {
+      name: 'checks between the acquire and the try that release the lock, then throw: they skip nothing',
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+const games = new Map<string, { finished: boolean }>();
+declare function play(id: string): Promise<void>;
+const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export async function act(id: string) {
+  const token = randomUUID();
+  if (!(await redis.set(\`lock:room:\${id}\`, token, 'PX', 5000, 'NX'))) throw new Error('busy');
+  const game = games.get(id);
+  if (!game) {
+    await redis.eval(UNLOCK, 1, \`lock:room:\${id}\`, token);
+    throw new Error('no such game');
+  }
+  if (game.finished) {
+    await redis.eval(UNLOCK, 1, \`lock:room:\${id}\`, token);
+    throw new Error('finished');
+  }
+  try {
+    await play(id);
+  } finally {
+    await redis.eval(UNLOCK, 1, \`lock:room:\${id}\`, token);
+  }
+}
+`,
+    },
+    {
       name: 'a flag set once the throwing acquire returned, tested before the try: its return is the not-acquired path',
       code: `import Redis from 'ioredis';
 import { Mutex } from 'redis-semaphore';
