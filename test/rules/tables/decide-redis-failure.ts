@@ -47,7 +47,7 @@ export const decideRedisFailureCases: RuleCases = {
 const redisClient: Redis | null = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : null;
 export async function acquireLock(name: string, seconds = 60): Promise<boolean> {
   if (!redisClient) return true; // no Redis in local development: nothing to lock against
-  return (await redisClient.set(\`lock:\${name}\`, '1', 'NX', 'EX', seconds)) === 'OK';
+  return (await redisClient.set(\`lock:\${name}\`, '1', 'EX', seconds, 'NX')) === 'OK';
 }
 `,
     },
