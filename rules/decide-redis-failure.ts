@@ -349,6 +349,9 @@ function testsBefore(acquire: Acquire): ts.IfStatement[] {
 /** `redisReady`, `isRedisAvailable()`, `this.connected`, `client.isOpen`: a name that says the connection is usable. */
 const UP_NAME = /^(?:is_?|has_?)?(?:redis_?|valkey_?|cache_?|client_?|connection_?)?(?:ready|open|connected|available|alive|healthy|online|reachable|up)$/i;
 
+/** The words one of the tests above needs somewhere in the file: most lock files have none, and skip the search. */
+const MAY_TEST_UP = /[Rr]eady|[Oo]pen|[Cc]onnect|[Aa]vailab|[Aa]live|[Hh]ealth|[Oo]nline|[Rr]eachab|\b[Uu]p\b|Up\b|status|ping/;
+
 /** The expression a test reads, through `await`, parentheses and a `!`: whether it is negated. */
 function readsOf(condition: Node): { operand: Node; negated: boolean } {
   let operand = unwrap(condition);
@@ -427,6 +430,7 @@ function testsUp(condition: Node, client: string): boolean {
  * lock: while Redis is down, every instance takes that path together.
  */
 function unreachableBranch(model: LockModel, acquire: Acquire): Found | undefined {
+  if (!MAY_TEST_UP.test(model.text)) return undefined;
   // A helper's acquire has no client in sight: only an up-named test can say Redis is down there.
   const client = clientOf(acquire) ?? '';
   for (const test of testsBefore(acquire)) {
