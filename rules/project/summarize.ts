@@ -270,6 +270,21 @@ function throwsWhenBusy(fn: ts.FunctionLikeDeclaration, names: ReadonlySet<strin
 }
 
 /** What the helper hands back of this acquire (see AcquireReturn). */
+/** `this.acquireLock(key, ttl)`, `acquire(key)`, or a promise chain ending in one: the function calling itself again. */
+function callsItself(fn: ts.FunctionLikeDeclaration, expression: Node): boolean {
+  const name = fn.name && ts.isIdentifier(fn.name) ? fn.name.text : undefined;
+  let e = unwrap(expression);
+  if (ts.isAwaitExpression(e)) e = unwrap(e.expression);
+  if (!name || !ts.isCallExpression(e)) return false;
+  const callee = unwrap(e.expression);
+  if (ts.isIdentifier(callee) || (ts.isPropertyAccessExpression(callee) && callee.expression.kind === ts.SyntaxKind.ThisKeyword)) {
+    return (ts.isIdentifier(callee) ? callee.text : (callee as ts.PropertyAccessExpression).name.text) === name;
+  }
+  // `wait().then(() => this.acquire(key))`: the last link hands back what the call of itself answers.
+  const next = ts.isPropertyAccessExpression(callee) && callee.name.text === 'then' ? e.arguments[0] : undefined;
+  return !!next && ts.isArrowFunction(next) && !ts.isBlock(next.body) && callsItself(fn, next.body);
+}
+
 function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireReturn {
   const names = answerNames(acquire);
   const tokenName = acquire.token && ts.isIdentifier(unwrap(acquire.token)) ? (unwrap(acquire.token) as ts.Identifier).text : undefined;
@@ -282,6 +297,10 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   if (fn.body && !ts.isBlock(fn.body)) bodies.push(fn.body);
   // `return true` once acquired, `throw` when it gives up: never an answer to test, like redlock's acquire.
   if (bodies.length > 0 && bodies.every((e) => unwrap(e).kind === ts.SyntaxKind.TrueKeyword) && ownThrows(fn)) return 'throws';
+  // `if (ok) return token; return released(key).then(() => this.acquireLock(key, ttl))`: it answers only
+  // once it holds the lock, waiting and calling itself again when busy. Nothing to test, as for a throw.
+  const own = (e: Node) => (tokenName !== undefined && ts.isIdentifier(unwrap(e)) && (unwrap(e) as ts.Identifier).text === tokenName) || callsItself(fn, e);
+  if (bodies.length > 1 && bodies.some((e) => callsItself(fn, e)) && bodies.every(own)) return 'throws';
   for (const expression of bodies) {
     const e = unwrap(ts.isAwaitExpression(unwrap(expression)) ? (unwrap(expression) as ts.AwaitExpression).expression : expression);
     if (isFunctionLike(e)) found.add('release-fn');

@@ -1353,3 +1353,39 @@ export async function runCommand(userId: number, runId: string) {
   assert.deepEqual(findingList(findings), ['src/bot/commands.ts: release-on-all-paths'], findings.map((f) => f.message).join('\n'));
   assert.match(findings[0].message, /loadUser/);
 });
+
+test('an acquire helper that waits for a release and calls itself again when busy answers only once it holds the lock: its caller has nothing to test', () => {
+  const service = (busy: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export class LockService {
+  constructor(private readonly redis: Redis, private readonly released: (channel: string) => Promise<void>) {}
+  async acquireLock(resource: string, ttl: number): Promise<string | null> {
+    const token = randomUUID();
+    if ((await this.redis.set(resource, token, 'PX', ttl, 'NX')) === 'OK') return token;
+    ${busy}
+  }
+  async releaseLock(resource: string, token: string): Promise<void> {
+    await this.redis.eval(RELEASE, 1, resource, token);
+  }
+}
+`;
+  const caller = `import { LockService } from './lock.service';
+declare function decrease(id: string): Promise<void>;
+export class Stock {
+  constructor(private readonly locks: LockService) {}
+  async take(id: string) {
+    const token = await this.locks.acquireLock(\`lock:stock:\${id}\`, 5000);
+    try {
+      await decrease(id);
+    } finally {
+      if (token) await this.locks.releaseLock(\`lock:stock:\${id}\`, token);
+    }
+  }
+}
+`;
+  const waits = analyzeProject({ 'src/lock.service.ts': service('return this.released(`released:${resource}`).then(() => this.acquireLock(resource, ttl));'), 'src/stock.ts': caller });
+  assert.deepEqual(findingList(waits), [], waits.map((f) => f.message).join('\n'));
+  const answersBusy = analyzeProject({ 'src/lock.service.ts': service('return null;'), 'src/stock.ts': caller });
+  assert.deepEqual(findingList(answersBusy), ['src/stock.ts: check-acquire-result'], answersBusy.map((f) => f.message).join('\n'));
+});
