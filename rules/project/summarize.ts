@@ -114,25 +114,39 @@ function wholeMember(fn: ts.FunctionLikeDeclaration, key: Node): string | undefi
 }
 
 /**
+ * The parameters that are plain names, and the names bound from members of an object parameter:
+ * destructured in the parameter list (`({ name }: Options)`) or from it in the body (`const { name } = opts`).
+ */
+function optionsBindings(fn: ts.FunctionLikeDeclaration): { objectParams: Map<string, number>; fromParam: Map<string, { param: number; member: string }> } {
+  const objectParams = new Map<string, number>();
+  const fromParam = new Map<string, { param: number; member: string }>();
+  const bind = (pattern: ts.ObjectBindingPattern, param: number) => {
+    for (const el of pattern.elements) {
+      if (!ts.isIdentifier(el.name)) continue;
+      fromParam.set(el.name.text, { param, member: el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : el.name.text });
+    }
+  };
+  fn.parameters.forEach((p, index) => {
+    if (ts.isIdentifier(p.name)) objectParams.set(p.name.text, index);
+    else if (ts.isObjectBindingPattern(p.name)) bind(p.name, index);
+  });
+  for (const decl of fn.body ? descendantsOfKind<ts.VariableDeclaration>(fn.body, ts.SyntaxKind.VariableDeclaration) : []) {
+    const source = decl.initializer && unwrap(decl.initializer);
+    const index = source && ts.isIdentifier(source) ? objectParams.get(source.text) : undefined;
+    if (index !== undefined && ts.isObjectBindingPattern(decl.name)) bind(decl.name, index);
+  }
+  return { objectParams, fromParam };
+}
+
+/**
  * The key built from members of options parameter `param` as text and member names: literals, template
  * spans and `+` of `opts.name`, names destructured from the options, and constants. Undefined when any
  * piece is something else (a call, another parameter).
  */
 function memberParts(fn: ts.FunctionLikeDeclaration, key: Node, param: number, model: LockModel): KeySpec['parts'] {
   const options = fn.parameters[param];
-  const destructured = new Map<string, string>();
-  const bind = (pattern: ts.ObjectBindingPattern) => {
-    for (const el of pattern.elements) {
-      if (!ts.isIdentifier(el.name)) continue;
-      destructured.set(el.name.text, el.propertyName && ts.isIdentifier(el.propertyName) ? el.propertyName.text : el.name.text);
-    }
-  };
-  if (ts.isObjectBindingPattern(options.name)) bind(options.name);
   const optionsName = ts.isIdentifier(options.name) ? options.name.text : undefined;
-  for (const decl of fn.body ? descendantsOfKind<ts.VariableDeclaration>(fn.body, ts.SyntaxKind.VariableDeclaration) : []) {
-    const source = decl.initializer && unwrap(decl.initializer);
-    if (optionsName && source && ts.isIdentifier(source) && source.text === optionsName && ts.isObjectBindingPattern(decl.name)) bind(decl.name);
-  }
+  const { fromParam } = optionsBindings(fn);
   const parts: Array<string | { member: string }> = [];
   const read = (node: Node, depth: number): boolean => {
     const n = unwrap(node);
@@ -145,8 +159,8 @@ function memberParts(fn: ts.FunctionLikeDeclaration, key: Node, param: number, m
     if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) return read(n.left, depth + 1) && read(n.right, depth + 1);
     if (ts.isPropertyAccessExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === optionsName) return parts.push({ member: n.name.text }) > 0;
     if (!ts.isIdentifier(n)) return false;
-    const member = destructured.get(n.text);
-    if (member) return parts.push({ member }) > 0;
+    const bound = fromParam.get(n.text);
+    if (bound?.param === param) return parts.push({ member: bound.member }) > 0;
     const value = model.lookup(n);
     return !!value && read(value, depth + 1);
   };
@@ -158,18 +172,7 @@ function memberParts(fn: ts.FunctionLikeDeclaration, key: Node, param: number, m
  * destructured from it (`const { name } = opts`, or `({ name }: Options)`), with constants around them.
  */
 function optionsParamOf(fn: ts.FunctionLikeDeclaration, key: Node): number | undefined {
-  const fromParam = new Map<string, number>();
-  const objectParams = new Map<string, number>();
-  fn.parameters.forEach((p, index) => {
-    if (ts.isIdentifier(p.name)) objectParams.set(p.name.text, index);
-    else if (ts.isObjectBindingPattern(p.name)) for (const el of p.name.elements) if (ts.isIdentifier(el.name)) fromParam.set(el.name.text, index);
-  });
-  for (const decl of fn.body ? descendantsOfKind<ts.VariableDeclaration>(fn.body, ts.SyntaxKind.VariableDeclaration) : []) {
-    const source = decl.initializer && unwrap(decl.initializer);
-    const index = source && ts.isIdentifier(source) ? objectParams.get(source.text) : undefined;
-    if (index === undefined || !ts.isObjectBindingPattern(decl.name)) continue;
-    for (const el of decl.name.elements) if (ts.isIdentifier(el.name)) fromParam.set(el.name.text, index);
-  }
+  const { objectParams, fromParam } = optionsBindings(fn);
   const used = new Set<number>();
   let member = false;
   for (const id of [key, ...descendantsOfKind<ts.Identifier>(key, ts.SyntaxKind.Identifier)]) {
@@ -182,7 +185,7 @@ function optionsParamOf(fn: ts.FunctionLikeDeclaration, key: Node): number | und
     }
     const destructured = fromParam.get(id.text);
     if (destructured !== undefined) {
-      used.add(destructured);
+      used.add(destructured.param);
       member = true;
     }
   }
