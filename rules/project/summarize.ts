@@ -304,6 +304,8 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   // once it holds the lock, waiting and calling itself again when busy. Nothing to test, as for a throw.
   const own = (e: Node) => (tokenName !== undefined && ts.isIdentifier(unwrap(e)) && (unwrap(e) as ts.Identifier).text === tokenName) || callsItself(fn, e);
   if (bodies.length > 1 && bodies.some((e) => callsItself(fn, e)) && bodies.every(own)) return 'throws';
+  // `if (reply !== 'OK') throw new Busy(); return token`: the token comes back only once acquired.
+  if (bodies.length > 0 && bodies.every(own) && throwsWhenBusy(fn, names)) return 'throws';
   for (const expression of bodies) {
     const e = unwrap(ts.isAwaitExpression(unwrap(expression)) ? (unwrap(expression) as ts.AwaitExpression).expression : expression);
     if (isFunctionLike(e)) found.add('release-fn');

@@ -1389,3 +1389,39 @@ export class Stock {
   const answersBusy = analyzeProject({ 'src/lock.service.ts': service('return null;'), 'src/stock.ts': caller });
   assert.deepEqual(findingList(answersBusy), ['src/stock.ts: check-acquire-result'], answersBusy.map((f) => f.message).join('\n'));
 });
+
+test('an acquire helper that throws when busy and hands back its token only once acquired leaves its caller nothing to test', () => {
+  const service = (busy: string) => `import Redis from 'ioredis';
+const client = new Redis();
+class RunBusy extends Error {}
+export class Reminder {
+  private static readonly RUN_KEY = 'lock:reminder:run';
+  private static token(): string {
+    return \`\${process.pid}:\${Math.random().toString(36).slice(2)}\`;
+  }
+  static async acquireRun(): Promise<string> {
+    const token = this.token();
+    const reply = await client.set(this.RUN_KEY, token, 'EX', 1800, 'NX');
+    if (reply !== 'OK') {
+      ${busy}
+    }
+    return token;
+  }
+  static async releaseRun(token: string): Promise<void> {
+    await client.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, this.RUN_KEY, token);
+  }
+  static async run(work: () => Promise<void>): Promise<void> {
+    const token = await this.acquireRun();
+    try {
+      await work();
+    } finally {
+      await this.releaseRun(token);
+    }
+  }
+}
+`;
+  const throws = analyzeProject({ 'src/reminder.ts': service('throw new RunBusy();') });
+  assert.deepEqual(findingList(throws), [], throws.map((f) => f.message).join('\n'));
+  const logsAndGoesOn = analyzeProject({ 'src/reminder.ts': service("console.warn('busy');") });
+  assert.deepEqual(findingList(logsAndGoesOn), ['src/reminder.ts: check-acquire-result'], logsAndGoesOn.map((f) => f.message).join('\n'));
+});
