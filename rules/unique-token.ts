@@ -9,6 +9,8 @@ import { ensureNamedImport } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix, RelatedLocation, TextEdit } from './types';
 import { helperRelated } from './engine/helper-related';
+import { LOCK_NAME } from './engine/lock-name';
+import { looksLikeLockKey } from './engine/keys';
 
 const WHY: Record<Weakness['kind'], string> = {
   constant: 'is a constant, the same for every process',
@@ -37,6 +39,14 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
 }
 
 const RELEASE_NAME = /release|unlock/i;
+/** A callee named as taking a lock (`acquire`, `locks.claim`): not a store's command (`setNX`, `setIfAbsent`). */
+const ACQUIRE_WORD = /acquire|claim|obtain|take|grab/i;
+
+/** A helper call that is lock code by its name or its key, not a generic SET NX of a store wrapper. */
+function lockHelperCall(acquire: Acquire): boolean {
+  const name = acquire.via?.name ?? '';
+  return LOCK_NAME.test(name) || ACQUIRE_WORD.test(name) || (!!acquire.key && looksLikeLockKey(acquire.key));
+}
 
 /**
  * `acquireLock() { ...; return lockKey }` beside `releaseLock(lockKey) { del(lockKey) }`: an acquire that
@@ -176,8 +186,10 @@ export const uniqueToken: Rule = {
       const origin = initializerOf(acquire.token, model.lookup);
       const seen = reported.get(acquire.fn) ?? new Set<Node>();
       if (origin && seen.has(origin)) continue;
-      // Through a helper that takes the token, the helper is trusted to compare it unless a release here says otherwise.
-      const matters = viaHelper ? (tokenMatters(model, acquire, weakness) ?? { call: acquire.call, compares: true }) : tokenMatters(model, acquire, weakness);
+      // Through a lock helper that takes the token, the helper is trusted to compare it unless a release here
+      // says otherwise; a store's `setNX(key, '1', ttl)` is a command's, and matters only where released.
+      const trusted = viaHelper && lockHelperCall(acquire);
+      const matters = trusted ? (tokenMatters(model, acquire, weakness) ?? { call: acquire.call, compares: true }) : tokenMatters(model, acquire, weakness);
       if (!matters) continue;
       const related: RelatedLocation[] = viaHelper
         ? helperRelated(acquire.via, `${acquire.via?.name} stores this value as the lock's owner token`)

@@ -1425,3 +1425,58 @@ export class Reminder {
   const logsAndGoesOn = analyzeProject({ 'src/reminder.ts': service("console.warn('busy');") });
   assert.deepEqual(findingList(logsAndGoesOn), ['src/reminder.ts: check-acquire-result'], logsAndGoesOn.map((f) => f.message).join('\n'));
 });
+
+test('a constant marker through a store wrapper\'s setNX is a dedup claim, not a lock token; a lock key through it is one', () => {
+  const store = `import { createClient } from 'redis';
+class Store {
+  private client = createClient();
+  async setNX(key: string, value: string, ttlSeconds: number): Promise<boolean> {
+    try {
+      const result = await this.client.set(key, value, { NX: true, EX: ttlSeconds });
+      return result === 'OK';
+    } catch (error) {
+      console.error('SETNX failed', error);
+      throw error;
+    }
+  }
+  async del(key: string): Promise<void> {
+    try {
+      await this.client.del(key);
+    } catch (error) {
+      console.error('DEL failed', error);
+      throw error;
+    }
+  }
+}
+export const store = new Store();
+`;
+  const dedup = `import { store } from './store';
+export class Seen {
+  private static keyOf(inbox: number, id: string) {
+    return \`processed:\${inbox}:\${id}\`;
+  }
+  static async firstTime(msg: { inbox: number; id: string }): Promise<boolean> {
+    const key = this.keyOf(msg.inbox, msg.id);
+    return store.setNX(key, '1', 3600);
+  }
+  static async forget(inbox: number, id: string): Promise<void> {
+    await store.del(this.keyOf(inbox, id));
+  }
+}
+`;
+  const marker = analyzeProject({ 'src/store.ts': store, 'src/seen.ts': dedup });
+  assert.deepEqual(findingList(marker).filter((f) => f.endsWith('unique-token')), [], marker.map((f) => f.message).join('\n'));
+  const job = `import { store } from './store';
+declare function sync(id: string): Promise<void>;
+export async function syncOnce(id: string) {
+  if (!(await store.setNX(\`lock:sync:\${id}\`, 'worker', 30))) return;
+  try {
+    await sync(id);
+  } finally {
+    await store.del(\`lock:sync:\${id}\`);
+  }
+}
+`;
+  const lock = analyzeProject({ 'src/store.ts': store, 'src/job.ts': job });
+  assert.ok(findingList(lock).includes('src/job.ts: unique-token'), lock.map((f) => `${f.rule}: ${f.message}`).join('\n'));
+});
