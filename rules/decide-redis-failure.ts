@@ -188,11 +188,13 @@ function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work
 
 /**
  * Said where the lock is taken: in the comments leading the statement that holds the acquire, the one
- * before it (the `let lock` declared for it), or the function (its JSDoc): "if the lock cannot be taken
- * we proceed unlocked".
+ * before it (the `let lock` declared for it), the function (its JSDoc), its class, or the file's header
+ * ("Fallback: if Redis is unavailable, degrades gracefully to an in-memory Set").
  */
 function decidedAround(acquire: Acquire, statement: Node): boolean {
-  const comments = [...leadingComments(statement), ...leadingComments(acquire.fn)];
+  const cls = ancestorWhere(acquire.fn, (a) => ts.isClassDeclaration(a));
+  const header = acquire.fn.getSourceFile().statements[0];
+  const comments = [...leadingComments(statement), ...leadingComments(acquire.fn), ...(cls ? leadingComments(cls) : []), ...(header ? leadingComments(header) : [])];
   const siblings = ts.isBlock(statement.parent) ? statement.parent.statements : undefined;
   const at = siblings ? siblings.indexOf(statement as ts.Statement) : -1;
   if (siblings && at > 0) comments.push(...leadingComments(siblings[at - 1]));

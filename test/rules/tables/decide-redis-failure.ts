@@ -315,6 +315,25 @@ async function record(id: string) {}
   }
 }
 ` },
+    { name: 'fail-open said in the file header: when Redis is unavailable the lock degrades gracefully to an in-process set', code: `/**
+ * Per-lead lock over Redis SET NX EX.
+ *
+ * Fallback: if Redis is unavailable, degrades gracefully to an in-memory Set (one instance only).
+ */
+${io}const local = new Set<string>();
+export class LeadLock {
+  constructor(private readonly key: string, private readonly token: string) {}
+  async acquire(): Promise<boolean> {
+    try {
+      return (await redis.set(this.key, this.token, 'EX', 20, 'NX')) === 'OK';
+    } catch {
+      if (local.has(this.key)) return false;
+      local.add(this.key);
+      return true;
+    }
+  }
+}
+` },
     { name: 'fail-open said in other words: just proceed, degraded mode', code: `${io}export async function claimLock(name: string, token: string): Promise<boolean> {
   try {
     return (await redis.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) === 'OK';
