@@ -1,6 +1,6 @@
 // The lock value must be unique per acquisition: it is what a guarded release or extend compares.
 import { ts } from './engine/typescript';
-import type { Acquire, LockModel, Release } from './engine/model';
+import type { Acquire, Extend, LockModel, Release } from './engine/model';
 import { descendants, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isAssignment, isFunctionLike, literalString, normalizeText, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { freshToken } from './fixes/token';
 import { isRedisAcquire } from './engine/queries';
@@ -28,7 +28,7 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   const key = acquire.key;
   if (!key) return undefined;
   const byKey = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library');
-  const ops = byKey.length > 0 ? byKey : releasesOfHandedKey(model, acquire);
+  const ops = byKey.length > 0 ? byKey : [...releasesOfHandedKey(model, acquire), ...siblingOpsOnSameKey(model, acquire)];
   // A release through a project helper compares the token only if the helper's own DEL does.
   const checked = ops.filter((op) => (op.ownerChecked && op.via?.ownerChecked !== false) || ('getCompare' in op && op.getCompare) || op.via?.compares);
   // The compare in the acquire's own function first: that is the one a fix can reach.
@@ -73,6 +73,20 @@ function releasesOfHandedKey(model: LockModel, acquire: Acquire): Release[] {
     const param = r.key && ts.isIdentifier(unwrap(r.key.node)) ? (unwrap(r.key.node) as ts.Identifier).text : undefined;
     return !!param && releaseFn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === param);
   });
+}
+
+const SIBLING_OP_NAME = /release|unlock|renew|extend/i;
+
+/**
+ * `canStart(id)` taking `worker:${id}` beside `releaseLock(id)` deleting `worker:${id}`: the release or
+ * renewal of the same file or class, named as one, on the key spelled alike over its own parameter.
+ */
+function siblingOpsOnSameKey(model: LockModel, acquire: Acquire): Array<Release | Extend> {
+  const key = acquire.key;
+  const fn = acquire.fn;
+  if (!key || !isFunctionLike(fn)) return [];
+  return [...model.releases, ...model.extends].filter((op) =>
+    op.key?.canonical === key.canonical && op.fn !== fn && isFunctionLike(op.fn) && op.fn.parent === fn.parent && SIBLING_OP_NAME.test(functionNameOf(op.fn)));
 }
 
 function fix(model: LockModel, acquire: Acquire, compared: Node): Fix | string {

@@ -5,6 +5,16 @@ const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1,
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    {
+      name: 'a marker taken with SET NX over a parameter, and a function beside it, not named as a release, that deletes the same key over its own',
+      code: `${io}export async function firstRun(jobId: string): Promise<boolean> {
+  return (await redis.set(\`ran:\${jobId}\`, 'yes', 'EX', 86400, 'NX')) === 'OK';
+}
+export async function forget(jobId: string): Promise<void> {
+  await redis.del(\`ran:\${jobId}\`);
+}
+`,
+    },
     singleFlightMarker,
     { name: 'an acquire that hands its key back with a random token per acquisition', code: `import { randomUUID } from 'node:crypto';
 ${io}export class SeatLocks {
@@ -111,6 +121,17 @@ ${io}export async function run(key: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'an acquire function not named as one takes a key over its parameter; the release function beside it deletes the same key over its own',
+      message: ["'worker lock'"],
+      code: `${io}export async function canStart(workerId: string): Promise<boolean> {
+  return (await redis.set(\`workers:\${workerId}\`, 'worker lock', 'EX', 20, 'NX')) === 'OK';
+}
+export async function releaseLock(workerId: string): Promise<void> {
+  await redis.del(\`workers:\${workerId}\`);
+}
+`,
+    },
     {
       name: 'custom commands whose scripts name their arguments; the owner defaults to a shared "*"',
       message: ["owner (which can be '*')"],
