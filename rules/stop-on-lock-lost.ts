@@ -78,17 +78,23 @@ function failurePaths(extend: Extend, timer: Node): Path[] | undefined {
   return paths;
 }
 
+/** `if (!renewed) throw new Error(...)` in the timer itself: a throw no catch inside the timer takes. */
+function uncaughtThrow(path: Path, timer: Node): ts.ThrowStatement | undefined {
+  const thrown = path.statements.find((s): s is ts.ThrowStatement => ts.isThrowStatement(s));
+  return thrown && !enclosingTries(thrown, timer).some((t) => t.catchClause) ? thrown : undefined;
+}
+
 function watchdogProblem(model: LockModel, extend: Extend): { message: string; at: Node } | undefined {
   const timer = timerCallback(extend) ?? backgroundLoop(extend);
   if (!timer) return undefined;
   const paths = failurePaths(extend, timer);
   if (!paths) return undefined;
   const key = describeKey(extend.key);
-  const rethrow = paths.map((p) => (p.kind === 'catch' ? throwsIn(p.node) : undefined)).find((t) => t);
+  const rethrow = paths.map((p) => (p.kind === 'catch' ? throwsIn(p.node) : uncaughtThrow(p, timer))).find((t) => t);
   if (rethrow) {
     return {
       at: rethrow,
-      message: `This watchdog rethrows the failed extend of ${key} inside its timer: nothing awaits a timer callback, so the error becomes an unhandled rejection (or crashes the process) instead of stopping the work that lost the lock. Signal the work instead: abort its AbortController, or reject the promise the work awaits.`,
+      message: `This watchdog throws on a failed extend of ${key} inside its timer: nothing awaits a timer callback, so the error becomes an unhandled rejection (or crashes the process) instead of stopping the work that lost the lock. Signal the work instead: abort its AbortController, or reject the promise the work awaits.`,
     };
   }
   const handled = paths.filter((p) => p.kind === 'failed-branch' || p.statements.length > 0);

@@ -1480,3 +1480,40 @@ export async function syncOnce(id: string) {
   const lock = analyzeProject({ 'src/store.ts': store, 'src/job.ts': job });
   assert.ok(findingList(lock).includes('src/job.ts: unique-token'), lock.map((f) => `${f.rule}: ${f.message}`).join('\n'));
 });
+
+test('a watchdog renewing through a helper of its file that throws a false answer inside its timer stops nothing', () => {
+  const worker = (onLost: string) => `const Redis = require('ioredis');
+const { randomUUID } = require('node:crypto');
+const redis = new Redis();
+async function canStart(id, token) {
+  return redis.set(\`workers:\${id}\`, token, 'NX', 'EX', 20);
+}
+async function renewLock(id, token) {
+  return redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("expire", KEYS[1], 20) else return 0 end', 1, \`workers:\${id}\`, token);
+}
+async function releaseLock(id, token) {
+  return redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, \`workers:\${id}\`, token);
+}
+module.exports.start = async (id, work) => {
+  const token = randomUUID();
+  if (!(await canStart(id, token))) return;
+  const controller = new AbortController();
+  const renew = setInterval(async () => {
+    const renewed = await renewLock(id, token);
+    if (!renewed) {
+      ${onLost}
+    }
+  }, 5000);
+  try {
+    await work(controller.signal);
+  } finally {
+    clearInterval(renew);
+    await releaseLock(id, token);
+  }
+};
+`;
+  const throws = analyzeProject({ 'src/worker.js': worker("throw new Error('lost the lock');") });
+  assert.deepEqual(findingList(throws), ['src/worker.js: stop-on-lock-lost'], throws.map((f) => f.message).join('\n'));
+  const aborts = analyzeProject({ 'src/worker.js': worker("controller.abort(new Error('lost the lock'));") });
+  assert.deepEqual(findingList(aborts), [], aborts.map((f) => f.message).join('\n'));
+});

@@ -36,6 +36,19 @@ function renewLoop(start: 'void' | 'await', onFailure: 'stops' | 'logs'): string
 
 export const stopOnLockLostCases: RuleCases = {
   valid: [
+    {
+      name: 'a false renewal answer thrown inside a try in the timer, whose catch aborts the work',
+      code: `${io}export function keepWorking(lockKey: string, token: string, controller: AbortController) {
+  return setInterval(async () => {
+    try {
+      if ((await redis.eval(${EXTEND}, 1, lockKey, token, 20000)) !== 1) throw new Error('lost');
+    } catch (err) {
+      controller.abort(err);
+    }
+  }, 15000);
+}
+`,
+    },
     { name: 'a Set of lost locks the work checks', code: `${io}export class Locks {
   private readonly lostLocks = new Set<string>();
   watch(lockKey: string, token: string) {
@@ -211,6 +224,20 @@ export function renewLock(lockKey: string, token: string) {
       throw new Error(\`lock \${lockKey} lost\`, { cause: err });
     }
   }, 10000);
+}
+`,
+    },
+    {
+      name: 'a false renewal answer thrown inside the timer',
+      message: ['unhandled rejection'],
+      code: `${io}export function keepWorking(id: string, token: string, work: () => Promise<void>) {
+  const renew = setInterval(async () => {
+    const renewed = await redis.eval(${EXTEND}, 1, \`lock:worker:\${id}\`, token, 20000);
+    if (!renewed) {
+      throw new Error(\`lost the lock of \${id}\`);
+    }
+  }, 15000);
+  return work().finally(() => clearInterval(renew));
 }
 `,
     },
