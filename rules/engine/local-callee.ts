@@ -26,7 +26,10 @@ export function localCallee(call: ts.CallExpression): Body | undefined {
   const name = callee.name.text;
   if (owner.kind === ts.SyntaxKind.ThisKeyword) {
     const cls = ancestorWhere<ts.ClassLikeDeclaration>(call, (a: Node) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
-    return methodNamed(cls, name, false);
+    // In a static method `this` is the class: `this.pause(ms)` calls a static method.
+    const member = cls && ancestorWhere(call, (a: Node) => a.parent === cls);
+    const inStatic = !!member && ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some((x) => x.kind === ts.SyntaxKind.StaticKeyword);
+    return methodNamed(cls, name, inStatic);
   }
   if (!ts.isIdentifier(owner)) return undefined;
   const cls = file.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === owner.text);

@@ -182,6 +182,21 @@ export async function settle(id: string, token: string) {
   }
 }
 ` },
+    { name: 'a static method waiting through this.pause(ms), a static timer promise of its class, before the try', code: `${io}export class Poller {
+  private static pause(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+  static async poll(token: string, work: () => Promise<void>) {
+    if ((await redis.set('lock:poll', token, 'PX', 10000, 'NX')) !== 'OK') return;
+    await this.pause(50);
+    try {
+      await work();
+    } finally {
+      await redis.eval(${RELEASE}, 1, 'lock:poll', token);
+    }
+  }
+}
+` },
     { name: 'a wait on a timer promise between the acquire and the try cannot throw: a sleep helper or an inline one', code: `${io}const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 function delay(ms: number) {
   return new Promise((r) => {
