@@ -1,20 +1,29 @@
 // `try { work; await release(key) } finally { await release(key) }`: on the path that released in the
-// try, the finally releases again. Between the two the lock is free, another process can take it, and a
+// try, the finally releases again; so does a catch when awaited work after the try's release throws
+// (`try { await work(); await release(key); await notify(); } catch { await release(key); }`). Between the two the lock is free, another process can take it, and a
 // second release that does not compare the token deletes that holder's lock. A finally release behind a
 // guard the try turned off beside its release (`held = undefined`, `released = true`) is not a second one,
 // nor is one sent in the same tick as the first (nothing awaited between them).
 import { ts } from './typescript';
 import { sameKey } from './keys';
 import type { Release } from './model';
-import { ancestorWhere, contains, enclosingStatement, isAssignment, isFunctionLike, normalizeText, unwrap, type Node } from './nodes';
+import { ancestorWhere, contains, descendantsOfKind, enclosingStatement, isAssignment, isFunctionLike, normalizeText, unwrap, type Node } from './nodes';
 
-/** The try whose finally block holds `release` (in the release's own function). */
-function finallyOf(release: Release): ts.TryStatement | undefined {
+/** The try whose finally block (or catch clause) holds `release` (in the release's own function), with that block. */
+function handlerOf(release: Release): { tryStatement: ts.TryStatement; block: ts.Block; isCatch: boolean } | undefined {
   for (let node: Node = release.call; node.parent && !isFunctionLike(node); node = node.parent) {
     const parent = node.parent;
-    if (ts.isTryStatement(parent) && parent.finallyBlock === node) return parent;
+    if (ts.isTryStatement(parent) && parent.finallyBlock === node) return { tryStatement: parent, block: parent.finallyBlock, isCatch: false };
+    if (ts.isCatchClause(parent) && parent.block === node) return { tryStatement: parent.parent, block: parent.block, isCatch: true };
   }
   return undefined;
+}
+
+/** Awaited work in the try block after `first`, in its function: what can throw into the catch once the lock is released. */
+function awaitsAfter(first: Release, tryStatement: ts.TryStatement): boolean {
+  const fn = ancestorWhere(first.call, isFunctionLike);
+  return descendantsOfKind<ts.AwaitExpression>(tryStatement.tryBlock, ts.SyntaxKind.AwaitExpression)
+    .some((a) => a.pos >= first.call.end && ancestorWhere(a, isFunctionLike) === fn);
 }
 
 function sameLock(a: Release, b: Release): boolean {
@@ -47,10 +56,10 @@ function guardOf(condition: ts.Expression): { text: string; passes: boolean } | 
  * release, writes the guard so that it fails (`held = undefined`, `released = true`): the finally
  * releases only on the paths where the try did not.
  */
-function skippedAfter(first: Release, release: Release, tryStatement: ts.TryStatement): boolean {
+function skippedAfter(first: Release, release: Release, handler: ts.Block): boolean {
   // The statements beside the try's release (a block, a case clause): the guard is written on its path.
   const siblings = (enclosingStatement(first.call).parent as ts.Block | undefined)?.statements ?? [];
-  for (let node: Node = release.call; node !== tryStatement.finallyBlock && node.parent; node = node.parent) {
+  for (let node: Node = release.call; node !== handler && node.parent; node = node.parent) {
     const parent = node.parent;
     const guard = ts.isIfStatement(parent) && parent.thenStatement === node ? guardOf(parent.expression) : undefined;
     if (guard && siblings.some((s) => ts.isExpressionStatement(s) && clears(unwrap(s.expression), guard))) return true;
@@ -76,12 +85,16 @@ function sameTick(first: Release, tryStatement: ts.TryStatement): boolean {
   return !/\b(?:await|yield)\b/.test(first.call.getSourceFile().text.slice(first.call.end, until));
 }
 
-/** The release in the try block that already freed the lock before `release`, in a finally, runs again. */
+/**
+ * The release in the try block that already freed the lock before `release` runs again: in the finally,
+ * or in the catch when awaited work after the first release can throw into it.
+ */
 export function releasedBefore(release: Release, releases: readonly Release[]): Release | undefined {
-  const tryStatement = finallyOf(release);
-  if (!tryStatement) return undefined;
+  const handler = handlerOf(release);
+  if (!handler) return undefined;
+  const { tryStatement, block, isCatch } = handler;
   const fn = ancestorWhere(release.call, isFunctionLike);
   return releases.find((r) =>
     r !== release && contains(tryStatement.tryBlock, r.call) && ancestorWhere(r.call, isFunctionLike) === fn && sameLock(r, release) &&
-    !skippedAfter(r, release, tryStatement) && !sameTick(r, tryStatement));
+    !skippedAfter(r, release, block) && (isCatch ? awaitsAfter(r, tryStatement) : !sameTick(r, tryStatement)));
 }

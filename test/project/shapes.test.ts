@@ -1517,3 +1517,36 @@ module.exports.start = async (id, work) => {
   const aborts = analyzeProject({ 'src/worker.js': worker("controller.abort(new Error('lost the lock'));") });
   assert.deepEqual(findingList(aborts), [], aborts.map((f) => f.message).join('\n'));
 });
+
+test('a catch that releases again after the try released and went on to awaited work deletes whoever holds the lock by then', () => {
+  const lock = `import Redis from 'ioredis';
+const redis = new Redis();
+export async function takeLock(id: string, token: string): Promise<boolean> {
+  return (await redis.set(\`lock:mailbox:\${id}\`, token, 'EX', 20, 'NX')) === 'OK';
+}
+export async function releaseLock(id: string): Promise<void> {
+  await redis.del(\`lock:mailbox:\${id}\`);
+}
+`;
+  const worker = (afterRelease: string) => `import { randomUUID } from 'node:crypto';
+import { takeLock, releaseLock } from './lock';
+declare function fetchMail(id: string): Promise<number>;
+declare function requeue(id: string): Promise<void>;
+export async function drain(id: string) {
+  if (!(await takeLock(id, randomUUID()))) return;
+  try {
+    const pending = await fetchMail(id);
+    await releaseLock(id);
+    ${afterRelease}
+  } catch (err) {
+    await releaseLock(id);
+    throw err;
+  }
+}
+`;
+  const rethrown = analyzeProject({ 'src/lock.ts': lock, 'src/worker.ts': worker('if (pending > 0) await requeue(id);') });
+  assert.deepEqual(findingList(rethrown), ['src/lock.ts: owner-checked-release', 'src/worker.ts: owner-checked-release'], rethrown.map((f) => f.message).join('\n'));
+  assert.match(rethrown.find((f) => f.file === 'src/worker.ts')!.message, /a second time/);
+  const nothingAfter = analyzeProject({ 'src/lock.ts': lock, 'src/worker.ts': worker('console.log(pending);') });
+  assert.deepEqual(findingList(nothingAfter), ['src/lock.ts: owner-checked-release'], nothingAfter.map((f) => f.message).join('\n'));
+});
