@@ -16,8 +16,28 @@ const CLIENT_MODULE = /redis|valkey|glide|upstash|keydb|dragonfly|garnet|semapho
 export function onInMemoryStore(call: ts.CallExpression, imports: FileImports): boolean {
   const method = methodOf(call);
   if (!method) return false;
+  if (underMemoryFlag(call, unwrap(method.receiver))) return true;
   const values = valuesHeldBy(unwrap(method.receiver));
   return !!values && values.length > 0 && values.every((v) => isInMemoryStore(v, imports));
+}
+
+/** A flag of the client that says it is an in-process stand-in: `redis._isMemoryStore`, `client.isMock`. */
+const MEMORY_FLAG = /^_*(?:is|use|uses)?_?(?:in_?)?(?:memory|mock|fake|stub)/i;
+
+/**
+ * `if (redis._isMemoryStore) { await redis.setnx(k, v) } else { ...SET NX PX... }`: the branch that runs
+ * only when the client says it is an in-memory stand-in (a Map behind Redis' method names) sends no
+ * command; the lock there lives and dies with the process.
+ */
+function underMemoryFlag(call: ts.CallExpression, receiver: ts.Expression): boolean {
+  const name = receiver.getText();
+  for (let node: ts.Node = call; node.parent && !ts.isFunctionLike(node.parent); node = node.parent) {
+    const test = node.parent;
+    if (!ts.isIfStatement(test) || test.thenStatement !== node) continue;
+    const flag = unwrap(test.expression);
+    if (ts.isPropertyAccessExpression(flag) && unwrap(flag.expression).getText() === name && MEMORY_FLAG.test(flag.name.text)) return true;
+  }
+  return false;
 }
 
 /**

@@ -141,8 +141,20 @@ export function neverAcquiredTest(acquire: Acquire): { test: ts.BinaryExpression
     if (op !== ts.SyntaxKind.EqualsEqualsEqualsToken && op !== ts.SyntaxKind.EqualsEqualsToken) continue;
     const other = isReply(test.left, acquire) ? test.right : isReply(test.right, acquire) ? test.left : undefined;
     const value = other && unwrap(other);
-    if (value?.kind === ts.SyntaxKind.TrueKeyword) return { test, value: 'true' };
-    if (value && literalNumber(value) === 1) return { test, value: '1' };
+    if (!value || orElseTestsReply(test, acquire)) continue;
+    if (value.kind === ts.SyntaxKind.TrueKeyword) return { test, value: 'true' };
+    if (literalNumber(value) === 1) return { test, value: '1' };
   }
   return undefined;
+}
+
+/**
+ * `result === 1 || result === 'OK'`: the reply compared again in another operand of an `||` (a SETNX
+ * branch answering 1 beside the SET NX one answering 'OK'), so the test can pass.
+ */
+function orElseTestsReply(test: ts.BinaryExpression, acquire: Acquire): boolean {
+  let top: Node = test;
+  while (ts.isParenthesizedExpression(top.parent) || (ts.isBinaryExpression(top.parent) && top.parent.operatorToken.kind === ts.SyntaxKind.BarBarToken)) top = top.parent;
+  return top !== test && descendantsOfKind<ts.BinaryExpression>(top, ts.SyntaxKind.BinaryExpression).some((b) =>
+    b !== test && b.operatorToken.kind !== ts.SyntaxKind.BarBarToken && (isReply(b.left, acquire) || isReply(b.right, acquire)));
 }

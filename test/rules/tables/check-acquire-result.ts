@@ -1,8 +1,9 @@
 import type { RuleCases } from '../harness';
-import { FIRST_SEEN_VALUE, RELEASE, glide, io, nr } from './preludes';
+import { MEMORY_STAND_IN, FIRST_SEEN_VALUE, RELEASE, glide, io, nr } from './preludes';
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: "the reply tested as 1 (the in-memory stand-in's SETNX) or 'OK' (SET NX)", code: MEMORY_STAND_IN },
     {
       name: 'a first-seen value kept by a transaction (GET, then SET NX of the time) and read back by GETDEL: no lock',
       fileName: 'presence.js',

@@ -160,3 +160,17 @@ async function onEnter(roomId) {
 }
 module.exports = { onLeave, onEnter };
 `;
+
+/** A client that may be an in-memory stand-in: SETNX (answering 1) on the stand-in, SET NX PX (answering 'OK') on Redis. */
+export const MEMORY_STAND_IN = `import Redis from 'ioredis';
+declare const redis: Redis & { _isMemoryStore?: boolean };
+export async function takeLock(key: string, token: string, ttlMs: number): Promise<boolean> {
+  let result: number | string | null;
+  if (redis._isMemoryStore) {
+    result = await redis.setnx(key, token);
+  } else {
+    result = await redis.set(key, token, 'PX', ttlMs, 'NX');
+  }
+  return result === 1 || result === 'OK';
+}
+`;

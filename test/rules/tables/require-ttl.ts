@@ -1,8 +1,9 @@
 import type { RuleCases } from '../harness';
-import { glide, io, nr, RELEASE, upstash } from './preludes';
+import { MEMORY_STAND_IN, glide, io, nr, RELEASE, upstash } from './preludes';
 
 export const requireTtlCases: RuleCases = {
   valid: [
+    { name: "SETNX without a TTL only where the client says it is an in-memory stand-in", code: MEMORY_STAND_IN },
     { name: 'a connection self-check: SETNX of a fixed test key whose reply is only logged, then deleted', code: `${io}export async function checkCommands(): Promise<boolean> {
   try {
     const reply = await redis.setnx('selftest:nx', 'value');
