@@ -1,6 +1,7 @@
 // `try { work; await release(key) } finally { await release(key) }`: on the path that released in the
 // try, the finally releases again; so does a catch when awaited work after the try's release throws
-// (`try { await work(); await release(key); await notify(); } catch { await release(key); }`). Between the two the lock is free, another process can take it, and a
+// (`try { await work(); await release(key); await notify(); } catch { await release(key); }`), or the work
+// of an inner try whose finally released throws on into it. Between the two the lock is free, another process can take it, and a
 // second release that does not compare the token deletes that holder's lock. A finally release behind a
 // guard the try turned off beside its release (`held = undefined`, `released = true`) is not a second one,
 // nor is one sent in the same tick as the first (nothing awaited between them).
@@ -17,6 +18,21 @@ function handlerOf(release: Release): { tryStatement: ts.TryStatement; block: ts
     if (ts.isCatchClause(parent) && parent.block === node) return { tryStatement: parent.parent, block: parent.block, isCatch: true };
   }
   return undefined;
+}
+
+/**
+ * `try { try { await work() } finally { await release(key) } } catch { await release(key) }`: the first
+ * release is in the finally of an inner try whose awaited work, when it throws, goes on into the catch.
+ */
+function finallyThrowsOn(first: Release, tryStatement: ts.TryStatement): boolean {
+  const fn = ancestorWhere(first.call, isFunctionLike);
+  for (let node: Node = first.call; node !== tryStatement.tryBlock && node.parent; node = node.parent) {
+    const inner = node.parent;
+    if (ts.isTryStatement(inner) && inner.finallyBlock === node) {
+      return descendantsOfKind<ts.AwaitExpression>(inner.tryBlock, ts.SyntaxKind.AwaitExpression).some((a) => ancestorWhere(a, isFunctionLike) === fn);
+    }
+  }
+  return false;
 }
 
 /** Awaited work in the try block after `first`, in its function: what can throw into the catch once the lock is released. */
@@ -96,5 +112,5 @@ export function releasedBefore(release: Release, releases: readonly Release[]): 
   const fn = ancestorWhere(release.call, isFunctionLike);
   return releases.find((r) =>
     r !== release && contains(tryStatement.tryBlock, r.call) && ancestorWhere(r.call, isFunctionLike) === fn && sameLock(r, release) &&
-    !skippedAfter(r, release, block) && (isCatch ? awaitsAfter(r, tryStatement) : !sameTick(r, tryStatement)));
+    !skippedAfter(r, release, block) && (isCatch ? awaitsAfter(r, tryStatement) || finallyThrowsOn(r, tryStatement) : !sameTick(r, tryStatement)));
 }

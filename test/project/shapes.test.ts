@@ -1550,3 +1550,32 @@ export async function drain(id: string) {
   const nothingAfter = analyzeProject({ 'src/lock.ts': lock, 'src/worker.ts': worker('console.log(pending);') });
   assert.deepEqual(findingList(nothingAfter), ['src/lock.ts: owner-checked-release'], nothingAfter.map((f) => f.message).join('\n'));
 });
+
+test('a catch around a try whose finally released the lock releases it again when the work throws', () => {
+  const manager = (inner: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class Locks {
+  constructor(private readonly redis: Redis) {}
+  async takeLock(key: string): Promise<boolean> {
+    return (await this.redis.set(\`lock:\${key}\`, randomUUID(), 'EX', 30, 'NX')) === 'OK';
+  }
+  async releaseLock(key: string): Promise<void> {
+    await this.redis.del(\`lock:\${key}\`);
+  }
+  async withLock<T>(key: string, operation: () => Promise<T>): Promise<T | null> {
+    try {
+      if (!(await this.takeLock(key))) return null;
+      ${inner}
+    } catch (error) {
+      await this.releaseLock(key);
+      throw error;
+    }
+  }
+}
+`;
+  const nested = analyzeProject({ 'src/locks.ts': manager('try {\n        return await operation();\n      } finally {\n        await this.releaseLock(key);\n      }') });
+  assert.deepEqual(findingList(nested), ['src/locks.ts: owner-checked-release', 'src/locks.ts: owner-checked-release'], nested.map((f) => f.message).join('\n'));
+  assert.ok(nested.some((f) => /a second time/.test(f.message)), nested.map((f) => f.message).join('\n'));
+  const once = analyzeProject({ 'src/locks.ts': manager('const result = await operation();\n      return result;') });
+  assert.ok(!once.some((f) => /a second time/.test(f.message)), once.map((f) => f.message).join('\n'));
+});
