@@ -61,6 +61,9 @@ function unpackedArgs(lua: string, args: string): string {
   return `, ${[...built, ...inserted].join(', ')}`;
 }
 
+/** A test that the key is absent (EXISTS answering 0, no value from GET), or a return when it is present. */
+const ABSENT_TEST = /redis\.p?call\s*\(\s*['"]exists['"][^)]*\)\s*(?:==\s*0|~=\s*1|<\s*1|(?:==\s*1|>\s*0)\s*then\s+return\s+(?:0|false|nil)\b)|\bnot\s+redis\.p?call\s*\(\s*['"](?:exists|get)['"]|redis\.p?call\s*\(\s*['"]get['"][^)]*\)\s*==\s*(?:false|nil)\b/i;
+
 function readTraits(script: string): LuaTraits {
   const lua = stripComments(script);
   const commands: { name: string; args: string }[] = [];
@@ -91,9 +94,11 @@ function readTraits(script: string): LuaTraits {
   const deletes = has('del') || has('unlink') || has('delex') || has('delifeq') || has('zrem') || has('srem') || has('hdel');
   const expires = has('expire') || has('pexpire') || has('expireat') || has('pexpireat') ||
     commands.some((c) => c.name === 'set' && /['"](px|ex)['"]/.test(c.args) && /['"](xx|ifeq)['"]/.test(c.args));
-  const setNx = commands.some((c) => c.name === 'set' && /['"]nx['"]/.test(c.args));
+  // `if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SET', ...)`, or `if not redis.call('GET', ...)`: SET NX spelled out.
+  const setWhenAbsent = ABSENT_TEST.test(lua) && commands.some((c) => c.name === 'set' && !/['"](?:xx|ifeq)['"]/.test(c.args));
+  const setNx = commands.some((c) => c.name === 'set' && /['"]nx['"]/.test(c.args)) || setWhenAbsent;
   const acquires = has('setnx') || setNx;
-  const setNxTtl = commands.some((c) => c.name === 'set' && /['"]nx['"]/.test(c.args) && /['"](px|ex|pxat|exat)['"]/.test(c.args));
+  const setNxTtl = commands.some((c) => c.name === 'set' && (setWhenAbsent || /['"]nx['"]/.test(c.args)) && /['"](px|ex|pxat|exat)['"]/.test(c.args));
   return {
     comparesOwner,
     deletes,

@@ -1579,3 +1579,39 @@ export class Locks {
   const once = analyzeProject({ 'src/locks.ts': manager('const result = await operation();\n      return result;') });
   assert.ok(!once.some((f) => /a second time/.test(f.message)), once.map((f) => f.message).join('\n'));
 });
+
+test('a Lua acquire that SETs only when EXISTS answers 0 is an acquire helper: a constant token passed to it is reported at the call', () => {
+  const lock = `import Redis from 'ioredis';
+const redis = new Redis();
+const TAKE = \`if redis.call("EXISTS", KEYS[1]) == 0 then
+  redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
+  return 1
+end
+return 0\`;
+export const acquireLock = async (key: string, value: string, ttl: number): Promise<boolean> => (await redis.eval(TAKE, 1, key, value, ttl)) === 1;
+`;
+  const unlock = `import Redis from 'ioredis';
+const redis = new Redis();
+const DROP = 'if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end';
+export const releaseLock = async (key: string, value: string) => {
+  await redis.eval(DROP, 1, key, value);
+};
+`;
+  const feed = (token: string) => `import { acquireLock } from './lock';
+import { releaseLock } from './unlock';
+declare function build(user: string): Promise<void>;
+export async function buildFeed(user: string) {
+  const key = \`feed:\${user}:lock\`;
+  if (!(await acquireLock(key, ${token}, 300000))) return;
+  try {
+    await build(user);
+  } finally {
+    await releaseLock(key, ${token});
+  }
+}
+`;
+  const constant = analyzeProject({ 'src/lock.ts': lock, 'src/unlock.ts': unlock, 'src/feed.ts': feed('"1"') });
+  assert.deepEqual(findingList(constant), ['src/feed.ts: unique-token'], constant.map((f) => f.message).join('\n'));
+  const fresh = analyzeProject({ 'src/lock.ts': lock, 'src/unlock.ts': unlock, 'src/feed.ts': `import { randomUUID } from 'node:crypto';\n${feed('token').replace('  const key', '  const token = randomUUID();\n  const key')}` });
+  assert.deepEqual(findingList(fresh), [], fresh.map((f) => f.message).join('\n'));
+});

@@ -44,3 +44,13 @@ return redis.call('SET', unpack(args)) and 1 or 0`);
   assert.equal(classifyLua(`local args = {KEYS[1], ARGV[1], 'NX'}
 return redis.call('SET', unpack(args)) and 1 or 0`), 'acquire-without-ttl');
 });
+
+test('SET NX spelled out: SET only when EXISTS answers 0 (or after returning when it is 1, or when GET has nothing)', () => {
+  assert.equal(classifyLua(`if redis.call("EXISTS", KEYS[1]) == 0 then redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2]) return 1 else return 0 end`), 'atomic-acquire');
+  assert.equal(classifyLua(`if redis.call('exists', KEYS[1]) == 1 then return 0 end redis.call('set', KEYS[1], ARGV[1]) return 1`), 'acquire-without-ttl');
+  assert.equal(classifyLua(`if not redis.call('get', KEYS[1]) then redis.call('set', KEYS[1], ARGV[1], 'EX', 30) return 1 end return 0`), 'atomic-acquire');
+  // A renewal that SETs only while the key holds the caller's value takes nothing.
+  assert.equal(classifyLua(`if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[1], 'XX', 'PX', ARGV[2]) end return 0`), 'compare-and-expire');
+  // A SET whatever EXISTS said is no acquire.
+  assert.equal(classifyLua(`local had = redis.call('exists', KEYS[1]) redis.call('set', KEYS[1], ARGV[1]) return had`), 'other');
+});
