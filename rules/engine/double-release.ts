@@ -35,11 +35,17 @@ function finallyThrowsOn(first: Release, tryStatement: ts.TryStatement): boolean
   return false;
 }
 
-/** Awaited work in the try block after `first`, in its function: what can throw into the catch once the lock is released. */
+/**
+ * Awaited work after `first` on the try block's own main line, in its function: what can throw into the
+ * catch once the lock is released. A release in a branch of its own (a reset that then `continue`s) is
+ * not on the path the catch was written for.
+ */
 function awaitsAfter(first: Release, tryStatement: ts.TryStatement): boolean {
   const fn = ancestorWhere(first.call, isFunctionLike);
+  const statement = enclosingStatement(first.call);
+  if (statement.parent !== tryStatement.tryBlock) return false;
   return descendantsOfKind<ts.AwaitExpression>(tryStatement.tryBlock, ts.SyntaxKind.AwaitExpression)
-    .some((a) => a.pos >= first.call.end && ancestorWhere(a, isFunctionLike) === fn);
+    .some((a) => a.pos >= statement.end && ancestorWhere(a, isFunctionLike) === fn);
 }
 
 function sameLock(a: Release, b: Release): boolean {

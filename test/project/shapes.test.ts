@@ -1615,3 +1615,32 @@ export async function buildFeed(user: string) {
   const fresh = analyzeProject({ 'src/lock.ts': lock, 'src/unlock.ts': unlock, 'src/feed.ts': `import { randomUUID } from 'node:crypto';\n${feed('token').replace('  const key', '  const token = randomUUID();\n  const key')}` });
   assert.deepEqual(findingList(fresh), [], fresh.map((f) => f.message).join('\n'));
 });
+
+test('a release in a branch of its own inside the try, then awaited cleanup, is not released again by the catch written for the main line', () => {
+  const lock = `import Redis from 'ioredis';
+const redis = new Redis();
+export async function releaseLock(id: string): Promise<void> {
+  await redis.del(\`lock:worker:\${id}\`);
+}
+`;
+  const monitor = `import { releaseLock } from './lock';
+declare function readInfo(id: string): Promise<string>;
+declare function forget(id: string): Promise<void>;
+export async function sweep(ids: string[]) {
+  for (const id of ids) {
+    try {
+      const info = JSON.parse(await readInfo(id));
+      if (!info.ok) {
+        await releaseLock(id);
+        await forget(id);
+        continue;
+      }
+    } catch (e) {
+      await releaseLock(id);
+    }
+  }
+}
+`;
+  const findings = analyzeProject({ 'src/lock.ts': lock, 'src/monitor.ts': monitor });
+  assert.ok(!findings.some((f) => /a second time/.test(f.message)), findings.map((f) => f.message).join('\n'));
+});
