@@ -21,6 +21,9 @@ export function onInMemoryStore(call: ts.CallExpression, imports: FileImports): 
   return !!values && values.length > 0 && values.every((v) => isInMemoryStore(v, imports));
 }
 
+/** A variable named as holding in-process state: `inMemoryLocks`, `localLocks`, `memoryStore`. */
+const IN_PROCESS_NAME = /[mM]emory|^local[A-Z_]|^inProcess|^process[A-Z_]/;
+
 /** A flag of the client that says it is an in-process stand-in: `redis._isMemoryStore`, `client.isMock`. */
 const MEMORY_FLAG = /^_*(?:is|use|uses)?_?(?:in_?)?(?:memory|mock|fake|stub)/i;
 
@@ -52,7 +55,8 @@ function valuesHeldBy(receiver: ts.Node): ts.Expression[] | undefined {
   const decl = declarationOf(receiver);
   if (!decl || !ts.isVariableDeclaration(decl)) return undefined; // a parameter may hold anything
   if (isConstList(decl.parent)) return decl.initializer ? [decl.initializer] : undefined;
-  if (ts.isSourceFile(decl.parent.parent.parent)) return undefined;
+  // `let inMemoryLocks = new Map()`: a module-level variable named as in-process holds what it is named for.
+  if (ts.isSourceFile(decl.parent.parent.parent)) return IN_PROCESS_NAME.test(receiver.text) && decl.initializer ? [decl.initializer] : undefined;
   const assigned = identifiersOfFile(receiver.getSourceFile(), receiver.text).flatMap((id) => {
     const write = assignmentOf(id);
     return write && declarationOf(id) === decl ? [write] : [];

@@ -4,6 +4,23 @@ import { io, nr, RELEASE, upstash } from './preludes';
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
     {
+      name: 'the in-process fallback: a module-level Map named as in-memory, checked then set',
+      code: `let inMemoryLocks = new Map<string, { token: string; expires: number }>();
+export async function acquireLock(key: string, ttlSec = 60): Promise<{ acquired: boolean; token?: string }> {
+  const now = Date.now();
+  const held = inMemoryLocks.get(key);
+  if (held && held.expires > now) return { acquired: false };
+  const token = \`\${now}-\${Math.random()}\`;
+  inMemoryLocks.set(key, { token, expires: now + ttlSec * 1000 });
+  return { acquired: true, token };
+}
+export async function releaseLock(key: string, token: string): Promise<boolean> {
+  if (inMemoryLocks.get(key)?.token !== token) return false;
+  return inMemoryLocks.delete(key);
+}
+`,
+    },
+    {
       name: "a heartbeat's plain SET EX of the key its NX acquire took is a renewal (owner-checked-extend's), not a second acquire",
       code: `${io}const LEADER = 'leader:reports';
 export async function tryLead(me: string): Promise<boolean> {
