@@ -65,14 +65,29 @@ function acquireOf(model: LockModel, release: Delete, fn: Node, anywhere: boolea
   return undefined;
 }
 
-/** The finally block holding the release, unless the release there is conditional. */
-function finallyOf(release: Delete): { block: ts.Block; tryStatement: ts.TryStatement } | undefined {
+/**
+ * The finally block holding the release, unless the release there is conditional. A test of the key
+ * alone (`if (utr) await releaseLock(utr)`: was there a key to lock) does not ask whether it was taken.
+ */
+function finallyOf(release: Delete, acquire: Acquire): { block: ts.Block; tryStatement: ts.TryStatement } | undefined {
   for (let a: Node = release.call; a.parent && a !== release.fn; a = a.parent) {
     const parent = a.parent;
-    if (ts.isIfStatement(a) || ts.isConditionalExpression(a) || (ts.isBinaryExpression(a) && a.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken)) return undefined;
+    if (ts.isIfStatement(a) && !testsKeyOnly(a.expression, release, acquire)) return undefined;
+    if (ts.isConditionalExpression(a) || (ts.isBinaryExpression(a) && a.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken)) return undefined;
     if (ts.isTryStatement(parent) && parent.finallyBlock === a) return { block: a as ts.Block, tryStatement: parent };
   }
   return undefined;
+}
+
+/** `utr`, `lockKey`, `this.key`: a name the release's own arguments spell, and none of the acquire's answer. */
+function testsKeyOnly(condition: ts.Expression, release: Delete, acquire: Acquire): boolean {
+  let tested = condition;
+  while (ts.isParenthesizedExpression(tested)) tested = tested.expression;
+  if (!ts.isIdentifier(tested) && !ts.isPropertyAccessExpression(tested)) return false;
+  const name = tested.getText();
+  if (mentions(tested, lockNames(acquire)) || lockNames(acquire).includes(name)) return false;
+  const word = new RegExp(`(?<![\\w$.])${name.replace(/[.$]/g, '\\$&')}(?![\\w$])`);
+  return release.call.arguments.some((arg) => word.test(arg.getText()));
 }
 
 /**
@@ -167,7 +182,7 @@ export const releaseOnlyAcquired: Rule = {
       // An owner check stops a release after a failed acquire only if the holder's token differs.
       if (release.checked && !(acquire.token && isRecordId(acquire.token, model.lookup))) continue;
       const key = describeKey(release.key);
-      const where = finallyOf(release);
+      const where = finallyOf(release, acquire);
       if (where && ancestorWhere(where.tryStatement, ts.isFunctionLike) === acquire.fn && !guardedBefore(acquire, where.tryStatement)) {
         const why = notAcquiredWhy(acquire, release);
         const cure = release.checked ? 'and give each acquisition its own random token (crypto.randomUUID())' : 'and release with a compare-and-delete';

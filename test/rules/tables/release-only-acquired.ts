@@ -141,6 +141,25 @@ export async function run(id: string) {
   ],
   invalid: [
     {
+      name: 'the finally tests the key (was there one to lock), not whether it was taken',
+      message: ['also when the acquire failed'],
+      code: `${io}export async function onWebhook(body: { utr?: string }, settle: (utr: string) => Promise<void>) {
+  let utr: string | undefined;
+  try {
+    utr = body.utr;
+    if (!utr) return;
+    const acquired = await redis.set(\`lock:utr:\${utr}\`, 'webhook', 'EX', 30, 'NX');
+    if (!acquired) return;
+    await settle(utr);
+  } finally {
+    if (utr) {
+      await redis.del(\`lock:utr:\${utr}\`);
+    }
+  }
+}
+`,
+    },
+    {
       name: 'a not-acquired path that throws into a catch which deletes the key',
       message: ['This catch deletes', 'throws into it'],
       code: `${io}export async function run(id: string) {
