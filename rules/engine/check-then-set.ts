@@ -7,7 +7,7 @@ import { mentions } from './failure-paths';
 import { sameKey } from './keys';
 import { LOCK_NAME } from './lock-name';
 import type { LockModel } from './model';
-import { contains, descendantsOfKind, enclosingFunction, literalString, unwrap, type Node } from './nodes';
+import { calleeName, contains, declarationOf, descendantsOfKind, enclosingFunction, literalString, unwrap, type Node } from './nodes';
 import { resultUse } from './result-use';
 
 export const ACQUIRE_FN = /acquire|lock|take|grab|claim|obtain|reserve/i;
@@ -54,8 +54,36 @@ export function plainSet(command: RedisCommand): boolean {
   return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !command.batch;
 }
 
+const THRESHOLD = new Set([ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken, ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken]);
+
+/**
+ * `const attempts = await redis.incr(attemptsKey); if (attempts >= 5) await redis.set(lockKey, '1', ...)`:
+ * a SET written once a counter reaches a limit, the lockout after repeated failures, not an acquire.
+ */
+export function countGated(set: RedisCommand): boolean {
+  const fn = enclosingFunction(set.call);
+  for (let n: Node | undefined = set.call.parent; n && n !== fn; n = n.parent) {
+    if (!ts.isIfStatement(n) || !contains(n.thenStatement, set.call)) continue;
+    const test = unwrap(n.expression);
+    if (!ts.isBinaryExpression(test) || !THRESHOLD.has(test.operatorToken.kind)) continue;
+    const [left, right] = [unwrap(test.left), unwrap(test.right)];
+    const counter = ts.isNumericLiteral(right) ? left : ts.isNumericLiteral(left) ? right : undefined;
+    if (counter && ts.isIdentifier(counter) && countedByIncr(counter)) return true;
+  }
+  return false;
+}
+
+/** Is the variable the answer of an INCR (`const n = await redis.incr(k)`, through a wrapper's `incr` too)? */
+function countedByIncr(name: ts.Identifier): boolean {
+  const decl = declarationOf(name);
+  let init = decl && ts.isVariableDeclaration(decl) && decl.initializer ? unwrap(decl.initializer) : undefined;
+  while (init && ts.isAwaitExpression(init)) init = unwrap(init.expression);
+  return !!init && ts.isCallExpression(init) && /^incr(?:by)?$/i.test(calleeName(init) ?? '');
+}
+
 /** A GET/EXISTS on the key, before the SET in the same function, whose answer decides whether to SET. */
 export function checkBefore(model: LockModel, set: RedisCommand): RedisCommand | undefined {
+  if (countGated(set)) return undefined;
   const key = model.keyOf(set.keys[0]);
   const fn = enclosingFunction(set.call);
   return model.commands.find((c) => {

@@ -19,6 +19,7 @@ import { ancestorWhere, calleeName, callsNamed, functionNameOf, namedFunctionOf,
 import { resultUse, type ResultUse } from './result-use';
 import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
+import { countGated } from './check-then-set';
 import { handedBackOps, helperOps, wrapperCommand } from '../project/call-site-ops';
 import type { CallMeaning, ProjectContext } from '../project/call-meanings';
 import type { AcquireReturn, Place, TokenSpec } from '../project/types';
@@ -266,7 +267,14 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
   // A key this file acquires with NX (not as a first-seen value), or through a project helper that acquires a lock.
   const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => (a.command && !a.marker) || (a.via && !a.routine));
-  const isLockKey = (key: KeyRef) => acquiredHere(key) || looksLikeLockKey(key);
+  // A key named like a lock whose every SET waits for a counter to reach a limit is a lockout state.
+  const plainSets = new KeyIndex<RedisCommand>();
+  for (const c of lockCommands) if (c.name === 'SET' && !c.set?.nx && c.keys[0]) plainSets.add(keyOf(c.keys[0]), c);
+  const lockout = (key: KeyRef) => {
+    const sets = plainSets.find(key);
+    return sets.length > 0 && sets.every(countGated);
+  };
+  const isLockKey = (key: KeyRef) => acquiredHere(key) || (looksLikeLockKey(key) && !lockout(key));
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
   const ttlSetters = new Set<RedisCommand>();
@@ -293,7 +301,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const setIndex = new KeyIndex<RedisCommand>();
   for (const c of lockCommands) if (c.name === 'SET' && c.keys[0] && !c.batch) setIndex.add(keyOf(c.keys[0]), c);
   const wroteBefore = (key: KeyRef, command: RedisCommand, fn: Node) =>
-    setIndex.find(key).some((s) => s.call.end <= command.call.pos && enclosingFunction(s.call) === fn);
+    setIndex.find(key).some((s) => s.call.end <= command.call.pos && enclosingFunction(s.call) === fn && !countGated(s));
 
   const getIndex = new KeyIndex<RedisCommand>();
   for (const c of commands) if (c.name === 'GET' && c.keys[0]) getIndex.add(keyOf(c.keys[0]), c);

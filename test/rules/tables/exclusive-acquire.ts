@@ -1,8 +1,9 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE, upstash } from './preludes';
+import { LOGIN_LOCKOUT, io, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: "a login lockout: the lock key is SET only once an INCR of failures reaches its limit", code: LOGIN_LOCKOUT },
     {
       name: 'the in-process fallback: a module-level Map named as in-memory, checked then set',
       code: `let inMemoryLocks = new Map<string, { token: string; expires: number }>();

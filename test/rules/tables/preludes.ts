@@ -174,3 +174,24 @@ export async function takeLock(key: string, token: string, ttlMs: number): Promi
   return result === 1 || result === 'OK';
 }
 `;
+
+/** A login lockout: a `lock` key SET once an INCR of failures reaches a limit, read to refuse, deleted on success. */
+export const LOGIN_LOCKOUT = `import Redis from 'ioredis';
+declare const redis: Redis;
+declare function passwordMatches(email: string, password: string): Promise<boolean>;
+export async function login(email: string, password: string): Promise<boolean> {
+  const lockKey = \`auth:email:lock:\${email}\`;
+  const attemptsKey = \`auth:email:attempts:\${email}\`;
+  const isLocked = await redis.get(lockKey);
+  if (isLocked) throw new Error('Too many failed attempts. Try again later.');
+  if (!(await passwordMatches(email, password))) {
+    const attempts = await redis.incr(attemptsKey);
+    if (attempts === 1) await redis.expire(attemptsKey, 900);
+    if (attempts >= 5) await redis.set(lockKey, '1', 'EX', 900);
+    return false;
+  }
+  await redis.del(attemptsKey);
+  await redis.del(lockKey);
+  return true;
+}
+`;
