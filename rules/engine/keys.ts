@@ -248,6 +248,16 @@ export function namesRateLimit(key: KeyRef): boolean {
   return RATE_LIMIT.test(key.glob);
 }
 
+// `circuit_probe:<host>`, `breaker:half-open:<svc>`: a circuit breaker's state, its half-open probe slot
+// taken with NX and cleared by whoever sees the circuit close or trip. Admission control, like a rate
+// limit: not a lock a holder releases.
+const CIRCUIT = /circuit|breaker|half_?-?open/i;
+
+/** Does the key's own text name a circuit breaker's state? */
+export function namesCircuitState(key: KeyRef): boolean {
+  return CIRCUIT.test(key.glob);
+}
+
 /** How a message names a key: `key (lock:order:*)` when the expression alone does not say. */
 /** A key written over several lines (an options object) is shown on one, cut at this length. */
 const SHOWN_KEY = 60;

@@ -195,3 +195,20 @@ export async function login(email: string, password: string): Promise<boolean> {
   return true;
 }
 `;
+
+/** A circuit breaker's half-open probe slot: taken with NX and a constant, cleared by whoever sees the circuit close or trip. */
+export const CIRCUIT_PROBE = `import Redis from 'ioredis';
+declare const redis: Redis;
+declare function hostOf(url: string): string;
+export async function admit(url: string): Promise<'probe' | 'wait' | 'closed'> {
+  const host = hostOf(url);
+  const failures = Number(await redis.get(\`circuit_fails:\${host}\`));
+  if (failures < 4) return 'closed';
+  return (await redis.set(\`circuit_probe:\${host}\`, '1', 'EX', 10, 'NX')) ? 'probe' : 'wait';
+}
+export async function recordSuccess(url: string): Promise<void> {
+  const host = hostOf(url);
+  await redis.del(\`circuit_fails:\${host}\`);
+  await redis.del(\`circuit_probe:\${host}\`);
+}
+`;
