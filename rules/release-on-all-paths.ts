@@ -8,7 +8,7 @@ import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
 import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
-import { describeKey } from './engine/keys';
+import { describeKey, namesRateLimit } from './engine/keys';
 import { unsettledWork } from './engine/unsettled-work';
 import { rxValueGap, type RxGap } from './engine/rx-chain';
 import { thenChainGap, type ThenGap } from './engine/then-chain';
@@ -94,6 +94,8 @@ export const releaseOnAllPaths: Rule = {
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock' || acquire.kind === 'routine') continue;
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
+      // A cooldown window (`sandbox-<id>-restored-cooldown`) is meant to stay: only a give-up path clears it.
+      if (acquire.key && namesRateLimit(acquire.key)) continue;
       const gap = releaseCoverage(model, acquire);
       if (!gap) {
         // Callbacks included: a release in a `.then` of the work is in a function of its own.

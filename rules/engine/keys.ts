@@ -1,7 +1,7 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
 import { ts } from './typescript';
 import { LOCK_NAME } from './lock-name';
-import { ancestorWhere, declarationOf, functionNameOf, isFunctionLike, isPlus, literalString, normalizeText, unwrap } from './nodes';
+import { ancestorWhere, declarationOf, descendantsOfKind, functionNameOf, isAssignment, isConstList, isFunctionLike, isPlus, literalString, normalizeText, unwrap } from './nodes';
 
 export interface KeyRef {
   node: ts.Node;
@@ -245,7 +245,24 @@ const RATE_LIMIT = /cool_?-?down|throttl|rate_?-?limit|debounce/i;
 
 /** Does the key's own text name a rate limit (a cooldown, a throttle) rather than a once-only claim? */
 export function namesRateLimit(key: KeyRef): boolean {
-  return RATE_LIMIT.test(key.glob);
+  return RATE_LIMIT.test(key.glob) || writtenAsRateLimit(key.node);
+}
+
+/**
+ * `let lockKey = null; ... lockKey = \`sandbox-\${id}-restored-cooldown\``: a variable the key's function
+ * assigns only rate-limit keys to (the key's glob cannot follow a `let`).
+ */
+function writtenAsRateLimit(node: ts.Node): boolean {
+  const id = unwrap(node);
+  if (!ts.isIdentifier(id)) return false;
+  const decl = declarationOf(id);
+  if (!decl || !ts.isVariableDeclaration(decl) || isConstList(decl.parent)) return false;
+  const scope = ancestorWhere(decl, isFunctionLike) ?? decl.getSourceFile();
+  const written = descendantsOfKind<ts.BinaryExpression>(scope, ts.SyntaxKind.BinaryExpression)
+    .filter((b) => isAssignment(b) && ts.isIdentifier(unwrap(b.left)) && (unwrap(b.left) as ts.Identifier).text === id.text)
+    .map((b) => b.right);
+  if (decl.initializer && unwrap(decl.initializer).kind !== ts.SyntaxKind.NullKeyword) written.push(decl.initializer);
+  return written.length > 0 && written.every((w) => RATE_LIMIT.test(w.getText()));
 }
 
 // `circuit_probe:<host>`, `breaker:half-open:<svc>`: a circuit breaker's state, its half-open probe slot

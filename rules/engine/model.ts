@@ -7,7 +7,7 @@ import { findCompareBeforeWrite, findGetCompare, watchedTransaction, type GetCom
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
-import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, type ConstKey, type ConstLookup, type KeyRef } from './keys';
+import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { markGetOrInit, markerRollbacks } from './markers';
 import { isProbe } from './probes';
@@ -266,8 +266,9 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const acquireIndex = new KeyIndex<Acquire>();
   for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
   // A key this file acquires with NX (not as a first-seen value), or through a project helper that acquires a lock.
-  // A circuit breaker's half-open probe slot is taken with NX too, but is admission control (keys.ts).
-  const acquiredHere = (key: KeyRef) => !namesCircuitState(key) && acquireIndex.find(key).some((a) => (a.command && !a.marker) || (a.via && !a.routine));
+  // A circuit breaker's half-open probe slot and a cooldown window are taken with NX too, but are
+  // admission control (keys.ts): their DEL on a give-up path is no holder's release.
+  const acquiredHere = (key: KeyRef) => !namesCircuitState(key) && !namesRateLimit(key) && acquireIndex.find(key).some((a) => (a.command && !a.marker) || (a.via && !a.routine));
   // A key named like a lock whose every SET waits for a counter to reach a limit is a lockout state.
   const plainSets = new KeyIndex<RedisCommand>();
   for (const c of lockCommands) if (c.name === 'SET' && !c.set?.nx && c.keys[0]) plainSets.add(keyOf(c.keys[0]), c);

@@ -1,8 +1,9 @@
 import type { RuleCases } from '../harness';
-import { CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, singleFlightWindow, sortedSetSemaphore, upstash } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, singleFlightWindow, sortedSetSemaphore, upstash } from './preludes';
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
+    { name: "a send cooldown cleared by another function when delivery failed", code: SEND_COOLDOWN },
     { name: "a circuit breaker's half-open probe slot, cleared by whoever sees the circuit close", code: CIRCUIT_PROBE },
     { name: "a login lockout's key, SET only once an INCR of failures reaches its limit, deleted on success", code: LOGIN_LOCKOUT },
     {

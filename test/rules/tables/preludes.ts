@@ -212,3 +212,36 @@ export async function recordSuccess(url: string): Promise<void> {
   await redis.del(\`circuit_probe:\${host}\`);
 }
 `;
+
+/** A cooldown window taken with NX into a `let`, kept when the work goes on and cleared only when it gives up. */
+export const COOLDOWN_WINDOW = `import Redis from 'ioredis';
+declare const redis: Redis;
+declare function restoreOn(id: string): Promise<boolean>;
+export async function restore(id: string, recovery: boolean): Promise<boolean | null> {
+  let windowKey: string | null = null;
+  if (recovery) {
+    windowKey = \`sandbox-\${id}-restored-cooldown\`;
+    if (!(await redis.set(windowKey, '1', 'EX', 21600, 'NX'))) return null;
+  }
+  const restored = await restoreOn(id);
+  if (!restored && windowKey) await redis.del(windowKey);
+  return restored;
+}
+`;
+
+/** A send cooldown reserved with NX by one function and cleared by another when delivery failed. */
+export const SEND_COOLDOWN = `import Redis from 'ioredis';
+declare const redis: Redis;
+declare function normalize(email: string): string;
+const SEND_COOLDOWN_PREFIX = 'email:send-cooldown:';
+export async function reserveSend(email: string): Promise<boolean> {
+  const normalized = normalize(email);
+  const key = \`\${SEND_COOLDOWN_PREFIX}\${normalized}\`;
+  return (await redis.set(key, '1', 'EX', 60, 'NX')) === 'OK';
+}
+export async function releaseSend(email: string): Promise<void> {
+  const normalized = normalize(email);
+  const key = \`\${SEND_COOLDOWN_PREFIX}\${normalized}\`;
+  await redis.del(key);
+}
+`;

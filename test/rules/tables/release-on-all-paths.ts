@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE, singleFlightMarker } from './preludes';
+import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker } from './preludes';
 
 const rl = `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -38,6 +38,7 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: "a cooldown window held in a let, kept when the work goes on and cleared only when it gives up", code: COOLDOWN_WINDOW },
     {
       name: 'checks between the acquire and the try that release the lock, then throw: they skip nothing',
       code: `import Redis from 'ioredis';

@@ -1,10 +1,11 @@
 import type { RuleCases } from '../harness';
-import { CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker } from './preludes';
 
 const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    { name: "a send cooldown reserved with a constant and cleared by another function when delivery failed", code: SEND_COOLDOWN },
     { name: "a circuit breaker's half-open probe slot, taken with NX and a constant, cleared by whoever sees the circuit close", code: CIRCUIT_PROBE },
     {
       name: 'a marker taken with SET NX over a parameter, and a function beside it, not named as a release, that deletes the same key over its own',
