@@ -4,15 +4,18 @@
 // `*.e2e-spec.ts`, and files under `__tests__` / `__mocks__`; a folder merely called `test` may hold
 // anything, so it is not enough. Inside a `spec` or `test(s)` folder, the names Jasmine, Mocha and Go-style
 // suites give their files count too (`lockSpec.js`, `lock_spec.js`, `lock-test.ts`, `LockTests.js`): an `apiSpec.ts`
-// elsewhere may be an OpenAPI document.
+// elsewhere may be an OpenAPI document. Anywhere, a file whose name starts with `test-` or `test_`
+// (`test-lock.ts`, a script run by hand to try the lock) is one.
 import type { LockwiseConfig } from './config';
 
 const TEST_NAME = /\.(?:test|spec|e2e-spec|e2e-test)\.[cm]?[jt]sx?$/i;
 const TEST_FOLDER = /(?:^|[\\/])(?:__tests__|__mocks__)[\\/]/;
 const SUITE_IN_TEST_FOLDER = /(?:^|[\\/])(?:specs?|tests?)[\\/](?:[^\\/]+[\\/])*[^\\/]*(?:[_-](?:specs?|tests?)|Specs?|Tests?)\.[cm]?[jt]sx?$/;
 
+const TEST_PREFIX = /(?:^|[\\/])test[-_][^\\/]*\.[cm]?[jt]sx?$/i;
+
 export function isTestFile(path: string): boolean {
-  return TEST_NAME.test(path) || TEST_FOLDER.test(path) || SUITE_IN_TEST_FOLDER.test(path);
+  return TEST_NAME.test(path) || TEST_FOLDER.test(path) || SUITE_IN_TEST_FOLDER.test(path) || TEST_PREFIX.test(path);
 }
 
 /** Is this file left out because it is test code the config does not ask to check? */

@@ -119,15 +119,18 @@ test('leaves test files out of a walk unless the config says "tests": "check"; a
     'test/unit/lock_test.ts': SETNX_THEN_EXPIRE,
     'tests/LockTest.ts': SETNX_THEN_EXPIRE,
     'test/acceptance/js/FlushLockTests.js': SETNX_THEN_EXPIRE,
+    // Anywhere, a script whose name starts with test- or test_.
+    'src/test-lock.ts': SETNX_THEN_EXPIRE,
     // A folder named test is not enough to call a file test code, nor such a name outside one.
     'test/support/seed.ts': SETNX_THEN_EXPIRE,
     'src/openApiSpec.ts': SETNX_THEN_EXPIRE,
+    'src/latest-lock.ts': SETNX_THEN_EXPIRE,
   };
   const skipping = makeTree(files);
   const checking = makeTree({ ...files, 'lockwise.config.json': JSON.stringify({ tests: 'check' }) });
   try {
     const filesOf = (report: { findings: Array<{ file: string }> }) => [...new Set(report.findings.map((f) => f.file))].sort();
-    assert.deepEqual(filesOf(checkJson([], skipping.root).report), ['src/lock.ts', 'src/openApiSpec.ts', 'test/support/seed.ts']);
+    assert.deepEqual(filesOf(checkJson([], skipping.root).report), ['src/latest-lock.ts', 'src/lock.ts', 'src/openApiSpec.ts', 'test/support/seed.ts']);
     assert.deepEqual(filesOf(checkJson(['src/lock.test.ts'], skipping.root).report), ['src/lock.test.ts']);
     assert.deepEqual(filesOf(checkJson([], checking.root).report), Object.keys(files).sort());
   } finally {

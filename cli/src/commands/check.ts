@@ -34,7 +34,8 @@ Finds Redis lock misuse in JavaScript and TypeScript files. Folders are walked
 (default: the current folder), honouring .gitignore files and the config's
 "ignore" globs, and skipping node_modules, dist, build, .git, declaration
 files, binary files, files over 2 MB, and test files (*.test.*, *.spec.*,
-__tests__/: see the config's "tests"; a file named here is always checked).
+__tests__/, test-*, test_*: see the config's "tests"; a file named here is
+always checked).
 
 Options:
   -f, --format <pretty|json|sarif>  output format (default: pretty)
