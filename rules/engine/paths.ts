@@ -198,11 +198,14 @@ function successVariable(node: Node | undefined): string | undefined {
 
 /**
  * The statement whose body is `statement` or holds it, when it runs the release wherever the lock is
- * held: `if (token)` / `if (lockValue)` (no else), or a loop over the held keys (`for (const k of keys)`).
+ * held: `if (token)` / `if (lockValue)` (no else), a loop over the held keys (`for (const k of keys)`),
+ * or a try around the release alone.
  */
 function heldTest(statement: Node): ts.Statement | undefined {
   const parent = ts.isBlock(statement.parent) ? statement.parent.parent : statement.parent;
   if (parent && (ts.isForOfStatement(parent) || ts.isForInStatement(parent))) return parent;
+  // `try { await release(); } catch (e) { log(e); }`: the release guarded against its own error.
+  if (parent && ts.isTryStatement(parent) && parent.tryBlock === statement.parent && parent.tryBlock.statements.length === 1) return parent;
   return parent && ts.isIfStatement(parent) && !parent.elseStatement && ts.isIdentifier(unwrap(parent.expression)) ? parent : undefined;
 }
 

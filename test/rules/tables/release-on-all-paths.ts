@@ -38,6 +38,27 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'released on success and in the catch, each release in a try of its own that logs its failure', code: `${io}declare function prepare(id: string): Promise<string>;
+export async function ready(id: string, token: string) {
+  if (!(await redis.set(\`lock:sandbox:\${id}\`, token, 'PX', 90000, 'NX'))) return null;
+  try {
+    const box = await prepare(id);
+    try {
+      await redis.eval(${RELEASE}, 1, \`lock:sandbox:\${id}\`, token);
+    } catch (err) {
+      console.error('release failed', err);
+    }
+    return box;
+  } catch (error) {
+    try {
+      await redis.eval(${RELEASE}, 1, \`lock:sandbox:\${id}\`, token);
+    } catch (err) {
+      console.error('release failed', err);
+    }
+    throw error;
+  }
+}
+` },
     { name: "a cooldown window held in a let, kept when the work goes on and cleared only when it gives up", code: COOLDOWN_WINDOW },
     {
       name: 'checks between the acquire and the try that release the lock, then throw: they skip nothing',
