@@ -272,6 +272,13 @@ function throwsWhenBusy(fn: ts.FunctionLikeDeclaration, names: ReadonlySet<strin
   );
 }
 
+/** An `if` after the acquire, in the helper itself, whose branch throws: a check the acquire must pass. */
+function throwsAfter(fn: ts.FunctionLikeDeclaration, call: Node): boolean {
+  return descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
+    (s) => s.pos >= call.end && ancestorWhere(s, isFunctionLike) === fn && (ts.isThrowStatement(s.thenStatement) || descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length > 0),
+  );
+}
+
 /** What the helper hands back of this acquire (see AcquireReturn). */
 /** `this.acquireLock(key, ttl)`, `acquire(key)`, or a promise chain ending in one: the function calling itself again. */
 function callsItself(fn: ts.FunctionLikeDeclaration, expression: Node): boolean {
@@ -304,8 +311,9 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   // once it holds the lock, waiting and calling itself again when busy. Nothing to test, as for a throw.
   const own = (e: Node) => (tokenName !== undefined && ts.isIdentifier(unwrap(e)) && (unwrap(e) as ts.Identifier).text === tokenName) || callsItself(fn, e);
   if (bodies.length > 1 && bodies.some((e) => callsItself(fn, e)) && bodies.every(own)) return 'throws';
-  // `if (reply !== 'OK') throw new Busy(); return token`: the token comes back only once acquired.
-  if (bodies.length > 0 && bodies.every(own) && throwsWhenBusy(fn, names)) return 'throws';
+  // `if (reply !== 'OK') throw new Busy(); return token`, or a read-back check after the write that throws
+  // (`if ((await get(key)) !== token) throw ...`): the token comes back only once acquired.
+  if (bodies.length > 0 && bodies.every(own) && (throwsWhenBusy(fn, names) || throwsAfter(fn, acquire.call))) return 'throws';
   for (const expression of bodies) {
     const e = unwrap(ts.isAwaitExpression(unwrap(expression)) ? (unwrap(expression) as ts.AwaitExpression).expression : expression);
     if (isFunctionLike(e)) found.add('release-fn');

@@ -1644,3 +1644,32 @@ export async function sweep(ids: string[]) {
   const findings = analyzeProject({ 'src/lock.ts': lock, 'src/monitor.ts': monitor });
   assert.ok(!findings.some((f) => /a second time/.test(f.message)), findings.map((f) => f.message).join('\n'));
 });
+
+test('an acquire helper that reads the key back after the write and throws unless it holds its id leaves its caller nothing to test', () => {
+  const admin = (check: string) => `import Redis from 'ioredis';
+const redis = new Redis();
+export class Airdrop {
+  private async acquireCalculationLock(): Promise<string> {
+    const id = Math.random().toString(36).slice(2) + crypto.randomUUID();
+    await redis.set('lock:airdrop:calculation', id, 'EX', 300, 'NX');
+    ${check}
+    return id;
+  }
+  private async releaseCalculationLock(id: string): Promise<void> {
+    await redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, 'lock:airdrop:calculation', id);
+  }
+  async calculate(work: () => Promise<void>): Promise<void> {
+    const id = await this.acquireCalculationLock();
+    try {
+      await work();
+    } finally {
+      await this.releaseCalculationLock(id);
+    }
+  }
+}
+`;
+  const verified = analyzeProject({ 'src/airdrop.ts': admin("if ((await redis.get('lock:airdrop:calculation')) !== id) throw new Error('calculation in progress');") });
+  assert.ok(!verified.some((f) => f.rule === 'check-acquire-result' && /this\.acquireCalculationLock/.test(f.message)), verified.map((f) => `${f.rule}: ${f.message}`).join('\n'));
+  const unverified = analyzeProject({ 'src/airdrop.ts': admin('') });
+  assert.ok(unverified.some((f) => f.rule === 'check-acquire-result'), unverified.map((f) => `${f.rule}: ${f.message}`).join('\n'));
+});
