@@ -32,7 +32,7 @@ const MEMORY_FLAG = /^_*(?:is|use|uses)?_?(?:in_?)?(?:memory|mock|fake|stub)/i;
  * only when the client says it is an in-memory stand-in (a Map behind Redis' method names) sends no
  * command; the lock there lives and dies with the process.
  */
-function underMemoryFlag(call: ts.CallExpression, receiver: ts.Expression): boolean {
+function underMemoryFlag(call: ts.CallExpression, receiver: ts.Node): boolean {
   const name = receiver.getText();
   for (let node: ts.Node = call; node.parent && !ts.isFunctionLike(node.parent); node = node.parent) {
     const test = node.parent;
