@@ -249,15 +249,17 @@ export function namesRateLimit(key: KeyRef): boolean {
 }
 
 /**
- * `let lockKey = null; ... lockKey = \`sandbox-\${id}-restored-cooldown\``: a variable the key's function
- * assigns only rate-limit keys to (the key's glob cannot follow a `let`).
+ * `let lockKey = null; ... lockKey = \`sandbox-\${id}-restored-cooldown\``: a variable of the key's function
+ * that it assigns only rate-limit keys to (the key's glob cannot follow a `let`).
  */
 function writtenAsRateLimit(node: ts.Node): boolean {
   const id = unwrap(node);
   if (!ts.isIdentifier(id)) return false;
   const decl = declarationOf(id);
   if (!decl || !ts.isVariableDeclaration(decl) || isConstList(decl.parent)) return false;
-  const scope = ancestorWhere(decl, isFunctionLike) ?? decl.getSourceFile();
+  // A function's own variable: all its writes are in that function, which a lean parse keeps or blanks whole.
+  const scope = ancestorWhere(decl, isFunctionLike);
+  if (!scope) return false;
   const written = descendantsOfKind<ts.BinaryExpression>(scope, ts.SyntaxKind.BinaryExpression)
     .filter((b) => isAssignment(b) && ts.isIdentifier(unwrap(b.left)) && (unwrap(b.left) as ts.Identifier).text === id.text)
     .map((b) => b.right);

@@ -268,7 +268,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   // A key this file acquires with NX (not as a first-seen value), or through a project helper that acquires a lock.
   // A circuit breaker's half-open probe slot and a cooldown window are taken with NX too, but are
   // admission control (keys.ts): their DEL on a give-up path is no holder's release.
-  const acquiredHere = (key: KeyRef) => !namesCircuitState(key) && !namesRateLimit(key) && acquireIndex.find(key).some((a) => (a.command && !a.marker) || (a.via && !a.routine));
+  const acquiredHere = (key: KeyRef) => acquireIndex.find(key).some((a) => (a.command && !a.marker) || (a.via && !a.routine)) && !namesCircuitState(key) && !namesRateLimit(key);
   // A key named like a lock whose every SET waits for a counter to reach a limit is a lockout state.
   const plainSets = new KeyIndex<RedisCommand>();
   for (const c of lockCommands) if (c.name === 'SET' && !c.set?.nx && c.keys[0]) plainSets.add(keyOf(c.keys[0]), c);
