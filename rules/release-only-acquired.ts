@@ -7,7 +7,7 @@ import { mentions } from './engine/failure-paths';
 import { describeKey, type KeyRef } from './engine/keys';
 import { helperRelated } from './engine/helper-related';
 import type { Acquire, HelperVia, LockModel, Release } from './engine/model';
-import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, type Node } from './engine/nodes';
+import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, unwrap, type Node } from './engine/nodes';
 import { isGuard, lockNames, testsFailure } from './engine/paths';
 import { isRecordId } from './engine/token-strength';
 import { visibleAt } from './engine/queries';
@@ -81,11 +81,11 @@ function finallyOf(release: Delete, acquire: Acquire): { block: ts.Block; trySta
 
 /** `utr`, `lockKey`, `this.key`: a name the release's own arguments spell, and none of the acquire's answer. */
 function testsKeyOnly(condition: ts.Expression, release: Delete, acquire: Acquire): boolean {
-  let tested = condition;
-  while (ts.isParenthesizedExpression(tested)) tested = tested.expression;
+  const tested = unwrap(condition);
   if (!ts.isIdentifier(tested) && !ts.isPropertyAccessExpression(tested)) return false;
   const name = tested.getText();
-  if (mentions(tested, lockNames(acquire)) || lockNames(acquire).includes(name)) return false;
+  const answers = lockNames(acquire);
+  if (answers.includes(name) || mentions(tested, answers)) return false;
   const word = new RegExp(`(?<![\\w$.])${name.replace(/[.$]/g, '\\$&')}(?![\\w$])`);
   return release.call.arguments.some((arg) => word.test(arg.getText()));
 }

@@ -39,6 +39,22 @@ export class Locker {
 }
 `;
 
+/** A node-redis acquire inside `if (client && isRedisConnected())` that returns, and `fallback` after the check. */
+const connectedThen = (fallback: string) => `import { createClient } from 'redis';
+import { randomUUID } from 'node:crypto';
+const client = createClient();
+const local = new Map<string, string>();
+declare function isRedisConnected(): boolean;
+export async function acquireLock(key: string, seconds = 30): Promise<string | null> {
+  if (client && isRedisConnected()) {
+    const token = randomUUID();
+    const ok = await client.set(\`lock:\${key}\`, token, { NX: true, EX: seconds });
+    return ok === 'OK' ? token : null;
+  }
+${fallback}
+}
+`;
+
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
@@ -53,20 +69,7 @@ export async function acquireLock(name: string, seconds = 60): Promise<boolean> 
     },
     {
       name: 'a connected check around the acquire that returns, then "not acquired" after it',
-      code: `import { createClient } from 'redis';
-import { randomUUID } from 'node:crypto';
-const client = createClient();
-declare function isRedisConnected(): boolean;
-export async function acquireLock(key: string, seconds = 30): Promise<string | null> {
-  if (client && isRedisConnected()) {
-    const token = randomUUID();
-    const ok = await client.set(\`lock:\${key}\`, token, { NX: true, EX: seconds });
-    return ok === 'OK' ? token : null;
-  }
-  console.warn('redis is not connected: not locking');
-  return null;
-}
-`,
+      code: connectedThen("  console.warn('redis is not connected: not locking');\n  return null;"),
     },
     {
       name: 'a catch that grants, with the trade-off weighed in plain words ("on error, allow execution: better to have duplicates")',
@@ -660,24 +663,11 @@ export async function refreshPlan(accountId: string): Promise<void> {
     {
       name: 'a connected check around the acquire that returns, then an in-process Map lock after it: the fallback grants on every instance',
       message: ['cannot be reached', 'returns `token`'],
-      code: `import { createClient } from 'redis';
-import { randomUUID } from 'node:crypto';
-const client = createClient();
-const local = new Map<string, string>();
-declare function isRedisConnected(): boolean;
-export async function acquireLock(key: string, seconds = 30): Promise<string | null> {
-  if (client && isRedisConnected()) {
-    const token = randomUUID();
-    const ok = await client.set(\`lock:\${key}\`, token, { NX: true, EX: seconds });
-    return ok === 'OK' ? token : null;
-  }
-  if (local.has(key)) return null;
+      code: connectedThen(`  if (local.has(key)) return null;
   const token = randomUUID();
   local.set(key, token);
   setTimeout(() => local.delete(key), seconds * 1000);
-  return token;
-}
-`,
+  return token;`),
     },
     {
       name: 'through a helper acquire: catch returns true',
