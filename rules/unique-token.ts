@@ -17,6 +17,7 @@ const WHY: Record<Weakness['kind'], string> = {
   pid: 'is a process id, and every container runs as pid 1',
   hostname: 'is a host name, shared by every worker on the host',
   timestamp: 'is a timestamp, which two processes can read alike',
+  counter: 'is a counter kept in memory, which every process starts from the same value',
   reused: 'is created once and reused by every acquisition',
 };
 

@@ -1,12 +1,12 @@
-// Is a lock token unique per acquisition? Constants, process.pid, hostnames and timestamps are not,
-// and neither is one token created once (module level, or once per object) and reused. The id of the
+// Is a lock token unique per acquisition? Constants, process.pid, hostnames, timestamps and in-memory
+// counters are not, and neither is one token created once (module level, or once per object) and reused. The id of the
 // user or record a lock is for is asked apart (isRecordId): a holder that is a user is often meant.
 import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { ancestorWhere, declarationOf, descendantsOfKind, elementValue, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
 
 export type Weakness =
-  | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
+  | { kind: 'constant' | 'pid' | 'hostname' | 'timestamp' | 'counter'; what: string }
   | { kind: 'reused'; what: string; declaration: Node };
 
 const HOST = /^(os\.)?hostname\(\)$/;
@@ -31,6 +31,11 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (PID.test(text)) return 'pid';
   if (HOST.test(text) || /hostname\(\)$/.test(text)) return 'hostname';
   if (TIME.test(text)) return 'timestamp';
+  if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && /^(?:String|Number)$/.test(n.expression.text) && n.arguments.length === 1) {
+    return partWeakness(n.arguments[0], lookup, depth + 1);
+  }
+  // `++seq`, `this.counter++`: a count kept in memory is unique in one process only; every process counts from the same start.
+  if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && n.operator === ts.SyntaxKind.PlusPlusToken) return 'counter';
   if (ts.isIdentifier(n) && depth < 3) {
     const init = lookup(n);
     if (init) return partWeakness(init, lookup, depth + 1);
@@ -178,7 +183,7 @@ function valueText(token: Node, lookup: ConstLookup): string {
 export function tokenWeakness(token: Node, fn: Node, lookup: ConstLookup, key?: Node): Weakness | undefined {
   const kind = partWeakness(token, lookup, 0);
   const what = unwrap(token).getText() + (fallbackText(token, lookup, kind) || valueText(token, lookup));
-  if (kind === 'constant' || kind === 'pid' || kind === 'hostname' || kind === 'timestamp') return { kind, what };
+  if (kind === 'constant' || kind === 'pid' || kind === 'hostname' || kind === 'timestamp' || kind === 'counter') return { kind, what };
   const declaration = reusedDeclaration(token, fn, key);
   return declaration ? { kind: 'reused', what, declaration } : undefined;
 }

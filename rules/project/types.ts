@@ -44,7 +44,7 @@ export interface KeySpec {
 
 export type TokenSpec =
   | { kind: 'param'; index: number }
-  | { kind: 'weak'; weakness: 'constant' | 'pid' | 'hostname' | 'timestamp'; what: string }
+  | { kind: 'weak'; weakness: 'constant' | 'pid' | 'hostname' | 'timestamp' | 'counter'; what: string }
   | { kind: 'strong' }
   | { kind: 'unknown' };
 

@@ -31,6 +31,15 @@ ${io}export class SeatLocks {
   }
 }
 ` },
+    { name: 'a counter after a random id: unique per process and per acquisition', code: `import { randomUUID } from 'node:crypto';
+${io}const instance = randomUUID();
+let seq = 0;
+export async function hold(key: string) {
+  const token = \`\${instance}:\${++seq}\`;
+  if (!(await redis.set(key, token, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+` },
     { name: 'a token parameter whose default is a fresh randomUUID()', code: `import { randomUUID } from 'node:crypto';
 ${io}export async function lock(key: string, token: string = randomUUID()) {
   return (await redis.set(key, token, 'PX', 5000, 'NX')) === 'OK' ? token : null;
@@ -242,6 +251,38 @@ ${io}export async function run(key: string) {
 }
 export async function unlock(key: string, owner: string = 'global') {
   await redis.eval(${RELEASE}, 1, key, owner);
+}
+`,
+    },
+    {
+      name: 'a per-process counter as the token: a module `let` bumped per acquisition, alone or after a constant prefix',
+      count: 2,
+      message: ['counter kept in memory'],
+      code: `${io}let issued = 0;
+export async function hold(key: string) {
+  const token = String(++issued);
+  if (!(await redis.set(key, token, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+export async function stamp(key: string) {
+  const token = \`worker-\${issued++}\`;
+  if (!(await redis.set(key, token, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+`,
+    },
+    {
+      name: "a lock service's sequence field bumped per acquisition (`this.seq++`)",
+      message: ['this.seq++', 'counter kept in memory'],
+      code: `${io}export class Locks {
+  private seq = 0;
+  async acquire(key: string): Promise<string | null> {
+    const owner = this.seq++;
+    return (await redis.set(key, owner, 'PX', 5000, 'NX')) === 'OK' ? String(owner) : null;
+  }
+  async release(key: string, owner: string): Promise<void> {
+    ${release('key', 'owner')}
+  }
 }
 `,
     },
