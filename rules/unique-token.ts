@@ -67,10 +67,10 @@ function releasesOfHandedKey(model: LockModel, acquire: Acquire): Release[] {
   const handsKeyBack = descendantsOfKind<ts.ReturnStatement>(fn, ts.SyntaxKind.ReturnStatement)
     .some((r) => !!r.expression && enclosingFunction(r) === fn && isKey(r.expression));
   if (!handsKeyBack) return [];
-  const home = fn.parent;
+  const home = homeOf(fn);
   return model.releases.filter((r) => {
     const releaseFn = r.fn;
-    if (!isFunctionLike(releaseFn) || releaseFn.parent !== home || !RELEASE_NAME.test(functionNameOf(releaseFn))) return false;
+    if (!isFunctionLike(releaseFn) || homeOf(releaseFn) !== home || !RELEASE_NAME.test(functionNameOf(releaseFn))) return false;
     const param = r.key && ts.isIdentifier(unwrap(r.key.node)) ? (unwrap(r.key.node) as ts.Identifier).text : undefined;
     return !!param && releaseFn.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === param);
   });
@@ -87,7 +87,14 @@ function siblingOpsOnSameKey(model: LockModel, acquire: Acquire): Array<Release 
   const fn = acquire.fn;
   if (!key || !isFunctionLike(fn)) return [];
   return [...model.releases, ...model.extends].filter((op) =>
-    op.key?.canonical === key.canonical && op.fn !== fn && isFunctionLike(op.fn) && op.fn.parent === fn.parent && SIBLING_OP_NAME.test(functionNameOf(op.fn)));
+    op.key?.canonical === key.canonical && op.fn !== fn && isFunctionLike(op.fn) && homeOf(op.fn) === homeOf(fn) && SIBLING_OP_NAME.test(functionNameOf(op.fn)));
+}
+
+/** Where a function is declared: its class or object, or the block or file of its statement (`const acquire = async () => ...`). */
+function homeOf(fn: Node): Node {
+  const parent = fn.parent;
+  // VariableDeclaration -> VariableDeclarationList -> VariableStatement -> block or file
+  return ts.isVariableDeclaration(parent) ? parent.parent.parent.parent : parent;
 }
 
 function fix(model: LockModel, acquire: Acquire, compared: Node): Fix | string {

@@ -193,6 +193,23 @@ return 0\` });
 `,
     },
     {
+      name: 'module arrow functions: an acquire retried in a loop hands its key back, a release arrow DELs the key it is given: a constant token',
+      message: ["'held' is a constant"],
+      output: null,
+      code: `${nr}const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const acquireLock = async (sku: string) => {
+  const lockKey = \`stock_lock_\${sku}\`;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const reply = await client.set(lockKey, 'held', { NX: true, PX: 3000 });
+    if (reply === 'OK') return lockKey;
+    await pause(40 + Math.random() * 40);
+  }
+  return null;
+};
+export const releaseLock = async (lockKey: string) => client.del(lockKey);
+`,
+    },
+    {
       name: 'one timestamp token tried again by a retry is reported once, at the first acquire',
       message: ['timestamp'],
       code: `${io}export async function hold(key: string) {
