@@ -312,6 +312,11 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     if (node !== acquire.fn && isFunctionLike(node)) return;
     // The catch of the try the acquire itself is in runs when the acquire threw: nothing is held.
     if (ts.isCatchClause(node) && contains(node.parent.tryBlock, acquire.call)) return;
+    // `try { await acquire(); held = true; break; } catch { ... }`: the try leaves the block once the lock is
+    // taken, so what follows the try in the block runs only after the catch, when the acquire threw.
+    if (ts.isTryStatement(node) && node.catchClause && contains(node.tryBlock, acquire.call) && leavesOnceAcquired(node.tryBlock, acquire)) {
+      notAcquiredFrom.set(node.parent, node.end);
+    }
     // `while (!(await acquire())) { ... }`: the loop body runs while the lock is not held.
     if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;
     // Work in a try whose catch swallows the error, before the release: its exceptions go on to the release.
@@ -358,6 +363,18 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   };
   ts.forEachChild(acquire.fn, visit);
   return found;
+}
+
+/**
+ * Does a try block that takes the lock always leave its block after it (`break`, `return`), with nothing
+ * after the acquire that can throw (`held = true`)? Then its catch is reached only from the acquire.
+ */
+function leavesOnceAcquired(tryBlock: ts.Block, acquire: Acquire): boolean {
+  const statements = tryBlock.statements;
+  const at = statements.findIndex((s) => contains(s, acquire.call));
+  if (at < 0 || !alwaysJumps(tryBlock)) return false;
+  const mayThrow = (s: Node) => ts.isThrowStatement(s) || [ts.SyntaxKind.CallExpression, ts.SyntaxKind.NewExpression, ts.SyntaxKind.AwaitExpression].some((kind) => descendantsOfKind(s, kind).length > 0);
+  return !statements.slice(at + 1).some(mayThrow);
 }
 
 // "Do not unlock", "don't release", "keep the lock", "leave the lock held": the comment says so.

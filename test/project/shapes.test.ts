@@ -1673,3 +1673,54 @@ export class Airdrop {
   const unverified = analyzeProject({ 'src/airdrop.ts': admin('') });
   assert.ok(unverified.some((f) => f.rule === 'check-acquire-result'), unverified.map((f) => `${f.rule}: ${f.message}`).join('\n'));
 });
+
+test('a poll loop whose try takes the lock and breaks out: the code after the try in the loop runs only when the acquire threw', () => {
+  const mutex = `import { createClient } from 'redis';
+export const client = createClient();
+export class Busy extends Error {}
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export async function takeLock(key: string, owner: string, ttlSeconds: number, waitMs: number): Promise<void> {
+  const started = Date.now();
+  while (!(await client.set(key, owner, { NX: true, EX: ttlSeconds }))) {
+    if (Date.now() - started > waitMs) throw new Busy();
+    await pause(50 + Math.random() * 100);
+  }
+}
+export async function dropLock(key: string, owner: string): Promise<void> {
+  await client.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', { keys: [key], arguments: [owner] });
+}
+`;
+  const coalesce = (afterTake: string) => `import { randomUUID } from 'node:crypto';
+import { takeLock, dropLock, Busy } from './mutex';
+declare function audit(key: string): Promise<void>;
+export async function coalesced<T>(key: string, peek: () => Promise<T | null>, build: () => Promise<T>): Promise<T> {
+  const owner = randomUUID();
+  const giveUpAt = Date.now() + 30_000;
+  let held = false;
+  for (;;) {
+    try {
+      await takeLock(key, owner, 30, 0);
+      ${afterTake}
+      held = true;
+      break;
+    } catch (err) {
+      if (!(err instanceof Busy)) break;
+    }
+    const ready = await peek();
+    if (ready !== null) return ready;
+    if (Date.now() >= giveUpAt) break;
+    await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+  }
+  try {
+    return await build();
+  } finally {
+    if (held) await dropLock(key, owner);
+  }
+}
+`;
+  const breaksOut = analyzeProject({ 'src/mutex.ts': mutex, 'src/coalesce.ts': coalesce('') });
+  assert.deepEqual(findingList(breaksOut), [], breaksOut.map((f) => f.message).join('\n'));
+  // Work after the acquire in the try can throw into the catch while the lock is held: the poll then runs holding it.
+  const workFirst = analyzeProject({ 'src/mutex.ts': mutex, 'src/coalesce.ts': coalesce('await audit(key);') });
+  assert.deepEqual(findingList(workFirst), ['src/coalesce.ts: release-on-all-paths'], workFirst.map((f) => f.message).join('\n'));
+});
