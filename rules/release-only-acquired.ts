@@ -8,7 +8,7 @@ import { describeKey, type KeyRef } from './engine/keys';
 import { helperRelated } from './engine/helper-related';
 import type { Acquire, HelperVia, LockModel, Release } from './engine/model';
 import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, unwrap, type Node } from './engine/nodes';
-import { isGuard, lockNames, testsFailure } from './engine/paths';
+import { guardNames, isGuard, lockNames, testsFailure } from './engine/paths';
 import { isRecordId } from './engine/token-strength';
 import { visibleAt } from './engine/queries';
 import type { Rule } from './rule';
@@ -122,7 +122,8 @@ function throwsWhenNotAcquired(acquire: Acquire, tryStatement: ts.TryStatement):
 /** Is the try statement reached only after the acquire was found successful? */
 function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean {
   if (contains(tryStatement.tryBlock, acquire.call)) return false;
-  const names = lockNames(acquire);
+  // The lock's names and the booleans that say it was taken (`const won = holder === token`).
+  const names = guardNames(acquire);
   for (let a = tryStatement.parent; a && a !== acquire.fn; a = a.parent) {
     if (ts.isIfStatement(a) && (contains(a.expression, acquire.call) || mentions(a.expression, names))) return true;
   }

@@ -145,13 +145,14 @@ const guardNamesOf = new WeakMap<Acquire, readonly string[]>();
  * === 'OK'`, `locked = reply === 'OK'`. Only a comparison true on success is followed, so a guard on
  * such a name keeps its polarity (`if (!ok)` is the not-acquired path).
  */
-function guardNames(acquire: Acquire): readonly string[] {
+export function guardNames(acquire: Acquire): readonly string[] {
   let names = guardNamesOf.get(acquire);
   if (names) return names;
   const own = lockNames(acquire);
   const aliases: string[] = [];
+  const token = acquire.token && ts.isIdentifier(unwrap(acquire.token)) ? (unwrap(acquire.token) as ts.Identifier).text : undefined;
   const note = (comparison: Node | undefined) => {
-    const name = successVariable(comparison);
+    const name = successVariable(comparison, token);
     if (name && !own.includes(name) && !aliases.includes(name)) aliases.push(name);
   };
   if (acquire.result.kind === 'tested') note(valueCarrier(acquire.call).parent);
@@ -177,9 +178,14 @@ function flagsSetAfter(call: Node): string[] {
   });
 }
 
-/** The variable that stores a comparison with a literal which is true when the acquire succeeded. */
-function successVariable(node: Node | undefined): string | undefined {
-  if (!node || !ts.isBinaryExpression(node) || !comparedLiteral(node) || testsFailure(node)) return undefined;
+/**
+ * The variable that stores a comparison true when the acquire succeeded: with a literal (`reply === 'OK'`),
+ * or a reply that is the holder's value (set-if-absent-or-get) equal to this acquire's token.
+ */
+function successVariable(node: Node | undefined, token?: string): string | undefined {
+  if (!node || !ts.isBinaryExpression(node)) return undefined;
+  const holdsToken = !!token && EQUALS.has(node.operatorToken.kind) && [node.left, node.right].some((side) => { const n = unwrap(side); return ts.isIdentifier(n) && n.text === token; });
+  if (!holdsToken && (!comparedLiteral(node) || testsFailure(node))) return undefined;
   let value: Node = node;
   const outOfParentheses = () => {
     while (value.parent && ts.isParenthesizedExpression(value.parent)) value = value.parent;
@@ -276,6 +282,7 @@ export function testsFailure(condition: Node, names?: readonly string[]): boolea
 }
 
 const FAILED = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword]);
+const EQUALS = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken]);
 
 function mentionsAny(node: Node, names: readonly string[]): boolean {
   const e = unwrap(node);

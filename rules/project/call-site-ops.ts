@@ -5,7 +5,7 @@
 import { ts } from '../engine/typescript';
 import { commandFromArgs, type RecogniserContext, type RedisCommand } from '../engine/commands';
 import { readTokenOptions } from '../engine/set-options';
-import { composedKey, piecedKey, type KeyRef } from '../engine/keys';
+import { composedKey, looksLikeLockKey, piecedKey, type KeyRef } from '../engine/keys';
 import { lastSegment, storedName, thenParameter } from '../engine/libraries';
 import type { Acquire, Extend, HelperVia, Release } from '../engine/model';
 import { calleeName, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
@@ -159,11 +159,12 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     }
   } else if (summary.acquire && !keyLeftOut(summary.acquire.key, call)) {
     const a = summary.acquire;
+    const key = keyAt(a.key, call, meaning, keyOf);
     const token = a.token.kind === 'param' ? call.arguments[a.token.index] : undefined;
     const holds = a.returns === 'release-fn' || a.returns === 'lock-object';
-    ops.acquires.push({
+    if (!a.storePrimitive || (key && looksLikeLockKey(key))) ops.acquires.push({
       call, fn, statement: enclosingStatement(call), result: resultUse(call),
-      kind: 'helper', key: keyAt(a.key, call, meaning, keyOf), token, tokenSpec: a.token,
+      kind: 'helper', key, token, tokenSpec: a.token,
       hasTtl: a.hasTtl, owner: holds ? (storedName(call) ?? thenParameter(call)) : (a.key.field ? receiverName : undefined), via: acquireVia(meaning, a),
     });
   }

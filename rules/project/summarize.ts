@@ -498,6 +498,14 @@ function setNxWithTtl(fn: ts.FunctionLikeDeclaration, acquire: Acquire): boolean
 }
 
 /**
+ * `setIfAbsentOrGet(key, value, ttl)`: a store's conditional write of the caller's key and value with a
+ * TTL, whatever its name. A caller takes a lock with it only where its key names one (storePrimitive).
+ */
+function conditionalPut(fn: ts.FunctionLikeDeclaration, acquire: Acquire, model: LockModel): boolean {
+  return acquire.hasTtl && !acquire.marker && !!acquire.token && parameterIndex(fn, acquire.token) !== undefined && keySpecOf(fn, acquire.key, model)?.param !== undefined;
+}
+
+/**
  * A lock the function takes without NX, which exclusive-acquire reports here: a plain SET of a lock key
  * decided by a separate GET or EXISTS of it, or in a function named as the acquire. To its callers it is
  * an acquire all the same (they test its answer, release it on every path): the SET stands for it.
@@ -525,7 +533,9 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   }
   const routine = routineOf(fn, ops.acquires, model, path);
   if (routine) summary.routine = routine;
-  const acquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a))) ?? (routine ? undefined : takenWithoutNx(fn, model, ops.plainSets));
+  const lockAcquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a)));
+  const primitive = lockAcquire ? undefined : ops.acquires.find((a) => !a.routine && conditionalPut(fn, a, model));
+  const acquire = lockAcquire ?? primitive ?? (routine ? undefined : takenWithoutNx(fn, model, ops.plainSets));
   if (acquire) {
     const returns = returnsOf(fn, acquire);
     // A function that takes a lock, releases that lock itself and hands nothing of it back does its own
@@ -540,6 +550,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
         returns,
         at: acquire.via?.at ?? placeOf(acquire.call, path),
       };
+      if (acquire === primitive) summary.acquire.storePrimitive = true;
       const handedChecked = handedReleaseChecked(fn, acquire, returns, model);
       if (handedChecked !== undefined) summary.acquire.handedReleaseChecked = handedChecked;
       if (answersBusy(fn, acquire)) summary.acquire.answersBusy = true;

@@ -71,6 +71,11 @@ export interface AcquireSummary {
   acquiredField?: string;
   /** That lock object comes back also when the lock is busy: a caller testing the object itself always goes on. */
   objectWhenBusy?: boolean;
+  /**
+   * A store's conditional write of the caller's key and value (`setIfAbsentOrGet(key, value, ttl)`), not
+   * named or keyed as lock code: an acquire only at a call whose key names a lock (caching uses it too).
+   */
+  storePrimitive?: boolean;
   /** The acquire inside the helper. */
   at: Place;
 }

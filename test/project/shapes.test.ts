@@ -1724,3 +1724,77 @@ export async function coalesced<T>(key: string, peek: () => Promise<T | null>, b
   const workFirst = analyzeProject({ 'src/mutex.ts': mutex, 'src/coalesce.ts': coalesce('await audit(key);') });
   assert.deepEqual(findingList(workFirst), ['src/coalesce.ts: release-on-all-paths'], workFirst.map((f) => f.message).join('\n'));
 });
+
+test('a store\'s conditional write (Lua SETNX then EXPIRE, or the value held) takes a lock only where its caller\'s key names one', () => {
+  const store = `import { createClient } from 'redis';
+type Client = ReturnType<typeof createClient>;
+export class KeyStore {
+  constructor(private readonly client: Client, private readonly namespace: string) {}
+  private full(key: string): string {
+    return \`\${this.namespace}:\${key}\`;
+  }
+  async remove(key: string): Promise<number> {
+    const fullKey = this.full(key);
+    return this.client.del(fullKey);
+  }
+  async putIfAbsentOrRead(key: string, value: string, ttlSeconds?: number): Promise<string> {
+    const fullKey = this.full(key);
+    const script = \`
+local put = redis.call('setnx', KEYS[1], ARGV[1])
+if put == 1 then
+  if ARGV[2] ~= '' then redis.call('expire', KEYS[1], ARGV[2]) end
+  return ARGV[1]
+end
+return redis.call('get', KEYS[1])\`;
+    const reply = await this.client.eval(script, { keys: [fullKey], arguments: [value, ttlSeconds?.toString() ?? ''] });
+    return reply as string;
+  }
+}
+`;
+  const provision = `import { randomUUID } from 'node:crypto';
+import { KeyStore } from '../lib/store';
+declare function insertRow(id: string): Promise<void>;
+export class Provisioner {
+  constructor(private readonly store: KeyStore) {}
+  async ensure(tenant: string): Promise<void> {
+    const lockKey = \`lock:provision:\${tenant}\`;
+    const mine = randomUUID();
+    const holder = await this.store.putIfAbsentOrRead(lockKey, mine, 30);
+    const won = holder === mine;
+    if (won) {
+      try {
+        await insertRow(tenant);
+      } finally {
+        await this.store.remove(lockKey);
+      }
+    }
+  }
+}
+`;
+  const profiles = `import { KeyStore } from '../lib/store';
+declare function load(id: string): Promise<string>;
+export class Profiles {
+  constructor(private readonly store: KeyStore) {}
+  private readonly unlocked = true;
+  async warm(id: string): Promise<void> {
+    const json = await load(id);
+    await this.store.putIfAbsentOrRead(\`profile:\${id}\`, json, 300);
+  }
+  async get(id: string): Promise<string> {
+    const cached = await this.store.putIfAbsentOrRead(\`profile:\${id}\`, await load(id), 300);
+    return cached;
+  }
+  async invalidate(id: string): Promise<void> {
+    await this.store.remove(\`profile:\${id}\`);
+  }
+  async refresh(id: string): Promise<void> {
+    const json = await load(id);
+    await this.store.putIfAbsentOrRead(\`profile:\${id}\`, json, 300);
+    await load(id);
+    await this.store.remove(\`profile:\${id}\`);
+  }
+}
+`;
+  const found = analyzeProject({ 'src/lib/store.ts': store, 'src/app/provision.ts': provision, 'src/app/profile.ts': profiles });
+  assert.deepEqual(findingList(found), ['src/app/provision.ts: owner-checked-release'], found.map((f) => f.message).join('\n'));
+});
