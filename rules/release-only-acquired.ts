@@ -4,7 +4,9 @@
 // release that compares a token every request on the record shares (the user's id as the owner).
 import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
-import { describeKey, type KeyRef } from './engine/keys';
+import { describeKey, sameKey, type KeyRef } from './engine/keys';
+import { plainSet } from './engine/check-then-set';
+import type { RedisCommand } from './engine/commands';
 import { helperRelated } from './engine/helper-related';
 import type { Acquire, HelperVia, LockModel, Release } from './engine/model';
 import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, unwrap, type Node } from './engine/nodes';
@@ -69,10 +71,10 @@ function acquireOf(model: LockModel, release: Delete, fn: Node, anywhere: boolea
  * The finally block holding the release, unless the release there is conditional. A test of the key
  * alone (`if (utr) await releaseLock(utr)`: was there a key to lock) does not ask whether it was taken.
  */
-function finallyOf(release: Delete, acquire: Acquire): { block: ts.Block; tryStatement: ts.TryStatement } | undefined {
+function finallyOf(release: Delete, acquire?: Acquire): { block: ts.Block; tryStatement: ts.TryStatement } | undefined {
   for (let a: Node = release.call; a.parent && a !== release.fn; a = a.parent) {
     const parent = a.parent;
-    if (ts.isIfStatement(a) && !testsKeyOnly(a.expression, release, acquire)) return undefined;
+    if (ts.isIfStatement(a) && !(acquire && testsKeyOnly(a.expression, release, acquire))) return undefined;
     if (ts.isConditionalExpression(a) || (ts.isBinaryExpression(a) && a.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken)) return undefined;
     if (ts.isTryStatement(parent) && parent.finallyBlock === a) return { block: a as ts.Block, tryStatement: parent };
   }
@@ -149,6 +151,22 @@ function registeredEarly(acquire: Acquire, release: Delete): ts.CallExpression |
   return !firstTest || register.getStart() < firstTest.getStart() ? register : undefined;
 }
 
+/**
+ * `try { if (await locked()) return; await redis.setex(lockKey, ttl, 'busy'); ... } finally { del(lockKey) }`:
+ * a lock set without NX inside the try, after an exit. The path that leaves before the SET (most often
+ * because another process holds the lock) runs the finally's DEL all the same.
+ */
+function exitBeforePlainSet(model: LockModel, release: Delete): { set: RedisCommand; exit: Node } | undefined {
+  if (release.checked) return undefined;
+  const tryBlock = finallyOf(release)?.tryStatement.tryBlock;
+  const set = tryBlock && model.commands.find((c) => plainSet(c) && !!c.keys[0] && contains(tryBlock, c.call) && sameKey(model.keyOf(c.keys[0]), release.key));
+  if (!tryBlock || !set) return undefined;
+  const home = ancestorWhere(tryBlock, ts.isFunctionLike);
+  const exits = [...descendantsOfKind<ts.ReturnStatement>(tryBlock, ts.SyntaxKind.ReturnStatement), ...descendantsOfKind<ts.ThrowStatement>(tryBlock, ts.SyntaxKind.ThrowStatement)];
+  const exit = exits.find((e) => e.end <= set.call.getStart() && ancestorWhere(e, ts.isFunctionLike) === home);
+  return exit ? { set, exit } : undefined;
+}
+
 /** `if (acquired) <release>;` when the answer's variable can be read in the finally. */
 function fix(acquire: Acquire, release: Delete): Fix | undefined {
   const use = acquire.result;
@@ -179,6 +197,16 @@ export const releaseOnlyAcquired: Rule = {
     for (const release of [...uncheckedDeletes(model), ...checkedReleases(model)]) {
       const callbackOwner = isFunctionOrArrow(release.fn) ? ancestorWhere(release.fn, ts.isFunctionLike) : undefined;
       const acquire = acquireOf(model, release, release.fn, false) ?? (callbackOwner ? acquireOf(model, release, callbackOwner, true) : undefined);
+      const early = acquire ? undefined : exitBeforePlainSet(model, release);
+      if (early) {
+        const key = describeKey(release.key);
+        report({
+          span: spanOf(release.call),
+          message: `This finally deletes ${key} also on the path that leaves before ${key} is set: that exit (most often because another process holds the lock) goes through the finally, and the DEL does not compare the token, so it deletes the lock of the process that holds it. Take the lock with SET NX before the try and go on only when it replies OK, and release with a compare-and-delete.`,
+          related: [{ span: spanOf(early.exit), message: 'leaves before the lock is set' }, { span: spanOf(early.set.call), message: 'the SET that takes the lock' }, ...helperRelated(release.via, 'the release in the helper')],
+        });
+        continue;
+      }
       if (!acquire) continue;
       // An owner check stops a release after a failed acquire only if the holder's token differs.
       if (release.checked && !(acquire.token && isRecordId(acquire.token, model.lookup))) continue;

@@ -3,6 +3,26 @@ import { io, nr, RELEASE } from './preludes';
 
 export const releaseOnlyAcquiredCases: RuleCases = {
   valid: [
+    { name: 'a lock set without NX after the check, both before the try whose finally deletes it (exclusive-acquire\'s finding, not this one)', code: `${io}export async function rebuildIndex(): Promise<void> {
+  if (await redis.get('lock:rebuild-index')) return;
+  await redis.set('lock:rebuild-index', 'busy', 'EX', 600);
+  try {
+    await work();
+  } finally {
+    await redis.del('lock:rebuild-index');
+  }
+}
+` },
+    { name: 'a return after the plain SET inside the try: the finally deletes only the lock this call set', code: `${io}export async function rebuildIndex(skip: boolean): Promise<void> {
+  try {
+    await redis.set('lock:rebuild-index', 'busy', 'EX', 600);
+    if (skip) return;
+    await work();
+  } finally {
+    await redis.del('lock:rebuild-index');
+  }
+}
+` },
     { name: 'locks taken in a loop that returns when one is busy, before the try whose finally releases them all', code: `${io}export async function settle(ids: string[], work: () => Promise<void>) {
   for (const id of ids) {
     if (!(await redis.set(\`lock:wager:\${id}\`, 'me', 'PX', 5000, 'NX'))) return 409;
@@ -140,6 +160,23 @@ export async function run(id: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a lock set without NX inside the try after a check that returns when it is held: the finally deletes the holder\'s lock on that return',
+      message: ['lock:rebuild-index', 'leaves before'],
+      code: `${io}async function rebuildRunning(): Promise<boolean> {
+  return (await redis.exists('lock:rebuild-index')) === 1;
+}
+export async function rebuildIndex(): Promise<void> {
+  try {
+    if (await rebuildRunning()) return;
+    await redis.setex('lock:rebuild-index', 600, 'busy');
+    await work();
+  } finally {
+    await redis.del('lock:rebuild-index');
+  }
+}
+`,
+    },
     {
       name: 'the finally tests the key (was there one to lock), not whether it was taken',
       message: ['also when the acquire failed'],
