@@ -10,7 +10,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, descendantsOfKind, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, bindingElementOf, descendantsOfKind, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { checkBefore, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
 import { namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
@@ -462,14 +462,55 @@ function answersBusy(fn: ts.FunctionLikeDeclaration, acquire: Acquire): boolean 
   }));
 }
 
+/** A parameter of `fn`, or a member of an options parameter it destructures (`({ resource, task }) =>`). */
+function parameterOrMember(fn: ts.FunctionLikeDeclaration, node: Node): { param: number; member?: string } | undefined {
+  const param = parameterIndex(fn, node);
+  if (param !== undefined) return { param };
+  const n = unwrap(node);
+  const decl = ts.isIdentifier(n) ? bindingElementOf(n) : undefined;
+  if (!decl || decl.dotDotDotToken) return undefined;
+  const owner = decl.parent.parent;
+  const name = decl.propertyName ?? decl.name;
+  return ts.isParameter(owner) && owner.parent === fn && ts.isIdentifier(name) ? { param: fn.parameters.indexOf(owner), member: name.text } : undefined;
+}
+
+/**
+ * `async (signal) => task(signal)`, `(s) => { return run(s); }`: a routine that only calls another, with
+ * where it hands on the signal it is given (undefined: it hands on none).
+ */
+function forwardedCall(routine: Node): { callee: Node; signalArg?: number } | undefined {
+  const r = unwrap(routine);
+  if (!ts.isArrowFunction(r) && !ts.isFunctionExpression(r)) return undefined;
+  let body: Node = r.body;
+  if (ts.isBlock(body)) {
+    const only = body.statements.length === 1 ? body.statements[0] : undefined;
+    if (!only || !ts.isReturnStatement(only) || !only.expression) return undefined;
+    body = only.expression;
+  }
+  let value = unwrap(body);
+  if (ts.isAwaitExpression(value)) value = unwrap(value.expression);
+  if (!ts.isCallExpression(value)) return undefined;
+  const signal = r.parameters[0]?.name;
+  const signalArg = signal && ts.isIdentifier(signal) ? value.arguments.findIndex((a) => { const v = unwrap(a); return ts.isIdentifier(v) && v.text === signal.text; }) : -1;
+  return { callee: value.expression, signalArg: signalArg >= 0 ? signalArg : undefined };
+}
+
 /** A parameter that is called (or handed to a lock routine) in `fn`: the routine it runs under a lock. */
 function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[], model: LockModel, path: string): FunctionSummary['routine'] {
   for (const acquire of acquires) {
     if (!acquire.routine) continue;
-    const param = parameterIndex(fn, acquire.routine);
-    // The routine is our parameter, handed to redlock.using / withLock / a routine helper.
-    if (param !== undefined) {
-      return { param, key: keySpecOf(fn, acquire.key, model), signalArg: acquire.kind === 'with-lock' || acquire.kind === 'redlock-using' ? (acquire.signalArg ?? 0) : undefined, at: placeOf(acquire.call, path) };
+    const signalled = acquire.kind === 'with-lock' || acquire.kind === 'redlock-using';
+    // The routine is our parameter (or an options member), handed to redlock.using / withLock / a routine helper.
+    const direct = parameterOrMember(fn, acquire.routine);
+    if (direct) {
+      return { ...direct, key: keySpecOf(fn, acquire.key, model), signalArg: signalled ? (acquire.signalArg ?? 0) : undefined, at: placeOf(acquire.call, path) };
+    }
+    // Or an arrow that calls it, handing on the signal or not.
+    const forward = forwardedCall(acquire.routine);
+    const target = forward && parameterOrMember(fn, forward.callee);
+    if (target) {
+      const signalArg = signalled && (acquire.signalArg ?? 0) === 0 ? forward.signalArg : undefined;
+      return { ...target, key: keySpecOf(fn, acquire.key, model), signalArg, at: placeOf(acquire.call, path) };
     }
   }
   const locked = acquires.find((a) => !a.routine);

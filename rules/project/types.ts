@@ -101,6 +101,8 @@ export interface ExtendSummary {
 /** Runs a callback parameter under a lock (a withLock-like helper). */
 export interface RoutineSummary {
   param: number;
+  /** The routine is this member of the options object passed at `param` (`underLock({ key, task })`). */
+  member?: string;
   key?: KeySpec;
   /** The routine's parameter position that receives the lock's AbortSignal; undefined when none is given. */
   signalArg?: number;

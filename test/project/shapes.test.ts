@@ -1798,3 +1798,44 @@ export class Profiles {
   const found = analyzeProject({ 'src/lib/store.ts': store, 'src/app/provision.ts': provision, 'src/app/profile.ts': profiles });
   assert.deepEqual(findingList(found), ['src/app/provision.ts: owner-checked-release'], found.map((f) => f.message).join('\n'));
 });
+
+test('a routine handed on through a forwarding arrow or as a member of an options object is the caller\'s routine under the lock', () => {
+  const locks = `import Redlock from 'redlock';
+import Redis from 'ioredis';
+const redlock = new Redlock([new Redis()], { retryCount: 5, retryDelay: 200, retryJitter: 100 });
+interface Guarded<T> { resource: string; task: (signal: AbortSignal) => Promise<T> }
+export const underLock = async <T>({ resource, task: work }: Guarded<T>): Promise<T> => {
+  return redlock.using([resource], 10_000, async (signal) => work(signal));
+};
+export const lockInvoice = async <T>(invoiceId: string, task: (signal: AbortSignal) => Promise<T>) => {
+  return redlock.using([\`locks:invoice:\${invoiceId}\`], 10_000, async (signal) => {
+    return task(signal);
+  });
+};
+export const lockOrder = async <T>(orderId: string, task: (signal: AbortSignal) => Promise<T>) => {
+  return underLock({ resource: \`locks:order:\${orderId}\`, task });
+};
+`;
+  const jobs = `import { lockInvoice, lockOrder } from './locks';
+declare function chargeCard(id: string, signal?: AbortSignal): Promise<void>;
+declare function shipParcel(id: string): Promise<void>;
+export async function bill(invoiceId: string) {
+  return lockInvoice(invoiceId, async () => {
+    await chargeCard(invoiceId);
+  });
+}
+export async function ship(orderId: string) {
+  return lockOrder(orderId, async () => {
+    await shipParcel(orderId);
+  });
+}
+export async function billCarefully(invoiceId: string) {
+  return lockInvoice(invoiceId, async (signal) => {
+    await chargeCard(invoiceId, signal);
+  });
+}
+`;
+  const found = analyzeProject({ 'src/locks.ts': locks, 'src/jobs.ts': jobs });
+  const lineOf = (offset: number) => jobs.slice(0, offset).split('\n').length;
+  assert.deepEqual(found.map((f) => `${f.file}:${lineOf(f.span.start)} ${f.rule}`), ['src/jobs.ts:5 respect-abort-signal', 'src/jobs.ts:10 respect-abort-signal'], found.map((f) => f.message).join('\n'));
+});
