@@ -11,7 +11,7 @@ import { freshToken } from './fixes/token';
 import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
-import { describeKey } from './engine/keys';
+import { describeKey, looksLikeLockKey } from './engine/keys';
 import { expiryOf, spelledName } from './engine/commands';
 
 /** The statement to delete with the EXPIRE: the statement itself, or an `if (ok)` that only wraps it. */
@@ -74,6 +74,15 @@ function safeLock(model: LockModel, acquire: Acquire, receiver: string, unit: Tt
   return { title: 'Make this a safe lock (atomic TTL, random token, compare-and-delete release)', unattended: false, edits };
 }
 
+/**
+ * A set-once claim (`processed:<id>`, a dedup or idempotency marker): not named as a lock and never
+ * released or extended. Its separate EXPIRE matters all the same: without it the claim never lapses.
+ */
+function claimOnly(model: LockModel, acquire: Acquire): boolean {
+  const key = acquire.key!;
+  return !looksLikeLockKey(key) && model.releasesOn(key).length === 0 && model.extendsOn(key).length === 0;
+}
+
 export const atomicAcquire: Rule = {
   id: 'atomic-acquire',
   defaultSeverity: 'error',
@@ -87,10 +96,13 @@ export const atomicAcquire: Rule = {
       const inBatch = !!expire.batch && !!acquire.command?.batch;
       const why = inBatch
         ? `Inside ${expire.batch?.kind === 'multi' ? 'MULTI' : 'a pipeline'} the ${spelledName(expire)} still runs when the acquire failed, re-arming the TTL of another holder's lock${expire.batch?.kind === 'pipeline' ? ', and a pipeline is not even a transaction' : ''}.`
-        : `They are two commands: if the process dies between them, ${key} stays locked forever with no TTL.`;
+        : claimOnly(model, acquire)
+          ? `They are two commands: if the process dies between them, ${key} stays forever with no TTL, and every later claim of it is refused for good, not only until it was meant to expire.`
+          : `They are two commands: if the process dies between them, ${key} stays locked forever with no TTL.`;
+      const what = claimOnly(model, acquire) ? `Key ${key} is claimed` : `Lock ${key} is acquired`;
       report({
         span: spanOf(acquire.call),
-        message: `Lock ${key} is acquired without a TTL and given one by a separate ${spelledName(expire)}. ${why} Acquire with one SET key token NX PX ttl.`,
+        message: `${what} without a TTL and given one by a separate ${spelledName(expire)}. ${why} Acquire with one SET key token NX PX ttl.`,
         related: [{ span: spanOf(expire.call), message: `the separate ${spelledName(expire)}` }],
         fix: () => fix(model, acquire),
       });

@@ -34,6 +34,17 @@ export async function run(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'a dedup marker claimed with SETNX and given its TTL by a separate EXPIRE is reported as a claim that may never lapse',
+      message: ['Key key (processed:*) is claimed', 'refused for good'],
+      code: `${io}export async function firstDelivery(requestId: string): Promise<boolean> {
+  const key = \`processed:\${requestId}\`;
+  const fresh = await redis.setnx(key, '1');
+  if (fresh === 1) await redis.expire(key, 600);
+  return fresh === 1;
+}
+`,
+    },
+    {
       name: 'Make this a safe lock: atomic TTL, a fresh token for process.pid, compare-and-delete releases',
       code: `${io}export async function charge(id: string) {
   const key = \`lock:order:\${id}\`;
