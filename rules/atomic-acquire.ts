@@ -2,7 +2,8 @@
 // them leaves a lock with no TTL that no one will ever free.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, spanOf, unwrap, unwrapAwait, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, contains, spanOf, unwrap, unwrapAwait, valueCarrier, type Node } from './engine/nodes';
+import { isGuard } from './engine/paths';
 import { isPlainReference, isRedisAcquire, clientReceiver } from './engine/queries';
 import { tokenWeakness } from './engine/token-strength';
 import type { TtlUnit } from './engine/set-options';
@@ -83,6 +84,26 @@ function claimOnly(model: LockModel, acquire: Acquire): boolean {
   return !looksLikeLockKey(key) && model.releasesOn(key).length === 0 && model.extendsOn(key).length === 0;
 }
 
+/**
+ * The `if` around the EXPIRE that is not the acquire's own test (`if (reserved.modifiedCount) { expire }`),
+ * when nothing after it in its block releases or expires the key: the path where it is false keeps the
+ * key with no TTL.
+ */
+function onlyWhen(acquire: Acquire, expire: Node): ts.IfStatement | undefined {
+  const statement = ancestorWhere<ts.IfStatement>(expire, (n) => ts.isIfStatement(n) && !contains(n, acquire.call));
+  if (!statement || isGuard(statement, acquire) || (statement.elseStatement && mentionsKey(statement.elseStatement, acquire))) return undefined;
+  if (!contains(acquire.fn, statement)) return undefined;
+  const block = statement.parent;
+  const after = ts.isBlock(block) ? block.statements.slice(block.statements.indexOf(statement) + 1) : [];
+  return after.some((s) => mentionsKey(s, acquire)) ? undefined : statement;
+}
+
+/** Does the code name the acquired key again (a release or another EXPIRE of it)? */
+function mentionsKey(node: Node, acquire: Acquire): boolean {
+  const key = acquire.key ? unwrap(acquire.key.node).getText() : undefined;
+  return !!key && node.getText().includes(key);
+}
+
 export const atomicAcquire: Rule = {
   id: 'atomic-acquire',
   defaultSeverity: 'error',
@@ -100,9 +121,13 @@ export const atomicAcquire: Rule = {
           ? `They are two commands: if the process dies between them, ${key} stays forever with no TTL, and every later claim of it is refused for good, not only until it was meant to expire.`
           : `They are two commands: if the process dies between them, ${key} stays locked forever with no TTL.`;
       const what = claimOnly(model, acquire) ? `Key ${key} is claimed` : `Lock ${key} is acquired`;
+      const only = inBatch ? undefined : onlyWhen(acquire, expire.call);
+      const partial = only
+        ? ` And the ${spelledName(expire)} runs only when \`${only.expression.getText().replace(/\s+/g, ' ')}\`: on the other path the key keeps no TTL at all, with no crash needed.`
+        : '';
       report({
         span: spanOf(acquire.call),
-        message: `${what} without a TTL and given one by a separate ${spelledName(expire)}. ${why} Acquire with one SET key token NX PX ttl.`,
+        message: `${what} without a TTL and given one by a separate ${spelledName(expire)}. ${why}${partial} Acquire with one SET key token NX PX ttl.`,
         related: [{ span: spanOf(expire.call), message: `the separate ${spelledName(expire)}` }],
         fix: () => fix(model, acquire),
       });

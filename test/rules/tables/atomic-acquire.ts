@@ -34,6 +34,39 @@ export async function run(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'the separate EXPIRE only runs when the work under the lock succeeded: the other path keeps the lock with no TTL',
+      message: ['runs only when `held.count > 0`', 'no crash needed'],
+      fix: 'Acquire with one SET',
+      output: `import { createClient } from 'redis';
+const client = createClient();
+async function work(): Promise<void> {}
+declare function holdStock(sku: string): Promise<{ count: number }>;
+export async function reserve(sku: string): Promise<string | null> {
+  const key = \`lock:stock:\${sku}\`;
+  const taken = await client.set(key, 'held', { NX: true, PX: 3000 });
+  if (!taken) return null;
+  const held = await holdStock(sku);
+  if (held.count > 0) {
+    return key;
+  }
+  return null;
+}
+`,
+      code: `${nr}declare function holdStock(sku: string): Promise<{ count: number }>;
+export async function reserve(sku: string): Promise<string | null> {
+  const key = \`lock:stock:\${sku}\`;
+  const taken = await client.setNX(key, 'held');
+  if (!taken) return null;
+  const held = await holdStock(sku);
+  if (held.count > 0) {
+    await client.pExpire(key, 3000);
+    return key;
+  }
+  return null;
+}
+`,
+    },
+    {
       name: 'a dedup marker claimed with SETNX and given its TTL by a separate EXPIRE is reported as a claim that may never lapse',
       message: ['Key key (processed:*) is claimed', 'refused for good'],
       code: `${io}export async function firstDelivery(requestId: string): Promise<boolean> {
