@@ -322,17 +322,50 @@ function trailingComment(statement: Node): string {
   return /^\s*(?:\/\/|\/\*)/.test(rest) ? rest : '';
 }
 
-/** `if (!this.redis) return work();` before the acquire: no Redis, no lock, work anyway. */
+/**
+ * `if (!this.redis) return work();` before the acquire: no Redis, no lock, work anyway. Also `if (redis) {
+ * ...acquire... }` with an `else`, or a then that always leaves, followed by a fallback that runs the work.
+ */
 function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefined {
   const client = clientOf(acquire);
   if (!client) return undefined;
+  const nullTest = (condition: Node, equal: boolean) => ts.isBinaryExpression(condition) && unwrap(condition.left).getText() === client &&
+    (equal ? /^==/ : /^!=/).test(condition.operatorToken.getText()) && /^(?:null|undefined)$/.test(condition.right.getText());
   for (const test of testsBefore(acquire)) {
     const condition = unwrap(test.expression);
     const absent = ts.isPrefixUnaryExpression(condition) && unwrap(condition.operand).getText() === client;
-    const isNull = ts.isBinaryExpression(condition) && /^[!=]=/.test(condition.operatorToken.getText()) && unwrap(condition.left).getText() === client && /^(?:null|undefined)$/.test(condition.right.getText());
-    if ((!absent && !isNull) || explicit(model, test.thenStatement, test) || documented(test, acquire.fn, client)) continue;
+    if ((!absent && !nullTest(condition, true)) || explicit(model, test.thenStatement, test) || documented(test, acquire.fn, client)) continue;
     const grant = grants(model, test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
     if (grant) return { path: test.thenStatement, grant, how: 'branch' };
+  }
+  const around = ifAround(acquire);
+  const present = around && (unwrap(around.expression).getText() === client || nullTest(unwrap(around.expression), false));
+  const fallback = around && present && !documented(around, acquire.fn, client) ? fallbackOf(model, acquire, around) : undefined;
+  return fallback ? { ...fallback, how: 'branch' } : undefined;
+}
+
+/** The innermost `if` whose then-branch holds the acquire. */
+function ifAround(acquire: Acquire): ts.IfStatement | undefined {
+  const around = ancestorWhere(acquire.call, (a) => a === acquire.fn || (ts.isIfStatement(a) && contains(a.thenStatement, acquire.call)));
+  return around && ts.isIfStatement(around) ? around : undefined;
+}
+
+/**
+ * The path that runs when `around`'s test (Redis usable) is false, and its grant: the `else`, or with a
+ * then-branch that always leaves, what follows the `if` (`if (client) { ...; return token } <an
+ * in-process Map lock>`).
+ */
+function fallbackOf(model: LockModel, acquire: Acquire, around: ts.IfStatement): Omit<Found, 'how'> | undefined {
+  const otherwise = around.elseStatement;
+  if (otherwise) {
+    const grant = explicit(model, otherwise, otherwise) ? undefined : grants(model, otherwise, acquire, workOf(model, acquire, otherwise));
+    return grant ? { path: otherwise, grant } : undefined;
+  }
+  if (!endsInJump(around.thenStatement) || !ts.isBlock(around.parent)) return undefined;
+  for (const statement of around.parent.statements.slice(around.parent.statements.indexOf(around) + 1)) {
+    if (explicit(model, statement, statement)) return undefined;
+    const grant = grants(model, statement, acquire, workOf(model, acquire, statement));
+    if (grant) return { path: around, grant };
   }
   return undefined;
 }
@@ -440,21 +473,9 @@ function unreachableBranch(model: LockModel, acquire: Acquire): Found | undefine
     const grant = grants(model, test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
     if (grant) return { path: test.thenStatement, grant, how: 'down' };
   }
-  // `if (redisReady) { ...acquire... } else { return true; }`
-  const around = ancestorWhere(acquire.call, (a) => a === acquire.fn || (ts.isIfStatement(a) && contains(a.thenStatement, acquire.call)));
-  if (around && ts.isIfStatement(around) && around.elseStatement && testsUp(around.expression, client) && !explicit(model, around.elseStatement, around.elseStatement)) {
-    const grant = grants(model, around.elseStatement, acquire, workOf(model, acquire, around.elseStatement));
-    if (grant) return { path: around.elseStatement, grant, how: 'down' };
-  }
-  // `if (redisReady) { ...acquire...; return ... } <the fallback>`: what follows the if is its else.
-  if (around && ts.isIfStatement(around) && !around.elseStatement && endsInJump(around.thenStatement) && ts.isBlock(around.parent) && testsUp(around.expression, client)) {
-    const rest = around.parent.statements.slice(around.parent.statements.indexOf(around) + 1);
-    for (const statement of rest) {
-      if (explicit(model, statement, statement)) return undefined;
-      const grant = grants(model, statement, acquire, workOf(model, acquire, statement));
-      if (grant) return { path: around, grant, how: 'down' };
-    }
-  }
+  const around = ifAround(acquire);
+  const fallback = around && testsUp(around.expression, client) ? fallbackOf(model, acquire, around) : undefined;
+  if (fallback) return { ...fallback, how: 'down' };
   for (const attempt of descendantsOfKind<ts.TryStatement>(acquire.fn, ts.SyntaxKind.TryStatement)) {
     const caught = attempt.catchClause?.block;
     if (!caught || attempt.end > acquire.call.getStart() || ancestorWhere(attempt, isFunctionLike) !== acquire.fn || explicit(model, caught, attempt.catchClause!)) continue;

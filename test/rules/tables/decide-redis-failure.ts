@@ -55,8 +55,39 @@ ${fallback}
 }
 `;
 
+/** `withLock` over a client a getter may not give: `if (redis) { ...retry the acquire...; throw } <fallback>`. */
+const clientOrFallback = (fallback: string) => `import type Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+declare function clientIfConfigured(): Promise<Redis | null>;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms + Math.random() * ms));
+export async function withLock<T>(key: string, ttlMs: number, fn: () => Promise<T>): Promise<T> {
+  const token = randomUUID();
+  const redis = await clientIfConfigured();
+  if (redis) {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) === 'OK') {
+        try {
+          return await fn();
+        } finally {
+          await redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end return 0', 1, key, token);
+        }
+      }
+      await pause(100);
+    }
+    throw new Error('lock busy: ' + key);
+  }
+${fallback}
+}
+`;
+
 export const decideRedisFailureCases: RuleCases = {
   valid: [
+    {
+      name: 'a present-client test around the acquire whose fallback says why it runs without Redis (a comment naming Redis)',
+      code: clientOrFallback(`  // No Redis configured (local development): one process, so the work runs unlocked.
+  return fn();`),
+    },
+    { name: 'a present-client test around the acquire whose fallback throws', code: clientOrFallback(`  throw new Error('Redis is required for ' + key);`) },
     {
       name: 'no Redis configured: the branch documented by a comment after it, on its line, naming Redis',
       code: `import Redis from 'ioredis';
@@ -427,6 +458,18 @@ export class Locker {
     ...answerValidCases,
   ],
   invalid: [
+    {
+      name: 'a present-client test around the acquire that always leaves, then the work run with no lock after it',
+      message: ['When the Redis client is not configured', 'runs `fn`'],
+      code: clientOrFallback(`  const holders = new Map<string, string>();
+  if (holders.has(key)) throw new Error('busy');
+  holders.set(key, token);
+  try {
+    return await fn();
+  } finally {
+    holders.delete(key);
+  }`),
+    },
     {
       name: 'a fallback acquire in the catch whose answer is not what is returned',
       message: ['returns `true`'],
