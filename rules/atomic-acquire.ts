@@ -115,12 +115,13 @@ export const atomicAcquire: Rule = {
       if (!isRedisAcquire(acquire) || !expire || !acquire.key) continue;
       const key = describeKey(acquire.key);
       const inBatch = !!expire.batch && !!acquire.command?.batch;
+      const claim = claimOnly(model, acquire);
       const why = inBatch
         ? `Inside ${expire.batch?.kind === 'multi' ? 'MULTI' : 'a pipeline'} the ${spelledName(expire)} still runs when the acquire failed, re-arming the TTL of another holder's lock${expire.batch?.kind === 'pipeline' ? ', and a pipeline is not even a transaction' : ''}.`
-        : claimOnly(model, acquire)
+        : claim
           ? `They are two commands: if the process dies between them, ${key} stays forever with no TTL, and every later claim of it is refused for good, not only until it was meant to expire.`
           : `They are two commands: if the process dies between them, ${key} stays locked forever with no TTL.`;
-      const what = claimOnly(model, acquire) ? `Key ${key} is claimed` : `Lock ${key} is acquired`;
+      const what = claim ? `Key ${key} is claimed` : `Lock ${key} is acquired`;
       const only = inBatch ? undefined : onlyWhen(acquire, expire.call);
       const partial = only
         ? ` And the ${spelledName(expire)} runs only when \`${only.expression.getText().replace(/\s+/g, ' ')}\`: on the other path the key keeps no TTL at all, with no crash needed.`

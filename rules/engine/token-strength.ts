@@ -1,6 +1,7 @@
 // Is a lock token unique per acquisition? Constants, process.pid, hostnames, timestamps and in-memory
-// counters are not, and neither is one token created once (module level, or once per object) and reused. The id of the
-// user or record a lock is for is asked apart (isRecordId): a holder that is a user is often meant.
+// counters are not, and neither is one token created once (module level, or once per object) and
+// reused. The id of the user or record a lock is for is asked apart (isRecordId): a holder that is a
+// user is often meant.
 import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { ancestorWhere, declarationOf, descendantsOfKind, elementValue, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
