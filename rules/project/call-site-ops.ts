@@ -139,17 +139,6 @@ function keyLeftOut(spec: KeySpec | undefined, call: ts.CallExpression): boolean
   return !!spec && spec.param !== undefined && !spec.defaulted && call.arguments.length <= spec.param && !call.arguments.some(ts.isSpreadElement);
 }
 
-/** The value of `member` in an object literal argument (`{ key, task }`, `{ task: run }`). */
-function memberValue(arg: ts.Expression | undefined, member: string): ts.Expression | undefined {
-  const object = arg && unwrap(arg);
-  if (!object || !ts.isObjectLiteralExpression(object)) return undefined;
-  for (const p of object.properties) {
-    if (ts.isShorthandPropertyAssignment(p) && p.name.text === member) return p.name;
-    if (ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === member) return p.initializer;
-  }
-  return undefined;
-}
-
 export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): HelperOps {
   const ops: HelperOps = { acquires: [], releases: [], extends: [] };
   const summary = meaning.summary;
@@ -157,7 +146,8 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
   const receiverName = meaning.receiver ? lastSegment(meaning.receiver) : undefined;
   const routine = summary.routine;
   if (routine) {
-    const routineArg = routine.member ? memberValue(call.arguments[routine.param], routine.member) : call.arguments[routine.param];
+    const passed = call.arguments[routine.param];
+    const routineArg = routine.member && passed ? propertyValue(passed, routine.member) : passed;
     if (routineArg) {
       // `withLock(key, token, fn)`: the token the caller hands in is the one the helper stores.
       const tokenSpec = summary.acquire?.token.kind === 'param' ? summary.acquire.token : undefined;

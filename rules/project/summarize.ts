@@ -10,7 +10,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, bindingElementOf, descendantsOfKind, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, descendantsOfKind, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { checkBefore, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
 import { namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
@@ -467,11 +467,7 @@ function parameterOrMember(fn: ts.FunctionLikeDeclaration, node: Node): { param:
   const param = parameterIndex(fn, node);
   if (param !== undefined) return { param };
   const n = unwrap(node);
-  const decl = ts.isIdentifier(n) ? bindingElementOf(n) : undefined;
-  if (!decl || decl.dotDotDotToken) return undefined;
-  const owner = decl.parent.parent;
-  const name = decl.propertyName ?? decl.name;
-  return ts.isParameter(owner) && owner.parent === fn && ts.isIdentifier(name) ? { param: fn.parameters.indexOf(owner), member: name.text } : undefined;
+  return ts.isIdentifier(n) ? optionsBindings(fn).fromParam.get(n.text) : undefined;
 }
 
 /**
