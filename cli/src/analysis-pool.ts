@@ -42,6 +42,7 @@ export class AnalysisPool {
   private readonly pending = new Map<number, Pending>();
   private readonly claims: SharedArrayBuffer[] = [];
   private queued = 0;
+  private jobs = 0;
   private failure?: Error;
 
   constructor(private readonly options: PoolOptions) {}
@@ -49,6 +50,7 @@ export class AnalysisPool {
   analyze(job: AnalysisJob): Promise<AnalysisOutcome> {
     return new Promise((resolve, reject) => {
       if (this.failure) return reject(this.failure);
+      this.jobs++;
       const cost = job.text.length + WORK_PER_FILE;
       this.pending.set(job.id, { job, cost, resolve, reject });
       this.queued += cost;
@@ -61,8 +63,17 @@ export class AnalysisPool {
     });
   }
 
+  /**
+   * Starts the first worker before any job, so that it loads the analyzer while the walk goes on: a
+   * walk over many files is likely to find lock code, and the load then no longer waits for the first.
+   */
+  prepare(): void {
+    if (this.workers.length === 0 && !this.failure) this.addWorker();
+  }
+
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()));
+    // A worker prepared for jobs that never came is stopped, not waited on while it loads the analyzer.
+    await Promise.all(this.workers.map((w) => (this.jobs === 0 ? w.stop() : w.close())));
   }
 
   private ensureClaims(id: number): void {

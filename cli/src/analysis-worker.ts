@@ -48,6 +48,7 @@ export class AnalysisWorker {
   private readonly worker: Worker;
   private readonly exited: Promise<unknown>;
   private closing = false;
+  private stopped = false;
 
   constructor(
     options: WorkerOptions & { stackSizeMb?: number },
@@ -66,12 +67,19 @@ export class AnalysisWorker {
     this.worker.on('message', onOutcome);
     this.worker.once('error', onFailure);
     this.worker.once('exit', (code) => {
-      if (!this.closing || code !== 0) onFailure(new Error(`the analysis worker exited (code ${code})`));
+      if (!this.closing || (code !== 0 && !this.stopped)) onFailure(new Error(`the analysis worker exited (code ${code})`));
     });
   }
 
   post(message: AnalysisJob | ClaimsMessage): void {
     this.worker.postMessage(message);
+  }
+
+  /** Stops a worker that was never given a job, without waiting for it to load the analyzer. */
+  async stop(): Promise<void> {
+    this.closing = true;
+    this.stopped = true;
+    await this.worker.terminate();
   }
 
   /** Lets the worker finish its jobs (and write the code cache) and waits until it has exited. */

@@ -4,14 +4,13 @@
 import ignore, { type Ignore } from 'ignore';
 import { ignorePath } from '../../rules/ignore-globs';
 import { skipsAsTest } from '../../rules/test-files';
-import { isAscii } from 'node:buffer';
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { CONFIG_FILE } from '../../rules/config';
+import { decodeSource, MAX_SOURCE_BYTES, readOpenFile } from '../../rules/project/source-text';
 import { analyzerManifest } from './analyzer-manifest';
 import type { ConfigResolver, ConfigScope } from './check-config';
 
-export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8 * 1024;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'build', '.git']);
 // Declaration files hold no statements, so no lock code: not worth parsing.
@@ -181,29 +180,15 @@ export function readSource(path: string): SourceText {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { skipped: `skipped: not a regular file (${specialKind(stat)})` };
-    if (stat.size > MAX_FILE_BYTES) {
+    if (stat.size > MAX_SOURCE_BYTES) {
       return { skipped: `skipped: ${(stat.size / (1024 * 1024)).toFixed(1)} MB is over the 2 MB limit` };
     }
-    const bytes = readAll(fd);
+    const bytes = readOpenFile(fd);
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
       return { skipped: 'skipped: binary file (NUL byte in the first 8 KB)' };
     }
-    // Most source is ASCII, which decodes as Latin-1 by a plain copy. Other text goes through TextDecoder,
-    // which drops a BOM as editors do (so columns match the language server's) and turns bad bytes into U+FFFD.
-    return { text: isAscii(bytes) ? bytes.toString('latin1') : utf8.decode(bytes) };
+    return { text: decodeSource(bytes) };
   } finally {
     closeSync(fd);
   }
-}
-
-const utf8 = new TextDecoder();
-/** One buffer for every read: a file's bytes are decoded to a string before the next is read. */
-let readBuffer: Buffer | undefined;
-
-/** The file's bytes up to the size limit (a file grown past it since the fstat is cut there). */
-function readAll(fd: number): Buffer {
-  readBuffer ??= Buffer.allocUnsafeSlow(MAX_FILE_BYTES);
-  let length = 0;
-  for (let n; length < MAX_FILE_BYTES && (n = readSync(fd, readBuffer, length, MAX_FILE_BYTES - length, null)) > 0; ) length += n;
-  return readBuffer.subarray(0, length);
 }

@@ -1,8 +1,9 @@
 // How the project layer reads files, the way TypeScript's compiler takes a CompilerHost: the CLI
 // passes the file system, the language server its open documents over the file system, tests an
 // in-memory map. The project layer never touches the file system itself.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { readSourceFile } from './source-text';
 
 /** A folder's entries by name: its files and its sub-folders. */
 export interface FolderListing {
@@ -32,21 +33,8 @@ function listWithFs(dir: string): FolderListing | undefined {
   }
 }
 
-/** Files larger than this are never read for their summaries (generated bundles). */
-const MAX_BYTES = 2 * 1024 * 1024;
-
 export const fileSystemHost: ProjectHost = {
-  // A missing file answers undefined without an exception: package.json is looked for in every folder
-  // above each analysed file, and a thrown ENOENT cost seven times the stat that finds nothing.
-  readFile(path) {
-    try {
-      const stat = statSync(path, { throwIfNoEntry: false });
-      if (!stat?.isFile() || stat.size > MAX_BYTES) return undefined;
-      return readFileSync(path, 'utf8');
-    } catch {
-      return undefined;
-    }
-  },
+  readFile: readSourceFile,
   fileExists(path) {
     try {
       return statSync(path, { throwIfNoEntry: false })?.isFile() === true;

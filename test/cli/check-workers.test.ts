@@ -99,3 +99,27 @@ test('check: --jobs must be a whole number of at least 1', () => {
   // A negative number reads as an option: Node's parser refuses it as ambiguous, also with exit 2.
   assert.equal(runCli(['check', '--jobs', '-1', 'src'], tree.root).status, 2);
 });
+
+// From its hundredth file the walk starts the analysis worker before any file needs it (check.ts).
+test('check: a large tree starts its worker early; without lock code the worker is stopped, with it the findings are the same', () => {
+  const plain: Record<string, string> = {};
+  for (let i = 0; i < 150; i++) plain[`src/m${String(i).padStart(3, '0')}.ts`] = `export const value${i} = ${i} * 2;\n`;
+  const clean = makeTree(plain);
+  try {
+    const { run, report } = checkJson(['src'], clean.root);
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual({ findings: report.findings, errors: report.errors, scanned: report.filesScanned }, { findings: [], errors: [], scanned: 150 });
+  } finally {
+    clean.remove();
+  }
+  // The one lock file is walked last, after the worker has started.
+  const late = makeTree({ ...plain, 'src/zz-lock.ts': files()['src/locks/lock-0.ts'].replace('../redis', './redis'), 'src/redis.ts': files()['src/redis.ts'] });
+  try {
+    const { run, report } = checkJson(['src'], late.root);
+    assert.equal(run.status, 1, run.stderr);
+    assert.deepEqual(report.errors, []);
+    assert.deepEqual(report.findings.map((f) => `${f.file}:${f.rule}`), ['src/zz-lock.ts:unique-token', 'src/zz-lock.ts:owner-checked-release']);
+  } finally {
+    late.remove();
+  }
+});
