@@ -5,13 +5,16 @@ import type { RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
 import { describeKey, sameKey } from './engine/keys';
 import type { LockModel } from './engine/model';
-import { contains, descendantsOfKind, enclosingFunction, identifiersNamed, spanOf, type Node } from './engine/nodes';
+import { contains, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, spanOf, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 
 const CLOCK = /Date\.now\(\)|new Date\(|performance\.now\(\)|process\.hrtime/;
 // Whole words or camelCase parts: `age`, `lockAge`, `isStale`; not `holder` or `message`.
 const STALE_WORDS = /[sS]tale|[eE]xpire|[eE]lapsed|[dD]eadline|[tT]imeout|(?<![a-zA-Z])(?:age|old|ttl|since|dead)(?![a-z])|(?<=[a-z])(?:Age|Old|Ttl|TTL|Since|Dead)(?![a-z])/;
+// A function named for breaking locks believed dead (`reclaimStaleLeases`, `stealLock`, `takeOverLock`):
+// any test of the holder it reads is that belief, however it is computed (`isFromPreviousRun(holder)`).
+const BREAKS_LOCKS = /[sS]tale|[zZ]ombie|[oO]rphan|[sS]teal|[rR]eclaim|[tT]ake_?[oO]ver/;
 const RELATIONAL = new Set([ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken]);
 
 /** The GET's variable and the consts computed from it (`const age = Date.now() - Number(v)`). */
@@ -51,11 +54,12 @@ function breakingWrite(model: LockModel, get: RedisCommand, scope: Node): RedisC
 function takeover(model: LockModel, get: RedisCommand): { write: RedisCommand; test: ts.IfStatement } | undefined {
   const fn = enclosingFunction(get.call);
   const names = valueNames(fn, get);
+  const breaksLocks = BREAKS_LOCKS.test(functionNameOf(fn));
   for (const test of descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement)) {
     if (test.getStart() < get.call.end || enclosingFunction(test) !== fn) continue;
     const condition = test.expression;
     const refers = contains(condition, get.call) || mentions(condition, names);
-    if (!refers || !judgesStaleness(condition)) continue;
+    if (!refers || !(breaksLocks || judgesStaleness(condition))) continue;
     const write = breakingWrite(model, get, test.thenStatement);
     if (write) return { write, test };
   }

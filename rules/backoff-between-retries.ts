@@ -9,6 +9,7 @@ import { ancestorWhere, contains, descendantsWhere, isFunctionLike, isLoop, lite
 import { localCallee } from './engine/local-callee';
 import { lockNames } from './engine/paths';
 import { selfRetry } from './engine/self-retry';
+import { promiseAllOf } from './engine/mapped-acquire';
 import { intervalRetry, type IntervalRetry } from './engine/interval-retry';
 import { keyFreshEachTime, keyVariesWithLoop } from './engine/key-loops';
 import type { Rule, RuleContext } from './rule';
@@ -22,20 +23,23 @@ const RANDOM = /random(?!UUID|Bytes|Fill|Values|\(\)\s*\.\s*toString)|jitter/i;
 // Calls a fixed delay may be computed with; any other call might add jitter we cannot see.
 const ARITHMETIC = /^(?:Math\.(?:min|max|pow|floor|round|ceil|trunc)|Number|parseInt)$/;
 
-/** The loop that retries this acquire: it ends (condition, break or return) once the lock is taken. */
-function retryLoop(acquire: Acquire): Loop | undefined {
-  const loop = ancestorWhere(acquire.call, (a) => isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || isFunctionLike(a));
+/**
+ * The loop that retries this acquire: it ends (condition, break or return) once the lock is taken.
+ * `site` is the acquire's call, or the Promise.all that runs it over several nodes or keys.
+ */
+function retryLoop(acquire: Acquire, site: Node): Loop | undefined {
+  const loop = ancestorWhere(site, (a) => isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || isFunctionLike(a));
   // A loop over keys takes another lock each time round: leaving once one fails is not a retry.
   if (!loop || !isLoop(loop) || (ts.isForStatement(loop) && keyVariesWithLoop(loop, acquire)) || keyFreshEachTime(loop, acquire)) return undefined;
   const condition = ts.isForStatement(loop) ? loop.condition : loop.expression;
-  if (condition && (contains(condition, acquire.call) || mentions(condition, lockNames(acquire)))) return loop;
-  const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && d.getStart() > acquire.call.end && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);
+  if (condition && (contains(condition, site) || mentions(condition, lockNames(acquire)))) return loop;
+  const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && d.getStart() > site.end && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);
   return stops.length > 0 ? loop : undefined;
 }
 
-/** The awaited waits in the loop body or function (not in nested functions). */
-function waitsIn(scope: Node, acquire: Acquire): ts.AwaitExpression[] {
-  return descendantsWhere<ts.AwaitExpression>(scope, (d) => ts.isAwaitExpression(d) && ancestorWhere(d, isFunctionLike) === acquire.fn && !d.getText().includes(acquire.call.getText()) && WAIT.test(d.expression.getText()));
+/** The awaited waits in the loop body or function `fn` (not in nested functions). */
+function waitsIn(scope: Node, fn: Node, acquire: Acquire): ts.AwaitExpression[] {
+  return descendantsWhere<ts.AwaitExpression>(scope, (d) => ts.isAwaitExpression(d) && ancestorWhere(d, isFunctionLike) === fn && !d.getText().includes(acquire.call.getText()) && WAIT.test(d.expression.getText()));
 }
 
 /** The delay expression of a wait: `sleep(ms)`, `setTimeout(r, ms)` inside `new Promise(...)`. */
@@ -113,7 +117,8 @@ export const backoffBetweenRetries: Rule = {
     const reported = new Set<Node>();
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
-      const loop = retryLoop(acquire);
+      const mapped = promiseAllOf(acquire);
+      const loop = retryLoop(acquire, mapped ?? acquire.call);
       const recursion = loop ? undefined : selfRetry(acquire);
       const interval = loop || recursion ? undefined : intervalRetry(acquire);
       if (interval) {
@@ -121,12 +126,13 @@ export const backoffBetweenRetries: Rule = {
         continue;
       }
       const retry = loop ?? recursion?.call;
-      if (!retry || reported.has(retry)) continue;
+      // A recursion chained on a promise waits for it (a release message, an event): a wait of no known length.
+      if (!retry || reported.has(retry) || recursion?.waitsFor) continue;
       reported.add(retry);
       const key = describeKey(acquire.key);
       // A retry scheduled with setTimeout waits its delay; any other waits with an awaited sleep.
       const scheduled = recursion?.delay ? [{ delay: recursion.delay }] : [];
-      const waits = scheduled.length > 0 ? [] : waitsIn(loop ?? acquire.fn, acquire);
+      const waits = scheduled.length > 0 ? [] : waitsIn(loop ?? acquire.fn, (mapped && ancestorWhere(mapped, isFunctionLike)) || acquire.fn, acquire);
       if (waits.length === 0 && scheduled.length === 0) {
         report({
           span: loop ? loopHead(loop) : spanOf(retry),

@@ -6,7 +6,8 @@ import { isGuard, testsFailure } from './engine/paths';
 import { describeKey, informative, sameKey, type KeyRef } from './engine/keys';
 import { keyVariesWithLoop, type KeyLoop } from './engine/key-loops';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalTruth, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { promiseAllOf } from './engine/mapped-acquire';
 import type { Rule } from './rule';
 
 /** Acquires that throw when the lock is not available (or whose failure we cannot see otherwise). */
@@ -75,15 +76,16 @@ function loopProblem(model: LockModel, acquire: Acquire): { at: Node; exit: Node
   return exit ? { at: loop, exit } : undefined;
 }
 
-/** `Promise.all(keys.map((k) => acquire(k)))`: the acquire's function is the mapped callback. */
-function promiseAllOf(acquire: Acquire): ts.CallExpression | undefined {
-  const callback = acquire.fn;
-  const map = callback.parent;
-  if (!map || !ts.isCallExpression(map) || methodOf(map)?.name !== 'map' || !map.arguments.includes(callback as ts.Expression)) return undefined;
-  const all = ancestorWhere<ts.CallExpression>(map, (a) => ts.isCallExpression(a) || isFunctionLike(a) || ts.isStatement(a));
-  if (!all || !ts.isCallExpression(all)) return undefined;
-  const callee = unwrap(all.expression).getText();
-  return callee === 'Promise.all' || callee === 'Promise.allSettled' ? all : undefined;
+/**
+ * A way out that says the keys were not all taken: a throw, or a return of nothing, of a falsy value or
+ * of `{ ok: false }`. A return of the token or of `true` after testing the answers is the way out with
+ * all of them (`if (won >= quorum) return token;`).
+ */
+function leavesEmptyHanded(exit: Node): boolean {
+  if (!ts.isReturnStatement(exit) || !exit.expression) return true;
+  const value = unwrap(exit.expression);
+  if (ts.isObjectLiteralExpression(value)) return value.properties.some((p) => ts.isPropertyAssignment(p) && literalTruth(p.initializer) === false);
+  return literalTruth(value) === false;
 }
 
 function promiseAllProblem(model: LockModel, acquire: Acquire): { at: Node; exit: Node } | undefined {
@@ -103,7 +105,7 @@ function promiseAllProblem(model: LockModel, acquire: Acquire): { at: Node; exit
     if (!test || !contains(test.expression, id)) continue;
     const isExit = (d: Node) => (ts.isThrowStatement(d) || ts.isReturnStatement(d)) && ancestorWhere(d, isFunctionLike) === fn;
     const exit = isExit(test.thenStatement) ? test.thenStatement : descendantsWhere(test.thenStatement, isExit)[0];
-    if (exit && !covered(model, exit, acquire, fn)) return { at: all, exit };
+    if (exit && leavesEmptyHanded(exit) && !covered(model, exit, acquire, fn)) return { at: all, exit };
   }
   return undefined;
 }

@@ -8,7 +8,7 @@
 import { ts } from './typescript';
 import { sameKey } from './keys';
 import type { Release } from './model';
-import { ancestorWhere, contains, descendantsOfKind, enclosingStatement, isAssignment, isFunctionLike, normalizeText, unwrap, type Node } from './nodes';
+import { ancestorWhere, contains, descendantsOfKind, enclosingStatement, isAssignment, isFunctionLike, literalTruth, normalizeText, unwrap, type Node } from './nodes';
 
 /** The try whose finally block (or catch clause) holds `release` (in the release's own function), with that block. */
 function handlerOf(release: Release): { tryStatement: ts.TryStatement; block: ts.Block; isCatch: boolean } | undefined {
@@ -51,17 +51,6 @@ function awaitsAfter(first: Release, tryStatement: ts.TryStatement): boolean {
 function sameLock(a: Release, b: Release): boolean {
   if (a.handle || b.handle) return a.handle === b.handle;
   return !!a.key && !!b.key && sameKey(a.key, b.key);
-}
-
-/** Whether a literal is truthy, falsy, or not a literal this can judge. */
-function literalTruth(node: ts.Expression): boolean | undefined {
-  const value = unwrap(node);
-  if (value.kind === ts.SyntaxKind.TrueKeyword) return true;
-  if (value.kind === ts.SyntaxKind.FalseKeyword || value.kind === ts.SyntaxKind.NullKeyword || ts.isVoidExpression(value)) return false;
-  if (ts.isIdentifier(value) && value.text === 'undefined') return false;
-  if (ts.isNumericLiteral(value)) return Number(value.text) !== 0;
-  if (ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value)) return value.text !== '';
-  return undefined;
 }
 
 /** `held` or `!released` as a guard: the variable read and the value the guard passes on. */

@@ -156,6 +156,17 @@ export function literalString(node: ts.Node): string | undefined {
   return ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) ? n.text : undefined;
 }
 
+/** Whether a literal is truthy, falsy, or not a literal this can judge. */
+export function literalTruth(node: ts.Node): boolean | undefined {
+  const value = unwrap(node);
+  if (value.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (value.kind === ts.SyntaxKind.FalseKeyword || value.kind === ts.SyntaxKind.NullKeyword || ts.isVoidExpression(value)) return false;
+  if (ts.isIdentifier(value) && value.text === 'undefined') return false;
+  if (ts.isNumericLiteral(value)) return Number(value.text) !== 0;
+  if (ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value)) return value.text !== '';
+  return undefined;
+}
+
 export function literalNumber(node: ts.Node): number | undefined {
   const n = unwrap(node);
   if (ts.isNumericLiteral(n)) return Number(n.text);

@@ -5,7 +5,7 @@
 // wait, bounded-acquire-retry the number of tries.
 import { ts } from './typescript';
 import type { Acquire } from './model';
-import { ancestorWhere, callsNamed, contains, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, callsNamed, contains, descendantsWhere, identifiersNamed, isAssignment, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, valueCarrier, type Node } from './nodes';
 import { onlyWhenAcquired, testsFailure } from './paths';
 import { mentions } from './failure-paths';
 
@@ -16,6 +16,8 @@ export interface SelfRetry {
   again?: ts.CallExpression;
   /** For a retry scheduled with setTimeout: the delay before it. */
   delay?: Node;
+  /** For a retry chained on a promise (`return released.then(() => take(key))`): that promise, a wait of unknown length. */
+  waitsFor?: Node;
 }
 
 /** The name a function calls itself by, and the callees that reach it (`take`, `this.take`, `self.take`). */
@@ -61,6 +63,21 @@ function inAcquireCallback(acquire: Acquire, node: Node): boolean {
     if (method && /^(?:then|catch)$/.test(method.name) && contains(method.receiver, acquire.call)) return true;
   }
   return false;
+}
+
+/**
+ * `return waitForRelease(key).then(() => this.take(key))`: a call in a `.then` callback on a promise the
+ * function hands back (returned or awaited), which runs the function again once that promise settles.
+ * The `.then` call, or undefined.
+ */
+function continuationOf(call: Node, fn: Node): ts.CallExpression | undefined {
+  const callback = ancestorWhere(call, isFunctionLike);
+  const then = callback?.parent;
+  if (!then || !ts.isCallExpression(then) || then.arguments[0] !== callback || methodOf(then)?.name !== 'then' || ancestorWhere(then, isFunctionLike) !== fn) return undefined;
+  const carrier = valueCarrier(then);
+  let awaited = false;
+  for (let n: Node = then; n !== carrier; n = n.parent) awaited ||= ts.isAwaitExpression(n.parent);
+  return awaited || ts.isReturnStatement(carrier.parent) ? then : undefined;
 }
 
 const leaves = (s: Node) => ts.isReturnStatement(s) || ts.isThrowStatement(s) || (ts.isBlock(s) && s.statements.some((t) => ts.isReturnStatement(t) || ts.isThrowStatement(t)));
@@ -135,10 +152,12 @@ export function selfRetry(acquire: Acquire): SelfRetry | undefined {
     const timer = !helper && !direct && isSetTimeout(c) && !!c.arguments[0] && callsSelf(c.arguments[0], name);
     if (!helper && !direct && !timer) continue;
     const inCallback = inAcquireCallback(acquire, c);
-    // After the acquire: in the function's own statements (a nested function is someone else's), or in its callback.
-    if (!inCallback && (c.getStart() < acquire.call.end || ancestorWhere(c, isFunctionLike) !== fn)) continue;
+    const continuation = inCallback || !direct ? undefined : continuationOf(c, fn);
+    // After the acquire: in the function's own statements (a nested function is someone else's), its callback or its continuation.
+    if (!inCallback && (c.getStart() < acquire.call.end || (ancestorWhere(c, isFunctionLike) !== fn && !continuation))) continue;
     if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(acquire, c, fn))) continue;
     if (helper) return helper;
+    if (continuation) return { call: c as ts.CallExpression, again: c as ts.CallExpression, waitsFor: methodOf(continuation)?.receiver };
     const timeout = timer ? c : scheduledBy(c, name, fn);
     return { call: timeout ?? c, again: direct ? c : undefined, delay: timeout?.arguments[1] };
   }

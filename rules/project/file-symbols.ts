@@ -41,13 +41,43 @@ const isFunctionValue = (n: Node | undefined): n is ts.ArrowFunction | ts.Functi
 
 /**
  * The object of functions a factory hands back, when that is all it returns: `createLock(key)` giving
- * `{ acquire() {...}, release() {...} }`. Its methods act on what the factory was called with, so it
- * is summarised like a class whose constructor is the factory.
+ * `{ acquire() {...}, release() {...} }`, or `{ acquire, release }` of functions it declares. Its
+ * methods act on what the factory was called with, so it is summarised like a class whose constructor
+ * is the factory. A call wrapping that object is read as the object: a tracing or logging decorator
+ * (`traced({ namespace, fns: { acquire } })`, `Object.freeze({ acquire })`) keeps each function's name
+ * and meaning.
  */
 export function returnedObject(fn: ts.FunctionLikeDeclaration, value = soleReturnValue(fn)): ts.ObjectLiteralExpression | undefined {
-  if (!value || !ts.isObjectLiteralExpression(value)) return undefined;
-  const hasFunctions = value.properties.some((p) => (ts.isMethodDeclaration(p) && !!p.body) || (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)));
-  return hasFunctions ? value : undefined;
+  if (!value) return undefined;
+  const hasFunctions = (o: Node): o is ts.ObjectLiteralExpression => ts.isObjectLiteralExpression(o) && o.properties.some((p) => !!memberFunction(p, fn));
+  if (hasFunctions(value)) return value;
+  if (!ts.isCallExpression(value)) return undefined;
+  for (const arg of value.arguments.map(unwrap)) {
+    if (hasFunctions(arg)) return arg;
+    if (!ts.isObjectLiteralExpression(arg)) continue;
+    const inner = arg.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && hasFunctions(unwrap(p.initializer)));
+    if (inner) return unwrap(inner.initializer) as ts.ObjectLiteralExpression;
+  }
+  return undefined;
+}
+
+/** The function a member of a factory's returned object is: written inline, or one the factory declares and names. */
+export function memberFunction(p: ts.ObjectLiteralElementLike, factory: ts.FunctionLikeDeclaration): ts.FunctionLikeDeclaration | undefined {
+  if (ts.isMethodDeclaration(p)) return p.body ? p : undefined;
+  const value = ts.isShorthandPropertyAssignment(p) ? p.name : ts.isPropertyAssignment(p) ? unwrap(p.initializer) : undefined;
+  if (isFunctionValue(value)) return value;
+  return value && ts.isIdentifier(value) && factory.body && ts.isBlock(factory.body) ? localFunction(factory.body, value.text) : undefined;
+}
+
+/** A function declared by name in a block's own statements: `function f() {}` or `const f = () => ...`. */
+function localFunction(block: ts.Block, name: string): ts.FunctionLikeDeclaration | undefined {
+  for (const statement of block.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name?.text === name && statement.body) return statement;
+    if (!ts.isVariableStatement(statement)) continue;
+    const decl = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name);
+    if (decl) return isFunctionValue(decl.initializer) ? (unwrap(decl.initializer) as ts.ArrowFunction) : undefined;
+  }
+  return undefined;
 }
 
 /** What a function's one `return` (or its expression body) gives, awaited and unwrapped; undefined with several. */
@@ -185,9 +215,8 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     summary.classes[made] = { name: made, methods: nameTable(), implements: [], fieldTypes: nameTable() };
     for (const p of object.properties) {
       const member = nameOf(p);
-      if (!member) continue;
-      if (ts.isMethodDeclaration(p) && p.body) addFunction(p, member, { kind: 'class', name: made });
-      else if (ts.isPropertyAssignment(p) && isFunctionValue(p.initializer)) addFunction(unwrap(p.initializer) as ts.ArrowFunction, member, { kind: 'class', name: made });
+      const method = member && memberFunction(p, fn);
+      if (method) addFunction(method, member, { kind: 'class', name: made });
     }
   };
 

@@ -14,7 +14,7 @@ import { ancestorWhere, descendantsOfKind, enclosingFunction, enclosingStatement
 import { checkBefore, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
 import { namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
-import { returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
+import { memberFunction, returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
 import { nameTable, type AcquireReturn, type FileSummary, type FunctionSummary, type KeySpec, type Place, type TokenSpec } from './types';
 import type { KeyRef } from '../engine/keys';
@@ -95,10 +95,9 @@ function keySpecFrom(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mo
 
 /** The factory whose returned object (file-symbols.ts returnedObject) has `fn` as a member. */
 function factoryOf(fn: ts.FunctionLikeDeclaration): ts.FunctionLikeDeclaration | undefined {
-  const parent = fn.parent;
-  const object = ts.isObjectLiteralExpression(parent) ? parent : ts.isPropertyAssignment(parent) && ts.isObjectLiteralExpression(parent.parent) ? parent.parent : undefined;
-  const factory = object && ancestorWhere<ts.FunctionLikeDeclaration>(object, isFunctionLike);
-  return factory && returnedObject(factory) === object ? factory : undefined;
+  const factory = ancestorWhere<ts.FunctionLikeDeclaration>(fn.parent, isFunctionLike);
+  if (!factory) return undefined;
+  return returnedObject(factory)?.properties.some((p) => memberFunction(p, factory) === fn) ? factory : undefined;
 }
 
 /** The options property that is the whole key: `({ lockKey }: Options)` or `opts.lockKey` used as is. */

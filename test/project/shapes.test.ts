@@ -1354,7 +1354,7 @@ export async function runCommand(userId: number, runId: string) {
   assert.match(findings[0].message, /loadUser/);
 });
 
-test('an acquire helper that waits for a release and calls itself again when busy answers only once it holds the lock: its caller has nothing to test', () => {
+test('an acquire helper that waits for a release and calls itself again when busy answers only once it holds the lock: its caller has nothing to test, its unbounded retry is the finding', () => {
   const service = (busy: string) => `import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
@@ -1385,7 +1385,8 @@ export class Stock {
 }
 `;
   const waits = analyzeProject({ 'src/lock.service.ts': service('return this.released(`released:${resource}`).then(() => this.acquireLock(resource, ttl));'), 'src/stock.ts': caller });
-  assert.deepEqual(findingList(waits), [], waits.map((f) => f.message).join('\n'));
+  // Nothing for the caller to test; the helper's own retry has no bound (no release message comes when the holder dies).
+  assert.deepEqual(findingList(waits), ['src/lock.service.ts: bounded-acquire-retry'], waits.map((f) => f.message).join('\n'));
   const answersBusy = analyzeProject({ 'src/lock.service.ts': service('return null;'), 'src/stock.ts': caller });
   assert.deepEqual(findingList(answersBusy), ['src/stock.ts: check-acquire-result'], answersBusy.map((f) => f.message).join('\n'));
 });
@@ -1838,4 +1839,90 @@ export async function billCarefully(invoiceId: string) {
   const found = analyzeProject({ 'src/locks.ts': locks, 'src/jobs.ts': jobs });
   const lineOf = (offset: number) => jobs.slice(0, offset).split('\n').length;
   assert.deepEqual(found.map((f) => `${f.file}:${lineOf(f.span.start)} ${f.rule}`), ['src/jobs.ts:5 respect-abort-signal', 'src/jobs.ts:10 respect-abort-signal'], found.map((f) => f.message).join('\n'));
+});
+
+test('a factory that returns its own functions by name, or a tracing wrapper of them, stands for a lock object', () => {
+  const locks = (returned: string) => `import Redlock from 'redlock';
+import Redis from 'ioredis';
+import { traced } from './tracing';
+const redlock = new Redlock([new Redis()], { retryCount: 5, retryDelay: 200, retryJitter: 100 });
+const underLock = async <T>({ path, work }: { path: string; work: (signal: AbortSignal) => Promise<T> }): Promise<T> =>
+  redlock.using([path], 10_000, async (signal) => work(signal));
+export const Locks = () => {
+  const lockInvoice = async <T>(invoiceId: string, work: (signal: AbortSignal) => Promise<T>) => {
+    const path = \`locks:invoice:\${invoiceId}\`;
+    return underLock({ path, work });
+  };
+  async function lockOrder<T>(orderId: string, work: (signal: AbortSignal) => Promise<T>) {
+    return underLock({ path: \`locks:order:\${orderId}\`, work });
+  }
+  const label = (id: string) => \`invoice \${id}\`;
+  return ${returned};
+};
+`;
+  // The wrapper maps over the functions it is given: what it returns is not read, its argument is.
+  const tracing = `export const traced = <F extends Record<string, (...args: any[]) => any>>({ fns }: { namespace: string; fns: F }): F =>
+  Object.fromEntries(Object.entries(fns).map(([name, fn]) => [name, (...args: any[]) => fn(...args)])) as F;
+`;
+  const jobs = `import { Locks } from './locks';
+declare function chargeCard(id: string, signal?: AbortSignal): Promise<void>;
+export async function bill(invoiceId: string) {
+  return Locks().lockInvoice(invoiceId, async () => {
+    await chargeCard(invoiceId);
+  });
+}
+export async function ship(orderId: string) {
+  const locks = Locks();
+  return locks.lockOrder(orderId, async () => chargeCard(orderId));
+}
+export async function billCarefully(invoiceId: string) {
+  return Locks().lockInvoice(invoiceId, async (signal) => chargeCard(invoiceId, signal));
+}
+`;
+  for (const returned of ['{ lockInvoice, lockOrder, label }', "traced({ namespace: 'locks', fns: { lockInvoice, lockOrder } })", 'Object.freeze({ lockInvoice, lockOrder: lockOrder })']) {
+    const found = analyzeProject({ 'src/locks.ts': locks(returned), 'src/tracing.ts': tracing, 'src/jobs.ts': jobs });
+    const lineOf = (offset: number) => jobs.slice(0, offset).split('\n').length;
+    assert.deepEqual(found.map((f) => `${f.file}:${lineOf(f.span.start)} ${f.rule}`), ['src/jobs.ts:4 respect-abort-signal', 'src/jobs.ts:10 respect-abort-signal'], returned);
+  }
+  // The trap: the same factory shape whose functions lock a row in a database, not Redis.
+  const rows = `import { traced } from './tracing';
+declare const db: { query(sql: string, args: unknown[]): Promise<void> };
+export const Locks = () => {
+  const lockInvoice = async <T>(invoiceId: string, work: () => Promise<T>) => {
+    await db.query('UPDATE invoices SET locked = true WHERE id = $1', [invoiceId]);
+    return work();
+  };
+  const lockOrder = lockInvoice;
+  return traced({ namespace: 'rows', fns: { lockInvoice, lockOrder } });
+};
+`;
+  assert.deepEqual(findingList(analyzeProject({ 'src/locks.ts': rows, 'src/tracing.ts': tracing, 'src/jobs.ts': jobs })), []);
+});
+
+test('a quorum acquire through a method per node, run by Promise.all in a retry loop: the loop retries it, and returning the token is no partial failure', () => {
+  const lock = (wait: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'crypto';
+export class QuorumLock {
+  private readonly nodes: Redis[] = [new Redis(6379), new Redis(6380), new Redis(6381)];
+  private async takeOn(node: Redis, key: string, token: string, ttl: number): Promise<boolean> {
+    return (await node.set(key, token, 'PX', ttl, 'NX')) === 'OK';
+  }
+  private async dropAll(key: string, token: string): Promise<void> {
+    await Promise.allSettled(this.nodes.map((n) => n.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, key, token)));
+  }
+  async acquire(key: string, ttl: number): Promise<string> {
+    const token = randomUUID();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const won = await Promise.all(this.nodes.map((node) => this.takeOn(node, key, token, ttl)));
+      if (won.filter(Boolean).length >= 2) return token;
+      await this.dropAll(key, token);
+      await new Promise((resolve) => setTimeout(resolve, ${wait}));
+    }
+    throw new Error('busy');
+  }
+}
+`;
+  const fixed = analyzeProject({ 'src/quorum-lock.ts': lock('250') });
+  assert.deepEqual(findingList(fixed), ['src/quorum-lock.ts: backoff-between-retries'], fixed.map((f) => f.message).join('\n'));
+  assert.deepEqual(findingList(analyzeProject({ 'src/quorum-lock.ts': lock('125 + Math.random() * 250') })), []);
 });

@@ -50,8 +50,30 @@ export async function lockdownUntil(): Promise<number | null> {
   if (holder === me) await redis.set('leader:scheduler', me, 'EX', 30, 'XX');
 }
 ` },
+    { name: 'a holder judged by a predicate outside a function named for breaking locks: no staleness decision is seen', code: `${io}const ME = \`worker:\${process.pid}\`;
+declare function trusted(holder: string): boolean;
+export async function handOver(id: string) {
+  const holder = await redis.get(\`lock:job:\${id}\`);
+  if (holder && trusted(holder)) await redis.set(\`lock:job:\${id}\`, ME, 'EX', 60, 'XX');
+}
+` },
   ],
   invalid: [
+    {
+      name: 'a startup sweep named for reclaiming stale locks overwrites each holder its own predicate judges dead',
+      code: `${io}const ME = \`worker:\${process.pid}:\${Date.now()}\`;
+function fromEarlierRun(holder: string): boolean {
+  const [role, , pid] = holder.split(':');
+  return role === 'worker' && pid !== String(process.pid);
+}
+export async function reclaimStaleLocks(ids: string[]) {
+  for (const id of ids) {
+    const holder = await redis.get(\`lock:job:\${id}\`);
+    if (holder && fromEarlierRun(holder)) await redis.set(\`lock:job:\${id}\`, ME, 'EX', 60);
+  }
+}
+`,
+    },
     {
       name: 'ioredis: GET the expiry timestamp, DEL when past, SET NX again',
       message: ['separate GET', 'IFEQ'],

@@ -60,8 +60,26 @@ export async function lockAll(skus: string[], token: string) {
   return picked;
 }
 ` },
+    { name: 'a quorum acquire over nodes (Promise.all of one SET NX per node) returns the token once most answered OK, and releases on all of them otherwise', code: `import Redis from 'ioredis';
+const nodes = [new Redis(6379), new Redis(6380), new Redis(6381)];
+export async function acquireQuorum(key: string, token: string): Promise<string | null> {
+  const answers = await Promise.all(nodes.map((node) => node.set(key, token, 'PX', 10000, 'NX')));
+  if (answers.filter((a) => a === 'OK').length >= 2) return token;
+  await Promise.allSettled(nodes.map((node) => node.eval(${RELEASE}, 1, key, token)));
+  return null;
+}
+` },
   ],
   invalid: [
+    {
+      name: 'Promise.all of NX acquires over keys, a failed answer returns { ok: false } without releasing',
+      code: `${io}export async function lockPair(a: string, b: string, token: string) {
+  const results = await Promise.all([a, b].map((id) => redis.set(\`lock:account:\${id}\`, token, 'PX', 10000, 'NX')));
+  if (results.some((r) => r !== 'OK')) return { ok: false };
+  return { ok: true };
+}
+`,
+    },
     {
       name: 'the failure path releases the account lock taken before the loop, not the item locks taken in it',
       message: ['one key at a time'],
