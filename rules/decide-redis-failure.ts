@@ -3,11 +3,11 @@
 // critical section at once. Failing open can be right, but it must be a decision that says so.
 import { ts } from './engine/typescript';
 import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './engine/failure-answers';
-import { bodyStatements, isLoggingCall, saysFailOpen, releasesSomething, throwsIn } from './engine/failure-paths';
+import { bodyStatements, isLoggingCall, mentions, saysFailOpen, releasesSomething, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
-import { inNotAcquiredBranch, isGuard } from './engine/paths';
+import { guardNames, inNotAcquiredBranch, isGuard } from './engine/paths';
 import { isCallbackParameter } from './engine/unsettled-work';
 import { isLockAcquire, isPlainReference, isRedisAcquire } from './engine/queries';
 import type { Rule } from './rule';
@@ -351,9 +351,10 @@ function ifAround(acquire: Acquire): ts.IfStatement | undefined {
 }
 
 /**
- * The path that runs when `around`'s test (Redis usable) is false, and its grant: the `else`, or with a
- * then-branch that always leaves, what follows the `if` (`if (client) { ...; return token } <an
- * in-process Map lock>`).
+ * The path that runs when `around`'s test (Redis usable) is false, and its grant: the `else`, or what
+ * follows the `if`: after a then-branch that always leaves (`if (client) { ...; return token } <an
+ * in-process Map lock>`), or after one that goes on (`if (redisUp) locks = await acquire(); <the work>`),
+ * up to a test of what the acquire answered.
  */
 function fallbackOf(model: LockModel, acquire: Acquire, around: ts.IfStatement): Omit<Found, 'how'> | undefined {
   const otherwise = around.elseStatement;
@@ -361,10 +362,14 @@ function fallbackOf(model: LockModel, acquire: Acquire, around: ts.IfStatement):
     const grant = explicit(model, otherwise, otherwise) ? undefined : grants(model, otherwise, acquire, workOf(model, acquire, otherwise));
     return grant ? { path: otherwise, grant } : undefined;
   }
-  if (!endsInJump(around.thenStatement) || !ts.isBlock(around.parent)) return undefined;
+  if (!ts.isBlock(around.parent)) return undefined;
+  // After a then-branch that goes on, the statements after the `if` are the locked work itself, run
+  // there without the lock unless a test of the acquire's answer stops it first.
+  const goesOn = !endsInJump(around.thenStatement);
+  const answer = goesOn ? guardNames(acquire) : [];
   for (const statement of around.parent.statements.slice(around.parent.statements.indexOf(around) + 1)) {
-    if (explicit(model, statement, statement)) return undefined;
-    const grant = grants(model, statement, acquire, workOf(model, acquire, statement));
+    if (explicit(model, statement, statement) || (ts.isIfStatement(statement) && mentions(statement.expression, answer))) return undefined;
+    const grant = grants(model, statement, acquire, workOf(model, acquire, goesOn ? around.thenStatement : statement));
     if (grant) return { path: around, grant };
   }
   return undefined;

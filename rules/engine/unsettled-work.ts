@@ -156,6 +156,11 @@ const NAMED_AFTER = /\s+(?:function\s*\*?\s*)?\*?\s*([A-Za-z_$][\w$]*)\s*[<(]/y;
 const ASSIGNED_BEFORE = /([A-Za-z_$][\w$]*)\s*(?::[^=;]{1,80})?=\s*$/;
 /** Work meant to run beside the locked work for as long as it does (a watchdog renewing the lock). */
 const BACKGROUND = /heartbeat|keep_?alive|watchdog|renew|extend|refresh|monitor|watch|poll/i;
+/**
+ * A notice sent off beside the locked work (`alertAdmins(...)`, `notifyUser(...)`, `logAudit(...)`): it
+ * changes none of the state the lock guards, so it may run on after the release.
+ */
+const NOTICE = /^(?:alert|notify|log|audit|announce)(?:[A-Z_]|$)|(?:Alerts?|Notifications?|Telemetry|Analytics|Metrics?)$/;
 const asyncNames = new WeakMap<ts.SourceFile, Set<string>>();
 
 /** Names of the file's async functions, read from its text as written: a lean tree has them blanked. */
@@ -167,7 +172,7 @@ function asyncFunctionsOf(sourceFile: ts.SourceFile): Set<string> {
     for (const { index } of text.matchAll(ASYNC_WORD)) {
       NAMED_AFTER.lastIndex = index + 5;
       const name = NAMED_AFTER.exec(text)?.[1] ?? ASSIGNED_BEFORE.exec(text.slice(Math.max(0, index - 120), index))?.[1];
-      if (name && name !== 'function' && !BACKGROUND.test(name)) names.add(name);
+      if (name && name !== 'function' && !BACKGROUND.test(name) && !NOTICE.test(name)) names.add(name);
     }
     asyncNames.set(sourceFile, names);
   }
