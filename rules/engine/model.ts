@@ -15,7 +15,7 @@ import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
 import { recogniseRedisLockCalls } from './redis-lock-package';
 import { collectNamedScripts } from './named-scripts';
-import { ancestorWhere, calleeName, callsNamed, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
+import { ancestorWhere, calleeName, callsNamed, declarationOf, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
@@ -277,6 +277,16 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     return sets.length > 0 && sets.every(countGated);
   };
   const isLockKey = (key: KeyRef) => acquiredHere(key) || (looksLikeLockKey(key) && !lockout(key));
+  // `await runPayout(id, lockKey)` after acquiring lockKey, and `finally { await redis.del(key) }` in
+  // runPayout: a key parameter that a call of this file binds to a key its caller acquired.
+  const acquiredByCaller = (key: KeyRef): boolean => {
+    const param = ts.isIdentifier(key.node) ? declarationOf(key.node) : undefined;
+    const owner = param && ts.isParameter(param) ? param.parent : undefined;
+    const name = owner && isFunctionLike(owner) ? functionNameOf(owner) : '';
+    if (!param || !owner || !name) return false;
+    const index = (owner as ts.FunctionLikeDeclaration).parameters.indexOf(param as ts.ParameterDeclaration);
+    return callsNamed(sourceFile, (n) => n === name).some((c) => !!c.arguments[index] && acquiredHere(keyOf(c.arguments[index])));
+  };
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.
   const ttlSetters = new Set<RedisCommand>();
@@ -348,7 +358,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
     // owner's release whatever the function is called (`cleanup`, `shutdown`).
     const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token || wroteBefore(k, command, fn);
-    const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && ownersDelete(k))) : undefined;
+    const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && ownersDelete(k)) || acquiredByCaller(k)) : undefined;
     const extendKey = renews
       ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))
       : undefined;

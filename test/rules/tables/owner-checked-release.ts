@@ -196,8 +196,66 @@ export async function run(key: string, token: string) {
   });
 }
 ` },
+    { name: 'a function handed the key its caller acquired releases it with a compare-and-delete of the token it was handed', code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+declare function send(id: string): Promise<void>;
+export async function onPayout(id: string) {
+  const token = randomUUID();
+  const payoutKey = \`lock:payout:\${id}\`;
+  if (!(await redis.set(\`lock:payout:\${id}\`, token, 'EX', 60, 'NX'))) return 'busy';
+  await runPayout(id, payoutKey, token);
+}
+async function runPayout(id: string, key: string, token: string) {
+  try {
+    await send(id);
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
+    { name: 'a function that deletes a key parameter bound to a cache key, not to the lock its caller took', code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+declare function send(id: string): Promise<void>;
+export async function onPayout(id: string) {
+  const token = randomUUID();
+  const payoutKey = \`cache:payout:\${id}\`;
+  if (!(await redis.set(\`lock:payout:\${id}\`, token, 'EX', 60, 'NX'))) return 'busy';
+  await runPayout(id, payoutKey, token);
+}
+async function runPayout(id: string, key: string, token: string) {
+  try {
+    await send(id);
+  } finally {
+    await redis.del(key);
+  }
+}
+` },
   ],
   invalid: [
+    {
+      name: 'a function handed the key its caller acquired deletes it with a bare DEL in its finally',
+      message: ['whoever holds it'],
+      code: `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+declare function send(id: string): Promise<void>;
+export async function onPayout(id: string) {
+  const token = randomUUID();
+  const payoutKey = \`lock:payout:\${id}\`;
+  if (!(await redis.set(\`lock:payout:\${id}\`, token, 'EX', 60, 'NX'))) return 'busy';
+  await runPayout(id, payoutKey, token);
+}
+async function runPayout(id: string, key: string, token: string) {
+  try {
+    await send(id);
+  } finally {
+    await redis.del(key);
+  }
+}
+`,
+    },
     {
       name: 'GET of a JSON record, its owner field compared, then DEL: two round trips, and no fix that would compare the record with a name',
       message: ['GET, compare, then DEL', 'two round trips'],
