@@ -63,7 +63,7 @@ export const respectAbortSignal: Rule = {
       const body = routine.body;
       report({
         span: { start: routine.getStart(), end: body.getStart() },
-        message: `This ${api} routine ${name ? `never reads its ${name} parameter` : 'does not take the AbortSignal'}. When the lock cannot be extended it is lost, the signal aborts, and work that does not check it keeps running next to the new holder. Check signal.aborted (or call signal.throwIfAborted()) between steps, or pass the signal on (fetch, database clients).`,
+        message: `This ${api} routine ${name ? `never reads its ${name} parameter` : 'does not take the AbortSignal'}. The signal aborts when the lock is lost or about to lapse (it could not be extended, or its time is nearly up), and work that does not check it keeps running next to the next holder. Check signal.aborted (or call signal.throwIfAborted()) between steps, or pass the signal on (fetch, database clients).`,
         related: helperRelated(acquire.via, `${acquire.via?.name} aborts this signal when the lock is lost`),
         fix: () => fix(routine, name),
       });

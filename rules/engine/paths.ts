@@ -308,6 +308,9 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   // Passed to getStart, which otherwise walks up to the file from every node visited.
   const sourceFile = acquire.fn.getSourceFile();
   let found: Exit | undefined;
+  // A return or throw that skips the release is named before an await that may throw: it is written
+  // there to leave (an error answer), while the await may never throw.
+  let exception: Exit | undefined;
   /** Blocks whose statements from an offset on run only when the acquire failed (see the guard below). */
   const notAcquiredFrom = new Map<Node, number>();
   const visit = (node: Node): void => {
@@ -354,11 +357,13 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       // An exception inside `caught` reaches a catch that releases.
       const throwsPast = !caught || !contains(caught, node);
       if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && !releases(node) && throwsPast && !neverThrows(node)) {
-        found = { node, kind: 'exception' };
+        exception ??= { node, kind: 'exception' };
         return;
       }
       if (ts.isThrowStatement(node) && throwsPast && !releasedFirst(node)) {
-        found = { node, kind: 'exception' };
+        // A rethrow in a catch passes on what an await threw: that await is the cause to name.
+        if (ancestorWhere(node, (a) => ts.isCatchClause(a) || isFunctionLike(a))?.kind === ts.SyntaxKind.CatchClause) exception ??= { node, kind: 'exception' };
+        else found = { node, kind: 'exception' };
         return;
       }
       if (ts.isReturnStatement(node) && !releasedBefore(node, release) && !keptOnPurpose(node, sourceFile)) {
@@ -369,7 +374,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     ts.forEachChild(node, visit);
   };
   ts.forEachChild(acquire.fn, visit);
-  return found;
+  return found ?? exception;
 }
 
 /**

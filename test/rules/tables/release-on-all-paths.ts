@@ -545,6 +545,20 @@ export async function throughHelper(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'an early return on an error answer after awaited work skips the release: the return is named, not the await',
+      message: ['the early `return { error: rows.error };`'],
+      code: `${io}declare const db: { query(sql: string): Promise<{ error?: string; rows: string[] }> };
+export async function nightly(token: string) {
+  if ((await redis.set('lock:nightly', token, 'PX', 60000, 'NX')) !== 'OK') return { skipped: true };
+  const rows = await db.query('select id from jobs');
+  if (rows.error) return { error: rows.error };
+  await work();
+  await redis.eval(${RELEASE}, 1, 'lock:nightly', token);
+  return { done: rows.rows.length };
+}
+`,
+    },
+    {
       name: 'two functions each make their own `mutex`: the second is reported on its own key',
       message: ['lock:refund:'],
       code: `import Redis from 'ioredis';
