@@ -281,11 +281,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   // runPayout: a key parameter that a call of this file binds to a key its caller acquired.
   const acquiredByCaller = (key: KeyRef): boolean => {
     const param = ts.isIdentifier(key.node) ? declarationOf(key.node) : undefined;
-    const owner = param && ts.isParameter(param) ? param.parent : undefined;
-    const name = owner && isFunctionLike(owner) ? functionNameOf(owner) : '';
-    if (!param || !owner || !name) return false;
-    const index = (owner as ts.FunctionLikeDeclaration).parameters.indexOf(param as ts.ParameterDeclaration);
-    return callsNamed(sourceFile, (n) => n === name).some((c) => !!c.arguments[index] && acquiredHere(keyOf(c.arguments[index])));
+    if (!param || !ts.isParameter(param) || !isFunctionLike(param.parent)) return false;
+    const name = functionNameOf(param.parent);
+    const index = param.parent.parameters.indexOf(param);
+    return !!name && callsNamed(sourceFile, (n) => n === name).some((c) => !!c.arguments[index] && acquiredHere(keyOf(c.arguments[index])));
   };
 
   // The EXPIRE that gives a TTL-less acquire its TTL belongs to the acquire, not to the extends.

@@ -1,7 +1,25 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE } from './preludes';
+import { io, nr, RELEASE, waitingLock } from './preludes';
 
 const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+`;
+
+/** A hand-written Redlock quorum: one SET NX per node through Promise.all, retried three times after `wait`. */
+const quorum = (wait: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class QuorumLock {
+  private readonly nodes = [new Redis(6379), new Redis(6380), new Redis(6381)];
+  async acquire(key: string, ttl: number): Promise<string> {
+    const token = randomUUID();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const won = await Promise.all(this.nodes.map((node) => node.set(key, token, 'PX', ttl, 'NX')));
+      if (won.filter((answer) => answer === 'OK').length >= 2) return token;
+      await Promise.allSettled(this.nodes.map((node) => node.eval(${RELEASE}, 1, key, token)));
+      await new Promise((resolve) => setTimeout(resolve, ${wait}));
+    }
+    throw new Error('busy');
+  }
+}
 `;
 
 export const backoffBetweenRetriesCases: RuleCases = {
@@ -208,61 +226,14 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
   else scheduleAgain();
 }
 ` },
-    { name: 'a quorum acquire over several nodes (Promise.all of one SET NX per node) retried after a random wait', code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-export class QuorumLock {
-  private readonly nodes = [new Redis(6379), new Redis(6380), new Redis(6381)];
-  async acquire(key: string, ttl: number): Promise<string> {
-    const token = randomUUID();
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const won = await Promise.all(this.nodes.map((node) => node.set(key, token, 'PX', ttl, 'NX')));
-      if (won.filter((answer) => answer === 'OK').length >= 2) return token;
-      await Promise.allSettled(this.nodes.map((node) => node.eval(${RELEASE}, 1, key, token)));
-      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 100));
-    }
-    throw new Error('busy');
-  }
-}
-` },
-    { name: 'a retry chained on a wait for the release message waits for that message: no spin, and no fixed delay to judge', code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-export class WaitingLock {
-  private readonly redis = new Redis();
-  private readonly waiters = new Map<string, Array<() => void>>();
-  onReleased(key: string): void {
-    for (const wake of this.waiters.get(key) ?? []) wake();
-    this.waiters.delete(key);
-  }
-  async take(key: string, ttl: number): Promise<string> {
-    const token = randomUUID();
-    if ((await this.redis.set(key, token, 'PX', ttl, 'NX')) === 'OK') return token;
-    return new Promise<void>((wake) => {
-      this.waiters.set(key, [...(this.waiters.get(key) ?? []), wake]);
-    }).then(() => this.take(key, ttl));
-  }
-}
-` },
+    { name: 'a quorum acquire over several nodes (Promise.all of one SET NX per node) retried after a random wait', code: quorum('100 + Math.random() * 100') },
+    { name: 'a retry chained on a wait for the release message waits for that message: no spin, and no fixed delay to judge', code: waitingLock(false) },
   ],
   invalid: [
     {
       name: 'a quorum acquire over several nodes (Promise.all of one SET NX per node) retried after a fixed wait',
       message: ['waits `250`'],
-      code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-export class QuorumLock {
-  private readonly nodes = [new Redis(6379), new Redis(6380), new Redis(6381)];
-  async acquire(key: string, ttl: number): Promise<string> {
-    const token = randomUUID();
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const won = await Promise.all(this.nodes.map((node) => node.set(key, token, 'PX', ttl, 'NX')));
-      if (won.filter((answer) => answer === 'OK').length >= 2) return token;
-      await Promise.allSettled(this.nodes.map((node) => node.eval(${RELEASE}, 1, key, token)));
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error('busy');
-  }
-}
-`,
+      code: quorum('250'),
     },
     {
       name: 'a wait that doubles up to a cap with no random part: the losers double together',

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, RELEASE } from './preludes';
+import { io, RELEASE, waitingLock } from './preludes';
 
 const pause = `const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 `;
@@ -165,48 +165,13 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
 }
 `,
     },
-    { name: 'a retry chained on a wait for the release message, counting its attempts', code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-export class WaitingLock {
-  private readonly redis = new Redis();
-  private readonly waiters = new Map<string, Array<() => void>>();
-  onReleased(key: string): void {
-    for (const wake of this.waiters.get(key) ?? []) wake();
-    this.waiters.delete(key);
-  }
-  async take(key: string, ttl: number, attempt = 0): Promise<string> {
-    const token = randomUUID();
-    if ((await this.redis.set(key, token, 'PX', ttl, 'NX')) === 'OK') return token;
-    if (attempt >= 5) throw new Error('busy');
-    return new Promise<void>((wake) => {
-      this.waiters.set(key, [...(this.waiters.get(key) ?? []), wake]);
-    }).then(() => this.take(key, ttl, attempt + 1));
-  }
-}
-` },
+    { name: 'a retry chained on a wait for the release message, counting its attempts', code: waitingLock(true) },
   ],
   invalid: [
     {
       name: 'a retry chained on a wait for the release message (.then(() => take again)), with no attempt limit',
       message: ['no attempt limit'],
-      code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-export class WaitingLock {
-  private readonly redis = new Redis();
-  private readonly waiters = new Map<string, Array<() => void>>();
-  onReleased(key: string): void {
-    for (const wake of this.waiters.get(key) ?? []) wake();
-    this.waiters.delete(key);
-  }
-  async take(key: string, ttl: number): Promise<string> {
-    const token = randomUUID();
-    if ((await this.redis.set(key, token, 'PX', ttl, 'NX')) === 'OK') return token;
-    return new Promise<void>((wake) => {
-      this.waiters.set(key, [...(this.waiters.get(key) ?? []), wake]);
-    }).then(() => this.take(key, ttl));
-  }
-}
-`,
+      code: waitingLock(false),
     },
     {
       name: 'while (true) left only when the acquire succeeds: its TTL argument named timeout is no limit',

@@ -80,6 +80,32 @@ ${fallback}
 }
 `;
 
+/** An order placed under lock:stock:<sku>, taken only while Redis answered a ping; `after` follows the acquire's `if`. */
+const pingedOrder = (after: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+declare function reserveStock(sku: string): Promise<void>;
+export async function placeOrder(sku: string): Promise<void> {
+  const token = randomUUID();
+  let held = false;
+  let redisReady = true;
+  try {
+    await redis.ping();
+  } catch {
+    redisReady = false;
+  }
+  if (redisReady) {
+    held = (await redis.set(\`lock:stock:\${sku}\`, token, 'PX', 15000, 'NX')) === 'OK';
+    if (!held) throw new Error('busy');
+  }
+${after}  try {
+    await reserveStock(sku);
+  } finally {
+    if (held) await redis.eval(${RELEASE}, 1, \`lock:stock:\${sku}\`, token);
+  }
+}
+`;
+
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
@@ -456,60 +482,13 @@ export class Locker {
 }
 ` },
     ...answerValidCases,
-    { name: 'an acquire only while Redis answered a ping, then a test of its answer before the work', code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-const redis = new Redis();
-declare function reserveStock(sku: string): Promise<void>;
-export async function placeOrder(sku: string): Promise<void> {
-  const token = randomUUID();
-  let held = false;
-  let redisReady = true;
-  try {
-    await redis.ping();
-  } catch {
-    redisReady = false;
-  }
-  if (redisReady) {
-    held = (await redis.set(\`lock:stock:\${sku}\`, token, 'PX', 15000, 'NX')) === 'OK';
-    if (!held) throw new Error('busy');
-  }
-  if (!held) throw new Error('no lock, no order');
-  try {
-    await reserveStock(sku);
-  } finally {
-    if (held) await redis.eval(${RELEASE}, 1, \`lock:stock:\${sku}\`, token);
-  }
-}
-` },
+    { name: 'an acquire only while Redis answered a ping, then a test of its answer before the work', code: pingedOrder("  if (!held) throw new Error('no lock, no order');\n") },
   ],
   invalid: [
     {
       name: 'an acquire only while Redis answered a ping, then the work on both paths: with Redis down it runs unlocked',
       message: ['cannot be reached', 'runs `reserveStock`'],
-      code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-const redis = new Redis();
-declare function reserveStock(sku: string): Promise<void>;
-export async function placeOrder(sku: string): Promise<void> {
-  const token = randomUUID();
-  let held = false;
-  let redisReady = true;
-  try {
-    await redis.ping();
-  } catch {
-    redisReady = false;
-  }
-  if (redisReady) {
-    held = (await redis.set(\`lock:stock:\${sku}\`, token, 'PX', 15000, 'NX')) === 'OK';
-    if (!held) throw new Error('busy');
-  }
-  try {
-    await reserveStock(sku);
-  } finally {
-    if (held) await redis.eval(${RELEASE}, 1, \`lock:stock:\${sku}\`, token);
-  }
-}
-`,
+      code: pingedOrder(''),
     },
     {
       name: 'a present-client test around the acquire that always leaves, then the work run with no lock after it',

@@ -1,6 +1,26 @@
 import type { RuleCases } from '../harness';
 import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, singleFlightWindow, sortedSetSemaphore, upstash } from './preludes';
 
+/** A handler that takes lock:payout:<id> and hands `boundKey` to a function that frees it with `release`. */
+const payout = (release: string, boundKey: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+declare function send(id: string): Promise<void>;
+export async function onPayout(id: string) {
+  const token = randomUUID();
+  const payoutKey = \`${boundKey}:\${id}\`;
+  if (!(await redis.set(\`lock:payout:\${id}\`, token, 'EX', 60, 'NX'))) return 'busy';
+  await runPayout(id, payoutKey, token);
+}
+async function runPayout(id: string, key: string, token: string) {
+  try {
+    await send(id);
+  } finally {
+    ${release};
+  }
+}
+`;
+
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
     { name: "a send cooldown cleared by another function when delivery failed", code: SEND_COOLDOWN },
@@ -196,65 +216,14 @@ export async function run(key: string, token: string) {
   });
 }
 ` },
-    { name: 'a function handed the key its caller acquired releases it with a compare-and-delete of the token it was handed', code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-const redis = new Redis();
-declare function send(id: string): Promise<void>;
-export async function onPayout(id: string) {
-  const token = randomUUID();
-  const payoutKey = \`lock:payout:\${id}\`;
-  if (!(await redis.set(\`lock:payout:\${id}\`, token, 'EX', 60, 'NX'))) return 'busy';
-  await runPayout(id, payoutKey, token);
-}
-async function runPayout(id: string, key: string, token: string) {
-  try {
-    await send(id);
-  } finally {
-    await redis.eval(${RELEASE}, 1, key, token);
-  }
-}
-` },
-    { name: 'a function that deletes a key parameter bound to a cache key, not to the lock its caller took', code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-const redis = new Redis();
-declare function send(id: string): Promise<void>;
-export async function onPayout(id: string) {
-  const token = randomUUID();
-  const payoutKey = \`cache:payout:\${id}\`;
-  if (!(await redis.set(\`lock:payout:\${id}\`, token, 'EX', 60, 'NX'))) return 'busy';
-  await runPayout(id, payoutKey, token);
-}
-async function runPayout(id: string, key: string, token: string) {
-  try {
-    await send(id);
-  } finally {
-    await redis.del(key);
-  }
-}
-` },
+    { name: 'a function handed the key its caller acquired releases it with a compare-and-delete of the token it was handed', code: payout(`await redis.eval(${RELEASE}, 1, key, token)`, 'lock:payout') },
+    { name: 'a function that deletes a key parameter bound to a cache key, not to the lock its caller took', code: payout('await redis.del(key)', 'cache:payout') },
   ],
   invalid: [
     {
       name: 'a function handed the key its caller acquired deletes it with a bare DEL in its finally',
       message: ['whoever holds it'],
-      code: `import Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
-const redis = new Redis();
-declare function send(id: string): Promise<void>;
-export async function onPayout(id: string) {
-  const token = randomUUID();
-  const payoutKey = \`lock:payout:\${id}\`;
-  if (!(await redis.set(\`lock:payout:\${id}\`, token, 'EX', 60, 'NX'))) return 'busy';
-  await runPayout(id, payoutKey, token);
-}
-async function runPayout(id: string, key: string, token: string) {
-  try {
-    await send(id);
-  } finally {
-    await redis.del(key);
-  }
-}
-`,
+      code: payout('await redis.del(key)', 'lock:payout'),
     },
     {
       name: 'GET of a JSON record, its owner field compared, then DEL: two round trips, and no fix that would compare the record with a name',

@@ -245,3 +245,26 @@ export async function releaseSend(email: string): Promise<void> {
   await redis.del(key);
 }
 `;
+
+/**
+ * An acquire that, when busy, waits for a release message and calls itself again from `.then`: with
+ * `bounded`, it counts its attempts and gives up after five.
+ */
+export const waitingLock = (bounded: boolean) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class WaitingLock {
+  private readonly redis = new Redis();
+  private readonly waiters = new Map<string, Array<() => void>>();
+  onReleased(key: string): void {
+    for (const wake of this.waiters.get(key) ?? []) wake();
+    this.waiters.delete(key);
+  }
+  async take(${bounded ? 'key: string, ttl: number, attempt = 0' : 'key: string, ttl: number'}): Promise<string> {
+    const token = randomUUID();
+    if ((await this.redis.set(key, token, 'PX', ttl, 'NX')) === 'OK') return token;${bounded ? "\n    if (attempt >= 5) throw new Error('busy');" : ''}
+    return new Promise<void>((wake) => {
+      this.waiters.set(key, [...(this.waiters.get(key) ?? []), wake]);
+    }).then(() => ${bounded ? 'this.take(key, ttl, attempt + 1)' : 'this.take(key, ttl)'});
+  }
+}
+`;
