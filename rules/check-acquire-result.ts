@@ -28,7 +28,7 @@ function handedBackUntested(acquire: Acquire): { message: string; at: Node } | u
   const use = acquire.result;
   const via = acquire.via;
   if (use.kind !== 'assigned' || !use.readLater || !via || (!via.emptyWhenBusy && !via.acquiredField)) return undefined;
-  const reads = identifiersNamed(enclosingFunction(use.declaration), use.name).filter((id) => id.pos >= use.declaration.end);
+  const reads = readsAfter(use.declaration, use.name);
   if (via.emptyWhenBusy && !use.tested && reads.every((id) => ts.isCallExpression(id.parent) && id.parent.expression === id)) {
     return { message: 'is only called, never tested', at: acquire.call };
   }
@@ -108,14 +108,31 @@ function onlyHandedToRelease(model: LockModel, acquire: Acquire): 'handed' | 'gu
   const use = acquire.result;
   if (use.kind !== 'assigned' || !use.readLater) return undefined;
   const releaseCalls = new Set<Node>(acquire.key ? model.releasesOn(acquire.key).map((r) => r.call) : []);
-  const reads = identifiersNamed(enclosingFunction(use.declaration), use.name).filter((id) => id.pos >= use.declaration.end);
-  // `release(key, token)`, or the lock object's own `lock.unlock()`.
-  const handed = (id: Node) => (ts.isCallExpression(id.parent) && id.parent.arguments.includes(id as ts.Expression) && releaseCalls.has(id.parent)) ||
-    (ts.isPropertyAccessExpression(id.parent) && id.parent.expression === id && releaseCalls.has(id.parent.parent));
+  // `releaseAll(locks)`: a helper releasing the lock object by its handle, whatever key it names.
+  for (const r of model.releases) if (acquire.owner && r.handle === acquire.owner) releaseCalls.add(r.call);
+  const reads = readsAfter(use.declaration, use.name);
+  // `release(key, token)`, `releaseAll(locks!)`, or the lock object's own `lock.unlock()`.
+  const handed = (id: Node) => {
+    const value = asWritten(id);
+    return (ts.isCallExpression(value.parent) && value.parent.arguments.includes(value as ts.Expression) && releaseCalls.has(value.parent)) ||
+      (ts.isPropertyAccessExpression(id.parent) && id.parent.expression === id && releaseCalls.has(id.parent.parent));
+  };
   const guards = reads.filter((id) => !handed(id));
   // Tested where no read shows it (the acquire assigned in a loop's condition): tested before the work.
   if ((use.tested && guards.length === 0) || !guards.every((id) => guardsOnlyRelease(id, releaseCalls))) return undefined;
   return guards.length > 0 ? 'guards the release' : 'handed';
+}
+
+/** The reads of the variable after its declaration; `this.locks`, a member named like it, is none. */
+function readsAfter(declaration: Node, name: string): ts.Identifier[] {
+  return identifiersNamed(enclosingFunction(declaration), name).filter((id) => id.pos >= declaration.end && !(ts.isPropertyAccessExpression(id.parent) && id.parent.name === id));
+}
+
+/** `locks!`, `(locks)`: the name with what only asserts or groups it. */
+function asWritten(id: Node): Node {
+  let n = id;
+  while (ts.isNonNullExpression(n.parent) || ts.isParenthesizedExpression(n.parent)) n = n.parent;
+  return n;
 }
 
 function problem(model: LockModel, acquire: Acquire): { message: string; at: Node } | undefined {

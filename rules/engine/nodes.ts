@@ -424,3 +424,42 @@ export function parameterIndex(fn: ts.FunctionLikeDeclaration, node: ts.Node): n
   const decl = declarationOf(n);
   return decl && ts.isParameter(decl) && decl.parent === fn ? fn.parameters.indexOf(decl) : undefined;
 }
+
+/** Array methods that hand back the same elements: a loop over `[...ids].sort()` visits the elements of `ids`. */
+const SAME_ELEMENTS = new Set(['sort', 'toSorted', 'slice', 'reverse', 'toReversed', 'filter', 'concat', 'from']);
+/** Array methods whose callback's first parameter is each element. */
+const PER_ELEMENT = new Set(['map', 'forEach', 'flatMap', 'filter', 'every', 'some']);
+
+/** The parameter of `fn` that `node` is a copy or a reordering of (`ids`, `[...ids]`, `[...ids].sort()`, `Array.from(ids)`). */
+function arrayParameterIndex(fn: ts.FunctionLikeDeclaration, node: ts.Node, depth = 0): number | undefined {
+  const n = unwrap(node);
+  if (depth > 4) return undefined;
+  if (ts.isArrayLiteralExpression(n) && n.elements.length === 1 && ts.isSpreadElement(n.elements[0])) return arrayParameterIndex(fn, n.elements[0].expression, depth + 1);
+  if (ts.isCallExpression(n)) {
+    const callee = unwrap(n.expression);
+    if (!ts.isPropertyAccessExpression(callee) || !SAME_ELEMENTS.has(callee.name.text)) return undefined;
+    return callee.name.text === 'from' ? (callee.expression.getText() === 'Array' && n.arguments[0] ? arrayParameterIndex(fn, n.arguments[0], depth + 1) : undefined) : arrayParameterIndex(fn, callee.expression, depth + 1);
+  }
+  return parameterIndex(fn, n);
+}
+
+/**
+ * The parameter of `fn` whose elements `node` names one of: the variable of a `for (const id of ids)` loop
+ * (or of a sorted copy), or the parameter of a callback run per element (`ids.map((id) => ...)`). A
+ * multi-key helper builds each key from it: to a caller the keys are that parameter's.
+ */
+export function elementParameterIndex(fn: ts.FunctionLikeDeclaration, node: ts.Node): number | undefined {
+  const n = unwrap(node);
+  if (!ts.isIdentifier(n)) return undefined;
+  const decl = declarationOf(n);
+  if (!decl || !ts.isIdentifier(decl.name)) return undefined;
+  if (ts.isVariableDeclaration(decl)) {
+    const loop = decl.parent.parent;
+    return ts.isForOfStatement(loop) && loop.initializer === decl.parent ? arrayParameterIndex(fn, loop.expression) : undefined;
+  }
+  const callback = decl.parent;
+  const call = callback.parent;
+  if (!isFunctionLike(callback) || callback.parameters[0] !== decl || !ts.isCallExpression(call) || call.arguments[0] !== callback) return undefined;
+  const callee = unwrap(call.expression);
+  return ts.isPropertyAccessExpression(callee) && PER_ELEMENT.has(callee.name.text) ? arrayParameterIndex(fn, callee.expression) : undefined;
+}

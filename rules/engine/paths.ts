@@ -301,7 +301,7 @@ export interface Exit {
 
 /** The first await/throw/return between the acquire and the release that skips the release. */
 export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart(), caught?: Node, releasing: readonly Node[] = []): Exit | undefined {
-  // `if (!entry) { await release(key); throw ... }`: an early exit that releases first skips nothing.
+  // `if (!entry) { await release(key); throw ... }` (or return): an early exit that releases first skips nothing.
   const releases = (node: Node) => releasing.some((call) => contains(node, call));
   const releasedFirst = (exit: Node) => ts.isBlock(exit.parent) && exit.parent.statements.some((s) => s.end <= exit.pos && releases(s));
   const from = acquire.call.end;
@@ -366,7 +366,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
         else found = { node, kind: 'exception' };
         return;
       }
-      if (ts.isReturnStatement(node) && !releasedBefore(node, release) && !keptOnPurpose(node, sourceFile)) {
+      if (ts.isReturnStatement(node) && !releasedBefore(node, release) && !releasedFirst(node) && !keptOnPurpose(node, sourceFile)) {
         found = { node, kind: 'return' };
         return;
       }
@@ -431,7 +431,7 @@ export function releaseCoverage(model: LockModel, acquire: Acquire) {
     const release = caught.success ?? caught.release;
     // With no release on the success path the lock is kept by design, unless a callback releases it later.
     const kept = !caught.success && !releasedInCallback(model, acquire);
-    const exit = firstExit(acquire, release, kept ? caught.tryBlock.getStart() : release.call.getStart(), caught.tryBlock);
+    const exit = firstExit(acquire, release, kept ? caught.tryBlock.getStart() : release.call.getStart(), caught.tryBlock, releases.map((r) => r.call));
     return exit ? { release, exit, statement: enclosingStatement(release.call) } : undefined;
   }
   // The last release in the function body: an early `release(); return;` before the work must not hide
@@ -439,6 +439,6 @@ export function releaseCoverage(model: LockModel, acquire: Acquire) {
   const own = releases.filter((r) => r.fn === acquire.fn && enclosingFunction(r.call) === acquire.fn);
   const release = own.reduce<Release | undefined>((last, r) => (!last || r.call.pos > last.call.pos ? r : last), undefined);
   if (!release) return undefined;
-  const exit = firstExit(acquire, release);
+  const exit = firstExit(acquire, release, undefined, undefined, releases.map((r) => r.call));
   return exit ? { release, exit, statement: enclosingStatement(release.call) } : undefined;
 }

@@ -75,29 +75,29 @@ function returnsVariable(body: ts.Block, decl: ts.VariableDeclaration): boolean 
   return !!name && decl.parent.parent.parent === body && body.statements.some((s) => ts.isReturnStatement(s) && !!s.expression && handsBack(s.expression));
 }
 
-/** A parameter, or a key built around one: `` `${this.prefix}${key}` ``, `'cache:' + key`, `this.key(key)`. */
 /**
  * A key built around one parameter of `fn`: the parameter itself, `` `cache:${key}` `` (the first
  * parameter in a template), `'lock:' + key`, or `this.key(key)`; `head` and `tail` are written around it.
+ * `indexOf` says which names stand for a parameter (elementParameterIndex: an element of one).
  */
-export function keyAroundParameter(fn: ts.FunctionLikeDeclaration, n: Node): { param: number; head: string; tail: string } | undefined {
-  const direct = parameterIndex(fn, n);
+export function keyAroundParameter(fn: ts.FunctionLikeDeclaration, n: Node, indexOf = parameterIndex): { param: number; head: string; tail: string } | undefined {
+  const direct = indexOf(fn, n);
   if (direct !== undefined) return { param: direct, head: '', tail: '' };
   if (ts.isTemplateExpression(n)) {
     const spans = n.templateSpans;
-    const at = spans.findIndex((s) => parameterIndex(fn, s.expression) !== undefined);
+    const at = spans.findIndex((s) => indexOf(fn, s.expression) !== undefined);
     if (at < 0) return undefined;
     const text = (s: ts.TemplateSpan) => `\${${s.expression.getText()}}${s.literal.text}`;
     const head = n.head.text + spans.slice(0, at).map(text).join('');
     const tail = spans[at].literal.text + spans.slice(at + 1).map(text).join('');
-    return { param: parameterIndex(fn, spans[at].expression) as number, head, tail };
+    return { param: indexOf(fn, spans[at].expression) as number, head, tail };
   }
   if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.PlusToken) {
-    const right = parameterIndex(fn, n.right);
+    const right = indexOf(fn, n.right);
     if (right !== undefined) return { param: right, head: literalString(n.left) ?? n.left.getText(), tail: '' };
   }
   if (ts.isCallExpression(n) && n.arguments.length === 1) {
-    const inner = parameterIndex(fn, n.arguments[0]);
+    const inner = indexOf(fn, n.arguments[0]);
     if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')' };
   }
   return undefined;

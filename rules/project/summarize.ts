@@ -10,7 +10,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, descendantsOfKind, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { checkBefore, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
 import { namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
@@ -72,6 +72,11 @@ function keySpecFrom(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mo
   if ([...model.acquires, ...model.releases, ...model.extends].some((op) => op.call === n)) return fixed;
   const around = keyAroundParameter(fn, n);
   if (around) return { ...around, glob };
+  // `for (const id of ids) ... `lock:${id}``: a multi-key helper, whose keys are its array parameter's elements.
+  const each = keyAroundParameter(fn, n, elementParameterIndex);
+  if (each) return { ...each, each: true, glob };
+  // `lock.key` of each lock handed in: which key is the handle's (handleParamOf), not one the caller spells.
+  if (namesElement(fn, n)) return undefined;
   // A method of the object a factory returns, keyed by the factory's parameter: the factory's call is its constructor.
   const factory = factoryOf(fn);
   const made = factory && keyAroundParameter(factory, followAliases(factory, n, model));
@@ -91,6 +96,11 @@ function keySpecFrom(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mo
     return parts ? { param: members, members: true, parts, head: '', tail: '', glob } : { param: members, members: true, head: '', tail: '', glob };
   }
   return fixed;
+}
+
+/** Does `node` read an element of an array parameter (`lock.key` in `for (const lock of locks)`)? */
+function namesElement(fn: ts.FunctionLikeDeclaration, node: Node): boolean {
+  return [node, ...descendantsOfKind<ts.Identifier>(node, ts.SyntaxKind.Identifier)].some((id) => ts.isIdentifier(id) && elementParameterIndex(fn, id) !== undefined);
 }
 
 /** The factory whose returned object (file-symbols.ts returnedObject) has `fn` as a member. */
@@ -261,7 +271,21 @@ function answerNames(acquire: Acquire): Set<string> {
   if (acquire.result.kind === 'assigned') names.add(acquire.result.name);
   const answer = answerVariable(acquire.call);
   if (answer) names.add(answer);
+  // `const replies = await Promise.all(ids.map((id) => redis.set(...)))`: the answers of a multi-key acquire.
+  const all = allAnswers(acquire);
+  const answers = all && answerVariable(all);
+  if (answers) names.add(answers);
   return names;
+}
+
+/** The `Promise.all(xs.map((x) => <the acquire>))` whose per-element callback answers with the acquire's reply. */
+function allAnswers(acquire: Acquire): ts.CallExpression | undefined {
+  const callback = acquire.fn;
+  if (!(ts.isArrowFunction(callback) || ts.isFunctionExpression(callback)) || !fanOutOwner(callback)) return undefined;
+  const body = ts.isBlock(callback.body) ? ownReturns(callback)[0]?.expression : callback.body;
+  if (!body || !(body.pos <= acquire.call.pos && acquire.call.end <= body.end)) return undefined;
+  const all = callback.parent.parent;
+  return ts.isCallExpression(all) ? all : undefined;
 }
 
 /** An `if` on the answer whose branch throws: the helper throws when the lock is busy. */
@@ -276,6 +300,17 @@ function throwsAfter(fn: ts.FunctionLikeDeclaration, call: Node): boolean {
   return descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
     (s) => s.pos >= call.end && ancestorWhere(s, isFunctionLike) === fn && (ts.isThrowStatement(s.thenStatement) || descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length > 0),
   );
+}
+
+/** Does `fn` push what `acquire` took (its token, its key, or its answer object) onto the array named `list`? */
+function collectsAcquired(fn: ts.FunctionLikeDeclaration, list: string, acquire: Acquire, tokenName: string | undefined): boolean {
+  const key = acquire.key && unwrap(acquire.key.node);
+  const took = [tokenName, key && ts.isIdentifier(key) ? key.text : undefined].filter((n): n is string => !!n);
+  return descendantsOfKind<ts.CallExpression>(fn, ts.SyntaxKind.CallExpression).some((call) => {
+    const method = methodOf(call);
+    if (method?.name !== 'push' || method.receiver.getText() !== list) return false;
+    return call.arguments.some((a) => (a.pos <= acquire.call.pos && acquire.call.end <= a.end) || identifiersNamed(a, took).length > 0);
+  });
 }
 
 /** What the helper hands back of this acquire (see AcquireReturn). */
@@ -320,6 +355,8 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
     else if (ts.isObjectLiteralExpression(e) && e.properties.some((p) => RELEASE_MEMBER.test(nameOf(p) ?? ''))) found.add('lock-object');
     else if (ts.isConditionalExpression(e) && tokenName && identifiersNamed(e.whenTrue, tokenName).length > 0) found.add('token');
     else if (ts.isIdentifier(e) && e.text === tokenName && !names.has(e.text)) found.add('token');
+    // `held.push({ key, token }); ... return held`: the locks a multi-key helper took, to release later.
+    else if (ts.isIdentifier(e) && collectsAcquired(fn, e.text, acquire, tokenName)) found.add('lock-object');
     // `const mutex = new Mutex(...); await mutex.acquire(); return mutex`: the library's lock object.
     else if (ts.isIdentifier(e) && e.text === acquire.owner && (acquire.kind === 'semaphore' || acquire.kind === 'semaphore-try')) found.add('lock-object');
     else if (e.pos <= acquire.call.pos && acquire.call.end <= e.end) found.add(value);
@@ -379,12 +416,18 @@ function handleParamOf(fn: ts.FunctionLikeDeclaration, release: Release | Extend
   // release(lock) -> lock.release(); releaseLock(key, token) -> the token argument.
   const callee = unwrap(call.expression);
   if (ts.isPropertyAccessExpression(callee)) {
-    const own = parameterIndex(fn, callee.expression);
+    const own = parameterIndex(fn, callee.expression) ?? elementParameterIndex(fn, callee.expression);
     if (own !== undefined) return own;
   }
   for (const arg of call.arguments) {
     const index = parameterIndex(fn, arg);
     if (index !== undefined && fn.parameters[index] && !(release.key && unwrap(release.key.node) === unwrap(arg))) return index;
+  }
+  // `for (const lock of locks) release(lock.key, lock.token)`: the array of locks handed in is the handle.
+  for (const arg of call.arguments) {
+    const n = unwrap(arg);
+    const index = ts.isPropertyAccessExpression(n) ? elementParameterIndex(fn, n.expression) : undefined;
+    if (index !== undefined) return index;
   }
   return undefined;
 }
@@ -593,7 +636,10 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
       Object.assign(summary.acquire, busySignal(fn, acquire, returns));
     }
   }
-  const release = ops.releases[0];
+  // An acquire helper that hands its lock back releases after the acquire only to undo a failed or
+  // partial acquire (a multi-key helper dropping the keys it took): to its callers it is no release.
+  const handsBack = !!acquire && !!summary.acquire && HANDED_BACK.has(summary.acquire.returns);
+  const release = ops.releases.find((r) => !(handsBack && acquire && r.call.pos > acquire.call.end));
   if (release) {
     summary.release = {
       key: keySpecOf(fn, release.key, model),

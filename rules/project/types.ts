@@ -20,6 +20,8 @@ export interface Place {
  */
 export interface KeySpec {
   param?: number;
+  /** Parameter `param` is an array, and a key is built around each element (a multi-key helper). */
+  each?: boolean;
   /** Parameter `param` has a default value: a call that leaves it out still names a key. */
   defaulted?: boolean;
   /**

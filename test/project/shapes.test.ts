@@ -1926,3 +1926,120 @@ export class QuorumLock {
   assert.deepEqual(findingList(fixed), ['src/quorum-lock.ts: backoff-between-retries'], fixed.map((f) => f.message).join('\n'));
   assert.deepEqual(findingList(analyzeProject({ 'src/quorum-lock.ts': lock('125 + Math.random() * 250') })), []);
 });
+
+test('a multi-key helper that takes a lock per element and hands back the locks it took: its callers test it and release it on every path', () => {
+  const service = `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export interface Held { key: string; token: string }
+export class SeatLocks {
+  constructor(private readonly redis: Redis) {}
+  async lockSeats(seatIds: string[], ttlMs = 15_000): Promise<Held[] | null> {
+    const taken: Held[] = [];
+    for (const seatId of [...seatIds].sort()) {
+      const key = \`lock:seat:\${seatId}\`;
+      const token = randomUUID();
+      if ((await this.redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') {
+        await this.unlockSeats(taken);
+        return null;
+      }
+      taken.push({ key, token });
+    }
+    return taken;
+  }
+  async unlockSeats(held: Held[]): Promise<void> {
+    for (const lock of held) await this.redis.eval(RELEASE, 1, lock.key, lock.token);
+  }
+}
+`;
+  const booking = (body: string) => `import { SeatLocks } from './seat-locks';
+export class Booking {
+  constructor(private readonly seats: SeatLocks, private readonly db: { hold(ids: string[]): Promise<void>; log(ids: string[]): Promise<void> }) {}
+  async book(seatIds: string[]) {
+${body}
+  }
+}
+`;
+  const run = (body: string) => findingList(analyzeProject({ 'src/seat-locks.ts': service, 'src/booking.ts': booking(body) }));
+  // Tested, then released in a finally: nothing, and nothing in the helper, whose release undoes a partial acquire.
+  const safe = `    const seats = await this.seats.lockSeats(seatIds);
+    if (!seats) throw new Error('seats are being booked');
+    try {
+      await this.db.hold(seatIds);
+    } finally {
+      await this.seats.unlockSeats(seats);
+    }`;
+  assert.deepEqual(run(safe), []);
+  // Awaited work between the test and the try skips the release when it throws.
+  assert.deepEqual(run(safe.replace('    try {', '    await this.db.log(seatIds);\n    try {')), ['src/booking.ts: release-on-all-paths']);
+  // Never tested (only asserted non-null and handed to the release), and released on the happy path alone.
+  const untested = `    const seats = await this.seats.lockSeats(seatIds);
+    await this.db.hold(seatIds);
+    await this.seats.unlockSeats(seats!);`;
+  assert.deepEqual(run(untested), ['src/booking.ts: check-acquire-result', 'src/booking.ts: release-on-all-paths']);
+});
+
+test('a multi-key helper over Promise.all of the elements, released by the same keys: the keys are the array the caller passes', () => {
+  const locks = `import Redis from 'ioredis';
+const redis = new Redis();
+export async function lockAll(ids: string[], owner: string): Promise<boolean> {
+  const replies = await Promise.all(ids.map((id) => redis.set('lock:item:' + id, owner, 'EX', 30, 'NX')));
+  return replies.every((r) => r === 'OK');
+}
+export async function unlockAll(ids: string[]): Promise<void> {
+  await Promise.all(ids.map((id) => redis.del('lock:item:' + id)));
+}
+`;
+  const caller = (body: string) => `import { lockAll, unlockAll } from './locks';
+import { randomUUID } from 'node:crypto';
+export async function move(ids: string[], work: () => Promise<void>) {
+${body}
+}
+`;
+  const run = (body: string) => findingList(analyzeProject({ 'src/locks.ts': locks, 'src/move.ts': caller(body) }));
+  // The bare DEL by key is reported once, in the helper.
+  assert.deepEqual(run(`  if (!(await lockAll(ids, randomUUID()))) return;
+  try {
+    await work();
+  } finally {
+    await unlockAll(ids);
+  }`), ['src/locks.ts: owner-checked-release']);
+  assert.deepEqual(run(`  await lockAll(ids, randomUUID());
+  await work();
+  await unlockAll(ids);`), ['src/locks.ts: owner-checked-release', 'src/move.ts: check-acquire-result', 'src/move.ts: release-on-all-paths']);
+});
+
+test('a release through a helper that builds the key from its argument, before an early return, leaves nothing held on that path', () => {
+  const locks = `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+const RELEASE = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+const mine = new Map<string, string>();
+export async function lockReport(userId: string): Promise<boolean> {
+  const token = randomUUID();
+  if ((await redis.set(\`report:lock:\${userId}\`, token, 'EX', 120, 'NX')) !== 'OK') return false;
+  mine.set(userId, token);
+  return true;
+}
+export async function unlockReport(userId: string): Promise<void> {
+  await redis.eval(RELEASE, 1, \`report:lock:\${userId}\`, mine.get(userId) ?? '');
+}
+`;
+  const report = (early: string) => `import { lockReport, unlockReport } from './locks';
+declare function build(userId: string): Promise<void>;
+export async function run(userId: string, quota: number) {
+  if (!(await lockReport(userId))) return;
+  if (quota === 0) {
+${early}
+    return;
+  }
+  try {
+    await build(userId);
+  } finally {
+    await unlockReport(userId);
+  }
+}
+`;
+  assert.deepEqual(findingList(analyzeProject({ 'src/locks.ts': locks, 'src/report.ts': report('    await unlockReport(userId);') })), []);
+  assert.deepEqual(findingList(analyzeProject({ 'src/locks.ts': locks, 'src/report.ts': report('    console.log("no quota");') })), ['src/report.ts: release-on-all-paths']);
+});
