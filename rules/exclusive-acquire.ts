@@ -9,6 +9,7 @@ import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './en
 import type { LockModel, Release } from './engine/model';
 import { bindingElementOf, contains, declarationOf, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
+import { breaksStaleLock } from './engine/takeover';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { atomicSet } from './fixes/text';
@@ -195,6 +196,8 @@ export const exclusiveAcquire: Rule = {
       // Written only while the value is this process's: a renewal, owner-checked-extend's to judge.
       if (compare) continue;
       const check = checkBefore(model, command);
+      // A GET judged stale, then this SET: a takeover, atomic-takeover's finding.
+      if (check && breaksStaleLock(model, command)) continue;
       if (check) {
         report({
           span: spanOf(command.call),

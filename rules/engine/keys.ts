@@ -20,6 +20,8 @@ export interface KeyRef {
   owners: readonly ts.Node[];
   /** Every owner is lock code (isLockFunction), so a parameter may be passed along it: decided once per key. */
   lockOwners: boolean;
+  /** Each key a `KEYS pattern` (or SCAN MATCH) listed: any key its glob matches, whoever wrote it. */
+  listed?: boolean;
 }
 
 /** The initializer of the `const` an identifier refers to, found through its own scopes. */
@@ -117,6 +119,7 @@ export interface ConstKey {
   glob: string;
   owners: readonly ts.Node[];
   lockOwners: boolean;
+  listed: boolean;
 }
 
 /**
@@ -132,16 +135,59 @@ export function keyRef(node: ts.Node, lookup: ConstLookup, consts?: Map<ts.Node,
     const resolved = resolveAlias(node, lookup);
     const owners = parameterOwners(resolved);
     const list = ts.isIdentifier(resolved) ? loopList(resolved) : undefined;
+    const pattern = list && listedPattern(list, lookup);
     read = {
       // `key` of `for (const key of held)` and `k` of `for (const k of held)`: the same keys, by their list.
       canonical: list ? `[each of ${normalizeText(list)}]` : resolved === written ? text : normalizeText(resolved),
-      glob: globOf(node, lookup),
+      glob: pattern ?? globOf(node, lookup),
       owners,
       lockOwners: owners.every((fn) => isFunctionLike(fn) && isLockFunction(fn)),
+      listed: !!pattern,
     };
     if (init) consts?.set(init, read);
   }
-  return { node, text, canonical: read.canonical, glob: read.glob, id: `${read.canonical}\0${read.glob}`, owners: read.owners, lockOwners: read.lockOwners };
+  const key: KeyRef = { node, text, canonical: read.canonical, glob: read.glob, id: `${read.canonical}\0${read.glob}`, owners: read.owners, lockOwners: read.lockOwners };
+  if (read.listed) key.listed = true;
+  return key;
+}
+
+/**
+ * The pattern of `await redis.keys('lease:*')` or `redis.scanIterator({ MATCH: 'lease:*' })`, the list
+ * a loop runs over: its keys are every key of that glob (a sweep over the locks of one kind).
+ */
+function listedPattern(list: ts.Node, lookup: ConstLookup): string | undefined {
+  let n = resolveAlias(list, lookup);
+  if (ts.isAwaitExpression(n)) n = unwrap(n.expression);
+  if (!ts.isCallExpression(n) || !ts.isPropertyAccessExpression(unwrap(n.expression))) return undefined;
+  const method = (unwrap(n.expression) as ts.PropertyAccessExpression).name.text;
+  const arg = n.arguments[0] && unwrap(n.arguments[0]);
+  if (!arg) return undefined;
+  if (/^keys$/i.test(method)) return spelledPattern(arg, lookup);
+  if (!/^scan(?:Iterator|Stream)$/.test(method) || !ts.isObjectLiteralExpression(arg)) return undefined;
+  const match = arg.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && /^match$/i.test(p.name.getText()));
+  return match ? spelledPattern(match.initializer, lookup) : undefined;
+}
+
+/** A pattern written as text and constants: `'lease:*'`, `LEASE_PREFIX + '*'`, `` `${PREFIX}*` ``. */
+function spelledPattern(node: ts.Node, lookup: ConstLookup, depth = 0): string | undefined {
+  const n = unwrap(node);
+  const literal = literalString(n);
+  if (literal !== undefined || depth > MAX_ALIAS_DEPTH) return literal;
+  if (isPlus(n)) {
+    const [left, right] = [spelledPattern(n.left, lookup, depth + 1), spelledPattern(n.right, lookup, depth + 1)];
+    return left !== undefined && right !== undefined ? left + right : undefined;
+  }
+  if (ts.isTemplateExpression(n)) {
+    let text = n.head.text;
+    for (const span of n.templateSpans) {
+      const part = spelledPattern(span.expression, lookup, depth + 1);
+      if (part === undefined) return undefined;
+      text += part + span.literal.text;
+    }
+    return text;
+  }
+  const init = ts.isIdentifier(n) ? lookup(n) : undefined;
+  return init ? spelledPattern(init, lookup, depth + 1) : undefined;
 }
 
 function globOfText(text: string): string {
@@ -176,6 +222,9 @@ const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|keep_?aliv
 // `releaseConnection(conn)` in a cache or client class share no key with its `acquireLock(key)`.
 const OTHER_OBJECT = /(?:acquire|release|extend|renew|refresh)_?(?:ttl|expiry|expiration|cache|cached|token|session|connection|client|pool|subscription|stream|cursor)/i;
 
+// A function named for a set-once marker: something seen, processed or done once (deduplication, idempotency).
+const MARKER_FUNCTION = /seen|dedup|idempoten|processed|once(?![a-z])|nonce|replay|first_?time/i;
+
 /**
  * Functions of one lock module pass a key from parameter to parameter (`acquireLock(key)` and
  * `releaseLock(key)`): a function named like lock code, in a class, object or file named like one.
@@ -184,6 +233,8 @@ export function isLockFunction(fn: ts.Node): boolean {
   // Not cached by node: an incremental re-parse keeps a method's node when only its class is renamed.
   const name = functionNameOf(fn);
   if (LOCK_NAME.test(name) || (LOCK_FUNCTION.test(name) && !OTHER_OBJECT.test(name))) return true;
+  // `markEventSeen(id)` beside the locks of `redis-lock.ts`: a set-once marker, named as one.
+  if (MARKER_FUNCTION.test(name)) return false;
   const holder = ancestorWhere(fn, (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
   if (holder && LOCK_NAME.test(functionNameOf(holder))) return true;
   // The file and its folder: `redis-lock.ts`, `locks/index.ts`, `lock/core.ts`.
@@ -208,7 +259,7 @@ function sameBindings(a: KeyRef, b: KeyRef): boolean {
 export function sameKey(a: KeyRef, b: KeyRef): boolean {
   if (a === b) return true;
   if (a.canonical === b.canonical && sameBindings(a, b)) return true;
-  return informative(a.glob) && a.glob === b.glob && (LOCK_NAME.test(a.glob) || sameBindings(a, b));
+  return informative(a.glob) && a.glob === b.glob && (LOCK_NAME.test(a.glob) || !!a.listed || !!b.listed || sameBindings(a, b));
 }
 
 /** A glob that says more than "any key": has a literal part of at least 3 characters. */
@@ -344,12 +395,12 @@ export class KeyIndex<T> {
       answer = lockCode ? this.lockCodeAnswers.get(key.id) : undefined;
       if (!answer) {
         // sameKey, with what it reads of `key` and what the buckets already say.
-        const globOfLock = informativeGlob && LOCK_NAME.test(key.glob);
+        const globOfLock = informativeGlob && (LOCK_NAME.test(key.glob) || !!key.listed);
         answer = [];
         if (exact) {
           for (const e of exact) if (sameBindings(key, e.key) || (globOfLock && key.glob === e.key.glob)) answer.push(e.item);
         }
-        if (glob) for (const e of glob) if (e.bucket !== exact && (globOfLock || sameBindings(key, e.key))) answer.push(e.item);
+        if (glob) for (const e of glob) if (e.bucket !== exact && (globOfLock || e.key.listed || sameBindings(key, e.key))) answer.push(e.item);
         if (lockCode) this.lockCodeAnswers.set(key.id, answer);
       }
       this.answers.set(id, answer);

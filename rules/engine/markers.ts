@@ -7,7 +7,7 @@
 import { ts } from './typescript';
 import type { Acquire, Release } from './model';
 import { isLockFunction, looksLikeLockKey } from './keys';
-import { callsNamed, declarationOf, descendantsOfKind, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
+import { ancestorWhere, callsNamed, declarationOf, descendantsOfKind, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -25,7 +25,7 @@ const exits = (s: ts.Statement) => ts.isReturnStatement(s) || ts.isThrowStatemen
  * function's main line, is the work's own end.
  */
 function givesUp(release: Release, acquire: Acquire, own: readonly Release[], guard: ts.IfStatement): boolean {
-  if (afterKeptReturn(release, acquire, own, guard)) return true;
+  if (afterKeptReturn(release, acquire, own, guard) || onWorkFailure(release, acquire)) return true;
   for (let a: Node = release.call; a.parent && a !== acquire.fn; a = a.parent) {
     const parent = a.parent;
     if (ts.isTryStatement(parent) && parent.finallyBlock === a) return false;
@@ -62,6 +62,22 @@ function afterKeptReturn(release: Release, acquire: Acquire, own: readonly Relea
   return statements.slice(from + 1, to).some((s) => ts.isIfStatement(s) && !s.elseStatement && returnsOnly(s.thenStatement) && !own.some((r) => isAncestor(s, r.call)));
 }
 
+/**
+ * `if (!delivered && reserved) await redis.del(dedupeKey)`: a delete only when an outcome of the work done
+ * after the acquire (a variable set after it) says it failed, the key kept when it went well. Only for a
+ * fixed value on a key and in a function not named like a lock: a lock is released whatever the outcome.
+ */
+function onWorkFailure(release: Release, acquire: Acquire): boolean {
+  const fn = acquire.fn;
+  if (!acquire.key || looksLikeLockKey(acquire.key) || !isFunctionLike(fn) || isLockFunction(fn) || release.ownerChecked || !acquire.token || !isLiteralValue(acquire.token)) return false;
+  const statement = ancestorWhere(release.call, (a) => ts.isStatement(a) && !ts.isExpressionStatement(a) && !ts.isBlock(a));
+  if (!statement || !ts.isIfStatement(statement) || statement.elseStatement || isAncestor(statement.expression, release.call)) return false;
+  return descendantsOfKind<ts.Identifier>(statement.expression, ts.SyntaxKind.Identifier).concat(ts.isIdentifier(statement.expression) ? [statement.expression] : []).some((id) => {
+    const declared = ts.isIdentifier(id) ? declarationOf(id) : undefined;
+    return !!declared && ts.isVariableDeclaration(declared) && declared.pos > acquire.call.end && ancestorWhere(declared, isFunctionLike) === fn;
+  });
+}
+
 function isLiteralValue(node: Node): boolean {
   const value = unwrap(node);
   return ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value) || ts.isNumericLiteral(value) || value.kind === ts.SyntaxKind.TrueKeyword;
@@ -84,8 +100,18 @@ function keptOnOtherBranch(statement: ts.IfStatement, branch: Node, acquire: Acq
 const names = (acquire: Acquire): string[] => {
   const key = acquire.key ? unwrap(acquire.key.node) : undefined;
   const use = acquire.result;
-  return [...(key && ts.isIdentifier(key) ? [key.text] : []), ...(use.kind === 'assigned' ? [use.name] : [])];
+  const answer = use.kind === 'assigned' ? use.name : testStoredIn(acquire);
+  return [...(key && ts.isIdentifier(key) ? [key.text] : []), ...(answer ? [answer] : [])];
 };
+
+/** `claimed = (await redis.set(...)) === 'OK'`: the variable the acquire's tested answer is stored in. */
+function testStoredIn(acquire: Acquire): string | undefined {
+  const statement = acquire.statement;
+  const assignment = ts.isExpressionStatement(statement) ? unwrap(statement.expression) : undefined;
+  if (!assignment || !ts.isBinaryExpression(assignment) || assignment.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return undefined;
+  const left = unwrap(assignment.left);
+  return ts.isIdentifier(left) && isAncestor(assignment.right, acquire.call) ? left.text : undefined;
+}
 
 /**
  * The plain `if (!ok) <leave>` (or `!== 'OK'`, `=== null`) that tests the acquire's answer, if any. A test that
@@ -93,7 +119,7 @@ const names = (acquire: Acquire): string[] => {
  * then remove a key this request did not set: that is no rollback.
  */
 function cleanGuard(acquire: Acquire): ts.IfStatement | undefined {
-  if (acquire.result.kind === 'tested') return guardTest(acquire, acquire.statement);
+  if (acquire.result.kind === 'tested' && !testStoredIn(acquire)) return guardTest(acquire, acquire.statement);
   // `if (setError) return;` of an error-as-value pair may come first: a few leaving ifs are passed over.
   let statement = nextStatement(acquire.statement);
   for (let i = 0; i < GUARD_LOOKAHEAD && statement && ts.isIfStatement(statement); i++, statement = nextStatement(statement)) {

@@ -155,3 +155,41 @@ test('a branch on the acquire answer itself (`if (mine) del else ...`) is a rele
 }
 `), ['owner-checked-release', 'release-on-all-paths', 'unique-token']);
 });
+
+test('a notice marker whose answer is stored by assignment, deleted only when no channel took the notice, is no lock', () => {
+  const notice = (key: string) => `declare function channels(text: string): Promise<unknown>[];
+export async function noticeOutage(code: string): Promise<boolean> {
+  const key = \`${key}:\${code}\`;
+  let claimed = false;
+  try {
+    claimed = (await redis.set(key, '1', 'EX', 3600, 'NX')) === 'OK';
+    if (!claimed) return false;
+  } catch (err) {
+    console.warn('no dedup', err);
+  }
+  const sends = channels(code);
+  if (sends.length === 0) {
+    if (claimed) await redis.del(key);
+    return false;
+  }
+  const sent = (await Promise.allSettled(sends)).some((r) => r.status === 'fulfilled');
+  if (!sent && claimed) await redis.del(key);
+  return sent;
+}
+`;
+  assert.deepEqual(rulesOf(notice('noticed:outage')), []);
+  // Under a lock's key, a delete only when the work failed leaves the lock held after it succeeded.
+  assert.deepEqual(rulesOf(notice('lock:outage')), ['owner-checked-release', 'owner-checked-release', 'release-on-all-paths', 'unique-token']);
+});
+
+test('a marker function named as one in a lock module (`markEventSeen` beside acquireLock) is no lock', () => {
+  const module = (name: string) => analyzeText('src/lib/redis-lock.ts', `${prelude}declare function connected(): Redis | null;
+export async function ${name}(eventId: string): Promise<boolean> {
+  const client = connected();
+  if (!client) return true;
+  return (await client.set(\`events:\${eventId}\`, '1', 'EX', 86400, 'NX')) === 'OK';
+}
+`).findings.map((f) => f.rule);
+  assert.deepEqual(module('markEventSeen'), []);
+  assert.deepEqual(module('acquireEvent'), ['decide-redis-failure']);
+});

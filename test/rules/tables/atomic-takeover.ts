@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { io, nr } from './preludes';
+import { io, leaseSweep, nr } from './preludes';
 
 const TAKEOVER = `"local v = redis.call('get', KEYS[1]) if v == false or tonumber(v) < tonumber(ARGV[2]) then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[3]) end return false"`;
 
@@ -57,8 +57,11 @@ export async function handOver(id: string) {
   if (holder && trusted(holder)) await redis.set(\`lock:job:\${id}\`, ME, 'EX', 60, 'XX');
 }
 ` },
+    { name: 'a sweep over keys KEYS lists of another kind than the leases taken with NX', code: leaseSweep("'session:*'") },
   ],
   invalid: [
+    { name: 'a sweep over the leases KEYS lists, taken with NX one by one elsewhere in the file, overwrites each holder judged dead', code: leaseSweep("'lease:*'") },
+    { name: 'the same sweep with the pattern spelled from the key prefix constant', code: leaseSweep("LEASES + '*'") },
     {
       name: 'a startup sweep named for reclaiming stale locks overwrites each holder its own predicate judges dead',
       code: `${io}const ME = \`worker:\${process.pid}:\${Date.now()}\`;

@@ -268,3 +268,18 @@ export class WaitingLock {
   }
 }
 `;
+
+/** Leases taken with NX one by one, and a sweep that overwrites the holders of the keys KEYS lists under `pattern` (code) once judged dead. */
+export const leaseSweep = (pattern: string) => `${io}const ME = \`worker:\${process.pid}:\${Date.now()}\`;
+const LEASES = 'lease:';
+declare function alive(holder: string): Promise<boolean>;
+export async function takeLease(jobId: string) {
+  return (await redis.set(\`\${LEASES}\${jobId}\`, ME, 'PX', 30000, 'NX')) === 'OK';
+}
+export async function reclaimZombieLeases() {
+  for (const key of await redis.keys(${pattern})) {
+    const holder = await redis.get(key);
+    if (holder && !(await alive(holder))) await redis.set(key, ME, 'PX', 30000);
+  }
+}
+`;

@@ -1,0 +1,72 @@
+// Breaking a stale lock in several round trips: a GET of the holder, a decision in the client that it
+// is stale (a clock, a comparison, a word like "expired", or a function named for reclaiming dead
+// locks), then a DEL or plain SET of the key. atomic-takeover reports it; exclusive-acquire leaves it.
+import { ts } from './typescript';
+import type { RedisCommand } from './commands';
+import { mentions } from './failure-paths';
+import { sameKey } from './keys';
+import type { LockModel } from './model';
+import { contains, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, type Node } from './nodes';
+import { resultUse } from './result-use';
+
+const CLOCK = /Date\.now\(\)|new Date\(|performance\.now\(\)|process\.hrtime/;
+// Whole words or camelCase parts: `age`, `lockAge`, `isStale`; not `holder` or `message`.
+const STALE_WORDS = /[sS]tale|[eE]xpire|[eE]lapsed|[dD]eadline|[tT]imeout|(?<![a-zA-Z])(?:age|old|ttl|since|dead)(?![a-z])|(?<=[a-z])(?:Age|Old|Ttl|TTL|Since|Dead)(?![a-z])/;
+// A function named for breaking locks believed dead (`reclaimStaleLeases`, `stealLock`, `takeOverLock`):
+// any test of the holder it reads is that belief, however it is computed (`isFromPreviousRun(holder)`).
+const BREAKS_LOCKS = /[sS]tale|[zZ]ombie|[oO]rphan|[sS]teal|[rR]eclaim|[tT]ake_?[oO]ver/;
+const RELATIONAL = new Set([ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken]);
+
+/** The GET's variable and the consts computed from it (`const age = Date.now() - Number(v)`). */
+function valueNames(fn: Node, get: RedisCommand): string[] {
+  const use = resultUse(get.call);
+  if (use.kind !== 'assigned') return [];
+  const names = [use.name];
+  for (const decl of descendantsOfKind<ts.VariableDeclaration>(fn, ts.SyntaxKind.VariableDeclaration)) {
+    if (decl.pos > get.call.end && decl.initializer && ts.isIdentifier(decl.name) && identifiersNamed(decl.initializer, use.name).length > 0) names.push(decl.name.text);
+  }
+  return names;
+}
+
+/** Does the condition judge staleness: a clock, a relational comparison, or a word like stale/expired? */
+function judgesStaleness(condition: Node): boolean {
+  const text = condition.getText();
+  if (CLOCK.test(text) || STALE_WORDS.test(text)) return true;
+  let relational = false;
+  const visit = (n: Node): void => {
+    if (ts.isBinaryExpression(n) && RELATIONAL.has(n.operatorToken.kind)) relational = true;
+    ts.forEachChild(n, visit);
+  };
+  visit(condition);
+  return relational;
+}
+
+/** A DEL/UNLINK, or a SET without NX/IFEQ, of the key inside `scope`: the breaking write. */
+function breakingWrite(model: LockModel, get: RedisCommand, scope: Node): RedisCommand | undefined {
+  const key = model.keyOf(get.keys[0]);
+  return model.commands.find((c) => {
+    if (!contains(scope, c.call) || !c.keys[0] || !sameKey(model.keyOf(c.keys[0]), key)) return false;
+    if (c.name === 'DEL' || c.name === 'UNLINK') return true;
+    return c.name === 'SET' && !!c.set && !c.set.nx && !c.set.ifeq && !c.set.dynamic;
+  });
+}
+
+export function takeover(model: LockModel, get: RedisCommand): { write: RedisCommand; test: ts.IfStatement } | undefined {
+  const fn = enclosingFunction(get.call);
+  const names = valueNames(fn, get);
+  const breaksLocks = BREAKS_LOCKS.test(functionNameOf(fn));
+  for (const test of descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement)) {
+    if (test.getStart() < get.call.end || enclosingFunction(test) !== fn) continue;
+    const condition = test.expression;
+    const refers = contains(condition, get.call) || mentions(condition, names);
+    if (!refers || !(breaksLocks || judgesStaleness(condition))) continue;
+    const write = breakingWrite(model, get, test.thenStatement);
+    if (write) return { write, test };
+  }
+  return undefined;
+}
+
+/** Is this SET or DEL the breaking write of a takeover after a GET of a lock key? */
+export function breaksStaleLock(model: LockModel, write: RedisCommand): boolean {
+  return model.commands.some((get) => get.name === 'GET' && !!get.keys[0] && model.isLockKey(model.keyOf(get.keys[0])) && takeover(model, get)?.write === write);
+}
