@@ -10,6 +10,7 @@ import type { Fix } from './types';
 import { describeKey } from './engine/keys';
 import { helperRelated } from './engine/helper-related';
 import { eitherWayGuard, invertedGuard, neverAcquiredTest } from './engine/inverted-guard';
+import { goesOnWhenBusy } from './engine/busy-path';
 
 /**
  * A project helper whose return value says whether the lock was taken: its reply, a token or null, a
@@ -147,6 +148,8 @@ function problem(model: LockModel, acquire: Acquire): { message: string; at: Nod
   }
   const tested = promiseTested(acquire);
   if (tested) return { message: `is tested as ${tested.getText()} without await: a Promise is always truthy`, at: tested };
+  const open = goesOnWhenBusy(model, acquire);
+  if (open) return { message: `is tested (\`${open.expression.getText()}\`), but that branch does not stop: it can fall through to the work after it`, at: open.expression };
   return handedBackUntested(acquire);
 }
 

@@ -1,6 +1,23 @@
 import type { RuleCases } from '../harness';
 import { MEMORY_STAND_IN, FIRST_SEEN_VALUE, RELEASE, glide, io, nr } from './preludes';
 
+/** A nightly job's lock whose not-acquired branch is `busy`: falls through to the work unless it leaves. */
+const nightly = (busy: string) => `${io}import { randomUUID } from 'node:crypto';
+export async function nightlySync() {
+  const key = 'lock:cron:nightly';
+  const token = randomUUID();
+  const ok = await redis.set(key, token, 'EX', 600, 'NX');
+  if (!ok) {
+${busy}
+  }
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`;
+
 export const checkAcquireResultCases: RuleCases = {
   valid: [
     { name: "the reply tested as 1 (the in-memory stand-in's SETNX) or 'OK' (SET NX)", code: MEMORY_STAND_IN },
@@ -127,8 +144,27 @@ export async function run(redis: Redis) {
   return null;
 }
 ` },
+    { name: 'a not-acquired branch that leaves on every path (an if/else of return and throw)', code: nightly(`    if (await redis.exists(key)) return;
+    else throw new Error('lock lost between SET and EXISTS');`) },
+    { name: 'a not-acquired branch that tries once more and leaves if that fails too', code: nightly(`    const again = await redis.set(key, token, 'EX', 600, 'NX');
+    if (!again) return;`) },
+    { name: 'a not-acquired branch that logs, and the work only under a test that the lock is held', code: `${io}export async function report(token: string) {
+  const ok = await redis.set('lock:report', token, 'EX', 60, 'NX');
+  if (!ok) {
+    console.info('report already running');
+  }
+  if (ok) {
+    await work();
+    await redis.eval(${RELEASE}, 1, 'lock:report', token);
+  }
+}
+` },
   ],
   invalid: [
+    { name: 'a not-acquired branch that only logs, then the work', message: ['does not stop', '`!ok`'], code: nightly("    console.warn('nightly sync is already running');") },
+    { name: 'a not-acquired branch that leaves only when a GET still finds a holder: a lapsed key lets it go on without the lock', message: ['does not stop'], code: nightly(`    const holder = await redis.get(key);
+    if (holder) return;
+    console.warn('the holder is gone, going on');`) },
     {
       name: 'an SET NX reply tested only to decide whether to release, after the work ran',
       message: ['tested only to decide whether to release'],
