@@ -1,10 +1,11 @@
 // A test of the acquire's answer that does not stop the work: `if (!ok) { log('busy') }` followed by the
-// critical section, or a branch that leaves only on some paths (`if (!ok) { if (await get(key)) return; }`
-// goes on when the holder's key lapsed in between, without this process holding the lock).
+// critical section, or a branch that leaves only while a read of the lock key finds a holder (`if (!ok) {
+// if (await get(key)) return; }` goes on when the holder's key lapsed in between, without the lock).
 import { ts } from './typescript';
 import type { Acquire, LockModel } from './model';
+import { looksLikeLockKey, sameKey, type KeyRef } from './keys';
 import { guardNames, isGuard, testsFailure } from './paths';
-import { ancestorWhere, callsNamed, contains, descendantsOfKind, enclosingStatement, isAssignment, isFunctionLike, unwrap, type Node } from './nodes';
+import { ancestorWhere, callsNamed, contains, descendantsOfKind, enclosingStatement, identifiersNamed, isAssignment, isFunctionLike, unwrap, type Node } from './nodes';
 
 /** Does the statement leave its block on every path (return, throw, break, continue, process.exit)? */
 function alwaysLeaves(node: Node): boolean {
@@ -41,11 +42,35 @@ export function goesOnWhenBusy(model: LockModel, acquire: Acquire): ts.IfStateme
     descendantsOfKind<ts.BinaryExpression>(branch, ts.SyntaxKind.BinaryExpression).some((b) => isAssignment(b) && ts.isIdentifier(b.left) && names.includes(b.left.text)) ||
     callsNamed(branch, (name) => name === functionName(acquire.fn)).length > 0;
   if (retries) return undefined;
+  // A branch that leaves on a test of its own (a cached value another process filled) falls back on
+  // purpose; one that leaves only while a read of the lock key still finds a holder goes on when it lapsed.
+  const exits = [ts.SyntaxKind.ReturnStatement, ts.SyntaxKind.ThrowStatement].flatMap((kind) => descendantsOfKind(branch, kind)).filter((e) => ancestorWhere(e, isFunctionLike) === acquire.fn);
+  if (exits.length > 0 && !readsLockKey(model, acquire, branch)) return undefined;
   // The work after it, not under a test of the lock's names (`if (ok) { ... }`).
   const after = statements.slice(statements.indexOf(guard) + 1);
   const testsLock = (s: ts.Statement) => ts.isIfStatement(s) && (isGuard(s, acquire) || (ts.isIdentifier(unwrap(s.expression)) && names.includes((unwrap(s.expression) as ts.Identifier).text)));
   return after.some((s) => doesWork(s) && !testsLock(s)) ? guard : undefined;
 }
+
+const READS = new Set(['GET', 'EXISTS', 'TTL', 'PTTL']);
+
+/**
+ * A GET, EXISTS or TTL in the branch of the acquire's key: the same key, or (through a helper that builds
+ * it, `acquireCronLock(job)` then `get(`${PREFIX}${job}`)`) a lock key spelled with the same names.
+ */
+function readsLockKey(model: LockModel, acquire: Acquire, branch: Node): boolean {
+  const key = acquire.key;
+  if (!key) return false;
+  const names = [key.node, ...descendantsOfKind<ts.Identifier>(key.node, ts.SyntaxKind.Identifier)].filter(ts.isIdentifier).map((id) => id.text);
+  return model.commands.some((c) => {
+    if (!READS.has(c.name) || !c.keys[0] || !contains(branch, c.call)) return false;
+    const read = model.keyOf(c.keys[0]);
+    return sameKey(read, key) || spelled(read) === spelled(key) || (!!acquire.via && looksLikeLockKey(read) && identifiersNamed(c.keys[0], names).length > 0);
+  });
+}
+
+/** The key as written, without a template's backticks: `${PREFIX}${job}` at the helper's call and in a GET. */
+const spelled = (key: KeyRef) => key.text.replace(/^`|`$/g, '');
 
 function functionName(fn: Node): string | undefined {
   return (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) && fn.name && ts.isIdentifier(fn.name) ? fn.name.text : undefined;

@@ -191,9 +191,15 @@ function successVariable(node: Node | undefined, token?: string): string | undef
     while (value.parent && ts.isParenthesizedExpression(value.parent)) value = value.parent;
   };
   outOfParentheses();
-  // `proceed = result === 'acquired' || (result === 'skipped' && optimistic)`: false only when not taken either.
-  while (value.parent && ts.isBinaryExpression(value.parent) && value.parent.operatorToken.kind === ts.SyntaxKind.BarBarToken) {
-    value = value.parent;
+  // `proceed = result === 'acquired' || (result === 'skipped' && optimistic)`: false only when not taken either;
+  // `acquired = result !== null && result !== undefined`: both sides test the same reply.
+  const compared = [node.left, node.right].map(unwrap).find(ts.isIdentifier);
+  const sameReply = (side: Node) => !!compared && mentionsAny(side, [compared.text]);
+  for (let parent = value.parent; parent && ts.isBinaryExpression(parent); parent = value.parent) {
+    const or = parent.operatorToken.kind === ts.SyntaxKind.BarBarToken;
+    const and = parent.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken && sameReply(parent.left === value ? parent.right : parent.left);
+    if (!or && !and) break;
+    value = parent;
     outOfParentheses();
   }
   const holder = value.parent;
@@ -326,6 +332,11 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     // taken, so what follows the try in the block runs only after the catch, when the acquire threw.
     if (ts.isTryStatement(node) && node.catchClause && contains(node.tryBlock, acquire.call) && leavesOnceAcquired(node.tryBlock, acquire)) {
       notAcquiredFrom.set(node.parent, node.end);
+    }
+    // `if (redisReady) { acquire } else { ...; return; }`: the other branch never runs after the acquire.
+    if (ts.isIfStatement(node) && node.elseStatement && contains(node, acquire.call) && !contains(node.expression, acquire.call)) {
+      visit(contains(node.thenStatement, acquire.call) ? node.thenStatement : node.elseStatement);
+      return;
     }
     // `while (!(await acquire())) { ... }`: the loop body runs while the lock is not held.
     if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;

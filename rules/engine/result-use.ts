@@ -44,6 +44,12 @@ export function resultUse(call: ts.CallExpression): ResultUse {
   const then = thenCallback(carrier);
   if (then) return then;
   if (ts.isExpressionStatement(parent) || ts.isVoidExpression(parent)) return { kind: 'discarded', awaited };
+  // `const token = handedIn ?? (await acquire(key)) ?? undefined`: the value goes on to the name either way.
+  const stored = nullishChainTop(carrier);
+  if (stored !== carrier) {
+    const holder = stored.parent;
+    if (ts.isVariableDeclaration(holder) && holder.initializer === stored && ts.isIdentifier(holder.name)) return assigned(holder.name.text, awaited, holder);
+  }
   if (ts.isVariableDeclaration(parent) && parent.initializer === carrier) {
     return ts.isIdentifier(parent.name) ? assigned(parent.name.text, awaited, parent) : { kind: 'escapes' };
   }
@@ -55,6 +61,18 @@ export function resultUse(call: ts.CallExpression): ResultUse {
   }
   if (inConditionPosition(carrier)) return { kind: 'tested', awaited };
   return errorTupleValue(carrier) ?? { kind: 'escapes' };
+}
+
+/** The outermost `a ?? b` chain (with its parentheses) the value is an operand of, else the value: a default, not a test. */
+function nullishChainTop(node: Node): Node {
+  const nullish = (n: Node) => ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken;
+  let top = node;
+  let chained = false;
+  for (let parent = node.parent; parent && (ts.isParenthesizedExpression(parent) || nullish(parent)); parent = parent.parent) {
+    chained ||= nullish(parent);
+    top = parent;
+  }
+  return chained ? top : node;
 }
 
 /** Names an error-as-value tuple gives its error: `err`, `error`, `setError`, `e`. */

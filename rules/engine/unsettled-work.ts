@@ -214,6 +214,17 @@ function wrappedMethodCall(call: ts.CallExpression): boolean {
   return (method?.name === 'apply' || method?.name === 'call') && first?.kind === ts.SyntaxKind.ThisKeyword && ts.isIdentifier(unwrap(method.receiver));
 }
 
+/**
+ * `promise.finally(cleanup);` then `await promise` before the release: the work itself is awaited, and
+ * the chain only reacts to it settling.
+ */
+function awaitedLater(call: ts.CallExpression, fn: Node, until: number): boolean {
+  const receiver = methodOf(chainHead(call))?.receiver;
+  const work = receiver && unwrap(receiver);
+  if (!work || !ts.isIdentifier(work)) return false;
+  return descendantsOfKind<ts.AwaitExpression>(fn, ts.SyntaxKind.AwaitExpression).some((a) => a.pos > call.end && a.pos < until && ancestorWhere(a, isFunctionLike) === fn && ts.isIdentifier(unwrap(a.expression)) && (unwrap(a.expression) as ts.Identifier).text === work.text);
+}
+
 /** The expression statements of `fn` itself (not of nested functions) that lie inside [from, until). */
 function statementsBetween(fn: Node, from: number, until: number): ts.ExpressionStatement[] {
   const found: ts.ExpressionStatement[] = [];
@@ -248,7 +259,7 @@ export function droppedWork(model: LockModel, acquire: Acquire, lockCalls: Reado
     const call = unwrap(statement.expression);
     if (!ts.isCallExpression(call) || lockCalls.has(call)) continue;
     const why = unawaitedPromise(call);
-    if (why) found.push({ call, why });
+    if (why && !awaitedLater(call, acquire.fn, until)) found.push({ call, why });
   }
   return found;
 }

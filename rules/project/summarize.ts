@@ -12,7 +12,7 @@ import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
 import { ancestorWhere, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { checkBefore, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
-import { namesLockedState } from '../engine/keys';
+import { isLockFunction, namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
 import { memberFunction, returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
@@ -302,6 +302,11 @@ function throwsAfter(fn: ts.FunctionLikeDeclaration, call: Node): boolean {
   );
 }
 
+/** `cb(null, reply === 'OK')`: does `fn` call one of its parameters (a node-style helper answering through it)? */
+function callsParameter(fn: ts.FunctionLikeDeclaration): boolean {
+  return descendantsOfKind<ts.CallExpression>(fn, ts.SyntaxKind.CallExpression).some((call) => parameterIndex(fn, call.expression) !== undefined);
+}
+
 /** Does `fn` push what `acquire` took (its token, its key, or its answer object) onto the array named `list`? */
 function collectsAcquired(fn: ts.FunctionLikeDeclaration, list: string, acquire: Acquire, tokenName: string | undefined): boolean {
   const key = acquire.key && unwrap(acquire.key.node);
@@ -353,6 +358,8 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
     if (isFunctionLike(e)) found.add('release-fn');
     else if (e.kind === ts.SyntaxKind.ThisKeyword) found.add('lock-object');
     else if (ts.isObjectLiteralExpression(e) && e.properties.some((p) => RELEASE_MEMBER.test(nameOf(p) ?? ''))) found.add('lock-object');
+    // `return { key, token }`: the lock as data, handed to the release helper.
+    else if (ts.isObjectLiteralExpression(e) && tokenName && identifiersNamed(e, tokenName).some(isReference)) found.add('lock-object');
     else if (ts.isConditionalExpression(e) && tokenName && identifiersNamed(e.whenTrue, tokenName).length > 0) found.add('token');
     else if (ts.isIdentifier(e) && e.text === tokenName && !names.has(e.text)) found.add('token');
     // `held.push({ key, token }); ... return held`: the locks a multi-key helper took, to release later.
@@ -423,11 +430,14 @@ function handleParamOf(fn: ts.FunctionLikeDeclaration, release: Release | Extend
     const index = parameterIndex(fn, arg);
     if (index !== undefined && fn.parameters[index] && !(release.key && unwrap(release.key.node) === unwrap(arg))) return index;
   }
-  // `for (const lock of locks) release(lock.key, lock.token)`: the array of locks handed in is the handle.
+  // `release(lock.key, lock.token)`, `eval(script, [lock.key], [lock.token])`: the lock object handed in
+  // is the handle; in `for (const lock of locks)`, the array of them.
   for (const arg of call.arguments) {
     const n = unwrap(arg);
-    const index = ts.isPropertyAccessExpression(n) ? elementParameterIndex(fn, n.expression) : undefined;
-    if (index !== undefined) return index;
+    for (const value of ts.isArrayLiteralExpression(n) ? n.elements.map(unwrap) : [n]) {
+      const index = ts.isPropertyAccessExpression(value) ? (parameterIndex(fn, value.expression) ?? elementParameterIndex(fn, value.expression)) : undefined;
+      if (index !== undefined) return index;
+    }
   }
   return undefined;
 }
@@ -620,6 +630,9 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
     // A function that takes a lock, releases that lock itself and hands nothing of it back does its own
     // work under it: to its callers it neither acquires nor releases (what is wrong inside is its own).
     if (!routine && !HANDED_BACK.has(returns) && ops.releases.some((r) => releasesAcquired(model, acquire, r))) return summary;
+    // `createAndQueueMessage(user)` keeping its per-user claim for the TTL: not named as lock code and handing
+    // back nothing at all, its lock is its own business (its callers neither test nor release it).
+    if (!routine && returns === 'unknown' && ownReturns(fn).every((r) => !r.expression) && !callsParameter(fn) && !isLockFunction(fn)) return summary;
     const key = keySpecOf(fn, acquire.key, model);
     if (key) {
       summary.acquire = {

@@ -2043,3 +2043,111 @@ ${early}
   assert.deepEqual(findingList(analyzeProject({ 'src/locks.ts': locks, 'src/report.ts': report('    await unlockReport(userId);') })), []);
   assert.deepEqual(findingList(analyzeProject({ 'src/locks.ts': locks, 'src/report.ts': report('    console.log("no quota");') })), ['src/report.ts: release-on-all-paths']);
 });
+
+test('a cron lock helper whose caller goes on when its GET of the lock key finds no holder runs the job without the lock', () => {
+  const locks = `import Redis from 'ioredis';
+const redis = new Redis();
+export const PREFIX = 'cron-lock:';
+export async function takeCronLock(job: string): Promise<boolean> {
+  return (await redis.set(\`\${PREFIX}\${job}\`, \`\${process.pid}:\${Date.now()}\`, 'EX', 600, 'NX')) === 'OK';
+}
+`;
+  const runner = (busy: string) => `import Redis from 'ioredis';
+import { PREFIX, takeCronLock } from './cron-lock';
+const redis = new Redis();
+declare function runAll(job: string): Promise<void>;
+export async function runJob(job: string) {
+  const locked = await takeCronLock(job);
+  if (!locked) {
+${busy}
+  }
+  await runAll(job);
+}
+`;
+  const run = (busy: string) => findingList(analyzeProject({ 'src/cron-lock.ts': locks, 'src/runner.ts': runner(busy) }));
+  assert.deepEqual(run(`    if (await redis.get(\`\${PREFIX}\${job}\`)) return;`), ['src/runner.ts: check-acquire-result']);
+  assert.deepEqual(run('    return;'), []);
+});
+
+test('an acquire helper handing back the lock as data ({ key, token }) released by a helper reading its fields: a job that releases it in its finally is no acquire to the status poll that starts it', () => {
+  const locks = `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export interface Held { key: string; token: string }
+export async function takeJobLock(id: string, ttl: number): Promise<Held | null> {
+  const token = randomUUID();
+  const key = \`jobs:lock:\${id}\`;
+  if ((await redis.set(key, token, 'EX', ttl, 'NX')) !== 'OK') return null;
+  return { key, token };
+}
+export async function dropJobLock(lock: Held): Promise<void> {
+  await redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, lock.key, lock.token);
+}
+`;
+  const jobs = (process: string) => `import { dropJobLock, takeJobLock } from './locks';
+declare function load(id: string): Promise<{ done: boolean }>;
+declare function render(id: string): Promise<void>;
+export async function processJob(id: string): Promise<void> {
+${process}
+}
+export async function status(id: string) {
+  const job = await load(id);
+  if (!job.done) void processJob(id);
+  return job;
+}
+export async function awaitDone(id: string, pollMs: number) {
+  for (let i = 0; i < 20; i++) {
+    const job = await status(id);
+    if (job.done) return job;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+  return undefined;
+}
+`;
+  const run = (process: string) => findingList(analyzeProject({ 'src/locks.ts': locks, 'src/jobs.ts': jobs(process) }));
+  assert.deepEqual(run(`  const lock = await takeJobLock(id, 60);
+  if (!lock) return;
+  try {
+    await render(id);
+  } finally {
+    await dropJobLock(lock);
+  }`), []);
+  assert.deepEqual(run(`  const lock = await takeJobLock(id, 60);
+  await render(id);
+  await dropJobLock(lock!);`), ['src/jobs.ts: check-acquire-result', 'src/jobs.ts: release-on-all-paths']);
+});
+
+test('a function that keeps its own per-user claim for the TTL and hands nothing back is no acquire to the loop that calls it; one named as lock code stays one', () => {
+  const locks = `import Redis from 'ioredis';
+const redis = new Redis();
+export class Locks {
+  async acquireLock(key: string, ttl: number): Promise<boolean> {
+    return (await redis.set(\`lock:\${key}\`, \`\${process.pid}:\${Date.now()}\`, 'EX', ttl, 'NX')) === 'OK';
+  }
+  async releaseLock(key: string): Promise<void> {
+    await redis.del(\`lock:\${key}\`);
+  }
+}
+`;
+  const scheduler = (name: string) => `import { Locks } from './locks';
+declare function send(id: string): Promise<void>;
+export class Greetings {
+  constructor(private readonly locks: Locks) {}
+  async run(ids: string[]) {
+    for (const id of ids) {
+      await this.${name}(id);
+    }
+  }
+  private async ${name}(id: string): Promise<void> {
+    // Kept on purpose until its TTL: one greeting per user per run.
+    if (!(await this.locks.acquireLock(\`greet-\${id}\`, 300))) return;
+    await send(id);
+  }
+}
+`;
+  const run = (name: string) => findingList(analyzeProject({ 'src/locks.ts': locks, 'src/greetings.ts': scheduler(name) }));
+  // The lock module's own findings (a pid token, a bare DEL) are the same either way.
+  const own = ['src/locks.ts: owner-checked-release', 'src/locks.ts: unique-token'];
+  assert.deepEqual(run('greetOnce'), own);
+  assert.deepEqual(run('acquireGreetLock'), ['src/greetings.ts: rollback-partial-acquire', ...own]);
+});

@@ -18,6 +18,22 @@ async function send(id: string): Promise<void> {}
 
 export const awaitLockedWorkCases: RuleCases = {
   valid: [
+    { name: 'a chain that only reacts to the work settling (`promise.finally(cleanup)`), the work itself awaited before the release', code: `${io}declare function generate(id: string): Promise<string>;
+const inflight = new Map<string, Promise<string>>();
+export async function image(id: string, token: string) {
+  if (!(await redis.set(\`lock:image:\${id}\`, token, 'PX', 15000, 'NX'))) return undefined;
+  const promise = generate(id);
+  inflight.set(id, promise);
+  promise.finally(() => {
+    inflight.delete(id);
+  });
+  try {
+    return await promise;
+  } finally {
+    await redis.eval(${RELEASE}, 1, \`lock:image:\${id}\`, token);
+  }
+}
+` },
     { name: 'the work awaited, returned, stored and awaited later, or dropped on purpose with void', code: `${io}${items}${locked(`    await work();
     const pending = work();
     void send('audit');

@@ -148,6 +148,20 @@ export async function run(redis: Redis) {
     else throw new Error('lock lost between SET and EXISTS');`) },
     { name: 'a not-acquired branch that tries once more and leaves if that fails too', code: nightly(`    const again = await redis.set(key, token, 'EX', 600, 'NX');
     if (!again) return;`) },
+    { name: 'a stampede guard that waits for the value another process fills and computes it anyway when none came: a fallback on purpose', code: `${io}declare function sleep(ms: number): Promise<void>;
+export async function report(id: string, token: string) {
+  const ok = await redis.set(\`lock:report:\${id}\`, token, 'EX', 30, 'NX');
+  if (!ok) {
+    await sleep(200);
+    const cached = await redis.get(\`report:\${id}\`);
+    if (cached) return cached;
+  }
+  const fresh = String(Date.now());
+  await redis.set(\`report:\${id}\`, fresh, 'EX', 300);
+  if (ok) await redis.eval(${RELEASE}, 1, \`lock:report:\${id}\`, token);
+  return fresh;
+}
+` },
     { name: 'a not-acquired branch that logs, and the work only under a test that the lock is held', code: `${io}export async function report(token: string) {
   const ok = await redis.set('lock:report', token, 'EX', 60, 'NX');
   if (!ok) {

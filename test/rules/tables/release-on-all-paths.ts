@@ -38,6 +38,56 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'an acquire in one branch of an if/else: the other branch, which returns, never runs after it', code: `${io}declare function takeLocal(id: string): boolean;
+export async function run(id: string, token: string, shared: boolean) {
+  let held = false;
+  if (shared) {
+    held = (await redis.set(\`lock:run:\${id}\`, token, 'PX', 5000, 'NX')) === 'OK';
+    if (!held) return;
+  } else {
+    if (!takeLocal(id)) return;
+  }
+  try {
+    await work();
+  } finally {
+    if (held) await redis.eval(${RELEASE}, 1, \`lock:run:\${id}\`, token);
+  }
+}
+` },
+    { name: 'a stampede lock whose answer is stored as `result !== null && result !== undefined`: the not-acquired branch returns the cached value', code: `${io}declare function sleep(ms: number): Promise<void>;
+export async function cached(key: string, token: string, load: () => Promise<string>): Promise<string> {
+  let acquired = false;
+  try {
+    const result = await redis.set(\`stampede-lock:\${key}\`, token, 'EX', 10, 'NX');
+    acquired = result !== null && result !== undefined;
+  } catch {
+    // Redis down: load without the lock.
+  }
+  if (!acquired) {
+    await sleep(100);
+    const hit = await redis.get(key);
+    if (hit !== null) return hit;
+  }
+  try {
+    const fresh = await load();
+    await redis.set(key, fresh, 'EX', 60);
+    return fresh;
+  } finally {
+    if (acquired) await redis.eval(${RELEASE}, 1, \`stampede-lock:\${key}\`, token);
+  }
+}
+` },
+    { name: 'an acquire whose answer defaults to a handed-in one (`handed ?? (await set(...)) ?? undefined`), tested before the try', code: `${io}export async function run(id: string, token: string, handed?: string) {
+  const held = handed ?? (await redis.set(\`lock:run:\${id}\`, token, 'PX', 5000, 'NX')) ?? undefined;
+  if (!held) return { ok: false, error: 'already running' };
+  try {
+    await work();
+    return { ok: true };
+  } finally {
+    await redis.eval(${RELEASE}, 1, \`lock:run:\${id}\`, token);
+  }
+}
+` },
     { name: 'released on success and in the catch, each release in a try of its own that logs its failure', code: `${io}declare function prepare(id: string): Promise<string>;
 export async function ready(id: string, token: string) {
   if (!(await redis.set(\`lock:sandbox:\${id}\`, token, 'PX', 90000, 'NX'))) return null;
