@@ -3,6 +3,7 @@
 // reused. The id of the user or record a lock is for is asked apart (isRecordId): a holder that is a
 // user is often meant.
 import { ts } from './typescript';
+import { writtenText } from './written-text';
 import type { ConstLookup } from './keys';
 import { ancestorWhere, declarationOf, descendantsOfKind, elementValue, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
 
@@ -35,6 +36,9 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && /^(?:String|Number)$/.test(n.expression.text) && n.arguments.length === 1) {
     return partWeakness(n.arguments[0], lookup, depth + 1);
   }
+  // `nextFencingToken()` of `function nextFencingToken() { return ++seq; }`: what the file's function returns.
+  const returned = ts.isCallExpression(n) && n.arguments.length === 0 ? returnedWeakness(n) : undefined;
+  if (returned) return returned;
   // `++seq`, `this.counter++`: a count kept in memory is unique in one process only; every process counts from the same start.
   if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && n.operator === ts.SyntaxKind.PlusPlusToken) return 'counter';
   if (ts.isIdentifier(n) && depth < 3) {
@@ -66,6 +70,30 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (/random|uuid|nanoid|ulid|cuid|v4\(/i.test(text)) return 'strong';
   return 'unknown';
 }
+
+/**
+ * The weakness of the one value a function of this file, called by name, returns: `function next() {
+ * return ++seq; }`, `const next = () => seq++`. Read from the text as written (a lean tree blanks the
+ * function), so only what its text alone shows: a counter, a pid, a hostname or a time.
+ */
+function returnedWeakness(call: ts.CallExpression): Weakness['kind'] | undefined {
+  const callee = unwrap(call.expression);
+  // `randomUUID()`, `nanoid()`: said strong by name below, without a search of the file.
+  if (!ts.isIdentifier(callee) || RANDOM_NAME.test(callee.text)) return undefined;
+  const name = callee.text.replace(/\$/g, '\\$');
+  const text = writtenText(call.getSourceFile());
+  const body = new RegExp(`\\bfunction\\s+${name}\\s*\\([^)]*\\)[^{]*\\{\\s*return\\s+([^;{}]+?);?\\s*\\}|\\b(?:const|let|var)\\s+${name}\\s*=\\s*\\(\\s*\\)\\s*(?::[^=]+)?=>\\s*([^;{}\\n]+)`).exec(text);
+  const value = (body?.[1] ?? body?.[2])?.replace(/\s+/g, '');
+  if (!value) return undefined;
+  if (COUNTER.test(value)) return 'counter';
+  if (PID.test(value)) return 'pid';
+  if (HOST.test(value)) return 'hostname';
+  return TIME.test(value) ? 'timestamp' : undefined;
+}
+
+const RANDOM_NAME = /random|uuid|nanoid|ulid|cuid/i;
+/** `++seq`, `this.issued++`, written out. */
+const COUNTER = /^(?:\+\+[\w$.]+|[\w$.]+\+\+)$/;
 
 /**
  * The values a token falls back to: both sides of `a ?? b` and `a || b`, both branches of `c ? a : b`,

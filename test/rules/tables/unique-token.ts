@@ -289,6 +289,27 @@ export async function stamp(key: string) {
 `,
     },
     {
+      name: 'a counter bumped by a function of the file (`function nextFence() { return ++fence; }`, or an arrow), wrapped in String()',
+      count: 2,
+      message: ['counter kept in memory'],
+      code: `${io}let fence = 0;
+function nextFence(): number {
+  return ++fence;
+}
+const nextTicket = () => fence++;
+export async function hold(key: string) {
+  const token = String(nextFence());
+  if (!(await redis.set(key, token, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+export async function queue(key: string) {
+  const token = \`t-\${nextTicket()}\`;
+  if (!(await redis.set(key, token, 'PX', 5000, 'NX'))) return;
+  try { await work(); } finally { ${release('key', 'token')} }
+}
+`,
+    },
+    {
       name: "a lock service's sequence field bumped per acquisition (`this.seq++`)",
       message: ['this.seq++', 'counter kept in memory'],
       code: `${io}export class Locks {
