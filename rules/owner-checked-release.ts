@@ -121,6 +121,14 @@ export const ownerCheckedRelease: Rule = {
   unattendedFixes: true,
   summary: 'DEL/UNLINK of a lock key without an atomic owner check, or GET-compare-DEL in two round trips.',
   check({ model, report, server }) {
+    for (const command of model.commands) {
+      const misfit = command.script?.misfit;
+      if (!misfit) continue;
+      report({
+        span: spanOf(command.call),
+        message: `This release script never deletes the lock: ${misfit}. Every release fails, so each lock stays held until its TTL runs out, blocking every other worker that long (and the error may skip what follows the release). Pass the lock key as a key: eval(script, { keys: [key], arguments: [token] }) in node-redis, eval(script, 1, key, token) in ioredis.`,
+      });
+    }
     const lineOf = (node: Node) => model.sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1;
     for (const release of model.releases) {
       // A helper's unchecked DEL is reported in the helper; called twice on one path, at the second call too.

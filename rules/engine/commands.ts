@@ -23,6 +23,10 @@ export interface ScriptCall {
   traits?: LuaTraits;
   keys: readonly ts.Node[];
   args: readonly ts.Node[];
+  /** The call spells out every key it passes (a literal count, a `keys` array without spreads, or none). */
+  keysCounted?: boolean;
+  /** Why the script never runs as written (a release that always fails): set by the model (script-arity.ts). */
+  misfit?: string;
 }
 
 export interface RedisCommand {
@@ -71,6 +75,8 @@ export function luaText(node: ts.Node, lookup: ConstLookup, depth = 0): string |
   if (ts.isTemplateExpression(n)) {
     return n.head.text + n.templateSpans.map((s) => ` ${s.literal.text}`).join('');
   }
+  // lua`...` with `const lua = String.raw` (or a dedent tag): the script is the template's text.
+  if (ts.isTaggedTemplateExpression(n)) return luaText(n.template, lookup, depth + 1);
   if (depth > 3) return undefined;
   if (ts.isIdentifier(n)) {
     const init = lookup(n);
@@ -102,14 +108,14 @@ export function luaText(node: ts.Node, lookup: ConstLookup, depth = 0): string |
   return undefined;
 }
 
-function scriptCall(lua: string | undefined, keys: readonly ts.Node[], args: readonly ts.Node[]): ScriptCall {
+function scriptCall(lua: string | undefined, keys: readonly ts.Node[], args: readonly ts.Node[], keysCounted = false): ScriptCall {
   return lua === undefined
-    ? { kind: 'unknown', keys, args }
-    : { lua, kind: classifyLua(lua), traits: luaTraits(lua), keys, args };
+    ? { kind: 'unknown', keys, args, keysCounted }
+    : { lua, kind: classifyLua(lua), traits: luaTraits(lua), keys, args, keysCounted };
 }
 
 /** ioredis eval(script, numKeys, ...keysAndArgs) or node-redis eval(script, { keys, arguments }). */
-function evalParts(rest: readonly ts.Node[], lookup: ConstLookup): { keys: readonly ts.Node[]; args: readonly ts.Node[]; style?: ClientStyle } | undefined {
+function evalParts(rest: readonly ts.Node[], lookup: ConstLookup): { keys: readonly ts.Node[]; args: readonly ts.Node[]; style?: ClientStyle; counted: boolean } | undefined {
   const [first, ...more] = rest;
   if (!first) return undefined;
   const opts = unwrap(first);
@@ -119,18 +125,21 @@ function evalParts(rest: readonly ts.Node[], lookup: ConstLookup): { keys: reado
       const init = value ? unwrap(value) : undefined;
       return init && ts.isArrayLiteralExpression(init) ? init.elements : [];
     };
-    return { keys: list('keys'), args: list('arguments'), style: 'node-redis' };
+    const keys = propertyValue(opts, 'keys');
+    const listed = keys && unwrap(keys);
+    const counted = !listed || (ts.isArrayLiteralExpression(listed) && !listed.elements.some(ts.isSpreadElement));
+    return { keys: list('keys'), args: list('arguments'), style: 'node-redis', counted };
   }
   if (ts.isArrayLiteralExpression(opts)) {
     // Upstash (@upstash/redis, @vercel/kv): eval(script, [keys], [args]).
     const args = more[0] ? unwrap(more[0]) : undefined;
-    return { keys: opts.elements, args: args && ts.isArrayLiteralExpression(args) ? args.elements : [], style: 'upstash' };
+    return { keys: opts.elements, args: args && ts.isArrayLiteralExpression(args) ? args.elements : [], style: 'upstash', counted: !opts.elements.some(ts.isSpreadElement) };
   }
   const numKeys = literalNumber(first) ?? (ts.isIdentifier(opts) ? literalNumber(lookup(opts) ?? opts) : undefined);
   if (numKeys === undefined) return undefined;
   // Callback-style node_redis v3 passes a trailing function; it is not an argument.
   const values = more.filter((n) => !isFunctionOrArrow(n));
-  return { keys: values.slice(0, numKeys), args: values.slice(numKeys) };
+  return { keys: values.slice(0, numKeys), args: values.slice(numKeys), counted: !values.some(ts.isSpreadElement) };
 }
 
 function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Node[], ctx: RecogniserContext, style?: ClientStyle): RedisCommand | undefined {
@@ -143,7 +152,7 @@ function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Nod
     const parts = evalParts(more, ctx.lookup);
     if (!parts) return undefined;
     const lua = upper === 'EVAL' ? luaText(script, ctx.lookup) : shaLua(script, ctx);
-    return { call, name: 'SCRIPT', keys: parts.keys, args: parts.args, script: scriptCall(lua, parts.keys, parts.args), style: parts.style ?? style };
+    return { call, name: 'SCRIPT', keys: parts.keys, args: parts.args, script: scriptCall(lua, parts.keys, parts.args, parts.counted), style: parts.style ?? style };
   }
   const expiring = SET_WITH_TTL[upper];
   if (expiring) return setWithTtl(call, args, expiring, style);

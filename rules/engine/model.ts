@@ -17,6 +17,7 @@ import { recogniseRedisLockCalls } from './redis-lock-package';
 import { collectNamedScripts } from './named-scripts';
 import { ancestorWhere, calleeName, callsNamed, declarationOf, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
+import { markMisfitScripts } from './script-arity';
 import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
 import { countGated } from './check-then-set';
@@ -227,6 +228,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   commands.push(...readerGets(sourceFile, commands, keyOf, lookup, (node, key) => keys.set(node, key)));
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
   if (!LEGACY_MODE.test(text) && dropsPositionalSetOptions(imports, project?.packages, project?.importedClient)) markDroppedOptions(commands);
+  markMisfitScripts(commands, () => ioredisClient(imports, project));
   // A thin wrapper's command is its callers' to judge (engine/wrappers.ts), not lock code of its own.
   const wrappers = new Map<Node, boolean>();
   const inWrapper = (command: RedisCommand) => {
@@ -444,6 +446,15 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
 function isPlainSetWithTtl(command: RedisCommand): boolean {
   const set = command.set;
   return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !set.dropped && !command.batch && !!set.ttl && set.ttl.unit !== 'KEEPTTL';
+}
+
+/** Is the file's client ioredis: imported here, made by the project module it imports, or the package's only client? */
+function ioredisClient(imports: FileImports, project: ProjectContext | undefined): boolean {
+  const style = fileStyle(imports);
+  if (style !== undefined) return style === 'ioredis';
+  const packages = [...(project?.packages?.keys() ?? [])];
+  if (packages.length > 0 && packages.every((name) => name === 'ioredis' || name === 'iovalkey')) return true;
+  return project?.importedClient?.() === 'ioredis';
 }
 
 /** node-redis' `legacyMode: true` (v4) and `.legacy()` (v5) clients still take the words one by one. */

@@ -23,6 +23,10 @@ async function runPayout(id: string, key: string, token: string) {
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
+    { name: 'node-redis: keys handed over as a list the call does not spell out', code: `${nr}export async function releaseLocks(keys: string[], token: string) {
+  await client.eval("for i, k in ipairs(KEYS) do if redis.call('get', KEYS[i]) == ARGV[1] then redis.call('del', KEYS[i]) end end return 1", { keys, arguments: [token] });
+}
+` },
     { name: "a send cooldown cleared by another function when delivery failed", code: SEND_COOLDOWN },
     { name: "a circuit breaker's half-open probe slot, cleared by whoever sees the circuit close", code: CIRCUIT_PROBE },
     { name: "a login lockout's key, SET only once an INCR of failures reaches its limit, deleted on success", code: LOGIN_LOCKOUT },
@@ -220,6 +224,18 @@ export async function run(key: string, token: string) {
     { name: 'a function that deletes a key parameter bound to a cache key, not to the lock its caller took', code: payout('await redis.del(key)', 'cache:payout') },
   ],
   invalid: [
+    { name: "node-redis: the release script reads KEYS[1] but eval is given only arguments", message: ['never deletes', 'passes no keys'], typecheck: false, code: `${nr}export async function releaseLock(key: string, token: string) {
+  await client.eval(${RELEASE}, { arguments: [key, token] });
+}
+` },
+    { name: 'ioredis: a key count of 0 before the key the script reads as KEYS[1]', message: ['never deletes', 'KEYS[1]'], code: `${io}export async function releaseLock(key: string, token: string) {
+  await redis.eval(${RELEASE}, 0, key, token);
+}
+` },
+    { name: "ioredis given node-redis' options object: sent as the key count, rejected", message: ['never deletes', 'the client is ioredis'], typecheck: false, code: `${io}export async function releaseLock(key: string, token: string) {
+  await (redis as any).eval(${RELEASE}, { keys: [key], arguments: [token] });
+}
+` },
     {
       name: 'a function handed the key its caller acquired deletes it with a bare DEL in its finally',
       message: ['whoever holds it'],
