@@ -74,10 +74,13 @@ const isRead = (call: ts.CallExpression) => READ_CALL.test(methodOf(call)?.name 
  * work is only reads (a cache fill's `loadTheme`), the read is the work the lock spares.
  */
 function runsWork(call: ts.CallExpression, work: Work): boolean {
-  if (isLoggingCall(call) || isIncidentalCall(call)) return false;
+  if (isLoggingCall(call) || isIncidentalCall(call) || RETRY_LATER.test(methodOf(call)?.name ?? calleeName(call) ?? '')) return false;
   if (work.routines.has(unwrap(call.expression).getText())) return true;
   return work.calls.has(normalizeText(call)) && !(work.writes && isRead(call));
 }
+
+/** `handleRetryWithdrawal(w)`, `requeue(job)`, `markFailed(id)`: the failure recorded for a later try, not the work. */
+const RETRY_LATER = /retry|requeue|re_?schedule|defer|postpone|mark_?(?:as_?)?fail|handle_?(?:fail|error)/i;
 
 /** `res.status(503).json(...)` and each call of its chain: an error response answers, it runs no work. */
 function inErrorResponse(call: ts.CallExpression): boolean {

@@ -1,6 +1,7 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
 import { ts } from './typescript';
 import { LOCK_NAME } from './lock-name';
+import { writtenText } from './written-text';
 import { ancestorWhere, declarationOf, descendantsOfKind, functionNameOf, isAssignment, isConstList, isFunctionLike, isPlus, literalString, normalizeText, unwrap } from './nodes';
 
 export interface KeyRef {
@@ -56,7 +57,28 @@ export function globOf(node: ts.Node, lookup: ConstLookup, depth = 0): string {
     const init = lookup(n);
     if (init) return globOf(init, lookup, depth + 1);
   }
+  if (ts.isCallExpression(n) && ts.isIdentifier(n.expression)) return returnedKeyGlob(n.expression) ?? '*';
   return '*';
+}
+
+const returnedGlobs = new WeakMap<ts.SourceFile, Map<string, string | undefined>>();
+
+/**
+ * `lockedKey(id)` of `function lockedKey(id) { return \`lockout:locked:${id}\`; }` (or an arrow): the glob
+ * of the template a key function of the file returns. Read from the text as written (a lean tree may
+ * blank the function), once per name.
+ */
+function returnedKeyGlob(callee: ts.Identifier): string | undefined {
+  const sourceFile = callee.getSourceFile();
+  let known = returnedGlobs.get(sourceFile);
+  if (!known) returnedGlobs.set(sourceFile, (known = new Map()));
+  if (known.has(callee.text)) return known.get(callee.text);
+  const name = callee.text.replace(/\$/g, '\\$');
+  const found = new RegExp(`\\bfunction\\s+${name}\\s*\\([^)]*\\)[^{]*\\{\\s*return\\s+([\`'"])([^\`'"\\n]*)\\1|\\b(?:const|let|var)\\s+${name}\\s*=\\s*\\([^)]*\\)\\s*(?::[^=]+)?=>\\s*([\`'"])([^\`'"\\n]*)\\3`).exec(writtenText(sourceFile));
+  const text = found?.[2] ?? found?.[4];
+  const glob = text === undefined ? undefined : globOfText(text);
+  known.set(callee.text, glob && informative(glob) ? glob : undefined);
+  return known.get(callee.text);
 }
 
 const GLOB_SPECIAL = /[*?[\]\\]/;
@@ -222,6 +244,9 @@ const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|keep_?aliv
 // `releaseConnection(conn)` in a cache or client class share no key with its `acquireLock(key)`.
 const OTHER_OBJECT = /(?:acquire|release|extend|renew|refresh)_?(?:ttl|expiry|expiration|cache|cached|token|session|connection|client|pool|subscription|stream|cursor)/i;
 
+// `AccountLockoutService`, `auth/lockout.ts`, `LockedAccounts`: a locked state, not lock code.
+const STATE_WORDS = /lock_?-?(?:out|down)|locked/gi;
+
 // A function named for a set-once marker: something seen, processed or done once (deduplication, idempotency).
 const MARKER_FUNCTION = /seen|dedup|idempoten|processed|once(?![a-z])|nonce|replay|first_?time/i;
 
@@ -236,9 +261,9 @@ export function isLockFunction(fn: ts.Node): boolean {
   // `markEventSeen(id)` beside the locks of `redis-lock.ts`: a set-once marker, named as one.
   if (MARKER_FUNCTION.test(name)) return false;
   const holder = ancestorWhere(fn, (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
-  if (holder && LOCK_NAME.test(functionNameOf(holder))) return true;
-  // The file and its folder: `redis-lock.ts`, `locks/index.ts`, `lock/core.ts`.
-  return LOCK_NAME.test(fn.getSourceFile().fileName.split(/[\\/]/).slice(-2).join('/'));
+  if (holder && LOCK_NAME.test(functionNameOf(holder).replace(STATE_WORDS, ''))) return true;
+  // The file and its folder: `redis-lock.ts`, `locks/index.ts`, `lock/core.ts` (not `auth/lockout.ts`).
+  return LOCK_NAME.test(fn.getSourceFile().fileName.split(/[\\/]/).slice(-2).join('/').replace(STATE_WORDS, ''));
 }
 
 /** Are two keys' parameters the same bindings (or parameters passed along one lock module)? */
@@ -323,10 +348,14 @@ function writtenAsRateLimit(node: ts.Node): boolean {
 // limit: not a lock a holder releases.
 const CIRCUIT = /circuit|breaker|half_?-?open/i;
 
-/** Does the key's own text name a circuit breaker's state? */
+/** Does the key's own text name a circuit breaker's state, or an account lockout (`lockout:locked:<user>`)? */
 export function namesCircuitState(key: KeyRef): boolean {
-  return CIRCUIT.test(key.glob);
+  return CIRCUIT.test(key.glob) || LOCKOUT.test(key.glob);
 }
+
+// An account locked out after failed logins, or a maintenance lockdown: set once with NX so a running
+// lockout is not restarted, cleared by a successful login or an admin. Admission state, not a mutex.
+const LOCKOUT = /lock_?-?(?:out|down)/i;
 
 /** How a message names a key: `key (lock:order:*)` when the expression alone does not say. */
 /** A key written over several lines (an options object) is shown on one, cut at this length. */

@@ -20,6 +20,18 @@ ${busy}
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    {
+      name: 'an account lockout flag set with NX (a running lockout is not restarted) through a key function of an auth/lockout.ts module',
+      fileName: 'src/auth/lockout.ts',
+      code: `${io}const lockedKey = (user: string) => \`lockout:locked:\${user}\`;
+export async function recordFailure(user: string, attempts: number) {
+  if (attempts >= 5) await redis.set(lockedKey(user), '1', 'EX', 1800, 'NX');
+}
+export async function clearLockout(user: string) {
+  await redis.del(lockedKey(user));
+}
+`,
+    },
     { name: "the reply tested as 1 (the in-memory stand-in's SETNX) or 'OK' (SET NX)", code: MEMORY_STAND_IN },
     {
       name: 'a first-seen value kept by a transaction (GET, then SET NX of the time) and read back by GETDEL: no lock',

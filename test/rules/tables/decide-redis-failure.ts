@@ -249,6 +249,20 @@ export async function pay(id: string, me: string) {
   }
 }
 ` },
+    { name: 'a catch that schedules the withdrawal for a retry, as the locked work also does when the transfer did not confirm', code: `${io}declare const transfers: { send(id: string): Promise<boolean>; scheduleRetry(id: string): Promise<void> };
+export async function withdraw(id: string, me: string) {
+  try {
+    if ((await redis.set(\`lock:withdraw:\${id}\`, me, 'PX', 60000, 'NX')) !== 'OK') return;
+    try {
+      if (!(await transfers.send(id))) await transfers.scheduleRetry(id);
+    } finally {
+      await redis.eval(${RELEASE}, 1, \`lock:withdraw:\${id}\`, me);
+    }
+  } catch (err) {
+    await transfers.scheduleRetry(id);
+  }
+}
+` },
     { name: 'callback style: the error branch hands the error on, or answers not acquired', code: `${io}export function lockJob(id: string, token: string, done: (err: Error | null, acquired?: boolean) => void) {
   redis.set(\`lock:job:\${id}\`, token, 'PX', 5000, 'NX', (err, ok) => {
     if (err) return done(err);
