@@ -448,13 +448,15 @@ function isPlainSetWithTtl(command: RedisCommand): boolean {
   return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !set.dropped && !command.batch && !!set.ttl && set.ttl.unit !== 'KEEPTTL';
 }
 
-/** Is the file's client ioredis: imported here, made by the project module it imports, or the package's only client? */
+/**
+ * Is the file's client surely ioredis: imported here, or the only client its package lists? (A project
+ * module the file imports may name both clients, as a types module does: that decides nothing.)
+ */
 function ioredisClient(imports: FileImports, project: ProjectContext | undefined): boolean {
   const style = fileStyle(imports);
   if (style !== undefined) return style === 'ioredis';
   const packages = [...(project?.packages?.keys() ?? [])];
-  if (packages.length > 0 && packages.every((name) => name === 'ioredis' || name === 'iovalkey')) return true;
-  return project?.importedClient?.() === 'ioredis';
+  return packages.length > 0 && packages.every((name) => name === 'ioredis' || name === 'iovalkey');
 }
 
 /** node-redis' `legacyMode: true` (v4) and `.legacy()` (v5) clients still take the words one by one. */
