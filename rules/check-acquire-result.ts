@@ -114,7 +114,7 @@ function onlyHandedToRelease(model: LockModel, acquire: Acquire): 'handed' | 'gu
   const reads = readsAfter(use.declaration, use.name);
   // `release(key, token)`, `releaseAll(locks!)`, or the lock object's own `lock.unlock()`.
   const handed = (id: Node) => {
-    const value = asWritten(id);
+    const value = valueCarrier(id);
     return (ts.isCallExpression(value.parent) && value.parent.arguments.includes(value as ts.Expression) && releaseCalls.has(value.parent)) ||
       (ts.isPropertyAccessExpression(id.parent) && id.parent.expression === id && releaseCalls.has(id.parent.parent));
   };
@@ -129,12 +129,6 @@ function readsAfter(declaration: Node, name: string): ts.Identifier[] {
   return identifiersNamed(enclosingFunction(declaration), name).filter((id) => id.pos >= declaration.end && !(ts.isPropertyAccessExpression(id.parent) && id.parent.name === id));
 }
 
-/** `locks!`, `(locks)`: the name with what only asserts or groups it. */
-function asWritten(id: Node): Node {
-  let n = id;
-  while (ts.isNonNullExpression(n.parent) || ts.isParenthesizedExpression(n.parent)) n = n.parent;
-  return n;
-}
 
 function problem(model: LockModel, acquire: Acquire): { message: string; at: Node } | undefined {
   const use = acquire.result;

@@ -1,7 +1,7 @@
 // Lock keys: how a key expression is compared with another and turned into a Redis glob.
 import { ts } from './typescript';
 import { LOCK_NAME } from './lock-name';
-import { writtenText } from './written-text';
+import { returnedText } from './written-text';
 import { ancestorWhere, declarationOf, descendantsOfKind, functionNameOf, isAssignment, isConstList, isFunctionLike, isPlus, literalString, normalizeText, unwrap } from './nodes';
 
 export interface KeyRef {
@@ -61,24 +61,15 @@ export function globOf(node: ts.Node, lookup: ConstLookup, depth = 0): string {
   return '*';
 }
 
-const returnedGlobs = new WeakMap<ts.SourceFile, Map<string, string | undefined>>();
-
 /**
  * `lockedKey(id)` of `function lockedKey(id) { return \`lockout:locked:${id}\`; }` (or an arrow): the glob
- * of the template a key function of the file returns. Read from the text as written (a lean tree may
- * blank the function), once per name.
+ * of the string or template a key function of the file returns (written-text.ts reads it).
  */
 function returnedKeyGlob(callee: ts.Identifier): string | undefined {
-  const sourceFile = callee.getSourceFile();
-  let known = returnedGlobs.get(sourceFile);
-  if (!known) returnedGlobs.set(sourceFile, (known = new Map()));
-  if (known.has(callee.text)) return known.get(callee.text);
-  const name = callee.text.replace(/\$/g, '\\$');
-  const found = new RegExp(`\\bfunction\\s+${name}\\s*\\([^)]*\\)[^{]*\\{\\s*return\\s+([\`'"])([^\`'"\\n]*)\\1|\\b(?:const|let|var)\\s+${name}\\s*=\\s*\\([^)]*\\)\\s*(?::[^=]+)?=>\\s*([\`'"])([^\`'"\\n]*)\\3`).exec(writtenText(sourceFile));
-  const text = found?.[2] ?? found?.[4];
-  const glob = text === undefined ? undefined : globOfText(text);
-  known.set(callee.text, glob && informative(glob) ? glob : undefined);
-  return known.get(callee.text);
+  const text = returnedText(callee.getSourceFile(), callee.text);
+  const literal = text && /^([`'"])([\s\S]*)\1$/.exec(text)?.[2];
+  const glob = literal === undefined || literal === '' ? undefined : globOfText(literal);
+  return glob && informative(glob) ? glob : undefined;
 }
 
 const GLOB_SPECIAL = /[*?[\]\\]/;

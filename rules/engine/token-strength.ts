@@ -3,7 +3,7 @@
 // reused. The id of the user or record a lock is for is asked apart (isRecordId): a holder that is a
 // user is often meant.
 import { ts } from './typescript';
-import { writtenText } from './written-text';
+import { returnedText } from './written-text';
 import type { ConstLookup } from './keys';
 import { ancestorWhere, declarationOf, descendantsOfKind, elementValue, isAssignment, isPlus, literalString, unwrap, type Node } from './nodes';
 
@@ -80,10 +80,7 @@ function returnedWeakness(call: ts.CallExpression): Weakness['kind'] | undefined
   const callee = unwrap(call.expression);
   // `randomUUID()`, `nanoid()`: said strong by name below, without a search of the file.
   if (!ts.isIdentifier(callee) || RANDOM_NAME.test(callee.text)) return undefined;
-  const name = callee.text.replace(/\$/g, '\\$');
-  const text = writtenText(call.getSourceFile());
-  const body = new RegExp(`\\bfunction\\s+${name}\\s*\\([^)]*\\)[^{]*\\{\\s*return\\s+([^;{}]+?);?\\s*\\}|\\b(?:const|let|var)\\s+${name}\\s*=\\s*\\(\\s*\\)\\s*(?::[^=]+)?=>\\s*([^;{}\\n]+)`).exec(text);
-  const value = (body?.[1] ?? body?.[2])?.replace(/\s+/g, '');
+  const value = returnedText(call.getSourceFile(), callee.text)?.replace(/\s+/g, '');
   if (!value) return undefined;
   if (COUNTER.test(value)) return 'counter';
   if (PID.test(value)) return 'pid';

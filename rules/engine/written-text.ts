@@ -14,3 +14,22 @@ export function rememberWrittenText(sourceFile: ts.SourceFile, text: string): vo
 export function writtenText(sourceFile: ts.SourceFile): string {
   return written.get(sourceFile) ?? sourceFile.text;
 }
+
+const returnedByName = new WeakMap<ts.SourceFile, Map<string, string | undefined>>();
+
+/**
+ * The one expression a function of the file returns, as written: `function next(...) { return ++seq; }`,
+ * `const key = (id) => \`lock:${id}\``; a string or template literal, or an expression without braces.
+ * Read from the text as written (a lean tree may blank the function), once per file and name.
+ */
+export function returnedText(sourceFile: ts.SourceFile, name: string): string | undefined {
+  let known = returnedByName.get(sourceFile);
+  if (!known) returnedByName.set(sourceFile, (known = new Map()));
+  if (known.has(name)) return known.get(name);
+  const escaped = name.replace(/\$/g, '\\$');
+  const value = '(`[^`]*`|\'[^\'\\n]*\'|"[^"\\n]*"|[^;{}\\n]+?)';
+  const found = new RegExp(`\\bfunction\\s+${escaped}\\s*\\([^)]*\\)[^{]*\\{\\s*return\\s+${value}\\s*;?\\s*\\}|\\b(?:const|let|var)\\s+${escaped}\\s*=\\s*\\([^)]*\\)\\s*(?::[^=]+)?=>\\s*${value}\\s*(?:[;\\n]|$)`).exec(writtenText(sourceFile));
+  const text = found?.[1] ?? found?.[2];
+  known.set(name, text);
+  return text;
+}
