@@ -1,6 +1,7 @@
 // Breaking a stale lock in several round trips: a GET of the holder, a decision in the client that it
-// is stale (a clock, a comparison, a word like "expired", or a function named for reclaiming dead
-// locks), then a DEL or plain SET of the key. atomic-takeover reports it; exclusive-acquire leaves it.
+// is stale (a clock, a comparison, a word like "expired", a function named for reclaiming dead locks,
+// or, after a SET NX of the key failed, any function the holder is handed to), then a DEL or plain SET
+// of the key. atomic-takeover reports it; exclusive-acquire leaves it.
 import { ts } from './typescript';
 import type { RedisCommand } from './commands';
 import { mentions } from './failure-paths';
@@ -41,6 +42,17 @@ function judgesStaleness(condition: Node): boolean {
   return relational;
 }
 
+/** Does the condition hand the holder (or a value computed from it) to a function: `isDeadInstance(holder)`? */
+function judgesByCall(condition: Node, names: readonly string[]): boolean {
+  return descendantsOfKind<ts.CallExpression>(condition, ts.SyntaxKind.CallExpression).some((call) => call.arguments.some((arg) => ts.isIdentifier(arg) && names.includes(arg.text)));
+}
+
+/** Did the function try SET NX (or SETNX) on the key before this GET? Then the key the GET reads is held by another. */
+function failedAcquireBefore(model: LockModel, get: RedisCommand, fn: Node): boolean {
+  const key = model.keyOf(get.keys[0]);
+  return model.commands.some((c) => c.call.end < get.call.pos && enclosingFunction(c.call) === fn && (c.name === 'SETNX' || (c.name === 'SET' && !!c.set?.nx)) && !!c.keys[0] && sameKey(model.keyOf(c.keys[0]), key));
+}
+
 /** A DEL/UNLINK, or a SET without NX/IFEQ, of the key inside `scope`: the breaking write. */
 function breakingWrite(model: LockModel, get: RedisCommand, scope: Node): RedisCommand | undefined {
   const key = model.keyOf(get.keys[0]);
@@ -55,11 +67,14 @@ export function takeover(model: LockModel, get: RedisCommand): { write: RedisCom
   const fn = enclosingFunction(get.call);
   const names = valueNames(fn, get);
   const breaksLocks = BREAKS_LOCKS.test(functionNameOf(fn));
+  // An acquire whose NX failed, then a test of the holder it reads by a function of its own: that test
+  // decides the holder is gone (a restarted instance, a dead worker), however it is named.
+  const judgedAfterAcquire = (condition: Node) => judgesByCall(condition, names) && failedAcquireBefore(model, get, fn);
   for (const test of descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement)) {
     if (test.getStart() < get.call.end || enclosingFunction(test) !== fn) continue;
     const condition = test.expression;
     const refers = contains(condition, get.call) || mentions(condition, names);
-    if (!refers || !(breaksLocks || judgesStaleness(condition))) continue;
+    if (!refers || !(breaksLocks || judgesStaleness(condition) || judgedAfterAcquire(condition))) continue;
     const write = breakingWrite(model, get, test.thenStatement);
     if (write) return { write, test };
   }

@@ -1,10 +1,11 @@
 import type { RuleCases } from '../harness';
-import { LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash } from './preludes';
+import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
     // Overwriting a holder judged dead after a GET is a takeover: atomic-takeover reports it, once.
     { name: 'a sweep that overwrites the lease holders it judges dead is a takeover, not a check-then-SET acquire', code: leaseSweep("LEASES + '*'") },
+    { name: 'an acquire that overwrites, after its NX failed, a holder its predicate judges dead is a takeover, not a check-then-SET acquire', code: acquireOrOverwrite('holder && restartedOnThisPort(holder)') },
     { name: "a login lockout: the lock key is SET only once an INCR of failures reaches its limit", code: LOGIN_LOCKOUT },
     {
       name: 'the in-process fallback: a module-level Map named as in-memory, checked then set',

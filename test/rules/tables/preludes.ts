@@ -283,3 +283,24 @@ export async function reclaimZombieLeases() {
   }
 }
 `;
+
+/**
+ * An acquire whose SET NX failed reads the holder and, when `judged` (a condition on `holder`) holds,
+ * overwrites it with a plain SET: a takeover of a holder the client judges gone.
+ */
+export const acquireOrOverwrite = (judged: string) => `${io}const INSTANCE = \`api:\${process.env.PORT}:\${process.pid}\`;
+function restartedOnThisPort(holder: string): boolean {
+  const [, port, pid] = holder.split(':');
+  return port === process.env.PORT && pid !== String(process.pid);
+}
+export async function claimDevice(deviceId: string): Promise<boolean> {
+  const key = \`device-lease:\${deviceId}\`;
+  if ((await redis.set(key, INSTANCE, 'EX', 30, 'NX')) === 'OK') return true;
+  const holder = await redis.get(key);
+  if (${judged}) {
+    await redis.set(key, INSTANCE, 'EX', 30);
+    return true;
+  }
+  return false;
+}
+`;
