@@ -79,6 +79,9 @@ export function fileStyle(imports: FileImports): ClientStyle | undefined {
  * package.json when the file imports `redis` or, given its client, when node-redis is the package's
  * only client.
  */
+/** Queue libraries a package may list beside its Redis client: they bring ioredis for their own connections. */
+const QUEUE_LIBRARIES = new Set(['bull', 'bullmq', 'bee-queue']);
+
 export function dropsPositionalSetOptions(
   imports: FileImports,
   packages: ReadonlyMap<string, number | undefined> = new Map(),
@@ -90,7 +93,8 @@ export function dropsPositionalSetOptions(
   const modern = packages.has('@redis/client') || (packages.get('redis') ?? 0) >= 4;
   if (!modern) return false;
   if (style === 'node-redis') return true;
-  if ([...packages.keys()].every((name) => name === 'redis' || name === '@redis/client')) return true;
+  // A queue library keeps its own ioredis connection: the project's calls go through the node-redis it lists.
+  if ([...packages.keys()].every((name) => name === 'redis' || name === '@redis/client' || QUEUE_LIBRARIES.has(name))) return true;
   // Both kinds of client in the package: the one the file imports from the project decides.
   return importedClient?.() === 'node-redis';
 }

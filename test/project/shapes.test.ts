@@ -961,6 +961,26 @@ module.exports = { claimOnce, firstTime };
     expected: ['app/src/guard.js: exclusive-acquire', 'app/src/guard.js: exclusive-acquire'],
   },
   {
+    name: "node-redis 4 and a queue library in package.json: a lock class handed its client drops ioredis-style 'NX', 'PX' words (the queue's own ioredis is not the project's client)",
+    files: {
+      'package.json': '{ "dependencies": { "redis": "^4.6.13", "bull": "^4.12.0" } }',
+      'src/slot-lock.js': `const { randomUUID } = require('crypto');
+class SlotLock {
+  constructor(client) {
+    this.client = client;
+  }
+  async hold(slotId, ttlMs = 10000) {
+    const token = randomUUID();
+    const ok = await this.client.set(\`slot:\${slotId}:lock\`, token, 'NX', 'PX', ttlMs);
+    return ok === 'OK' ? token : null;
+  }
+}
+module.exports = SlotLock;
+`,
+    },
+    expected: ['src/slot-lock.js: exclusive-acquire'],
+  },
+  {
     name: "both clients in package.json: a lock module using the node-redis client its config module creates drops ioredis-style 'NX', 'PX' words; one using the ioredis client does not",
     files: {
       'package.json': '{ "dependencies": { "redis": "^5.10.0", "ioredis": "^5.8.0", "bullmq": "^5.0.0" } }',
