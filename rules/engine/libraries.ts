@@ -7,6 +7,7 @@ import { REDLOCK_MODULES, SEMAPHORE_MODULE, type FileImports } from './imports';
 import type { ConstLookup, KeyRef } from './keys';
 import type { Acquire, Extend, Release } from './model';
 import { ancestorWhere, calleeName, contains, enclosingFunction, enclosingStatement, isAssignment, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, valueCarrier, type Node } from './nodes';
+import { LOCK_NAME } from './lock-name';
 import { resultUse } from './result-use';
 import { libraryGetterTarget, type LibraryName } from './library-getters';
 
@@ -211,6 +212,14 @@ export function recogniseLibraryCalls(
           out.extends.push({ call, fn: enclosingFunction(call), kind: 'library', handle, ownerChecked: true });
         }
       }
+    }
+
+    // `jobLock.extend(ttl)` on a lock object of a package no branch above knows (an organisation's lock
+    // library): an extend of unknown kind, owner-checked as far as can be told. Only a watchdog's
+    // handling of its failure is judged (stop-on-lock-lost); its answer's shape is the package's.
+    if (m && receiver !== undefined && !library && !usesRedlock && m.name === 'extend' && args.length <= 1 && LOCK_NAME.test(receiver)) {
+      out.extends.push({ call, fn: enclosingFunction(call), kind: 'helper', handle: receiver, ownerChecked: true });
+      continue;
     }
 
     // Lockwise's withLock(client, key, options, work). A withLock of another shape (`withLock(key, ttl, fn)`

@@ -11,6 +11,7 @@
 // - a plain SET with a TTL (or a SETEX) after a GET or an EXISTS: a GET-compare-SET renewal, a check-then-SET
 //   acquire, or a once-only claim by GET then SET of a marker; or in a function named as an acquire
 //   (`acquireLock`, `setLock`, `lock`), which takes the lock without NX;
+// - a lock object's extend in a timer (`jobLock.extend(ttl)` in a setInterval), of any package;
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
@@ -68,7 +69,7 @@ const REDIS_LOCK_MODULE = /['"`]redis-(?:lock|semaphore)['"`]/;
 // which tries every branch at every character. Most files fail all four.
 const COMMANDS = [SETNX_NAME, DELETE_OR_EXPIRE_NAMES, SETEX_NAMES].join('|');
 const SCREEN = [
-  /redlock|mutex|semaphore|\bwithLock\b|['"`]redis-lock['"`]/i,
+  /redlock|mutex|semaphore|\bwithLock\b|['"`]redis-lock['"`]|lock[\w$]*\s*\??\.\s*extend\s*\(/i,
   // A command in a string, an option string, GLIDE's option, a Lua delete or a TTL option string.
   new RegExp(`['"\`](?:(?:${COMMANDS})\\\\?['"\`](?!\\s*:)|nx\\b|xx\\b|onlyIfDoesNotExist['"\`]|(?:zrem|hdel)\\\\?['"\`]|(?:ex|px)['"\`])`, 'i'),
   new RegExp(`\\.\\s*(?:${COMMANDS})(?:Async)?\\b`, 'i'),
@@ -98,10 +99,18 @@ function releasesOrExtendsLock(code: string): boolean {
   return LOCK_NAME.test(code) && (DELETE_OR_EXPIRE.test(code) || LUA_DELETE.test(code) || (XX.test(code) && SET.test(code)) || (((TTL.test(code) && SET.test(code)) || SETEX.test(code)) && (GET_OR_EXISTS.test(code) || ACQUIRE_NAMED.test(code))));
 }
 
+/**
+ * `jobLock.extend(ttl)` in a timer: a watchdog renewing a lock object of a package the engine does not
+ * know (an organisation's lock library), whose lost lock must still reach the work (stop-on-lock-lost).
+ */
+const LOCK_OBJECT_EXTEND = /lock[\w$]*\s*\??\.\s*extend\s*\(/i;
+const TIMER = /\bset(?:Interval|Timeout)\s*\(/;
+
 export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
   const names = [...helpers.acquire, ...helpers.release, ...helpers.extend];
   if (names.some((n) => text.includes(n))) return true;
   if (!hasLockEvidence(text)) return false;
   const code = text.replace(COMMENT_BLOCK, ' ');
-  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET_OR_EXISTS.test(code));
+  return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET_OR_EXISTS.test(code)) ||
+    (LOCK_OBJECT_EXTEND.test(code) && TIMER.test(code));
 }

@@ -2,6 +2,37 @@ import type { RuleCases } from '../harness';
 import { EXTEND, io, nr } from './preludes';
 
 /**
+ * A lock object of a package the analyzer does not know (an organisation's shared library, declared
+ * here so the table type-checks), renewed
+ * by a setInterval watchdog whose catch `onFailure` runs.
+ */
+function packageLockWatchdog(onFailure: string, receiver = 'settlementLock'): string {
+  return `interface PlatformLock { acquire(key: string, ttlMs: number): Promise<boolean>; extend(ttlMs: number): Promise<void>; release(): Promise<void> }
+declare function createLock(options: { ttlMs: number }): PlatformLock;
+const ${receiver} = createLock({ ttlMs: 15000 });
+declare function settle(batch: string, signal?: AbortSignal): Promise<void>;
+export async function runSettlement(batch: string) {
+  if (!(await ${receiver}.acquire(\`settle:\${batch}\`, 15000))) return;
+  const controller = new AbortController();
+  const keepAlive = setInterval(async () => {
+    try {
+      await ${receiver}.extend(15000);
+    } catch (err) {
+      ${onFailure}
+      clearInterval(keepAlive);
+    }
+  }, 5000);
+  try {
+    await settle(batch, controller.signal);
+  } finally {
+    clearInterval(keepAlive);
+    await ${receiver}.release();
+  }
+}
+`;
+}
+
+/**
  * A background renew loop (`while (running) { extend; sleep }`), started with `void` (a watchdog) or
  * awaited (the work itself), whose failed extend either stops the work or is only logged.
  */
@@ -36,6 +67,8 @@ function renewLoop(start: 'void' | 'await', onFailure: 'stops' | 'logs'): string
 
 export const stopOnLockLostCases: RuleCases = {
   valid: [
+    { name: "a watchdog extending a lock object of an unknown package aborts the work's signal when the extend fails", code: packageLockWatchdog('controller.abort(err);') },
+    { name: "a setInterval extending an object not named like a lock (a schema, a config) is no watchdog", code: packageLockWatchdog("console.error('extend failed', err);", 'settlementPlan') },
     {
       name: 'a false renewal answer thrown inside a try in the timer, whose catch aborts the work',
       code: `${io}export function keepWorking(lockKey: string, token: string, controller: AbortController) {
@@ -114,6 +147,7 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
     { name: 'a renew loop the caller awaits is the work itself, not a watchdog', code: renewLoop('await', 'logs') },
   ],
   invalid: [
+    { name: "a setInterval watchdog extending a lock object of a package it does not know (an organisation's lock library) only logs the failure", code: packageLockWatchdog("console.error('extend failed', err);") },
     {
       name: 'a renew loop started without await whose failed extend is only logged',
       message: ['only logs'],
