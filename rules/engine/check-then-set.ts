@@ -48,10 +48,13 @@ export function namedAcquire(command: RedisCommand): boolean {
   return ACQUIRE_FN.test(rest) || ACQUIRE_PREFIX.test(rest);
 }
 
-/** A SET that writes whatever is there: no NX, XX or IFEQ condition, options it can read, not queued in a batch. */
+/**
+ * A SET that writes whatever is there and tells nothing: no NX, XX or IFEQ condition, no GET of the value
+ * it replaces, options it can read, not queued in a batch.
+ */
 export function plainSet(command: RedisCommand): boolean {
   const set = command.set;
-  return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !command.batch;
+  return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.get && !set.dynamic && !command.batch;
 }
 
 const THRESHOLD = new Set([ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken, ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken]);

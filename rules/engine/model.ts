@@ -445,7 +445,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
 /** `SET key value EX ttl`: no NX, XX or IFEQ, options all read, a TTL of its own. */
 function isPlainSetWithTtl(command: RedisCommand): boolean {
   const set = command.set;
-  return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.dynamic && !set.dropped && !command.batch && !!set.ttl && set.ttl.unit !== 'KEEPTTL';
+  return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.get && !set.dynamic && !set.dropped && !command.batch && !!set.ttl && set.ttl.unit !== 'KEEPTTL';
 }
 
 /**

@@ -25,6 +25,11 @@ export interface SetOptions {
   dropped?: boolean;
   /** Written as SETEX/PSETEX (key, ttl, value): messages name the command the code spells. */
   setex?: boolean;
+  /**
+   * `GET` (Redis 6.2+): the SET replies with the value it replaced. Without NX that is a test-and-set in
+   * one command (the caller that gets null took the key), not a SET that always says OK.
+   */
+  get?: boolean;
 }
 
 const OPTION_WORD = /^(?:NX|XX|EX|PX|EXAT|PXAT|KEEPTTL|GET)$/i;
@@ -69,6 +74,7 @@ export function readTokenOptions(tokens: readonly (ts.Node | string)[]): SetOpti
     if (word === 'NX') options.nx = true;
     else if (word === 'XX') options.xx = true;
     else if (word === 'KEEPTTL') options.ttl = { unit: 'KEEPTTL' };
+    else if (word === 'GET') options.get = true;
     else if (word === 'IFEQ') options.ifeq = node(tokens[++i]);
     else if (TTL_UNITS.has(word)) options.ttl = { unit: word as TtlUnit, value: node(tokens[++i]) };
   }
@@ -126,6 +132,7 @@ export function readObjectOptions(arg: ts.Node, lookup: ConstLookup): SetOptions
     if (value) options.ttl = { unit: unit as TtlUnit, value };
   }
   if (isTrue(option(obj, 'KEEPTTL'))) options.ttl = { unit: 'KEEPTTL' };
+  if (isTrue(option(obj, 'GET'))) options.get = true;
   if (!options.ttl) options.ttl = wrapperTtl(obj);
 
   const condition = propertyValue(obj, 'condition');

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeProject, findingList } from './harness';
+import { getSetMutex } from '../rules/tables/preludes';
 
 const client = `import Redis from 'ioredis';
 export const redis = new Redis();
@@ -959,6 +960,11 @@ module.exports = { claimOnce, firstTime };
 `,
     },
     expected: ['app/src/guard.js: exclusive-acquire', 'app/src/guard.js: exclusive-acquire'],
+  },
+  {
+    name: 'a method taking a mutex with SET ... GET is a test-and-set, not a SET that always says OK: its caller returning on the busy reply leaves nothing held (only the bare DEL is reported)',
+    files: { 'src/thumbnails.ts': getSetMutex },
+    expected: ['src/thumbnails.ts: owner-checked-release'],
   },
   {
     name: "node-redis 4 and a queue library in package.json: a lock class handed its client drops ioredis-style 'NX', 'PX' words (the queue's own ioredis is not the project's client)",

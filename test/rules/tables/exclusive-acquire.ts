@@ -1,8 +1,9 @@
 import type { RuleCases } from '../harness';
-import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash } from './preludes';
+import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash, getSetMutex } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'SET ... EX 30 GET is a test-and-set in one command: only the caller that gets null (the key was free) goes on', code: getSetMutex },
     // Overwriting a holder judged dead after a GET is a takeover: atomic-takeover reports it, once.
     { name: 'a sweep that overwrites the lease holders it judges dead is a takeover, not a check-then-SET acquire', code: leaseSweep("LEASES + '*'") },
     { name: 'an acquire that overwrites, after its NX failed, a holder its predicate judges dead is a takeover, not a check-then-SET acquire', code: acquireOrOverwrite('holder && restartedOnThisPort(holder)') },

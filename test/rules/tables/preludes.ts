@@ -304,3 +304,26 @@ export async function claimDevice(deviceId: string): Promise<boolean> {
   return false;
 }
 `;
+
+/**
+ * A mutex taken with `SET key '1' EX 30 GET` (the reply is the value it replaced: null when the key was
+ * free), skipped when the reply says another holds it, and deleted in a finally: a test-and-set in one
+ * command, released with a bare DEL of a constant value.
+ */
+export const getSetMutex = `${io}export class ThumbnailService {
+  private async takeMutex(assetId: string): Promise<string | null> {
+    return await redis.set(\`thumbnail:mutex:\${assetId}\`, '1', 'EX', 30, 'GET');
+  }
+  private freeMutex(assetId: string): Promise<number> {
+    return redis.del(\`thumbnail:mutex:\${assetId}\`);
+  }
+  async regenerate(assetId: string): Promise<void> {
+    if (await this.takeMutex(assetId) === '1') return;
+    try {
+      await work();
+    } finally {
+      await this.freeMutex(assetId);
+    }
+  }
+}
+`;

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker } from './preludes';
+import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, getSetMutex } from './preludes';
 
 const rl = `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -38,6 +38,7 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'a return on the busy reply of SET ... GET (the value another holder wrote) leaves nothing held', code: getSetMutex },
     { name: 'an acquire in one branch of an if/else: the other branch, which returns, never runs after it', code: `${io}declare function takeLocal(id: string): boolean;
 export async function run(id: string, token: string, shared: boolean) {
   let held = false;
