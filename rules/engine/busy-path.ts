@@ -5,16 +5,27 @@ import { ts } from './typescript';
 import type { Acquire, LockModel } from './model';
 import { looksLikeLockKey, sameKey, type KeyRef } from './keys';
 import { guardNames, isGuard, testsFailure } from './paths';
+import { alwaysThrows } from './written-text';
 import { ancestorWhere, callsNamed, contains, descendantsOfKind, enclosingStatement, identifiersNamed, isAssignment, isFunctionLike, unwrap, type Node } from './nodes';
 
-/** Does the statement leave its block on every path (return, throw, break, continue, process.exit)? */
+/** Does the statement leave its block on every path (return, throw, break, continue, process.exit, a call that never returns)? */
 function alwaysLeaves(node: Node): boolean {
   if (ts.isReturnStatement(node) || ts.isThrowStatement(node) || ts.isBreakStatement(node) || ts.isContinueStatement(node)) return true;
   if (ts.isBlock(node)) return node.statements.some(alwaysLeaves);
   if (ts.isIfStatement(node)) return !!node.elseStatement && alwaysLeaves(node.thenStatement) && alwaysLeaves(node.elseStatement);
   if (ts.isTryStatement(node)) return (!!node.finallyBlock && alwaysLeaves(node.finallyBlock)) || (alwaysLeaves(node.tryBlock) && (!node.catchClause || alwaysLeaves(node.catchClause.block)));
-  if (ts.isExpressionStatement(node)) return /^process\.exit\b/.test(node.expression.getText());
+  if (ts.isExpressionStatement(node)) return /^process\.exit\b/.test(node.expression.getText()) || callsThrowingFunction(node.expression);
   return false;
+}
+
+/** `fail(...)`, `this.reject(...)`: a call to a function of the file that never returns (written-text.ts). */
+function callsThrowingFunction(expression: Node): boolean {
+  let call = unwrap(expression);
+  if (ts.isAwaitExpression(call)) call = unwrap(call.expression);
+  if (!ts.isCallExpression(call)) return false;
+  const callee = unwrap(call.expression);
+  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) && callee.expression.kind === ts.SyntaxKind.ThisKeyword ? callee.name.text : undefined;
+  return !!name && alwaysThrows(call.getSourceFile(), name);
 }
 
 /** Code that does something: a call, an await or a `new`. */

@@ -33,3 +33,43 @@ export function returnedText(sourceFile: ts.SourceFile, name: string): string | 
   known.set(name, text);
   return text;
 }
+
+const throwingByName = new WeakMap<ts.SourceFile, Map<string, boolean>>();
+/** After a function's parameter list: a `never` return type, or a body that opens with `throw`. */
+const THROWS_AFTER_PARAMETERS = /^\s*(?::\s*never\b|(?::[^{;=]*?)?(?:=>\s*)?\{\s*throw\b)/;
+
+/** The index just after the parenthesis that closes the one at `open`, or -1. */
+function closingParen(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')' && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+/**
+ * Does a function or method of the file of this name never return: declared `: never`
+ * (`function fail(code: string): never`), or its body opens with a `throw`? A call to it ends the branch
+ * it is in. Read from the text as written (a lean tree may blank it), once per file and name.
+ */
+export function alwaysThrows(sourceFile: ts.SourceFile, name: string): boolean {
+  let known = throwingByName.get(sourceFile);
+  if (!known) throwingByName.set(sourceFile, (known = new Map()));
+  const cached = known.get(name);
+  if (cached !== undefined) return cached;
+  const text = writtenText(sourceFile);
+  const escaped = name.replace(/\$/g, '\\$');
+  // A function statement, a method (its name opening a line, after modifiers), or a const arrow.
+  const declared = new RegExp(`\\bfunction\\s+${escaped}\\s*(?:<[^>]*>)?\\s*\\(|^[ \\t]*(?:(?:private|protected|public|static|async|override)\\s+)*${escaped}\\s*(?:<[^>]*>)?\\s*\\(|\\b(?:const|let|var)\\s+${escaped}\\s*=\\s*(?:async\\s*)?\\(`, 'gm');
+  let throws = false;
+  for (const match of text.matchAll(declared)) {
+    const end = closingParen(text, (match.index ?? 0) + match[0].length - 1);
+    if (end > 0 && THROWS_AFTER_PARAMETERS.test(text.slice(end, end + 200))) {
+      throws = true;
+      break;
+    }
+  }
+  known.set(name, throws);
+  return throws;
+}

@@ -156,6 +156,21 @@ export async function run(redis: Redis) {
   return null;
 }
 ` },
+    {
+      name: 'a not-acquired branch that calls a function of the file declared `never` (it always throws)',
+      code: `${nightly("    failWith('CONFLICT', 'the nightly sync is already running');")}
+function failWith(code: string, message: string, details: { retryAfter?: number } = {}): never {
+  throw Object.assign(new Error(message), { code, ...details });
+}
+`,
+    },
+    {
+      name: 'a not-acquired branch that calls a function whose body opens with a throw (no return type written)',
+      code: nightly("    conflict('the nightly sync is already running');").replace('export async function nightlySync', `function conflict(message: string) {
+  throw new Error(message);
+}
+export async function nightlySync`),
+    },
     { name: 'a not-acquired branch that leaves on every path (an if/else of return and throw)', code: nightly(`    if (await redis.exists(key)) return;
     else throw new Error('lock lost between SET and EXISTS');`) },
     { name: 'a not-acquired branch that tries once more and leaves if that fails too', code: nightly(`    const again = await redis.set(key, token, 'EX', 600, 'NX');
@@ -187,6 +202,15 @@ export async function report(id: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a not-acquired branch that calls a function of the file that returns (it only builds the error)',
+      message: ['does not stop'],
+      code: `${nightly("    conflictError('the nightly sync is already running');")}
+function conflictError(message: string): Error {
+  return new Error(message);
+}
+`,
+    },
     { name: 'a not-acquired branch that only logs, then the work', message: ['does not stop', '`!ok`'], code: nightly("    console.warn('nightly sync is already running');") },
     { name: 'a not-acquired branch that leaves only when a GET still finds a holder: a lapsed key lets it go on without the lock', message: ['does not stop'], code: nightly(`    const holder = await redis.get(key);
     if (holder) return;
