@@ -23,6 +23,11 @@ export interface KeyRef {
   lockOwners: boolean;
   /** Each key a `KEYS pattern` (or SCAN MATCH) listed: any key its glob matches, whoever wrote it. */
   listed?: boolean;
+  /**
+   * A key a helper or wrapper builds around the node (`CacheKeys.receipt(${orderId})` for the argument
+   * `orderId`): the text written before and after it, which a summary of the caller must keep.
+   */
+  around?: { head: string; tail: string };
 }
 
 /** The initializer of the `const` an identifier refers to, found through its own scopes. */
@@ -221,11 +226,12 @@ export function piecedKey(node: ts.Node, pieces: ReadonlyArray<string | KeyRef>)
  * known only by where it lives (`inner` undefined, `head` naming it).
  */
 export function composedKey(node: ts.Node, inner: KeyRef | undefined, head: string, tail: string, glob?: string): KeyRef {
-  const around = !head.endsWith('(') && !tail.startsWith('.');
-  const composedGlob = glob ?? (around && inner ? collapse(globOfText(head) + inner.glob + globOfText(tail)) : '*');
+  const wraps = !head.endsWith('(') && !tail.startsWith('.');
+  const composedGlob = glob ?? (wraps && inner ? collapse(globOfText(head) + inner.glob + globOfText(tail)) : '*');
   const text = inner ? `${head}\${${inner.text}}${tail}` : head;
   const canonical = inner ? `${head}\${${inner.canonical}}${tail}` : head;
-  return { node, text, canonical, glob: composedGlob, id: `${canonical}\0${composedGlob}`, owners: inner?.owners ?? [], lockOwners: inner?.lockOwners ?? true };
+  const around = inner ? { head: head + (inner.around?.head ?? ''), tail: (inner.around?.tail ?? '') + tail } : undefined;
+  return { node, text, canonical, glob: composedGlob, id: `${canonical}\0${composedGlob}`, owners: inner?.owners ?? [], lockOwners: inner?.lockOwners ?? true, around };
 }
 
 // The verbs of lock code: an acquire, release or renewal function whatever it is called on.

@@ -70,8 +70,10 @@ function keySpecFrom(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mo
   const fixed = usesParams ? undefined : { head: key.canonical, tail: '', glob };
   // The call of a helper whose key is fixed inside it stands for that key: its arguments are not the key.
   if ([...model.acquires, ...model.releases, ...model.extends].some((op) => op.call === n)) return fixed;
+  // A key a helper or wrapper builds around the parameter (`dropCache(id)` deleting `CacheKeys.receipt(id)`)
+  // keeps what it writes around it: another helper's `CacheKeys.receiptLock(id)` is another key.
   const around = keyAroundParameter(fn, n);
-  if (around) return { ...around, glob };
+  if (around) return { ...around, head: (key.around?.head ?? '') + around.head, tail: around.tail + (key.around?.tail ?? ''), glob };
   // `for (const id of ids) ... `lock:${id}``: a multi-key helper, whose keys are its array parameter's elements.
   const each = keyAroundParameter(fn, n, elementParameterIndex);
   if (each) return { ...each, each: true, glob };

@@ -13,6 +13,63 @@ module.exports = { claimOnce };
 
 const traps: Array<{ name: string; files: Record<string, string> }> = [
   {
+    name: 'a cache DEL and a lock built by two key functions of the same argument (CacheKeys.receipt(id), CacheKeys.receiptLock(id)), each behind a wrapper method and a caller: two keys, not the lock and its bare release',
+    files: {
+      'src/keys.ts': `export class CacheKeys {
+  static receipt(orderId: string): string {
+    return \`receipt:\${orderId}\`;
+  }
+  static receiptLock(orderId: string): string {
+    return \`receipt:lock:\${orderId}\`;
+  }
+}
+`,
+      'src/redis.service.ts': `import Redis from 'ioredis';
+import { CacheKeys } from './keys';
+const RELEASE = \`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0\`;
+export class ReceiptRedis {
+  private readonly redis = new Redis();
+  async dropReceiptCache(orderId: string): Promise<number> {
+    return this.redis.del(CacheKeys.receipt(orderId));
+  }
+  async takeReceiptLock(orderId: string, token: string): Promise<boolean> {
+    return (await this.redis.set(CacheKeys.receiptLock(orderId), token, 'EX', 30, 'NX')) === 'OK';
+  }
+  async freeReceiptLock(orderId: string, token: string): Promise<boolean> {
+    return Number(await this.redis.eval(RELEASE, 1, CacheKeys.receiptLock(orderId), token)) > 0;
+  }
+}
+`,
+      'src/receipts.ts': `import { randomUUID } from 'node:crypto';
+import { ReceiptRedis } from './redis.service';
+declare function render(orderId: string): Promise<void>;
+export class Receipts {
+  constructor(private readonly redis: ReceiptRedis) {}
+  async store(orderId: string): Promise<void> {
+    await render(orderId);
+    await this.redis.dropReceiptCache(orderId);
+  }
+  async lockRender(orderId: string): Promise<string | null> {
+    const token = randomUUID();
+    return (await this.redis.takeReceiptLock(orderId, token)) ? token : null;
+  }
+  async unlockRender(orderId: string, token: string): Promise<void> {
+    await this.redis.freeReceiptLock(orderId, token);
+  }
+  async rerender(orderId: string): Promise<void> {
+    const token = await this.lockRender(orderId);
+    if (!token) return;
+    try {
+      await this.store(orderId);
+    } finally {
+      await this.unlockRender(orderId, token);
+    }
+  }
+}
+`,
+    },
+  },
+  {
     name: 'a generic cache service: its del/expire/pExpire are not lock operations, nor its callers\' uses',
     files: {
       'src/cache/cache.service.ts': `import { createClient } from 'redis';
