@@ -33,7 +33,8 @@ function retryLoop(acquire: Acquire, site: Node): Loop | undefined {
   if (!loop || !isLoop(loop) || (ts.isForStatement(loop) && keyVariesWithLoop(loop, acquire)) || keyFreshEachTime(loop, acquire)) return undefined;
   const condition = ts.isForStatement(loop) ? loop.condition : loop.expression;
   if (condition && (contains(condition, site) || mentions(condition, lockNames(acquire)))) return loop;
-  const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && d.getStart() > site.end && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);
+  // After the acquire, or handing its answer back (`return await this.acquire(key)`, the catch retrying).
+  const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && (d.getStart() > site.end || contains(d, site)) && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);
   return stops.length > 0 ? loop : undefined;
 }
 

@@ -148,7 +148,7 @@ export const exclusiveAcquire: Rule = {
         });
         continue;
       }
-      if (command.name !== 'SET' || !command.set || command.set.nx || command.batch || !command.keys[0]) continue;
+      if (command.name !== 'SET' || !command.set || command.set.nx || command.set.ownOptions || command.batch || !command.keys[0]) continue;
       const key = model.keyOf(command.keys[0]);
       if (!model.isLockKey(key) && !inLockAcquireFunction(command)) {
         const check = plainSet(command) ? markerClaim(model, command) : undefined;

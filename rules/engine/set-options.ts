@@ -30,6 +30,11 @@ export interface SetOptions {
    * one command (the caller that gets null took the key), not a SET that always says OK.
    */
   get?: boolean;
+  /**
+   * `{ canOverride: false, ttlMs }`: an option of the project's own store, which its wrapper may turn into
+   * NX or anything else. Whether the SET excludes others cannot be read here (exclusive-acquire is silent).
+   */
+  ownOptions?: boolean;
 }
 
 const OPTION_WORD = /^(?:NX|XX|EX|PX|EXAT|PXAT|KEEPTTL|GET)$/i;
@@ -116,6 +121,15 @@ function wrapperTtl(obj: ts.ObjectLiteralExpression): SetOptions['ttl'] {
   return undefined;
 }
 
+/** SET's options as node-redis, Upstash and v5's `condition`/`expiration` spell them. */
+const CLIENT_OPTION = /^(?:NX|XX|EX|PX|EXAT|PXAT|KEEPTTL|GET|nx|xx|ex|px|exat|pxat|keepTtl|get|condition|matchValue|expiration)$/;
+
+/** A property that is neither a client's SET option nor a wrapper's TTL: the project store's own option. */
+function ownOption(p: ts.ObjectLiteralElementLike): boolean {
+  const name = p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : undefined;
+  return name !== undefined && !CLIENT_OPTION.test(name) && !WRAPPER_TTL.test(name);
+}
+
 /** node-redis or Upstash style: the options object (resolved through a `const` if named). */
 export function readObjectOptions(arg: ts.Node, lookup: ConstLookup): SetOptions {
   let obj = unwrap(arg);
@@ -143,6 +157,7 @@ export function readObjectOptions(arg: ts.Node, lookup: ConstLookup): SetOptions
     else if (c === 'IFEQ') options.ifeq = propertyValue(obj, 'matchValue') ?? condition;
     else if (c === undefined) options.dynamic = true;
   }
+  if (obj.properties.some((p) => ownOption(p))) options.ownOptions = true;
   const expiration = propertyValue(obj, 'expiration');
   if (expiration) {
     const exp = unwrap(expiration);
