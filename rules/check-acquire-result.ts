@@ -8,6 +8,7 @@ import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
+import { onlyObserves } from './engine/failure-paths';
 import { helperRelated } from './engine/helper-related';
 import { eitherWayGuard, invertedGuard, neverAcquiredTest } from './engine/inverted-guard';
 import { goesOnWhenBusy } from './engine/busy-path';
@@ -73,6 +74,11 @@ function conditionOf(id: Node): boolean {
 /** Does the statement do nothing but call these releases (`await locks.release(key, id);`, a block of them)? */
 function onlyReleases(statement: ts.Statement, releaseCalls: ReadonlySet<Node>): boolean {
   if (ts.isBlock(statement)) return statement.statements.length > 0 && statement.statements.every((s) => onlyReleases(s, releaseCalls));
+  // `try { await release() } catch (err) { log(err) }`: a release whose failure is only observed.
+  if (ts.isTryStatement(statement)) {
+    const observed = (block: ts.Block | undefined) => !block || onlyObserves(block.statements, statement.getSourceFile());
+    return onlyReleases(statement.tryBlock, releaseCalls) && observed(statement.catchClause?.block) && observed(statement.finallyBlock);
+  }
   return ts.isExpressionStatement(statement) && releaseCalls.has(unwrapAwait(statement.expression));
 }
 
@@ -112,10 +118,10 @@ function onlyHandedToRelease(model: LockModel, acquire: Acquire): 'handed' | 'gu
   // `releaseAll(locks)`: a helper releasing the lock object by its handle, whatever key it names.
   for (const r of model.releases) if (acquire.owner && r.handle === acquire.owner) releaseCalls.add(r.call);
   const reads = readsAfter(use.declaration, use.name);
-  // `release(key, token)`, `releaseAll(locks!)`, or the lock object's own `lock.unlock()`.
+  // `release(key, token)`, `releaseAll(locks!)`, the lock object's own `lock.unlock()`, or the handed-back release function called.
   const handed = (id: Node) => {
     const value = valueCarrier(id);
-    return (ts.isCallExpression(value.parent) && value.parent.arguments.includes(value as ts.Expression) && releaseCalls.has(value.parent)) ||
+    return (ts.isCallExpression(value.parent) && (value.parent.arguments.includes(value as ts.Expression) || value.parent.expression === value) && releaseCalls.has(value.parent)) ||
       (ts.isPropertyAccessExpression(id.parent) && id.parent.expression === id && releaseCalls.has(id.parent.parent));
   };
   const guards = reads.filter((id) => !handed(id));

@@ -1062,6 +1062,83 @@ export class Locking {
     expected: ['src/locking.ts: backoff-between-retries', 'src/locking.ts: owner-checked-release'],
   },
   {
+    name: 'a handed-back release function (null when busy) tested only in the finally that calls it (its failure only logged), whether stored in a let inside the try or a const before it; one tested before the work is fine',
+    files: {
+      'src/locks.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+const RELEASE = \`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0\`;
+export type ReleaseFn = () => Promise<void>;
+export async function acquireLock(key: string, ttlSeconds = 10): Promise<ReleaseFn | null> {
+  const token = randomUUID();
+  const ok = await redis.set(key, token, 'EX', ttlSeconds, 'NX');
+  if (!ok) return null;
+  return async () => {
+    await redis.eval(RELEASE, 1, key, token);
+  };
+}
+`,
+      'src/invoices.ts': `import { acquireLock, type ReleaseFn } from './locks';
+declare const db: { nextNumber(id: string): Promise<number>; insert(id: string, n: number): Promise<void> };
+export async function issueInvoice(accountId: string): Promise<void> {
+  let release: ReleaseFn | null = null;
+  try {
+    release = await acquireLock(\`invoice:number:\${accountId}\`, 10);
+    const next = await db.nextNumber(accountId);
+    await db.insert(accountId, next);
+  } catch (err) {
+    console.error('could not issue the invoice', err);
+  } finally {
+    if (release) {
+      try {
+        await release();
+      } catch (releaseError) {
+        console.warn('could not release the invoice lock', releaseError);
+      }
+    }
+  }
+}
+`,
+      'src/invoices3.ts': `import { acquireLock, type ReleaseFn } from './locks';
+declare const db: { nextNumber(id: string): Promise<number>; insert(id: string, n: number): Promise<void> };
+export async function issueInvoice3(accountId: string): Promise<void> {
+  const release = await acquireLock(\`invoice:number:\${accountId}\`, 10);
+  try {
+    const next = await db.nextNumber(accountId);
+    await db.insert(accountId, next);
+  } catch (err) {
+    console.error('could not issue the invoice', err);
+  } finally {
+    if (release) {
+      try {
+        await release();
+      } catch (releaseError) {
+        console.warn('could not release the invoice lock', releaseError);
+      }
+    }
+  }
+}
+`,
+      'src/correct.ts': `import { acquireLock } from './locks';
+declare const db: { nextNumber(id: string): Promise<number>; insert(id: string, n: number): Promise<void> };
+export async function issueChecked(accountId: string): Promise<void> {
+  const release = await acquireLock(\`invoice:number:\${accountId}\`, 10);
+  if (!release) return;
+  try {
+    await db.insert(accountId, await db.nextNumber(accountId));
+  } finally {
+    try {
+      await release();
+    } catch (releaseError) {
+      console.warn('could not release the invoice lock', releaseError);
+    }
+  }
+}
+`,
+    },
+    expected: ['src/invoices.ts: check-acquire-result', 'src/invoices3.ts: check-acquire-result'],
+  },
+  {
     name: "node-redis 4 and a queue library in package.json: a lock class handed its client drops ioredis-style 'NX', 'PX' words (the queue's own ioredis is not the project's client)",
     files: {
       'package.json': '{ "dependencies": { "redis": "^4.6.13", "bull": "^4.12.0" } }',
