@@ -313,9 +313,16 @@ function leadingComments(node: Node): string[] {
 function documented(test: ts.IfStatement, fn: Node, client: string): boolean {
   const name = client.split('.').pop()?.replace(/\W/g, '') ?? '';
   const names = new RegExp(`redis|valkey${name ? `|\\b${name}\\b` : ''}`, 'i');
-  const holders = [test, ...bodyStatements(test.thenStatement), fn];
-  return holders.some((h) => leadingComments(h).some((c) => names.test(c))) || names.test(trailingComment(test));
+  const holders = [test, ...bodyStatements(test.thenStatement)];
+  if (holders.some((h) => leadingComments(h).some((c) => names.test(c))) || names.test(trailingComment(test))) return true;
+  // The function's JSDoc names Redis anyway (`redisService.acquireLock(...)` in an example): it must say
+  // what happens without it.
+  const near = new RegExp(`(?:${WITHOUT})\\W+(?:\\w+\\W+){0,3}?(?:${names.source})|(?:${names.source})\\W+(?:\\w+\\W+){0,3}?(?:${WITHOUT})`, 'i');
+  return leadingComments(fn).some((c) => near.test(c));
 }
+
+/** Words that, a few words from "Redis" or the client's name, speak of running without it: "without Redis", "if the client is not configured". */
+const WITHOUT = String.raw`\b(?:without|no|not|missing|unavailable|disabled|absent|unset|down|fall(?:s|ing)?\s*back|fallback|skip(?:s|ped)?|bypass(?:es|ed)?)\b`;
 
 /** The comment after a statement on its last line: `if (!redis) return true; // no Redis in dev`. */
 function trailingComment(statement: Node): string {

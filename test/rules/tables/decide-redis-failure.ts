@@ -106,6 +106,23 @@ ${after}  try {
 }
 `;
 
+/** A lock class whose client may be missing, handing back a release function: `noClient` is its branch for that. */
+const releaseFnWithoutClient = (noClient: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+export class JobLocks {
+  constructor(private readonly redis?: Redis) {}
+  async acquireLock(key: string, ttlSeconds = 10): Promise<(() => Promise<void>) | null> {
+${noClient}
+    const token = randomUUID();
+    const ok = await this.redis.set(key, token, 'EX', ttlSeconds, 'NX');
+    if (!ok) return null;
+    return async () => {
+      await this.redis?.eval(${RELEASE}, 1, key, token);
+    };
+  }
+}
+`;
+
 export const decideRedisFailureCases: RuleCases = {
   valid: [
     {
@@ -497,8 +514,30 @@ export class Locker {
 ` },
     ...answerValidCases,
     { name: 'an acquire only while Redis answered a ping, then a test of its answer before the work', code: pingedOrder("  if (!held) throw new Error('no lock, no order');\n") },
+    { name: 'no client: null handed back, as when the lock is busy', code: releaseFnWithoutClient('    if (!this.redis) return null;') },
+    { name: 'no client: a no-op release function, documented as running unlocked without Redis', code: releaseFnWithoutClient('    // Without Redis (local development) every caller runs unlocked.\n    if (!this.redis) return async () => {};') },
+    {
+      name: 'no client: a no-op release function, its JSDoc saying callers run unlocked when Redis is not configured',
+      code: releaseFnWithoutClient('    if (!this.redis) return async () => {};').replace('  async acquireLock(', `  /** Takes the lock; when Redis is not configured every caller runs unlocked. */
+  async acquireLock(`),
+    },
   ],
   invalid: [
+    {
+      name: 'no client: a no-op release function handed back as if the lock were taken',
+      message: ['When the Redis client is not configured'],
+      code: releaseFnWithoutClient('    if (!this.redis) return async () => {};'),
+    },
+    {
+      name: "no client: the same, under a JSDoc whose example names Redis but says nothing of running without it",
+      message: ['When the Redis client is not configured'],
+      code: releaseFnWithoutClient('    if (!this.redis) return async () => {};').replace('  async acquireLock(', `  /**
+   * Takes the lock and hands back its release. Example:
+   * \`const release = await redisLocks.acquireLock('nightly'); if (!release) return;\`
+   * Null when the lock is not acquired.
+   */
+  async acquireLock(`),
+    },
     {
       name: 'an acquire only while Redis answered a ping, then the work on both paths: with Redis down it runs unlocked',
       message: ['cannot be reached', 'runs `reserveStock`'],
