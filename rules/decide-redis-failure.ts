@@ -306,19 +306,21 @@ function leadingComments(node: Node): string[] {
 }
 
 /**
- * A "not configured" branch its code documents: a comment on the branch, in it, or on the function,
- * that names the missing client ("Redis", or the client's own name). Running without Redis is then a
+ * A "not configured" branch its code documents: a comment on the branch or in it that names the missing
+ * client ("Redis", "Upstash", or the client's own name), or one on the function or heading the file that
+ * says what happens without it. Running without Redis is then a
  * deployment mode someone chose and wrote down, not an outage read as success.
  */
 function documented(test: ts.IfStatement, fn: Node, client: string): boolean {
   const name = client.split('.').pop()?.replace(/\W/g, '') ?? '';
-  const names = new RegExp(`redis|valkey${name ? `|\\b${name}\\b` : ''}`, 'i');
+  const names = new RegExp(`redis|valkey|upstash${name ? `|\\b${name}\\b` : ''}`, 'i');
   const holders = [test, ...bodyStatements(test.thenStatement)];
   if (holders.some((h) => leadingComments(h).some((c) => names.test(c))) || names.test(trailingComment(test))) return true;
-  // The function's JSDoc names Redis anyway (`redisService.acquireLock(...)` in an example): it must say
-  // what happens without it.
+  // The function's JSDoc, or the file's header, names Redis anyway (`redisService.acquireLock(...)` in an
+  // example): it must say what happens without it.
   const near = new RegExp(`(?:${WITHOUT})\\W+(?:\\w+\\W+){0,3}?(?:${names.source})|(?:${names.source})\\W+(?:\\w+\\W+){0,3}?(?:${WITHOUT})`, 'i');
-  return leadingComments(fn).some((c) => near.test(c));
+  const header = fn.getSourceFile().statements[0];
+  return [fn, ...(header ? [header] : [])].some((h) => leadingComments(h).some((c) => near.test(c)));
 }
 
 /** Words that, a few words from "Redis" or the client's name, speak of running without it: "without Redis", "if the client is not configured". */

@@ -306,9 +306,14 @@ export function looksLikeLockKey(key: KeyRef): boolean {
 // logic, not a mutex anyone acquires.
 const LOCKED_STATE = /(?<![a-z])(?:un)?locked(?![a-z])|(?<![a-z])locked_|lock_?(?:out|down)/i;
 
-/** Does the key's own text (not the variable it is held in) name a locked state rather than a lock? */
+/** The string parts a key is built from: `keyFor('auth', 'lockout', id)` has 'auth' and 'lockout'. */
+const STRING_PART = /'([^'\n]*)'|"([^"\n]*)"/g;
+
+/** Does the key's own text (its glob, or the strings it is built from; not the variable it is held in) name a locked state rather than a lock? */
 export function namesLockedState(key: KeyRef): boolean {
-  return LOCKED_STATE.test(key.glob);
+  if (LOCKED_STATE.test(key.glob)) return true;
+  for (const [, single, double] of key.canonical.matchAll(STRING_PART)) if (LOCKED_STATE.test(single ?? double)) return true;
+  return false;
 }
 
 // `cooldown:bet:<user>`, `throttle:<ip>`, `ratelimit:<key>`: a window in which a repeat is refused. Its

@@ -517,6 +517,13 @@ export class Locker {
     { name: 'no client: null handed back, as when the lock is busy', code: releaseFnWithoutClient('    if (!this.redis) return null;') },
     { name: 'no client: a no-op release function, documented as running unlocked without Redis', code: releaseFnWithoutClient('    // Without Redis (local development) every caller runs unlocked.\n    if (!this.redis) return async () => {};') },
     {
+      name: "no client: a no-op release function, the file's header saying every acquire succeeds when Upstash is not configured",
+      code: `/**
+ * Job locks. When Upstash is not configured every acquire succeeds: a deliberate fail-open for local runs.
+ */
+${releaseFnWithoutClient('    if (!this.redis) return async () => {};')}`,
+    },
+    {
       name: 'no client: a no-op release function, its JSDoc saying callers run unlocked when Redis is not configured',
       code: releaseFnWithoutClient('    if (!this.redis) return async () => {};').replace('  async acquireLock(', `  /** Takes the lock; when Redis is not configured every caller runs unlocked. */
   async acquireLock(`),

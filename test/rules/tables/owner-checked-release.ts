@@ -23,6 +23,23 @@ async function runPayout(id: string, key: string, token: string) {
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
+    {
+      name: "an account lockout flag deleted by unlockAccount: the key a key builder makes from a 'lockout' part is a state, not a lock",
+      code: `${io}const keyFor = (...parts: string[]) => parts.join(':');
+export class LoginGuard {
+  async isBlocked(userId: string): Promise<boolean> {
+    return (await redis.get(keyFor('auth', 'lockout', userId))) !== null;
+  }
+  async lockAccount(userId: string, seconds = 900): Promise<void> {
+    await redis.set(keyFor('auth', 'lockout', userId), 'locked', 'EX', seconds);
+  }
+  async unlockAccount(userId: string): Promise<void> {
+    const key = keyFor('auth', 'lockout', userId);
+    await redis.del(key);
+  }
+}
+`,
+    },
     { name: 'node-redis: keys handed over as a list the call does not spell out', code: `${nr}export async function releaseLocks(keys: string[], token: string) {
   await client.eval("for i, k in ipairs(KEYS) do if redis.call('get', KEYS[i]) == ARGV[1] then redis.call('del', KEYS[i]) end end return 1", { keys, arguments: [token] });
 }
