@@ -41,6 +41,8 @@ export function saysFailOpen(text: string): boolean {
 const LOGGER = /^(?:console|log|logger|logging|this\.(?:log|logger)|[\w$.]*\.(?:log|logger))$/i;
 const LOG_METHOD = /^(?:log|info|warn|warning|error|debug|trace|fatal|verbose|notice|captureException|captureMessage)$/;
 const TIMER_CLEAR = /^(?:clearInterval|clearTimeout)$/;
+/** A call named for stopping the renewal itself (`stopLockRenewal(key)`, `clearHeartbeat()`): it stops the watchdog, not the work. */
+const RENEWAL_STOP = /^(?:stop|clear|cancel|end|kill|halt)[\w$]*?(?:renew|refresh|heartbeat|watchdog|extend|extension|keep_?alive)/i;
 
 /** `console.warn(...)`, `this.logger.error(...)`, `log(...)`, `Sentry.captureException(...)`. */
 export function isLoggingCall(node: Node): boolean {
@@ -120,7 +122,8 @@ function collectionIsRead(sourceFile: ts.SourceFile, name: string): boolean {
 }
 
 /**
- * A path that only observes the failure: logs it, clears its own timer, writes a flag or a collection
+ * A path that only observes the failure: logs it, clears its own timer (or calls a function named for
+ * stopping the renewal: `stopLockRenewal(key)`), writes a flag or a collection
  * (`lostLocks.add(key)`) no code reads, or returns nothing. Anything else (a call, a throw, a read
  * flag, abort()) may stop the work.
  */
@@ -132,7 +135,7 @@ export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceF
     if (!expr) return false;
     const inner = ts.isAwaitExpression(expr) || ts.isVoidExpression(expr) ? unwrap(expr.expression) : expr;
     if (isLoggingCall(inner)) return true;
-    if (ts.isCallExpression(inner) && TIMER_CLEAR.test(calleeName(inner) ?? '')) return true;
+    if (ts.isCallExpression(inner) && (TIMER_CLEAR.test(calleeName(inner) ?? '') || RENEWAL_STOP.test(calleeName(inner) ?? ''))) return true;
     const collection = writtenCollection(inner);
     if (collection) return judgeable(collection) && !collectionIsRead(sourceFile, collection.text);
     const flag = assignedFlag(inner);

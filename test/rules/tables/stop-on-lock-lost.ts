@@ -149,6 +149,28 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
   invalid: [
     { name: "a setInterval watchdog extending a lock object of a package it does not know (an organisation's lock library) only logs the failure", code: packageLockWatchdog("console.error('extend failed', err);") },
     {
+      name: 'a watchdog method whose failed extend logs and calls a method named for stopping the renewal: the work is never told',
+      message: ['only logs'],
+      code: `${io}export class ExportLocks {
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
+  startRenewal(key: string, token: string, ttlMs: number): void {
+    const timer = setInterval(async () => {
+      const extended = await redis.eval(${EXTEND}, 1, key, token, ttlMs);
+      if (extended !== 1) {
+        console.warn(\`renewal of \${key} failed, stopping renewal\`);
+        this.stopRenewal(key);
+      }
+    }, ttlMs / 2);
+    this.renewals.set(key, timer);
+  }
+  stopRenewal(key: string): void {
+    clearInterval(this.renewals.get(key));
+    this.renewals.delete(key);
+  }
+}
+`,
+    },
+    {
       name: 'a renew loop started without await whose failed extend is only logged',
       message: ['only logs'],
       code: renewLoop('void', 'logs'),
