@@ -103,16 +103,19 @@ function notAcquiredAnswers(acquire: Acquire): Set<string> {
 
 /**
  * A value that says "you have the lock": true, 'OK', a lock-like object, a (no-op) release function,
- * the acquire's own token. An object whose fields decide nothing grants unless it is what the function
- * answers when the lock is busy.
+ * the acquire's own token; never what the function answers when the lock is busy (`return true` from an
+ * `isDuplicate()` that answers `true` when its NX SET found the key).
  */
 function grantingValue(node: Node, acquire: Acquire): boolean {
   let v = unwrap(node);
   if (ts.isAwaitExpression(v)) v = unwrap(v.expression);
   if (acquire.token && isPlainReference(acquire.token) && normalizeText(v) === normalizeText(unwrap(acquire.token))) return true;
+  // What the function answers when the key is taken (`isDuplicate()`'s `true`) refuses, whatever it is.
+  const busy = notAcquiredAnswers(acquire);
+  if (busy.has(normalizeText(v))) return false;
   const answer = answerOf(v);
   if (answer) return answer === 'grant';
-  return ts.isObjectLiteralExpression(v) && !notAcquiredAnswers(acquire).has(normalizeText(v));
+  return ts.isObjectLiteralExpression(v);
 }
 
 /**

@@ -13,6 +13,33 @@ module.exports = { claimOnce };
 
 const traps: Array<{ name: string; files: Record<string, string> }> = [
   {
+    name: "a duplicate check through the project's setnx wrapper, answering true when the key exists and true from its catch (failing closed): no lock granted",
+    files: {
+      'src/lib/store.ts': `import Redis from 'ioredis';
+class Store {
+  private readonly client = new Redis();
+  async setnx(key: string, value: string, ttlSeconds?: number): Promise<boolean> {
+    if (ttlSeconds) return (await this.client.set(key, value, 'EX', ttlSeconds, 'NX')) === 'OK';
+    return (await this.client.setnx(key, value)) === 1;
+  }
+}
+export const store = new Store();
+`,
+      'src/lib/dedup.ts': `import { store } from './store';
+export async function isDuplicateEvent(key: string, ttlSeconds = 86400): Promise<boolean> {
+  try {
+    const wasSet = await store.setnx(key, '1', ttlSeconds);
+    if (!wasSet) return true;
+    return false;
+  } catch (err) {
+    console.error('dedup check failed: treating the event as a duplicate', err);
+    return true;
+  }
+}
+`,
+    },
+  },
+  {
     name: 'a cache DEL and a lock built by two key functions of the same argument (CacheKeys.receipt(id), CacheKeys.receiptLock(id)), each behind a wrapper method and a caller: two keys, not the lock and its bare release',
     files: {
       'src/keys.ts': `export class CacheKeys {
