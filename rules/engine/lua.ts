@@ -86,12 +86,13 @@ function readTraits(script: string): LuaTraits {
   const comparedWithArgument = new RegExp(`(?:==|~=)\\s*(?:${['argv\\[', ...named].join('|')})|(?:${['argv\\[\\d+\\]', ...named].join('|')})\\s*(?:==|~=)`, 'i');
   const comparesOwner =
     ifeq ||
-    ((has('get') || has('hexists') || has('hget') || has('zscore')) && comparedWithArgument.test(lua)) ||
+    // A queue lock's head (`lindex key 0`) compared with the token is a holder check like GET's.
+    ((has('get') || has('hexists') || has('hget') || has('zscore') || has('lindex')) && comparedWithArgument.test(lua)) ||
     has('hexists') ||
     has('delifeq') ||
     byToken(['zscore', 'zrank', 'sismember', 'hget']) ||
     (removesOwnEntry && (!deletesWhole || onlyWhenEmpty));
-  const deletes = has('del') || has('unlink') || has('delex') || has('delifeq') || has('zrem') || has('srem') || has('hdel');
+  const deletes = has('del') || has('unlink') || has('delex') || has('delifeq') || has('zrem') || has('srem') || has('hdel') || has('lpop') || has('lrem');
   const expires = has('expire') || has('pexpire') || has('expireat') || has('pexpireat') ||
     commands.some((c) => c.name === 'set' && /['"](px|ex)['"]/.test(c.args) && /['"](xx|ifeq)['"]/.test(c.args));
   // `if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SET', ...)`, or `if not redis.call('GET', ...)`: SET NX spelled out.

@@ -54,3 +54,9 @@ test('SET NX spelled out: SET only when EXISTS answers 0 (or after returning whe
   // A SET whatever EXISTS said is no acquire.
   assert.equal(classifyLua(`local had = redis.call('exists', KEYS[1]) redis.call('set', KEYS[1], ARGV[1]) return had`), 'other');
 });
+
+test('a queue lock: the head of a list compared with the token, then popped, is a compare-and-delete', () => {
+  assert.equal(classifyLua(`local head = redis.call('lindex', KEYS[1], 0)
+if head == ARGV[1] then redis.call('lpop', KEYS[1]) return 'OK' end return 'NOT_HELD'`), 'compare-and-delete');
+  assert.equal(classifyLua(`redis.call('lpop', KEYS[1]) return 'OK'`), 'unconditional-delete');
+});
