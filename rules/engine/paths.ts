@@ -218,7 +218,17 @@ function heldTest(statement: Node): ts.Statement | undefined {
   if (parent && (ts.isForOfStatement(parent) || ts.isForInStatement(parent))) return parent;
   // `try { await release(); } catch (e) { log(e); }`: the release guarded against its own error.
   if (parent && ts.isTryStatement(parent) && parent.tryBlock === statement.parent && parent.tryBlock.statements.length === 1) return parent;
-  return parent && ts.isIfStatement(parent) && !parent.elseStatement && ts.isIdentifier(unwrap(parent.expression)) ? parent : undefined;
+  return parent && ts.isIfStatement(parent) && !parent.elseStatement && testsPresence(parent.expression) ? parent : undefined;
+}
+
+/** `if (token)`, `if (lockKey && lockValue)`, `if (token !== undefined)`: a test that the lock's names are set. */
+function testsPresence(condition: Node): boolean {
+  const c = unwrap(condition);
+  if (ts.isIdentifier(c)) return true;
+  if (!ts.isBinaryExpression(c)) return false;
+  if (c.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) return testsPresence(c.left) && testsPresence(c.right);
+  const unequal = c.operatorToken.kind === ts.SyntaxKind.ExclamationEqualsEqualsToken || c.operatorToken.kind === ts.SyntaxKind.ExclamationEqualsToken;
+  return unequal && ts.isIdentifier(unwrap(c.left)) && /^(?:null|undefined)$/.test(c.right.getText());
 }
 
 /** A branch that always leaves its block (`break;`, `return x;`, `{ ...; continue; }`). */

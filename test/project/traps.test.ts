@@ -13,6 +13,51 @@ module.exports = { claimOnce };
 
 const traps: Array<{ name: string; files: Record<string, string> }> = [
   {
+    name: 'a release on every early return and in the catch under `if (lockKey && lockValue)` (both set once the lock is taken): every path releases',
+    files: {
+      'src/lock.ts': `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+const RELEASE = \`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0\`;
+export async function acquireLock(key: string, opts: { ttlSeconds: number }): Promise<{ acquired: boolean; lockValue?: string }> {
+  const lockValue = randomUUID();
+  const ok = await redis.set(\`lock:\${key}\`, lockValue, 'EX', opts.ttlSeconds, 'NX');
+  return ok === 'OK' ? { acquired: true, lockValue } : { acquired: false };
+}
+export async function releaseLock(key: string, lockValue: string): Promise<void> {
+  await redis.eval(RELEASE, 1, \`lock:\${key}\`, lockValue);
+}
+`,
+      'src/wallets.ts': `import { acquireLock, releaseLock } from './lock';
+declare function existingWallets(userId: string): Promise<string[]>;
+declare function deploy(userId: string): Promise<string>;
+export async function createWallet(userId: string): Promise<string> {
+  let lockKey: string | undefined;
+  let lockValue: string | undefined;
+  try {
+    lockKey = \`wallet-creation:\${userId}\`;
+    const lockResult = await acquireLock(lockKey, { ttlSeconds: 600 });
+    if (!lockResult.acquired) return 'busy';
+    lockValue = lockResult.lockValue;
+    const existing = await existingWallets(userId);
+    if (existing.length > 0) {
+      await releaseLock(lockKey, lockValue!);
+      return existing[0];
+    }
+    const address = await deploy(userId);
+    await releaseLock(lockKey, lockValue!);
+    return address;
+  } catch (error) {
+    if (lockKey && lockValue) {
+      await releaseLock(lockKey, lockValue);
+    }
+    throw error;
+  }
+}
+`,
+    },
+  },
+  {
     name: "a duplicate check through the project's setnx wrapper, answering true when the key exists and true from its catch (failing closed): no lock granted",
     files: {
       'src/lib/store.ts': `import Redis from 'ioredis';
