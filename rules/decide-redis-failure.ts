@@ -110,12 +110,10 @@ function grantingValue(node: Node, acquire: Acquire): boolean {
   let v = unwrap(node);
   if (ts.isAwaitExpression(v)) v = unwrap(v.expression);
   if (acquire.token && isPlainReference(acquire.token) && normalizeText(v) === normalizeText(unwrap(acquire.token))) return true;
-  // What the function answers when the key is taken (`isDuplicate()`'s `true`) refuses, whatever it is.
-  const busy = notAcquiredAnswers(acquire);
-  if (busy.has(normalizeText(v))) return false;
   const answer = answerOf(v);
-  if (answer) return answer === 'grant';
-  return ts.isObjectLiteralExpression(v);
+  const grants = answer ? answer === 'grant' : ts.isObjectLiteralExpression(v);
+  // What the function answers when the key is taken (`isDuplicate()`'s `true`) refuses, whatever it is.
+  return grants && !notAcquiredAnswers(acquire).has(normalizeText(v));
 }
 
 /**

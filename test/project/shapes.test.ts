@@ -10,6 +10,56 @@ const client = `import Redis from 'ioredis';
 export const redis = new Redis();
 `;
 
+/**
+ * A lock class on the project's key-value store, whose own option (`canOverride: false`) the store turns
+ * into NX; `attempt` is one try of its retry loop.
+ */
+function storeLocking(attempt: string): Record<string, string> {
+  return {
+    'src/store.ts': `import { createClient } from 'redis';
+export interface KeyValueStore {
+  set(key: string, value: string, opts?: { canOverride?: boolean; ttlMs?: number }): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+export class RedisKeyValueStore implements KeyValueStore {
+  constructor(private readonly client: ReturnType<typeof createClient>) {}
+  async set(key: string, value: string, opts?: { canOverride?: boolean; ttlMs?: number }): Promise<void> {
+    const options: Record<string, unknown> = {};
+    if (opts?.ttlMs) options['PX'] = opts.ttlMs;
+    if (opts?.canOverride === false) options['NX'] = true;
+    if ((await this.client.set(key, value, options)) !== 'OK') throw new Error('key exists');
+  }
+  async delete(key: string): Promise<void> {
+    await this.client.del(key);
+  }
+}
+`,
+    'src/locking.ts': `import type { KeyValueStore } from './store';
+export class Locking {
+  constructor(private readonly store: KeyValueStore) {}
+  async acquire(key: string, ttlMs: number): Promise<{ key: string }> {
+    await this.store.set(key, 'held', { canOverride: false, ttlMs });
+    return { key };
+  }
+  async release(lock: { key: string }): Promise<void> {
+    await this.store.delete(lock.key);
+  }
+  async tryAcquire(key: string, ttlMs: number, timeoutMs: number): Promise<{ key: string }> {
+    const started = Date.now();
+    while (Date.now() - started < timeoutMs) {
+      try {
+        ${attempt}
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    throw new Error(\`timed out locking \${key}\`);
+  }
+}
+`,
+  };
+}
+
 interface Shape {
   name: string;
   files: Record<string, string>;
@@ -968,97 +1018,12 @@ module.exports = { claimOnce, firstTime };
   },
   {
     name: "a lock class on the project's key-value store, whose own option (canOverride: false) the store turns into NX: no SET without NX is claimed; its delete is a bare DEL, its retry a fixed wait",
-    files: {
-      'src/store.ts': `import { createClient } from 'redis';
-export interface KeyValueStore {
-  set(key: string, value: string, opts?: { canOverride?: boolean; ttlMs?: number }): Promise<void>;
-  delete(key: string): Promise<void>;
-}
-export class RedisKeyValueStore implements KeyValueStore {
-  constructor(private readonly client: ReturnType<typeof createClient>) {}
-  async set(key: string, value: string, opts?: { canOverride?: boolean; ttlMs?: number }): Promise<void> {
-    const options: Record<string, unknown> = {};
-    if (opts?.ttlMs) options['PX'] = opts.ttlMs;
-    if (opts?.canOverride === false) options['NX'] = true;
-    if ((await this.client.set(key, value, options)) !== 'OK') throw new Error('key exists');
-  }
-  async delete(key: string): Promise<void> {
-    await this.client.del(key);
-  }
-}
-`,
-      'src/locking.ts': `import type { KeyValueStore } from './store';
-export class Locking {
-  constructor(private readonly store: KeyValueStore) {}
-  async acquire(key: string, ttlMs: number): Promise<{ key: string }> {
-    await this.store.set(key, 'held', { canOverride: false, ttlMs });
-    return { key };
-  }
-  async release(lock: { key: string }): Promise<void> {
-    await this.store.delete(lock.key);
-  }
-  async tryAcquire(key: string, ttlMs: number, timeoutMs: number): Promise<{ key: string }> {
-    const started = Date.now();
-    while (Date.now() - started < timeoutMs) {
-      try {
-        await this.acquire(key, ttlMs);
-        return { key };
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-    throw new Error(\`timed out locking \${key}\`);
-  }
-}
-`,
-    },
+    files: storeLocking('await this.acquire(key, ttlMs);\n        return { key };'),
     expected: ['src/locking.ts: backoff-between-retries', 'src/locking.ts: owner-checked-release'],
   },
   {
     name: "a lock class on the project's key-value store, whose own option (canOverride: false) the store turns into NX: no SET without NX is claimed; its delete is a bare DEL, its retry a fixed wait (handing the acquire's answer back from the loop)",
-    files: {
-      'src/store.ts': `import { createClient } from 'redis';
-export interface KeyValueStore {
-  set(key: string, value: string, opts?: { canOverride?: boolean; ttlMs?: number }): Promise<void>;
-  delete(key: string): Promise<void>;
-}
-export class RedisKeyValueStore implements KeyValueStore {
-  constructor(private readonly client: ReturnType<typeof createClient>) {}
-  async set(key: string, value: string, opts?: { canOverride?: boolean; ttlMs?: number }): Promise<void> {
-    const options: Record<string, unknown> = {};
-    if (opts?.ttlMs) options['PX'] = opts.ttlMs;
-    if (opts?.canOverride === false) options['NX'] = true;
-    if ((await this.client.set(key, value, options)) !== 'OK') throw new Error('key exists');
-  }
-  async delete(key: string): Promise<void> {
-    await this.client.del(key);
-  }
-}
-`,
-      'src/locking.ts': `import type { KeyValueStore } from './store';
-export class Locking {
-  constructor(private readonly store: KeyValueStore) {}
-  async acquire(key: string, ttlMs: number): Promise<{ key: string }> {
-    await this.store.set(key, 'held', { canOverride: false, ttlMs });
-    return { key };
-  }
-  async release(lock: { key: string }): Promise<void> {
-    await this.store.delete(lock.key);
-  }
-  async tryAcquire(key: string, ttlMs: number, timeoutMs: number): Promise<{ key: string }> {
-    const started = Date.now();
-    while (Date.now() - started < timeoutMs) {
-      try {
-        return await this.acquire(key, ttlMs);
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-    throw new Error(\`timed out locking \${key}\`);
-  }
-}
-`,
-    },
+    files: storeLocking('return await this.acquire(key, ttlMs);'),
     expected: ['src/locking.ts: backoff-between-retries', 'src/locking.ts: owner-checked-release'],
   },
   {
