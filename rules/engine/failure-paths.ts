@@ -131,6 +131,9 @@ export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceF
   return statements.every((s) => {
     if (ts.isEmptyStatement(s)) return true;
     if (ts.isReturnStatement(s)) return !s.expression;
+    // `if (timer) clearInterval(timer)`: a guard (that calls nothing) around observing observes too.
+    if (ts.isIfStatement(s)) return descendantsWhere(s.expression, ts.isCallExpression).length === 0 && onlyObserves(bodyStatements(s.thenStatement), sourceFile) && (!s.elseStatement || onlyObserves(bodyStatements(s.elseStatement), sourceFile));
+    if (ts.isBlock(s)) return onlyObserves(s.statements, sourceFile);
     const expr = ts.isExpressionStatement(s) ? unwrap(s.expression) : ts.isStatement(s) ? undefined : unwrap(s);
     if (!expr) return false;
     const inner = ts.isAwaitExpression(expr) || ts.isVoidExpression(expr) ? unwrap(expr.expression) : expr;

@@ -67,6 +67,25 @@ function renewLoop(start: 'void' | 'await', onFailure: 'stops' | 'logs'): string
 
 export const stopOnLockLostCases: RuleCases = {
   valid: [
+    {
+      name: 'a guarded branch in the watchdog that aborts the work when the extend fails',
+      code: `${io}export class LeaseLocks {
+  private timer?: NodeJS.Timeout;
+  readonly lost = new AbortController();
+  hold(key: string, token: string, ttlMs: number): void {
+    this.timer = setInterval(async () => {
+      const renewed = await redis.eval(${EXTEND}, 1, key, token, ttlMs);
+      if (renewed !== 1) {
+        if (this.timer) {
+          clearInterval(this.timer);
+          this.lost.abort(new Error(\`lease \${key} lost\`));
+        }
+      }
+    }, ttlMs / 3);
+  }
+}
+`,
+    },
     { name: "a watchdog extending a lock object of an unknown package aborts the work's signal when the extend fails", code: packageLockWatchdog('controller.abort(err);') },
     { name: "a setInterval extending an object not named like a lock (a schema, a config) is no watchdog", code: packageLockWatchdog("console.error('extend failed', err);", 'settlementPlan') },
     {
@@ -166,6 +185,23 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
   stopRenewal(key: string): void {
     clearInterval(this.renewals.get(key));
     this.renewals.delete(key);
+  }
+}
+`,
+    },
+    {
+      name: 'a watchdog on a lock handle whose failed extend logs and clears its own timer behind an if (timer) guard',
+      message: ['only logs'],
+      code: `${io}export class LeaseLocks {
+  private timer?: NodeJS.Timeout;
+  hold(key: string, token: string, ttlMs: number): void {
+    this.timer = setInterval(async () => {
+      const renewed = await redis.eval(${EXTEND}, 1, key, token, ttlMs);
+      if (renewed !== 1) {
+        console.warn(\`lease \${key} not renewed\`);
+        if (this.timer) clearInterval(this.timer);
+      }
+    }, ttlMs / 3);
   }
 }
 `,
