@@ -139,10 +139,6 @@ function readJson(file: string): unknown {
 }
 
 /**
- * Finds the config that applies to files in `dir`: the nearest `lockwise.config.json`, or the nearest
- * package.json with a "lockwise" key, walking up to the filesystem root. Throws ConfigError.
- */
-/**
  * Whether loadConfig stops at `dir`: a lockwise.config.json, or a package.json with a "lockwise" key
  * (or one that cannot be read, which loadConfig reports).
  */
@@ -158,20 +154,34 @@ export function hasOwnConfig(dir: string): boolean {
   }
 }
 
-export function loadConfig(dir: string, knownRules: readonly string[]): LoadedConfig {
+/**
+ * Finds the config that applies to files in `dir`: the nearest `lockwise.config.json`, or the nearest
+ * package.json with a "lockwise" key, walking up to the filesystem root. Throws ConfigError. With
+ * `found`, each folder's answer is kept there, so that a walk over many package folders (a monorepo, a
+ * vendored tree) reads and parses each ancestor's package.json once, not once per folder below it.
+ */
+export function loadConfig(dir: string, knownRules: readonly string[], found?: Map<string, LoadedConfig>): LoadedConfig {
+  const passed: string[] = [];
+  const answer = (loaded: LoadedConfig): LoadedConfig => {
+    for (const d of passed) found?.set(d, loaded);
+    return loaded;
+  };
   for (let current = dir; ; current = dirname(current)) {
+    const known = found?.get(current);
+    if (known) return answer(known);
+    passed.push(current);
     const configFile = join(current, CONFIG_FILE);
     if (existsSync(configFile)) {
-      return { config: parseConfig(readJson(configFile), configFile, knownRules), file: configFile };
+      return answer({ config: parseConfig(readJson(configFile), configFile, knownRules), file: configFile });
     }
     const pkgFile = join(current, 'package.json');
     if (existsSync(pkgFile)) {
       const pkg = readJson(pkgFile);
       if (typeof pkg === 'object' && pkg !== null && 'lockwise' in pkg) {
         const section = (pkg as Record<string, unknown>).lockwise;
-        return { config: parseConfig(section, `${pkgFile} ("lockwise" key)`, knownRules), file: pkgFile };
+        return answer({ config: parseConfig(section, `${pkgFile} ("lockwise" key)`, knownRules), file: pkgFile });
       }
     }
-    if (dirname(current) === current) return { config: emptyConfig() };
+    if (dirname(current) === current) return answer({ config: emptyConfig() });
   }
 }

@@ -3,7 +3,7 @@
 import type { Ignore } from 'ignore';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { ConfigError, loadConfig, parseConfig, type LockwiseConfig } from '../../rules/config';
+import { ConfigError, loadConfig, parseConfig, type LoadedConfig, type LockwiseConfig } from '../../rules/config';
 import { compileIgnores } from '../../rules/ignore-globs';
 import type { SeveritySetting } from '../../rules/types';
 
@@ -18,6 +18,8 @@ export interface ConfigScope {
 
 export class ConfigResolver {
   private readonly byFile = new Map<string, ConfigScope>();
+  /** What loadConfig found for each folder it passed. */
+  private readonly byDir = new Map<string, LoadedConfig>();
   private readonly fixed?: ConfigScope;
 
   constructor(
@@ -34,7 +36,7 @@ export class ConfigResolver {
   /** The scope for files in `dir`. Throws ConfigError when the config that applies is broken. */
   forDir(dir: string): ConfigScope {
     if (this.fixed) return this.fixed;
-    const loaded = loadConfig(dir, this.knownRules);
+    const loaded = loadConfig(dir, this.knownRules, this.byDir);
     const key = loaded.file ?? '';
     let scope = this.byFile.get(key);
     if (!scope) {

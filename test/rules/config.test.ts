@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { analyzeText } from '../../rules/analyze';
-import { ConfigError, emptyConfig, loadConfig } from '../../rules/config';
+import { ConfigError, emptyConfig, loadConfig, type LoadedConfig } from '../../rules/config';
 import { ruleIds } from '../../rules/index';
 
 const root = mkdtempSync(join(tmpdir(), 'lockwise-config-'));
@@ -23,6 +23,21 @@ test('the nearest lockwise.config.json applies to nested folders', () => {
   assert.equal(loaded.file, join(d, 'lockwise.config.json'));
   assert.equal(loaded.config.rules['require-ttl'], 'off');
   assert.deepEqual(loaded.config.ignore, ['gen/**']);
+});
+
+test('with a map of found configs, each ancestor is read once and every folder passed gets the same answer', () => {
+  const d = dir('found', { 'lockwise.config.json': JSON.stringify({ rules: { 'require-ttl': 'off' } }) });
+  // Package folders without a "lockwise" key below the config, as in a vendored tree.
+  writeFileSync(join(d, 'src', 'package.json'), JSON.stringify({ name: 'inner' }));
+  writeFileSync(join(d, 'src', 'deep', 'package.json'), JSON.stringify({ name: 'deeper' }));
+  const found = new Map<string, LoadedConfig>();
+  const deep = loadConfig(join(d, 'src', 'deep'), ruleIds, found);
+  assert.deepEqual([...found.keys()], [join(d, 'src', 'deep'), join(d, 'src'), d]);
+  // Once known, a folder's answer is not read again: a package.json broken since is not seen.
+  writeFileSync(join(d, 'src', 'package.json'), '{ broken');
+  assert.equal(loadConfig(join(d, 'src'), ruleIds, found), deep);
+  assert.equal(deep.file, join(d, 'lockwise.config.json'));
+  assert.throws(() => loadConfig(join(d, 'src'), ruleIds), ConfigError);
 });
 
 test('"server" names the server the fixes write for; default redis', () => {
