@@ -316,7 +316,7 @@ export interface Exit {
 }
 
 /** The first await/throw/return between the acquire and the release that skips the release. */
-export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart(), caught?: Node, releasing: readonly Node[] = []): Exit | undefined {
+export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart(), caught?: Node, releasing: readonly Node[] = [], returnsKeepIt = false): Exit | undefined {
   // `if (!entry) { await release(key); throw ... }` (or return): an early exit that releases first skips nothing.
   const releases = (node: Node) => releasing.some((call) => contains(node, call));
   const releasedFirst = (exit: Node) => ts.isBlock(exit.parent) && exit.parent.statements.some((s) => s.end <= exit.pos && releases(s));
@@ -387,7 +387,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
         else found = { node, kind: 'exception' };
         return;
       }
-      if (ts.isReturnStatement(node) && !releasedBefore(node, release) && !releasedFirst(node) && !keptOnPurpose(node, sourceFile)) {
+      if (ts.isReturnStatement(node) && !returnsKeepIt && !releasedBefore(node, release) && !releasedFirst(node) && !keptOnPurpose(node, sourceFile)) {
         found = { node, kind: 'return' };
         return;
       }
@@ -396,6 +396,21 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   };
   ts.forEachChild(acquire.fn, visit);
   return found ?? exception;
+}
+
+const RELEASE_HELPER = /release|unlock|free|del|clear|drop|remove/i;
+
+/**
+ * Does another function hand the same lock to the finishing step this acquire's function hands it to
+ * (`executeWithdrawal(user, key)`, a helper that works and releases in its finally)? Then the lock spans
+ * two steps on purpose: `if (needsPin) { savePending(); return askPin(); }` leaves it for the PIN
+ * handler, which calls the same step on the same key. A helper named as a plain release
+ * (`releaseLock(key)` in an admin route) does not count: that is another way to break the lock.
+ */
+function finishedElsewhere(model: LockModel, acquire: Acquire, own: readonly Release[]): boolean {
+  const steps = new Set(own.filter((r) => r.kind === 'helper').map((r) => unwrap(r.call.expression).getText()).filter((name) => !RELEASE_HELPER.test(name)));
+  if (steps.size === 0) return false;
+  return model.releases.some((r) => r.kind === 'helper' && !contains(acquire.fn, r.call) && steps.has(unwrap(r.call.expression).getText()) && releasesLock(acquire, r));
 }
 
 /**
@@ -460,6 +475,6 @@ export function releaseCoverage(model: LockModel, acquire: Acquire) {
   const own = releases.filter((r) => r.fn === acquire.fn && enclosingFunction(r.call) === acquire.fn);
   const release = own.reduce<Release | undefined>((last, r) => (!last || r.call.pos > last.call.pos ? r : last), undefined);
   if (!release) return undefined;
-  const exit = firstExit(acquire, release, undefined, undefined, releases.map((r) => r.call));
+  const exit = firstExit(acquire, release, undefined, undefined, releases.map((r) => r.call), finishedElsewhere(model, acquire, own));
   return exit ? { release, exit, statement: enclosingStatement(release.call) } : undefined;
 }

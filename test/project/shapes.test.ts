@@ -2314,3 +2314,42 @@ export class Greetings {
   assert.deepEqual(run('greetOnce'), own);
   assert.deepEqual(run('acquireGreetLock'), ['src/greetings.ts: rollback-partial-acquire', ...own]);
 });
+
+test('a lock handed to a finishing step that a confirmation handler also runs on the same key: the early return awaiting the confirmation keeps it on purpose, an exception before the step does not', () => {
+  const bot = (confirm: string) => `import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+const redis = new Redis();
+declare const accounts: { find(id: string): Promise<{ needsCode: boolean } | null> };
+declare function say(id: string, text: string): Promise<void>;
+async function completeTransfer(id: string, lockKey: string, token: string) {
+  await say(id, 'sending');
+  try {
+    await say(id, 'sent');
+  } finally {
+    await redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, lockKey, token);
+  }
+}
+export async function onTransfer(id: string) {
+  const lockKey = \`lock:transfer:\${id}\`;
+  const token = randomUUID();
+  if (!(await redis.set(lockKey, token, 'EX', 60, 'NX'))) return say(id, 'busy');
+  const account = await accounts.find(id);
+  if (account?.needsCode) {
+    await redis.set(\`pending:transfer:\${id}\`, token, 'EX', 60);
+    return say(id, 'send your code');
+  }
+  await completeTransfer(id, lockKey, token);
+}
+${confirm}`;
+  const confirmed = analyzeProject({ 'src/bot.ts': bot(`export async function onCode(id: string) {
+  const token = await redis.get(\`pending:transfer:\${id}\`);
+  if (token) await completeTransfer(id, \`lock:transfer:\${id}\`, token);
+}
+`) });
+  assert.deepEqual(findingList(confirmed), ['src/bot.ts: release-on-all-paths'], confirmed.map((f) => f.message).join('\n'));
+  assert.match(confirmed[0].message, /an exception from `await accounts\.find\(id\)`/);
+  // Without a second caller of the step, the early return is the path that skips the release.
+  const alone = analyzeProject({ 'src/bot.ts': bot('') });
+  assert.deepEqual(findingList(alone), ['src/bot.ts: release-on-all-paths'], alone.map((f) => f.message).join('\n'));
+  assert.match(alone[0].message, /the early `return say\(id, 'send your code'\);`/);
+});
