@@ -102,6 +102,19 @@ export function recogniseLibraryObjects(news: ts.NewExpression[], imports: FileI
 }
 
 /**
+ * `new Mutex(redis, key, { acquiredExternally: true, identifier })`: its acquire refreshes a lock its
+ * identifier already holds (redis-semaphore runs its refresh script instead of acquiring), an owner-checked
+ * extend of a lock taken elsewhere, not a new acquire.
+ */
+function adoptsHeldLock(object: LibraryObject): boolean {
+  return !!object.options?.properties.some((p) => {
+    const name = nameOf(p);
+    if (name === 'externallyAcquiredIdentifier') return true;
+    return name === 'acquiredExternally' && ts.isPropertyAssignment(p) && unwrap(p.initializer).kind === ts.SyntaxKind.TrueKeyword;
+  });
+}
+
+/**
  * The object stored under `name` that `call` sees: made in the innermost function around the call, else
  * at the top of the file or in a field. Two methods that each make their own `mutex` lock two keys.
  */
@@ -195,6 +208,10 @@ export function recogniseLibraryCalls(
       const owner = receiver;
       if (m.name === 'acquire' || m.name === 'tryAcquire') {
         const object = objectInScope(objects, owner, call);
+        if (object && adoptsHeldLock(object)) {
+          out.extends.push({ call, fn: enclosingFunction(call), kind: 'library', handle: owner, ownerChecked: true });
+          continue;
+        }
         out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: m.name === 'acquire' ? 'semaphore' : 'semaphore-try', key: object?.key ? keyOf(object.key) : undefined, hasTtl: true, owner });
       } else if (m.name === 'release') {
         out.releases.push({ call, fn: enclosingFunction(call), kind: 'library', handle: owner, ownerChecked: true });

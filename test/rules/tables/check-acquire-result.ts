@@ -120,6 +120,14 @@ export async function run(redis: Redis) {
   try { await Promise.resolve(); } finally { await mutex.release(); }
 }
 ` },
+    { name: 'redis-semaphore tryAcquire of a Mutex adopting a lock its identifier holds (acquiredExternally) is a refresh, not an acquire', code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export async function cooldown(redis: Redis, held: Mutex, ttlMs: number) {
+  const longer = new Mutex(redis, 'report', { acquiredExternally: true, identifier: held.identifier, lockTimeout: ttlMs, refreshInterval: 0 });
+  await longer.tryAcquire();
+  held.stopRefresh();
+}
+` },
     { name: 'tryAcquire tested', code: `import Redis from 'ioredis';
 import { Mutex } from 'redis-semaphore';
 export async function run(redis: Redis) {
