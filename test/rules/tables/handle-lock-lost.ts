@@ -19,8 +19,48 @@ export const m = new Mutex();
     { name: 'options from elsewhere are not judged', code: `${head}import type { LockOptions } from 'redis-semaphore';
 export const make = (opts: LockOptions) => new Mutex(redis, 'job', opts);
 ` },
+    { name: "a factory method's options parameter, whose caller in the file passes onLockLost through a spread const", code: `${head}import type { LockOptions } from 'redis-semaphore';
+export class Jobs {
+  mutexFor(key: string, options: LockOptions) {
+    return new Mutex(redis, \`jobs:\${key}\`, options);
+  }
+  async tryStart(key: string, ttlMs?: number) {
+    const base = { acquireAttemptsLimit: 1, lockTimeout: ttlMs ?? 60000, onLockLost: (err: Error) => console.error(err) };
+    const mutex = this.mutexFor(key, { ...base, identifier: key });
+    return (await mutex.tryAcquire()) ? mutex : undefined;
+  }
+}
+` },
+    { name: "a factory method's options parameter, whose caller passes options it cannot see", code: `${head}import type { LockOptions } from 'redis-semaphore';
+declare function defaults(): LockOptions;
+export class Jobs {
+  mutexFor(key: string, options: LockOptions) {
+    return new Mutex(redis, \`jobs:\${key}\`, options);
+  }
+  async tryStart(key: string, ttlMs?: number) {
+    const mutex = this.mutexFor(key, defaults());
+    return (await mutex.tryAcquire()) ? mutex : undefined;
+  }
+}
+` },
   ],
   invalid: [
+    {
+      name: "a factory method's options parameter, whose caller in the file builds options without onLockLost",
+      message: ['the options its callers pass have no onLockLost'],
+      code: `${head}import type { LockOptions } from 'redis-semaphore';
+export class Jobs {
+  mutexFor(key: string, options: LockOptions) {
+    return new Mutex(redis, \`jobs:\${key}\`, options);
+  }
+  async tryStart(key: string, ttlMs?: number) {
+    const base = { acquireAttemptsLimit: 1, lockTimeout: ttlMs ?? 60000 };
+    const mutex = this.mutexFor(key, { ...base, identifier: key });
+    return (await mutex.tryAcquire()) ? mutex : undefined;
+  }
+}
+`,
+    },
     {
       name: 'a Semaphore imported under another name, made in a helper that hands the permit back',
       message: ['This Semaphore refreshes'],
