@@ -28,7 +28,8 @@ const WHY: Record<Weakness['kind'], string> = {
 function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): { call: Node; compares: boolean } | undefined {
   const key = acquire.key;
   if (!key) return undefined;
-  const byKey = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library');
+  // A recursive retry (`return withLock(key, ttl, fn)`) releases through this very function: its own release counts.
+  const byKey = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library' && !callsItself(op, acquire.fn));
   const ops = byKey.length > 0 ? byKey : [...releasesOfHandedKey(model, acquire), ...siblingOpsOnSameKey(model, acquire)];
   // A release through a project helper compares the token only if the helper's own DEL does.
   const checked = ops.filter((op) => (op.ownerChecked && op.via?.ownerChecked !== false) || ('getCompare' in op && op.getCompare) || op.via?.compares);
@@ -37,6 +38,13 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   if (compare) return { call: compare.call, compares: true };
   const any = weakness.kind !== 'reused' ? (ops.find((op) => isAncestor(acquire.fn, op.call)) ?? ops[0]) : undefined;
   return any ? { call: any.call, compares: false } : undefined;
+}
+
+/** A helper operation that is a call of `fn` inside `fn` itself. */
+function callsItself(op: { kind: string; call: Node; via?: { name: string } }, fn: Node): boolean {
+  if (op.kind !== 'helper' || !op.via || !isAncestor(fn, op.call)) return false;
+  const name = functionNameOf(fn);
+  return !!name && op.via.name.replace(/^this\./, '') === name;
 }
 
 const RELEASE_NAME = /release|unlock/i;

@@ -2353,3 +2353,26 @@ ${confirm}`;
   assert.deepEqual(findingList(alone), ['src/bot.ts: release-on-all-paths'], alone.map((f) => f.message).join('\n'));
   assert.match(alone[0].message, /the early `return say\(id, 'send your code'\);`/);
 });
+
+test('a lock helper retrying by calling itself: the recursive call is no owner check of the constant token, the helper\'s own release is', () => {
+  const helper = (release: string) => `import Redis from 'ioredis';
+const redis = new Redis();
+export async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const lockKey = \`lock:\${key}\`;
+  if (await redis.set(lockKey, '1', 'EX', 10, 'NX')) {
+    try {
+      return await fn();
+    } finally {
+      ${release}
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 50));
+  return withLock(key, fn);
+}
+`;
+  const token = (findings: ReturnType<typeof analyzeProject>) => findings.find((f) => f.rule === 'unique-token')?.message ?? '';
+  const bare = analyzeProject({ 'src/lock.ts': helper('await redis.del(lockKey);') });
+  assert.match(token(bare), /released or extended without an owner check/, bare.map((f) => f.message).join('\n'));
+  const compared = analyzeProject({ 'src/lock.ts': helper(`await redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, lockKey, '1');`) });
+  assert.match(token(compared), /The owner check compares this value/, compared.map((f) => f.message).join('\n'));
+});
