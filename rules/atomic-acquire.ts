@@ -84,6 +84,13 @@ function claimOnly(model: LockModel, acquire: Acquire): boolean {
   return !looksLikeLockKey(key) && model.releasesOn(key).length === 0 && model.extendsOn(key).length === 0;
 }
 
+/** Does the acquire's MULTI or pipeline also queue commands on other keys (a data update, not a lock's batch)? */
+function writesOtherData(model: LockModel, acquire: Acquire): boolean {
+  const root = acquire.command?.batch?.root;
+  const key = acquire.key && unwrap(acquire.key.node).getText();
+  return !!root && model.commands.some((c) => c.batch?.root === root && !!c.keys[0] && unwrap(c.keys[0]).getText() !== key);
+}
+
 /**
  * The `if` around the EXPIRE that is not the acquire's own test (`if (reserved.modifiedCount) { expire }`),
  * when nothing after it in its block releases or expires the key: the path where it is false keeps the
@@ -116,6 +123,9 @@ export const atomicAcquire: Rule = {
       const key = describeKey(acquire.key);
       const inBatch = !!expire.batch && !!acquire.command?.batch;
       const claim = claimOnly(model, acquire);
+      // `MULTI SADD pending tx; SET count n NX; EXPIRE count ttl EXEC`: a data update seeding a value once
+      // and refreshing its TTL on purpose, sent together (no crash between). Re-arming matters for a lock.
+      if (inBatch && claim && writesOtherData(model, acquire)) continue;
       const why = inBatch
         ? `Inside ${expire.batch?.kind === 'multi' ? 'MULTI' : 'a pipeline'} the ${spelledName(expire)} still runs when the acquire failed, re-arming the TTL of another holder's lock${expire.batch?.kind === 'pipeline' ? ', and a pipeline is not even a transaction' : ''}.`
         : claim

@@ -4,6 +4,15 @@ import { glide, glideBatch, io, nr, RELEASE_DECL } from './preludes';
 
 export const atomicAcquireCases: RuleCases = {
   valid: [
+    { name: 'MULTI seeding a counter with NX beside other writes, its TTL refreshed on purpose (node-redis)', code: `${nr}export async function track(address: string, tx: string, confirmed: number) {
+  await client.multi()
+    .sAdd(\`pending:\${address}\`, tx)
+    .expire(\`pending:\${address}\`, 600)
+    .set(\`confirmed:\${address}\`, String(confirmed), { NX: true })
+    .expire(\`confirmed:\${address}\`, 600)
+    .exec();
+}
+` },
     { name: 'one SET NX PX', code: `${io}export async function run(id: string) {
   const ok = await redis.set(\`lock:\${id}\`, 'x', 'PX', 30000, 'NX');
   if (ok) await work();
