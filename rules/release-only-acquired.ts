@@ -121,6 +121,9 @@ function throwsWhenNotAcquired(acquire: Acquire, tryStatement: ts.TryStatement):
   return undefined;
 }
 
+/** A branch that leaves: `return`, `throw`, a loop jump, or `process.exit(0)` (a script that lost the race stops). */
+const LEAVES = /\b(?:return|throw|continue|break)\b|\bprocess\.exit\s*\(/;
+
 /** Is the try statement reached only after the acquire was found successful? */
 function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean {
   if (contains(tryStatement.tryBlock, acquire.call)) return false;
@@ -131,10 +134,10 @@ function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean
   }
   const block = tryStatement.parent;
   if (!ts.isBlock(block) && !ts.isSourceFile(block)) return false;
-  if (block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && /\b(?:return|throw|continue|break)\b/.test(s.thenStatement.getText()))) return true;
+  if (block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && LEAVES.test(s.thenStatement.getText()))) return true;
   // `for (const id of ids) { if (!(await lock(id))) return 409; }` before the try: a failed acquire leaves the function.
   const guard = ancestorWhere<ts.IfStatement>(acquire.call, ts.isIfStatement);
-  return !!guard && guard.end <= tryStatement.getStart() && contains(guard.expression, acquire.call) && testsFailure(guard.expression) && /\b(?:return|throw)\b/.test(guard.thenStatement.getText());
+  return !!guard && guard.end <= tryStatement.getStart() && contains(guard.expression, acquire.call) && testsFailure(guard.expression) && /\b(?:return|throw)\b|\bprocess\.exit\s*\(/.test(guard.thenStatement.getText());
 }
 
 /** `res.on('finish', () => del(key))` written before the acquire's answer is tested. */

@@ -3,6 +3,19 @@ import { io, nr, RELEASE } from './preludes';
 
 export const releaseOnlyAcquiredCases: RuleCases = {
   valid: [
+    { name: 'a migration script whose not-acquired branch ends the process before the try', code: `${io}export async function migrateOnce(token: string): Promise<void> {
+  const ok = await redis.set('lock:migrations', token, 'EX', 60, 'NX');
+  if (!ok) {
+    console.log('another instance migrates');
+    process.exit(0);
+  }
+  try {
+    await work();
+  } finally {
+    await redis.del('lock:migrations');
+  }
+}
+` },
     { name: 'a lock set without NX after the check, both before the try whose finally deletes it (exclusive-acquire\'s finding, not this one)', code: `${io}export async function rebuildIndex(): Promise<void> {
   if (await redis.get('lock:rebuild-index')) return;
   await redis.set('lock:rebuild-index', 'busy', 'EX', 600);
