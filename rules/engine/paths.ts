@@ -348,6 +348,9 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       visit(contains(node.thenStatement, acquire.call) ? node.thenStatement : node.elseStatement);
       return;
     }
+    // `case 'a': acquire...; break; case 'b': ...`: another case of the switch never runs after this one's,
+    // nor, in a later switch on the same value, a case of another label.
+    if (ts.isCaseOrDefaultClause(node) && !contains(node, acquire.call) && otherCase(node, acquire)) return;
     // `while (!(await acquire())) { ... }`: the loop body runs while the lock is not held.
     if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;
     // Work in a try whose catch swallows the error, before the release: its exceptions go on to the release.
@@ -411,6 +414,23 @@ function finishedElsewhere(model: LockModel, acquire: Acquire, own: readonly Rel
   const steps = new Set(own.filter((r) => r.kind === 'helper').map((r) => unwrap(r.call.expression).getText()).filter((name) => !RELEASE_HELPER.test(name)));
   if (steps.size === 0) return false;
   return model.releases.some((r) => r.kind === 'helper' && !contains(acquire.fn, r.call) && steps.has(unwrap(r.call.expression).getText()) && releasesLock(acquire, r));
+}
+
+/**
+ * A case the path from the acquire never runs: another case of the acquire's own switch when the
+ * acquire's case ends in a jump (no fall-through), or a case of another label in a later switch on the
+ * same value (`switch (kind)` twice: the `'orders'` acquire is released in the second `'orders'` case).
+ */
+function otherCase(clause: ts.CaseOrDefaultClause, acquire: Acquire): boolean {
+  const own = ancestorWhere<ts.CaseOrDefaultClause>(acquire.call, ts.isCaseOrDefaultClause);
+  if (!own) return false;
+  if (own.parent === clause.parent) {
+    const last = own.statements[own.statements.length - 1];
+    const end = last && ts.isBlock(last) ? last.statements[last.statements.length - 1] : last;
+    return !!end && (ts.isBreakStatement(end) || ts.isReturnStatement(end) || ts.isThrowStatement(end) || ts.isContinueStatement(end));
+  }
+  const sameValue = clause.parent.parent.expression.getText() === own.parent.parent.expression.getText();
+  return sameValue && ts.isCaseClause(own) && ts.isCaseClause(clause) && clause.expression.getText() !== own.expression.getText();
 }
 
 /**

@@ -2376,3 +2376,55 @@ export async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T>
   const compared = analyzeProject({ 'src/lock.ts': helper(`await redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, lockKey, '1');`) });
   assert.match(token(compared), /The owner check compares this value/, compared.map((f) => f.message).join('\n'));
 });
+
+test('an acquire through a helper in one case of a switch, released in a second switch on the same value: other cases never run on its path', () => {
+  const job = `import Redis from 'ioredis';
+const redis = new Redis();
+async function acquireLock(name: string, ttl: number, token = 'x') {
+  return (await redis.set(\`lock:\${name}\`, token, 'EX', ttl, 'NX')) === 'OK';
+}
+async function releaseLock(name: string) {
+  await redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, \`lock:\${name}\`, 'x');
+}
+declare function archive(kind: string): Promise<void>;
+export async function runArchive(kind: string, batch: string) {
+  let lock = false;
+  switch (kind) {
+    case 'events':
+      if (await acquireLock('archive-events', 3600)) {
+        lock = true;
+        try {
+          await archive('events');
+        } catch (error) {
+          console.error(error);
+        }
+      }
+      break;
+    case 'orders':
+      if (await acquireLock(\`archive-orders-\${batch}\`, 3600)) {
+        lock = true;
+        try {
+          await archive('orders');
+        } catch (error) {
+          console.error(error);
+        }
+      }
+      break;
+  }
+  if (lock) {
+    switch (kind) {
+      case 'events':
+        await releaseLock('archive-events');
+        break;
+      case 'orders':
+        await releaseLock(\`archive-orders-\${batch}\`);
+        break;
+    }
+  }
+}
+`;
+  const findings = analyzeProject({ 'src/job.ts': job });
+  // The helpers' constant token is unique-token's finding; no path skips a release.
+  assert.deepEqual(findingList(findings).filter((f) => f.endsWith('release-on-all-paths')), [], findings.map((f) => f.message).join('\n'));
+  assert.ok(findingList(findings).includes('src/job.ts: unique-token'));
+});
