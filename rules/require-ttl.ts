@@ -35,8 +35,21 @@ function foreverDuration(acquire: Acquire, model: LockModel): Node | undefined {
   let n = unwrap(duration);
   if (ts.isIdentifier(n) && !FOREVER.test(n.text)) n = unwrap(model.lookup(n) ?? n);
   const text = n.getText().replace(/\s+/g, '');
+  if (FOREVER.test(text)) return duration;
   const value = numberOf(n);
-  return FOREVER.test(text) || (value !== undefined && value > DAY_MS) ? duration : undefined;
+  // A lock whose object is dropped (`redlock.acquire([key], 30 days).then(() => enqueueOnce())`) can never
+  // be released: a run-once guard for that long, whose duration is what it means, not a crashed holder's wait.
+  if (acquire.kind === 'redlock' && dropsLockObject(acquire)) return undefined;
+  return value !== undefined && value > DAY_MS ? duration : undefined;
+}
+
+/** The acquire's lock object is thrown away: not kept, or handed to a `.then` callback that takes no parameter. */
+function dropsLockObject(acquire: Acquire): boolean {
+  if (acquire.result.kind === 'discarded') return true;
+  const access = acquire.call.parent;
+  const then = access && ts.isPropertyAccessExpression(access) && access.name.text === 'then' ? access.parent : undefined;
+  const callback = then && ts.isCallExpression(then) ? then.arguments[0] && unwrap(then.arguments[0]) : undefined;
+  return !!callback && (ts.isArrowFunction(callback) || ts.isFunctionExpression(callback)) && callback.parameters.length === 0;
 }
 
 /** A number written as a literal or a product or sum of literals (`7 * 86_400_000`). */

@@ -3,6 +3,14 @@ import { MEMORY_STAND_IN, glide, io, nr, RELEASE, upstash } from './preludes';
 
 export const requireTtlCases: RuleCases = {
   valid: [
+    { name: 'a redlock lock held for a month whose lock object is dropped: a run-once guard, never meant to be released', code: `import Redlock from 'redlock';
+import Redis from 'ioredis';
+const redlock = new Redlock([new Redis()], { retryCount: 0 });
+declare function enqueueBackfill(): Promise<void>;
+redlock.acquire(['backfill:sales:v3'], 30 * 86_400_000)
+  .then(() => enqueueBackfill())
+  .catch(() => console.log('another instance enqueued it'));
+` },
     { name: "SETNX without a TTL only where the client says it is an in-memory stand-in", code: MEMORY_STAND_IN },
     { name: 'a connection self-check: SETNX of a fixed test key whose reply is only logged, then deleted', code: `${io}export async function checkCommands(): Promise<boolean> {
   try {
