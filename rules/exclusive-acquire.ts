@@ -101,6 +101,22 @@ function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefi
 }
 
 /**
+ * `if (!(await get(k))) { await enqueue(); await set(k, 'locked', 'EX', 10); }`: the SET ends its block
+ * after awaited work that follows the check. It records the work done (a cooldown), it guards nothing.
+ */
+function stampsAfterWork(check: RedisCommand, set: RedisCommand): boolean {
+  const statement = valueCarrier(set.call).parent;
+  if (!ts.isExpressionStatement(statement) || !ts.isBlock(statement.parent) || inLockAcquireFunction(set)) return false;
+  // The block is the branch the check opens (`if (!held) { ... }`), not an acquire helper's tail.
+  const branch = statement.parent.parent;
+  if (!ts.isIfStatement(branch) || (!contains(branch.expression, check.call) && !mentions(branch.expression, namesOf(check)))) return false;
+  const siblings = statement.parent.statements;
+  const at = siblings.indexOf(statement);
+  if (at !== siblings.length - 1) return false;
+  return siblings.slice(0, at).some((s) => /\bawait\b/.test(s.getText()));
+}
+
+/**
  * A value known before the check: a literal, `Date.now()`, or a name bound before it (the TTL or job
  * name a guard was given, `set(name, ttl)`). A cache fill writes a value it computed after the miss.
  */
@@ -198,6 +214,7 @@ export const exclusiveAcquire: Rule = {
       const check = checkBefore(model, command);
       // A GET judged stale, then this SET: a takeover, atomic-takeover's finding.
       if (check && breaksStaleLock(model, command)) continue;
+      if (check && stampsAfterWork(check, command)) continue;
       if (check) {
         report({
           span: spanOf(command.call),

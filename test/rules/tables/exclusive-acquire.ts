@@ -3,6 +3,16 @@ import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'a cooldown stamped after the work its check lets through: the SET ends the branch, guarding nothing', code: `${io}declare const queue: { add(job: unknown): Promise<void> };
+export async function refreshLiquidity(token: string) {
+  const lockKey = \`refresh-liquidity-lock:\${token}\`;
+  if (!(await redis.get(lockKey))) {
+    await queue.add({ token });
+    // no more than one refresh per token every 10 seconds
+    await redis.set(lockKey, 'locked', 'EX', 10);
+  }
+}
+` },
     { name: 'SET ... EX 30 GET is a test-and-set in one command: only the caller that gets null (the key was free) goes on', code: getSetMutex },
     // Overwriting a holder judged dead after a GET is a takeover: atomic-takeover reports it, once.
     { name: 'a sweep that overwrites the lease holders it judges dead is a takeover, not a check-then-SET acquire', code: leaseSweep("LEASES + '*'") },
