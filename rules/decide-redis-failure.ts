@@ -319,7 +319,9 @@ function documented(test: ts.IfStatement, fn: Node, client: string): boolean {
   if (holders.some((h) => leadingComments(h).some((c) => names.test(c))) || names.test(trailingComment(test))) return true;
   // The function's JSDoc, or the file's header, names Redis anyway (`redisService.acquireLock(...)` in an
   // example): it must say what happens without it.
-  const near = new RegExp(`(?:${WITHOUT})\\W+(?:\\w+\\W+){0,3}?(?:${names.source})|(?:${names.source})\\W+(?:\\w+\\W+){0,3}?(?:${WITHOUT})`, 'i');
+  // Or names it as a requirement and says what happens otherwise: "Requires a Redis instance to be
+  // available, otherwise it just runs the function".
+  const near = new RegExp(`(?:${WITHOUT})\\W+(?:\\w+\\W+){0,3}?(?:${names.source})|(?:${names.source})\\W+(?:\\w+\\W+){0,3}?(?:${WITHOUT})|(?:${names.source})\\W+(?:\\w+\\W+){0,6}?otherwise\\b`, 'i');
   const header = fn.getSourceFile().statements[0];
   return [fn, ...(header ? [header] : [])].some((h) => leadingComments(h).some((c) => near.test(c)));
 }

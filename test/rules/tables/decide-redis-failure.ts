@@ -528,6 +528,11 @@ ${releaseFnWithoutClient('    if (!this.redis) return async () => {};')}`,
       code: releaseFnWithoutClient('    if (!this.redis) return async () => {};').replace('  async acquireLock(', `  /** Takes the lock; when Redis is not configured every caller runs unlocked. */
   async acquireLock(`),
     },
+    {
+      name: 'no client: a no-op release function, its JSDoc naming Redis as a requirement and saying what happens otherwise',
+      code: releaseFnWithoutClient('    if (!this.redis) return async () => {};').replace('  async acquireLock(', `  /** Requires a Redis instance to be available, otherwise every caller just runs its work. */
+  async acquireLock(`),
+    },
   ],
   invalid: [
     {
