@@ -7,7 +7,7 @@ import { checkBefore, functionName, inLockAcquireFunction, namedAcquire, namesOf
 import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { bindingElementOf, contains, declarationOf, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { bindingElementOf, contains, declarationOf, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import { breaksStaleLock } from './engine/takeover';
 import type { Rule } from './rule';
@@ -100,6 +100,17 @@ function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefi
   return undefined;
 }
 
+/** An awaited `x.acquire(...)` / `x.tryAcquire(...)` / `x.lock(...)` earlier in the SET's function, of another key than the SET's. */
+function acquiredBefore(set: RedisCommand): boolean {
+  const fn = enclosingFunction(set.call);
+  const key = unwrap(set.keys[0]).getText();
+  return descendantsOfKind<ts.AwaitExpression>(fn, ts.SyntaxKind.AwaitExpression).some((a) => {
+    const call = unwrap(a.expression);
+    return a.end <= set.call.getStart() && ts.isCallExpression(call) && /^(?:acquire|tryAcquire|lock)$/.test(methodOf(call)?.name ?? '') &&
+      enclosingFunction(a) === fn && !!call.arguments[0] && !call.arguments[0].getText().includes(key);
+  });
+}
+
 /**
  * `if (!(await get(k))) { await enqueue(); await set(k, 'locked', 'EX', 10); }`: the SET ends its block
  * after awaited work that follows the check. It records the work done (a cooldown), it guards nothing.
@@ -166,6 +177,9 @@ export const exclusiveAcquire: Rule = {
       }
       if (command.name !== 'SET' || !command.set || command.set.nx || command.set.ownOptions || command.batch || !command.keys[0]) continue;
       const key = model.keyOf(command.keys[0]);
+      // `const lock = await redlock.acquire([key], ttl); await redis.set(registryKey, ...)` in an acquire: the
+      // lock is taken by a library's acquire before it; a SET of another key after it writes its details.
+      if (inLockAcquireFunction(command) && acquiredBefore(command)) continue;
       if (!model.isLockKey(key) && !inLockAcquireFunction(command)) {
         const check = plainSet(command) ? markerClaim(model, command) : undefined;
         if (check) {

@@ -583,3 +583,39 @@ for (const trap of traps) {
     assert.deepEqual(findingList(findings), [], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
   });
 }
+
+test('an acquire method taking its lock with a library\'s acquire, then writing the lock\'s details under a registry key through a store wrapper: the SET is no acquire', () => {
+  const redisService = `import Redis from 'ioredis';
+export class RedisService {
+  private readonly client = new Redis();
+  async set(key: string, value: string, ttlMs?: number): Promise<string | null> {
+    return ttlMs ? this.client.set(key, value, 'PX', ttlMs) : this.client.set(key, value);
+  }
+  async get(key: string): Promise<string | null> {
+    return this.client.get(key);
+  }
+  async delete(key: string): Promise<number> {
+    return this.client.del(key);
+  }
+}
+`;
+  const mutexService = `import { RedisService } from './redis.service';
+interface HeldLock { value: string; resources: string[]; release(): Promise<void> }
+declare const locker: { acquire(keys: string[], ttl: number): Promise<HeldLock> };
+export class MutexService {
+  constructor(private readonly redisService: RedisService) {}
+  async acquireWithRegistry(key: string, ttl: number): Promise<HeldLock | null> {
+    const registryKey = \`lock_registry:\${key}\`;
+    try {
+      const lock = await locker.acquire([key], ttl);
+      await this.redisService.set(registryKey, JSON.stringify({ resources: lock.resources, value: lock.value }), ttl);
+      return lock;
+    } catch {
+      return null;
+    }
+  }
+}
+`;
+  const findings = analyzeProject({ 'src/redis.service.ts': redisService, 'src/mutex.service.ts': mutexService });
+  assert.deepEqual(findingList(findings), [], findings.map((f) => f.message).join('\n'));
+});
