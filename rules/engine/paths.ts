@@ -401,6 +401,21 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   return found ?? exception;
 }
 
+/**
+ * `if (await take(throttleKey, 300)) { if (await take(slotKey, 1)) work(); else { release(throttleKey);
+ * requeue(); } }`: a release only in the branch where a second lock was busy undoes the first so the job
+ * can come back; on success the first is kept on purpose (a throttle), so no path skips its release.
+ */
+function undoneWhenOtherBusy(model: LockModel, acquire: Acquire, release: Release): boolean {
+  return model.acquires.some((other) => {
+    if (other === acquire || !contains(acquire.fn, other.call)) return false;
+    const test = ancestorWhere<ts.IfStatement>(other.call, (a) => ts.isIfStatement(a) && contains(a.expression, other.call));
+    if (!test) return false;
+    const busyBranch = testsFailure(test.expression, guardNames(other)) ? test.thenStatement : test.elseStatement;
+    return !!busyBranch && contains(busyBranch, release.call);
+  });
+}
+
 const RELEASE_HELPER = /release|unlock|free|del|clear|drop|remove/i;
 
 /**
@@ -473,6 +488,7 @@ function releasedBefore(ret: Node, release: Release): boolean {
 export function releaseCoverage(model: LockModel, acquire: Acquire) {
   const releases = releasesOf(model, acquire);
   if (releases.length === 0) return undefined;
+  if (releases.every((r) => undoneWhenOtherBusy(model, acquire, r))) return undefined;
   if (escapes(acquire, releases.map((r) => r.call))) return undefined;
   if (releases.some((r) => isFinallyCallback(r)) || catchAndAfter(releases)) return undefined;
   const caught = catchRelease(releases);

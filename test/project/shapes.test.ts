@@ -2428,3 +2428,34 @@ export async function runArchive(kind: string, batch: string) {
   assert.deepEqual(findingList(findings).filter((f) => f.endsWith('release-on-all-paths')), [], findings.map((f) => f.message).join('\n'));
   assert.ok(findingList(findings).includes('src/job.ts: unique-token'));
 });
+
+test('a throttle lock released only when a second lock is busy (so the job can come back) is kept on success by design: no path skips its release', () => {
+  const job = `import Redis from 'ioredis';
+const redis = new Redis();
+async function acquireLock(name: string, seconds: number) {
+  return (await redis.set(\`lock:\${name}\`, 'x', 'EX', seconds, 'NX')) === 'OK';
+}
+async function releaseLock(name: string) {
+  await redis.del(\`lock:\${name}\`);
+}
+declare function refresh(contract: string): Promise<void>;
+declare function requeue(contract: string, delayMs: number): Promise<void>;
+export async function process(contract: string) {
+  if (await acquireLock(\`metadata:\${contract}\`, 300)) {
+    if (await acquireLock('metadata-slot', 1)) {
+      try {
+        await refresh(contract);
+      } catch (error) {
+        await requeue(contract, 60_000);
+      }
+    } else {
+      await releaseLock(\`metadata:\${contract}\`);
+      await requeue(contract, 1000);
+    }
+  }
+}
+`;
+  const findings = analyzeProject({ 'src/job.ts': job });
+  assert.deepEqual(findingList(findings).filter((f) => f.endsWith('release-on-all-paths')), [], findings.map((f) => f.message).join('\n'));
+  assert.ok(findingList(findings).includes('src/job.ts: owner-checked-release'));
+});
