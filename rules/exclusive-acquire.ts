@@ -7,8 +7,9 @@ import { checkBefore, functionName, inLockAcquireFunction, namedAcquire, namesOf
 import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { bindingElementOf, contains, declarationOf, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, bindingElementOf, contains, declarationOf, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
+import { testsFailure } from './engine/paths';
 import { breaksStaleLock } from './engine/takeover';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -98,6 +99,19 @@ function markerClaim(model: LockModel, set: RedisCommand): RedisCommand | undefi
     if (/\bawait\b/.test(s.getText()) && !contains(s, check.call)) return undefined;
   }
   return undefined;
+}
+
+/**
+ * `if (await cache.has(lockKey)) { await cache.set(lockKey, true, 120); return null; }`: a SET in the
+ * branch where the check found the key held, which then leaves: it refreshes someone else's lock (or
+ * throttle) and takes nothing, so it is no acquire.
+ */
+function refreshesHeld(check: RedisCommand, set: RedisCommand): boolean {
+  const branch = ancestorWhere<ts.IfStatement>(set.call, (a) => ts.isIfStatement(a) && (contains(a.expression, check.call) || mentions(a.expression, namesOf(check))));
+  if (!branch || !contains(branch.thenStatement, set.call) || testsFailure(branch.expression)) return false;
+  const statements = ts.isBlock(branch.thenStatement) ? branch.thenStatement.statements : [branch.thenStatement];
+  const last = statements[statements.length - 1];
+  return !!last && (ts.isReturnStatement(last) || ts.isThrowStatement(last));
 }
 
 /** An awaited `x.acquire(...)` / `x.tryAcquire(...)` / `x.lock(...)` earlier in the SET's function, of another key than the SET's. */
@@ -228,7 +242,7 @@ export const exclusiveAcquire: Rule = {
       const check = checkBefore(model, command);
       // A GET judged stale, then this SET: a takeover, atomic-takeover's finding.
       if (check && breaksStaleLock(model, command)) continue;
-      if (check && stampsAfterWork(check, command)) continue;
+      if (check && (stampsAfterWork(check, command) || refreshesHeld(check, command))) continue;
       if (check) {
         report({
           span: spanOf(command.call),

@@ -242,6 +242,24 @@ export class LockAuditStore {
   ],
   invalid: [
     {
+      name: 'a check-then-SET semaphore whose busy branch refreshes the holder\'s TTL and leaves: only the SET that goes on to the work is the acquire',
+      count: 1,
+      message: ['check-then-act'],
+      code: `${io}declare function buildFeed(id: string): Promise<void>;
+export async function feedFor(id: string) {
+  const lockKey = \`feed:\${id}:lock\`;
+  if (await redis.exists(lockKey)) {
+    // still being built: keep the marker alive
+    await redis.set(lockKey, '1', 'EX', 120);
+    return null;
+  }
+  await redis.set(lockKey, '1', 'EX', 120);
+  buildFeed(id).finally(() => redis.del(lockKey));
+  return null;
+}
+`,
+    },
+    {
       name: 'an acquire helper that takes the lock with a plain SET EX and hands nothing back',
       message: ['has no NX', 'overwrites whoever holds the lock'],
       code: `${io}export async function acquireLock(name: string): Promise<void> {
