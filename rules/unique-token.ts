@@ -3,7 +3,8 @@ import { ts } from './engine/typescript';
 import type { Acquire, Extend, LockModel, Release } from './engine/model';
 import { descendants, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isAssignment, isFunctionLike, literalString, normalizeText, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { freshToken } from './fixes/token';
-import { isRedisAcquire } from './engine/queries';
+import { clientReceiver, isRedisAcquire } from './engine/queries';
+import type { RedisCommand } from './engine/commands';
 import { initializerOf, tokenWeakness, type Weakness } from './engine/token-strength';
 import { ensureNamedImport } from './fixes/text';
 import type { Rule } from './rule';
@@ -29,7 +30,8 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   const key = acquire.key;
   if (!key) return undefined;
   // A recursive retry (`return withLock(key, ttl, fn)`) releases through this very function: its own release counts.
-  const byKey = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library' && !callsItself(op, acquire.fn));
+  const client = clientReceiver(acquire);
+  const byKey = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library' && !callsItself(op, acquire.fn) && sameClient(client, op));
   const ops = byKey.length > 0 ? byKey : [...releasesOfHandedKey(model, acquire), ...siblingOpsOnSameKey(model, acquire)];
   // A release through a project helper compares the token only if the helper's own DEL does.
   const checked = ops.filter((op) => (op.ownerChecked && op.via?.ownerChecked !== false) || ('getCompare' in op && op.getCompare) || op.via?.compares);
@@ -38,6 +40,12 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   if (compare) return { call: compare.call, compares: true };
   const any = weakness.kind !== 'reused' ? (ops.find((op) => isAncestor(acquire.fn, op.call)) ?? ops[0]) : undefined;
   return any ? { call: any.call, compares: false } : undefined;
+}
+
+/** Helpers on two clients (`globalRedis.set(k, ...)` beside `localRedis.del(k)`) lock on two servers: not the same lock. */
+function sameClient(client: string | undefined, op: { call: Node; command?: RedisCommand }): boolean {
+  const other = clientReceiver(op);
+  return !client || !other || other === client;
 }
 
 /** A helper operation that is a call of `fn` inside `fn` itself. */
@@ -94,8 +102,9 @@ function siblingOpsOnSameKey(model: LockModel, acquire: Acquire): Array<Release 
   const key = acquire.key;
   const fn = acquire.fn;
   if (!key || !isFunctionLike(fn)) return [];
+  const client = clientReceiver(acquire);
   return [...model.releases, ...model.extends].filter((op) =>
-    op.key?.canonical === key.canonical && op.fn !== fn && isFunctionLike(op.fn) && homeOf(op.fn) === homeOf(fn) && SIBLING_OP_NAME.test(functionNameOf(op.fn)));
+    op.key?.canonical === key.canonical && op.fn !== fn && isFunctionLike(op.fn) && homeOf(op.fn) === homeOf(fn) && SIBLING_OP_NAME.test(functionNameOf(op.fn)) && sameClient(client, op));
 }
 
 /** Where a function is declared: its class or object, or the block or file of its statement (`const acquire = async () => ...`). */

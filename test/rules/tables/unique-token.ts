@@ -5,6 +5,14 @@ const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1,
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    { name: 'a lease taken on one Redis and a release helper of another Redis sharing only the parameter name: never released, any value will do', code: `import Redis from 'ioredis';
+const localRedis = new Redis();
+const globalRedis = new Redis({ host: 'global-redis' });
+export const acquireGlobalLock = async (name: string, seconds: number) => (await globalRedis.set(name, 'lock', 'EX', seconds, 'NX')) === 'OK';
+export const releaseLock = async (name: string) => {
+  await localRedis.del(name);
+};
+` },
     { name: "a send cooldown reserved with a constant and cleared by another function when delivery failed", code: SEND_COOLDOWN },
     { name: "a circuit breaker's half-open probe slot, taken with NX and a constant, cleared by whoever sees the circuit close", code: CIRCUIT_PROBE },
     {
