@@ -1,9 +1,9 @@
 // The lock value must be unique per acquisition: it is what a guarded release or extend compares.
 import { ts } from './engine/typescript';
 import type { Acquire, Extend, LockModel, Release } from './engine/model';
-import { descendants, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isAssignment, isFunctionLike, literalString, normalizeText, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { descendants, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isAssignment, isFunctionLike, literalString, methodOf, normalizeText, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
 import { freshToken } from './fixes/token';
-import { clientReceiver, isRedisAcquire } from './engine/queries';
+import { isRedisAcquire } from './engine/queries';
 import type { RedisCommand } from './engine/commands';
 import { initializerOf, tokenWeakness, type Weakness } from './engine/token-strength';
 import { ensureNamedImport } from './fixes/text';
@@ -30,7 +30,7 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
   const key = acquire.key;
   if (!key) return undefined;
   // A recursive retry (`return withLock(key, ttl, fn)`) releases through this very function: its own release counts.
-  const client = clientReceiver(acquire);
+  const client = clientOf(acquire);
   const byKey = [...model.releasesOn(key), ...model.extendsOn(key)].filter((op) => op.kind !== 'library' && !callsItself(op, acquire.fn) && sameClient(client, op));
   const ops = byKey.length > 0 ? byKey : [...releasesOfHandedKey(model, acquire), ...siblingOpsOnSameKey(model, acquire)];
   // A release through a project helper compares the token only if the helper's own DEL does.
@@ -44,8 +44,16 @@ function tokenMatters(model: LockModel, acquire: Acquire, weakness: Weakness): {
 
 /** Helpers on two clients (`globalRedis.set(k, ...)` beside `localRedis.del(k)`) lock on two servers: not the same lock. */
 function sameClient(client: string | undefined, op: { call: Node; command?: RedisCommand }): boolean {
-  const other = clientReceiver(op);
+  const other = clientOf(op);
   return !client || !other || other === client;
+}
+
+/** The client a command is sent on: `redis` for `redis.multi().del(k)` too (a batch's chain is the client's). */
+function clientOf(op: { call: Node; command?: RedisCommand }): string | undefined {
+  if (op.command?.wrapped || !ts.isCallExpression(op.call)) return undefined;
+  let receiver = methodOf(op.call)?.receiver;
+  while (receiver && ts.isCallExpression(unwrap(receiver))) receiver = methodOf(unwrap(receiver) as ts.CallExpression)?.receiver;
+  return receiver?.getText();
 }
 
 /** A helper operation that is a call of `fn` inside `fn` itself. */
@@ -102,7 +110,7 @@ function siblingOpsOnSameKey(model: LockModel, acquire: Acquire): Array<Release 
   const key = acquire.key;
   const fn = acquire.fn;
   if (!key || !isFunctionLike(fn)) return [];
-  const client = clientReceiver(acquire);
+  const client = clientOf(acquire);
   return [...model.releases, ...model.extends].filter((op) =>
     op.key?.canonical === key.canonical && op.fn !== fn && isFunctionLike(op.fn) && homeOf(op.fn) === homeOf(fn) && SIBLING_OP_NAME.test(functionNameOf(op.fn)) && sameClient(client, op));
 }

@@ -241,6 +241,21 @@ function isQueue(receiver: Node): boolean {
  * when it is missing keeps a first-seen value (SET NX GET, spelled for servers before Redis 7). Nobody
  * waits on it or releases it as a holder: it is a value, not a lock, whatever is done with it later.
  */
+const COUNTS = /^(?:h?incr(?:by(?:float)?)?|decr(?:by)?)$/i;
+
+/**
+ * `multi().set(k, '0', { NX: true, EX: 60 }).incr(k)`: an NX SET whose key the same function then
+ * increments seeds a counter (a fixed-window rate limit), it takes no lock: a marker, with no holder.
+ */
+export function markCounterSeeds(acquires: readonly Acquire[]): void {
+  for (const acquire of acquires) {
+    const key = MARKER_KINDS.has(acquire.kind) ? acquire.call.arguments[0] : undefined;
+    if (!key) continue;
+    const text = normalizeText(key);
+    if (callsNamed(acquire.fn, (name) => COUNTS.test(name)).some((c) => c.arguments[0] !== undefined && normalizeText(c.arguments[0]) === text)) acquire.marker = true;
+  }
+}
+
 export function markGetOrInit(acquires: readonly Acquire[]): void {
   for (const acquire of acquires) {
     const method = acquire.kind === 'set-nx' ? methodOf(acquire.call) : undefined;

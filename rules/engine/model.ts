@@ -9,7 +9,7 @@ import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
-import { markGetOrInit, markerRollbacks } from './markers';
+import { markCounterSeeds, markGetOrInit, markerRollbacks } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
@@ -265,6 +265,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   }
 
   markGetOrInit(acquires);
+  markCounterSeeds(acquires);
   const acquireIndex = new KeyIndex<Acquire>();
   for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
   // A key this file acquires with NX (not as a first-seen value), or through a project helper that acquires a lock.

@@ -5,6 +5,13 @@ const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1,
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    { name: 'a fixed-window rate limit seeding its counter with SET 0 NX EX, then INCR, with a TTL repair: a counter, no lock', code: `${nr}export async function allow(user: string, max: number): Promise<boolean> {
+  const key = \`api:calls:\${user}\`;
+  const [, count] = await client.multi().set(key, '0', { NX: true, EX: 60 }).incr(key).exec();
+  if (Number(count) > 1 && (await client.ttl(key)) < 0) await client.expire(key, 60);
+  return Number(count) <= max;
+}
+` },
     { name: 'a lease taken on one Redis and a release helper of another Redis sharing only the parameter name: never released, any value will do', code: `import Redis from 'ioredis';
 const localRedis = new Redis();
 const globalRedis = new Redis({ host: 'global-redis' });
@@ -140,6 +147,20 @@ ${io}export async function run(key: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a constant taken in one MULTI and deleted by a bare DEL queued in another MULTI on the same client',
+      message: ['is a constant'],
+      code: `${nr}export async function processBatch() {
+  const [taken] = await client.multi().setNX('lock:batch', '1').expire('lock:batch', 10).exec();
+  if (!taken) return;
+  try {
+    await work();
+  } finally {
+    await client.multi().incr('batch:runs').del('lock:batch').exec();
+  }
+}
+`,
+    },
     {
       name: 'an acquire function not named as one takes a key over its parameter; the release function beside it deletes the same key over its own',
       message: ["'worker lock'"],
