@@ -4,7 +4,7 @@
 import { analyzeSource, mightHoldLockCode, parseSource } from '../../rules/analyze';
 import type { LockwiseConfig } from '../../rules/config';
 import { lockRegionsIn, type LockRegion } from '../../rules/regions';
-import { skipsAsTest } from '../../rules/test-files';
+import { skipsAsTest, skipsAsTestSuite } from '../../rules/test-files';
 import { analyzeWithSites, type LockSiteInfo } from '../../rules/sites';
 import type { AnalysisResult, Finding } from '../../rules/types';
 import { Baselines } from './baseline';
@@ -120,7 +120,7 @@ export class Analyzer {
       tree?.drop();
       return notAnalysed ? { findings: [], sites: [], parsed: false, notAnalysed } : { findings: [], sites: [], parsed: false };
     };
-    if (scope.skip) return notParsed();
+    if (scope.skip || (scope.path && skipsAsTestSuite(scope.path, text, scope.config))) return notParsed();
     if (this.tooLarge(scope, text)) return notParsed(`larger than lockwise.maxFileSizeKb (${scope.settings.maxFileSizeKb} KB)`);
     if (!this.worthParsing(scope, text)) {
       // A helper that lost its lock code must not lend its old meaning to the files that call it.

@@ -107,7 +107,7 @@ test('reports files over 2 MB and binary files as skipped, and checks explicitly
   }
 });
 
-test('leaves test files out of a walk unless the config says "tests": "check"; a test file named explicitly is checked', () => {
+test('leaves test files (and suites in a test folder, by their text) out of a walk unless the config says "tests": "check"; a test file named explicitly is checked', () => {
   const files = {
     'src/lock.ts': SETNX_THEN_EXPIRE,
     'src/lock.test.ts': SETNX_THEN_EXPIRE,
@@ -121,6 +121,8 @@ test('leaves test files out of a walk unless the config says "tests": "check"; a
     'test/acceptance/js/FlushLockTests.js': SETNX_THEN_EXPIRE,
     // Anywhere, a script whose name starts with test- or test_.
     'src/test-lock.ts': SETNX_THEN_EXPIRE,
+    // In a test folder, a file whose text is a suite (describe + a named it) is test code too.
+    'test/redis.ts': `${SETNX_THEN_EXPIRE}describe('locks', () => {\n  it('takes the lock', () => runJob('1'));\n});\n`,
     // A folder named test is not enough to call a file test code, nor such a name outside one.
     'test/support/seed.ts': SETNX_THEN_EXPIRE,
     'src/openApiSpec.ts': SETNX_THEN_EXPIRE,
@@ -132,6 +134,7 @@ test('leaves test files out of a walk unless the config says "tests": "check"; a
     const filesOf = (report: { findings: Array<{ file: string }> }) => [...new Set(report.findings.map((f) => f.file))].sort();
     assert.deepEqual(filesOf(checkJson([], skipping.root).report), ['src/latest-lock.ts', 'src/lock.ts', 'src/openApiSpec.ts', 'test/support/seed.ts']);
     assert.deepEqual(filesOf(checkJson(['src/lock.test.ts'], skipping.root).report), ['src/lock.test.ts']);
+    assert.deepEqual(filesOf(checkJson(['test/redis.ts'], skipping.root).report), ['test/redis.ts']);
     assert.deepEqual(filesOf(checkJson([], checking.root).report), Object.keys(files).sort());
   } finally {
     skipping.remove();

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { BaselineError } from '../../../rules/baseline';
 import { ConfigError } from '../../../rules/config';
 import { mightHoldLockCode } from '../../../rules/engine/prefilter';
+import { skipsAsTestSuite } from '../../../rules/test-files';
 import type { SeveritySetting } from '../../../rules/types';
 import { overflowed, type AnalysisJob, type AnalysisOutcome } from '../analysis-worker';
 import { AnalysisPool, analyzeWithLargeStack } from '../analysis-pool';
@@ -191,6 +192,7 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
   // Not performance.now(): its first use loads perf_hooks, a tenth of the start of a check with nothing to do.
   const started = Date.now();
   const paths = options.paths.map((p) => resolve(cwd, p));
+  const named = new Set(paths);
   const missing = options.paths.filter((_, i) => !existsSync(paths[i]));
   if (missing.length > 0) throw new UsageError(`no such file or folder: ${missing.join(', ')}`);
 
@@ -224,6 +226,8 @@ async function check(options: Options, cwd: string, ruleIds: readonly string[]):
       problem(order, path, source.skipped, 'skipped');
       return;
     }
+    // A suite in a test folder, known only once read; a file named on the command line is checked.
+    if (!named.has(path) && skipsAsTestSuite(path, source.text, scope.config)) return;
     const job: AnalysisJob = { id: order, path, text: source.text, config: scope.config, fix: options.fix && (options.unsafe ? 'all' : 'unattended'), withFixes };
     // The analyzer runs the same pre-check; asking it here first means TypeScript is loaded (in the
     // worker) only when some file can hold lock code, or may call a project lock helper.
