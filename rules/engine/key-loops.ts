@@ -1,9 +1,9 @@
 // A loop over keys takes a different lock in each iteration (`for (const sku of skus)`,
 // `for (let i = 0; i < keys.length; i++)` with `keys[i]`): it is not a loop that retries one key. Nor
 // is a loop that draws a fresh random key each time round until one is free (a unique id or nonce
-// reserved with SET NX): no other holder is waited for.
+// reserved with SET NX), or one that steps through a pool (`wallets[i++ % n]`): no other holder is waited for.
 import { ts } from './typescript';
-import { ancestorWhere, descendantsOfKind, isFunctionLike, isLoop } from './nodes';
+import { ancestorWhere, descendantsOfKind, isFunctionLike, isLoop, unwrap } from './nodes';
 import type { Acquire } from './model';
 
 export type KeyLoop = ts.ForOfStatement | ts.ForInStatement | ts.ForStatement;
@@ -32,6 +32,12 @@ const FRESH = /\b(?:randomBytes|randomUUID|randomInt|getRandomValues|uuid(?:v4)?
 
 const nameIn = (name: string, text: string) => new RegExp(`(?<![\\w$#])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(text);
 
+/** `pool[i++ % pool.length]`: an element whose index moves on at each evaluation (a scan over a pool). */
+function stepsThroughList(init: ts.Expression): boolean {
+  const n = unwrap(init);
+  return ts.isElementAccessExpression(n) && /\+\+|--/.test(n.argumentExpression.getText());
+}
+
 /**
  * Is the acquire's key built from a value the loop draws afresh each time round (`const nonce =
  * randomBytes(32).toString('hex')` in its body)? Each attempt then asks for another key.
@@ -45,6 +51,6 @@ export function keyFreshEachTime(loop: ts.Node, acquire: Acquire): boolean {
     if (!ts.isIdentifier(decl.name) || !decl.initializer || decl.getStart() > acquire.call.getStart()) return false;
     if (ancestorWhere(decl, (a) => a === loop || isFunctionLike(a)) !== loop) return false;
     const name = decl.name.text;
-    return FRESH.test(decl.initializer.getText()) && (nameIn(name, key.text) || nameIn(name, key.canonical));
+    return (FRESH.test(decl.initializer.getText()) || stepsThroughList(decl.initializer)) && (nameIn(name, key.text) || nameIn(name, key.canonical));
   });
 }

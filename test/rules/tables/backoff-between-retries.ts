@@ -24,6 +24,17 @@ export class QuorumLock {
 
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
+    { name: 'a single pass over a pool of wallets, each round trying the next one: a scan of different keys, not a retry', code: `${io}const wallets = ['0xa', '0xb', '0xc'];
+export async function pickWallet(token: string): Promise<string | undefined> {
+  let i = Math.floor(Math.random() * wallets.length);
+  let count = 0;
+  while (count++ < wallets.length) {
+    const wallet = wallets[i++ % wallets.length];
+    if (await redis.set(\`lock:wallet:\${wallet}\`, token, 'PX', 30000, 'NX')) return wallet;
+  }
+  return undefined;
+}
+` },
     { name: 'a wait through a method of the class that polls with jitter: its argument is an id, not a delay', code: `${io}export class TokenRefresher {
   async refresh(id: string): Promise<string> {
     const key = \`refresh-lock:\${id}\`;
