@@ -135,6 +135,8 @@ function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean
   const block = tryStatement.parent;
   if (!ts.isBlock(block) && !ts.isSourceFile(block)) return false;
   if (block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && LEAVES.test(s.thenStatement.getText()))) return true;
+  // `let wallet = await pick(); while (!wallet) { await sleep(200); wallet = await pick(); }`: the loop ends only once acquired.
+  if (block.statements.some((s) => (s.pos >= acquire.call.end || contains(s, acquire.call)) && s.end <= tryStatement.getStart() && ts.isWhileStatement(s) && testsFailure(s.expression) && mentions(s.expression, names))) return true;
   // `for (const id of ids) { if (!(await lock(id))) return 409; }` before the try: a failed acquire leaves the function.
   const guard = ancestorWhere<ts.IfStatement>(acquire.call, ts.isIfStatement);
   return !!guard && guard.end <= tryStatement.getStart() && contains(guard.expression, acquire.call) && testsFailure(guard.expression) && /\b(?:return|throw)\b|\bprocess\.exit\s*\(/.test(guard.thenStatement.getText());

@@ -3,6 +3,19 @@ import { io, nr, RELEASE } from './preludes';
 
 export const releaseOnlyAcquiredCases: RuleCases = {
   valid: [
+    { name: 'a wait loop before the try that ends only once the acquire answered OK', code: `${io}export async function relay(token: string): Promise<void> {
+  let held = await redis.set('lock:relayer', token, 'PX', 30000, 'NX');
+  while (!held) {
+    await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 100));
+    held = await redis.set('lock:relayer', token, 'PX', 30000, 'NX');
+  }
+  try {
+    await work();
+  } finally {
+    await redis.del('lock:relayer');
+  }
+}
+` },
     { name: 'a migration script whose not-acquired branch ends the process before the try', code: `${io}export async function migrateOnce(token: string): Promise<void> {
   const ok = await redis.set('lock:migrations', token, 'EX', 60, 'NX');
   if (!ok) {
