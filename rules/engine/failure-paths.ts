@@ -26,6 +26,8 @@ export const FAIL_OPEN_PROSE = new RegExp(
     /\b(?:allow|let)(?:s|ing)? (?:the )?processing\b/.source,
     // "On error, allow execution (better to have duplicates than no execution)": the trade-off, weighed.
     /\b(?:on|upon|if) (?:an? )?(?:redis |connection )?(?:error|failure|outage),? (?:we )?(?:allow|proceed|continu|run|execut|process)/.source,
+    // "Fallback: if Redis is down, allow operation (rely on MongoDB atomics)".
+    /\b(?:if|when|while) (?:the )?(?:redis|valkey|cache|connection|client) (?:is|goes|was) (?:down|unavailable|unreachable|offline|not connected),? (?:we )?(?:allow|proceed|continu|run|execut|process)/.source,
     /\bbetter (?:to (?:have|run) )?(?:a )?duplicates?\b|\bduplicates? (?:are|is) (?:better|cheaper|acceptable|fine)\b/.source,
   ].join('|'),
   'i',

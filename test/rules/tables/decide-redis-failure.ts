@@ -125,6 +125,21 @@ ${noClient}
 
 export const decideRedisFailureCases: RuleCases = {
   valid: [
+    { name: 'a not-connected branch granting the lock under a comment that says so: if Redis is down, allow the operation', code: `import { createClient } from 'redis';
+import { randomUUID } from 'node:crypto';
+const client = createClient();
+let isConnected = false;
+client.on('ready', () => { isConnected = true; });
+export async function acquireLock(key: string) {
+  if (!isConnected) {
+    // Fallback: if Redis is down, allow the operation (the database update is guarded)
+    return { acquired: true, token: 'none' };
+  }
+  const token = randomUUID();
+  const ok = await client.set(key, token, { NX: true, EX: 10 });
+  return { acquired: ok === 'OK', token };
+}
+` },
     {
       name: 'a present-client test around the acquire whose fallback says why it runs without Redis (a comment naming Redis)',
       code: clientOrFallback(`  // No Redis configured (local development): one process, so the work runs unlocked.
