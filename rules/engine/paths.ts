@@ -354,7 +354,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     // `while (!(await acquire())) { ... }`: the loop body runs while the lock is not held.
     if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;
     // Work in a try whose catch swallows the error, before the release: its exceptions go on to the release.
-    if (ts.isTryStatement(node) && swallows(node) && node.end <= to && !contains(node, acquire.call)) {
+    if (ts.isTryStatement(node) && swallows(node) && node.end <= to) {
       const outer = caught;
       caught = node.tryBlock;
       visit(node.tryBlock);

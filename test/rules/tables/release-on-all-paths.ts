@@ -38,6 +38,17 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'the acquire and the work in a try whose catch only logs, the release after it: every exception reaches the release', code: `${io}export async function triggerNext(pipeline: string, token: string) {
+  const key = \`lock:pipeline:\${pipeline}\`;
+  try {
+    if ((await redis.set(key, token, 'PX', 30000, 'NX')) !== 'OK') throw new Error('busy');
+    await work();
+  } catch (err) {
+    console.error('trigger failed', err);
+  }
+  await redis.eval(${RELEASE}, 1, key, token);
+}
+` },
     { name: 'a return on the busy reply of SET ... GET (the value another holder wrote) leaves nothing held', code: getSetMutex },
     { name: 'an acquire in one branch of an if/else: the other branch, which returns, never runs after it', code: `${io}declare function takeLocal(id: string): boolean;
 export async function run(id: string, token: string, shared: boolean) {
