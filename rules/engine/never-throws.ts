@@ -92,10 +92,25 @@ function importedSleep(call: ts.CallExpression, callee: ts.Identifier): boolean 
   return call.arguments.length === 1 && WAIT_HELPER_NAME.test(callee.text) && !!importOf(callee);
 }
 
+/** Bluebird's `Promise.delay(ms)`: a wait, with the delay alone. */
+const BLUEBIRD_DELAY = /^(?:Promise|Bluebird|BPromise|P)\.delay$/;
+
+/** A wait that cannot reject: a timer promise, Bluebird's `Promise.delay(ms)`, a wait helper of this file or by its name. */
+export function isPlainWait(expression: Node): boolean {
+  const e = unwrap(expression);
+  if (isTimerPromise(e)) return true;
+  if (!ts.isCallExpression(e)) return false;
+  if (e.arguments.length === 1 && BLUEBIRD_DELAY.test(e.expression.getText())) return true;
+  const callee = unwrap(e.expression);
+  if (ts.isIdentifier(callee) && (timersPromiseWait(e, callee) || importedSleep(e, callee))) return true;
+  const fn = localCallee(e);
+  return !!fn && onlyWaits(fn);
+}
+
 /** Is this awaited expression one that hands an error back rather than throwing it, or a plain wait? */
 export function neverThrows(awaited: ts.AwaitExpression): boolean {
   const e = unwrap(awaited.expression);
-  if (isTimerPromise(e)) return true;
+  if (isPlainWait(e)) return true;
   if (!ts.isCallExpression(e)) return false;
   // `await work().catch((err) => log(err))`: the handler's value replaces the rejection.
   const method = methodOf(e);
@@ -104,8 +119,8 @@ export function neverThrows(awaited: ts.AwaitExpression): boolean {
     return isFunctionOrArrow(handler) && !throwsIn(handler.body);
   }
   const callee = unwrap(e.expression);
-  if (ts.isIdentifier(callee) && (importedErrorAsValue(callee) || timersPromiseWait(e, callee) || importedSleep(e, callee))) return true;
-  // A function of this file, or a method of this class (`await this.sleep(100)`).
+  if (ts.isIdentifier(callee) && importedErrorAsValue(callee)) return true;
+  // A function of this file, or a method of this class that catches everything.
   const fn = localCallee(e);
-  return !!fn && (catchesEverything(fn) || onlyWaits(fn));
+  return !!fn && catchesEverything(fn);
 }

@@ -5,6 +5,7 @@ import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, descendantsWhere, isFunctionLike, methodOf, ownReturns, unwrap, type Node } from './nodes';
 import { releasesSomething } from './failure-paths';
+import { isPlainWait } from './never-throws';
 
 export interface ThenGap {
   release: Release;
@@ -83,7 +84,8 @@ export function thenChainGap(model: LockModel, acquire: Acquire, releases: reado
       // A chain that starts at the acquire holds the lock from its `.then(ok => ...)` on: only work
       // that one of its links hands on can reject past this `.then`.
       const work = contains(receiver, acquire.call) ? workHandedOn(model, receiver, acquire) : receiver;
-      if (!work || handlesRejection(receiver) || handlesRejection(work) || releasedOnRejection(model, call)) continue;
+      // `Promise.delay(ms).then(() => lock.unlock())`: a wait cannot reject.
+      if (!work || isPlainWait(work) || handlesRejection(receiver) || handlesRejection(work) || releasedOnRejection(model, call)) continue;
       return { release, work };
     }
   }

@@ -38,6 +38,22 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'a release in a .then of Bluebird\'s Promise.delay: a wait cannot reject, the release always runs', code: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+declare const Bluebird: { delay(ms: number): Promise<void> };
+declare function runJob(): Promise<void>;
+const redlock = new Redlock([new Redis()], { retryCount: 0 });
+export async function runOnce(): Promise<void> {
+  const lock = await redlock.acquire(['locks:nightly'], 60_000);
+  try {
+    await runJob();
+  } catch (err) {
+    console.error('nightly run failed', err);
+  }
+  // keep the lock until the other instances gave up waiting, then let it go
+  await Bluebird.delay(90_000).then(() => lock.release().catch((err: unknown) => console.warn('release failed', err)));
+}
+` },
     { name: 'the acquire and the work in a try whose catch only logs, the release after it: every exception reaches the release', code: `${io}export async function triggerNext(pipeline: string, token: string) {
   const key = \`lock:pipeline:\${pipeline}\`;
   try {
