@@ -46,13 +46,16 @@ const TIMER_CLEAR = /^(?:clearInterval|clearTimeout)$/;
 /** A call named for stopping the renewal itself (`stopLockRenewal(key)`, `clearHeartbeat()`): it stops the watchdog, not the work. */
 const RENEWAL_STOP = /^(?:stop|clear|cancel|end|kill|halt)[\w$]*?(?:renew|refresh|heartbeat|watchdog|extend|extension|keep_?alive)/i;
 
+/** A function called by name that only records an error: `log(...)`, `logError(...)`, `handleLogError(...)`, `captureException(...)`. */
+const LOG_FUNCTION = /^(?:log\w*|\w*Log(?:Error|Exception)|warn|report(?:Error|Exception)?|capture(?:Error|Exception|Message))$/i;
+
 /** `console.warn(...)`, `this.logger.error(...)`, `log(...)`, `Sentry.captureException(...)`. */
 export function isLoggingCall(node: Node): boolean {
   const call = unwrap(node);
   if (!ts.isCallExpression(call)) return false;
   const m = methodOf(call);
   if (m) return LOG_METHOD.test(m.name) || LOGGER.test(unwrap(m.receiver).getText());
-  return /^(?:log|logError|warn|report)$/i.test(calleeName(call) ?? '');
+  return LOG_FUNCTION.test(calleeName(call) ?? '');
 }
 
 /** Statements of a block, or the expression of an arrow body, as a list. */
@@ -139,6 +142,8 @@ export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceF
     const expr = ts.isExpressionStatement(s) ? unwrap(s.expression) : ts.isStatement(s) ? undefined : unwrap(s);
     if (!expr) return false;
     const inner = ts.isAwaitExpression(expr) || ts.isVoidExpression(expr) ? unwrap(expr.expression) : expr;
+    // `.catch(() => undefined)`, `() => null`: a value that does nothing.
+    if (isInertValue(inner)) return true;
     if (isLoggingCall(inner)) return true;
     if (ts.isCallExpression(inner) && (TIMER_CLEAR.test(calleeName(inner) ?? '') || RENEWAL_STOP.test(calleeName(inner) ?? ''))) return true;
     const collection = writtenCollection(inner);
@@ -146,6 +151,11 @@ export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceF
     const flag = assignedFlag(inner);
     return flag !== undefined && judgeable(flag) && !flagIsRead(sourceFile, flag.text);
   });
+}
+
+function isInertValue(node: Node): boolean {
+  return (ts.isIdentifier(node) && node.text === 'undefined') || node.kind === ts.SyntaxKind.NullKeyword || ts.isLiteralExpression(node) ||
+    node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword;
 }
 
 /** A `throw` that leaves `scope` (not one inside a nested function). */

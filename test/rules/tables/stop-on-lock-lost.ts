@@ -207,6 +207,53 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
 `,
     },
     {
+      name: "a watchdog whose extend's rejection is swallowed by .catch(() => undefined) and whose reply is never read",
+      message: ['only logs'],
+      code: `${io}export async function withLock(lockKey: string, token: string, job: () => Promise<void>) {
+  const timer = setInterval(async () => {
+    await redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch(() => undefined);
+  }, 10000);
+  try {
+    await job();
+  } finally {
+    clearInterval(timer);
+  }
+}
+`,
+    },
+    {
+      name: "a watchdog renewing with a script that writes the holder's value again with SET EX when GET matches, its error only logged",
+      message: ['only logs'],
+      code: `${io}const REFRESH = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) else return 0 end";
+export async function withLock(lockKey: string, token: string, job: () => Promise<void>) {
+  const timer = setInterval(async () => {
+    await redis.eval(REFRESH, 1, lockKey, token, 30000).catch((err) => console.error(err));
+  }, 10000);
+  try {
+    await job();
+  } finally {
+    clearInterval(timer);
+  }
+}
+`,
+    },
+    {
+      name: "a watchdog whose extend error goes to a project function that only records it (handleLogError)",
+      message: ['only logs'],
+      code: `${io}declare function handleLogError(err: Error, where: string): void;
+export async function withLock(lockKey: string, token: string, job: () => Promise<void>) {
+  const timer = setInterval(async () => {
+    await redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch((err) => handleLogError(err as Error, 'renewal'));
+  }, 10000);
+  try {
+    await job();
+  } finally {
+    clearInterval(timer);
+  }
+}
+`,
+    },
+    {
       name: 'a renew loop started without await whose failed extend is only logged',
       message: ['only logs'],
       code: renewLoop('void', 'logs'),
