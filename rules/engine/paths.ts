@@ -307,7 +307,8 @@ function mentionsAny(node: Node, names: readonly string[]): boolean {
 
 /** The literal side of a comparison (`null`, `false`, `undefined`, `'OK'`, `1`). */
 function comparedLiteral(e: ts.BinaryExpression): Node | undefined {
-  return [e.left, e.right].map(unwrap).find((side) => FAILED.has(side.kind) || ts.isLiteralExpression(side) || (ts.isIdentifier(side) && side.text === 'undefined'));
+  // `true` too (`(await take(key)) !== true`): a keyword, not a literal expression, in TypeScript's tree.
+  return [e.left, e.right].map(unwrap).find((side) => FAILED.has(side.kind) || side.kind === ts.SyntaxKind.TrueKeyword || ts.isLiteralExpression(side) || (ts.isIdentifier(side) && side.text === 'undefined'));
 }
 
 export interface Exit {

@@ -1431,7 +1431,7 @@ const client = new Redis();
 export class Semaphore {
   static async lock(data: { key: string; namespace: string; lockTimeout?: number }): Promise<Mutex> {
     const { key } = data;
-    const mutex = new Mutex(client, data.namespace + '-' + key, { lockTimeout: data.lockTimeout ?? 5000, onLockLost: () => undefined });
+    const mutex = new Mutex(client, data.namespace + '-' + key, { lockTimeout: data.lockTimeout ?? 5000, refreshInterval: 0 });
     await mutex.acquire();
     return mutex;
   }
@@ -2458,4 +2458,22 @@ export async function process(contract: string) {
   const findings = analyzeProject({ 'src/job.ts': job });
   assert.deepEqual(findingList(findings).filter((f) => f.endsWith('release-on-all-paths')), [], findings.map((f) => f.message).join('\n'));
   assert.ok(findingList(findings).includes('src/job.ts: owner-checked-release'));
+});
+
+test('a wait loop on a helper\'s boolean compared with !== true retries the acquire with no bound', () => {
+  const wallets = `import Redis from 'ioredis';
+const redis = new Redis();
+async function setLock(key: string): Promise<boolean> {
+  return (await redis.set(key, '1', 'PX', 30000, 'NX')) === 'OK';
+}
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export async function selectWallet(wallet: string) {
+  while ((await setLock(\`lock:wallet:\${wallet}\`)) !== true) {
+    await delay(200 + Math.random() * 100);
+  }
+  return wallet;
+}
+`;
+  const findings = analyzeProject({ 'src/wallets.ts': wallets });
+  assert.deepEqual(findingList(findings), ['src/wallets.ts: bounded-acquire-retry'], findings.map((f) => f.message).join('\n'));
 });

@@ -417,6 +417,16 @@ export async function report(build: () => Promise<void>) {
 `,
     },
     {
+      name: 'redis-semaphore onLockLost that does nothing (() => undefined)',
+      message: ['This onLockLost only logs'],
+      code: `import Redis from 'ioredis';
+import { Mutex } from 'redis-semaphore';
+export function mutexFor(redis: Redis, id: string) {
+  return new Mutex(redis, \`email:\${id}\`, { onLockLost: () => undefined });
+}
+`,
+    },
+    {
       name: 'redis-semaphore onLockLost that only logs',
       message: ['This onLockLost only logs'],
       code: `import Redis from 'ioredis';
