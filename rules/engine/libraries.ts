@@ -6,7 +6,7 @@ import type { HelperNames } from '../config';
 import { REDLOCK_MODULES, SEMAPHORE_MODULE, type FileImports } from './imports';
 import type { ConstLookup, KeyRef } from './keys';
 import type { Acquire, Extend, Release } from './model';
-import { ancestorWhere, calleeName, contains, enclosingFunction, enclosingStatement, isAssignment, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, valueCarrier, type Node } from './nodes';
+import { ancestorWhere, calleeName, contains, descendantsOfKind, enclosingFunction, enclosingStatement, isAssignment, isFunctionLike, isFunctionOrArrow, methodOf, nameOf, unwrap, valueCarrier, type Node } from './nodes';
 import { LOCK_NAME } from './lock-name';
 import { resultUse } from './result-use';
 import { libraryGetterTarget, type LibraryName } from './library-getters';
@@ -140,6 +140,20 @@ export interface LibraryCalls {
 }
 
 const REDLOCKISH = /redlock/i;
+
+/**
+ * Fields and parameters typed by the Redlock class (`constructor(private readonly lockAdapter: Redlock)`,
+ * the NestJS shape): whatever their name, they hold a redlock.
+ */
+function typedAsRedlock(sourceFile: ts.SourceFile, imports: FileImports): string[] {
+  const typed = [...descendantsOfKind<ts.ParameterDeclaration>(sourceFile, ts.SyntaxKind.Parameter), ...descendantsOfKind<ts.PropertyDeclaration>(sourceFile, ts.SyntaxKind.PropertyDeclaration)];
+  return typed.flatMap((d) => {
+    const type = d.type;
+    if (!type || !ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName) || !ts.isIdentifier(d.name)) return [];
+    const from = imports.names.get(type.typeName.text);
+    return from !== undefined && REDLOCK_MODULES.has(from) ? [d.name.text] : [];
+  });
+}
 /** The method names the libraries and withLock are called by (configured helpers are added per file). */
 const LIBRARY_METHODS = ['acquire', 'tryAcquire', 'lock', 'using', 'release', 'unlock', 'extend', 'withLock'];
 
@@ -156,6 +170,7 @@ export function recogniseLibraryCalls(
   const redlocks = new Set(objects.filter((o) => o.library === 'redlock' && o.name).map((o) => o.name as string));
   const semaphores = new Set(objects.filter((o) => o.library === 'redis-semaphore' && o.name).map((o) => o.name as string));
   for (const [name, library] of imported) (library === 'redlock' ? redlocks : semaphores).add(name);
+  if (calls.length > 0) for (const name of typedAsRedlock(calls[0].getSourceFile(), imports)) redlocks.add(name);
   // The package, or a project module named after it (`require('./lib/redlock')`, a singleton factory).
   const usesRedlock = [...imports.modules].some((m) => REDLOCK_MODULES.has(m) || (m.startsWith('.') && REDLOCKISH.test(m))) || redlocks.size > 0;
   // Lock handles: variables holding what redlock.acquire()/lock() returned.

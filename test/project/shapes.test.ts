@@ -2477,3 +2477,26 @@ export async function selectWallet(wallet: string) {
   const findings = analyzeProject({ 'src/wallets.ts': wallets });
   assert.deepEqual(findingList(findings), ['src/wallets.ts: bounded-acquire-retry'], findings.map((f) => f.message).join('\n'));
 });
+
+test('a service method handing its routine to an injected Redlock (a constructor parameter typed Redlock, any name) is a locked-routine helper: its callers\' routines must take the signal', () => {
+  const service = `import Redlock from 'redlock';
+export class NamespaceLocks {
+  constructor(private readonly adapter: Redlock) {}
+  withNamespace<R>(namespace: string, fn: () => Promise<R>): Promise<R> {
+    return this.adapter.using([\`ns:\${namespace}\`], 15000, { retryCount: 0 }, fn);
+  }
+}
+`;
+  const publisher = `import { NamespaceLocks } from './namespace-locks';
+declare function compose(ns: string): Promise<void>;
+declare function deploy(ns: string): Promise<void>;
+export async function publishAll(locks: NamespaceLocks, ns: string) {
+  await locks.withNamespace(ns, async () => {
+    await compose(ns);
+    await deploy(ns);
+  });
+}
+`;
+  const findings = analyzeProject({ 'src/namespace-locks.ts': service, 'src/publish.ts': publisher });
+  assert.deepEqual(findingList(findings), ['src/publish.ts: respect-abort-signal'], findings.map((f) => f.message).join('\n'));
+});
