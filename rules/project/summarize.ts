@@ -10,7 +10,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, calleeName, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { checkBefore, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
 import { isLockFunction, namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
@@ -472,6 +472,19 @@ function fanOutOwner(fn: Node): Node | undefined {
   return name && descendantsOfKind<ts.CallExpression>(owner, ts.SyntaxKind.CallExpression).some(awaitsAll) ? owner : undefined;
 }
 
+const RETRY_WRAPPER = /retry|backoff/i;
+
+/**
+ * `return retryWithBackoff(() => this.redlock.using([key], ttl, fn), { attempts })`: the attempt a retry
+ * wrapper runs is the function's own work, so its operations are summarised as the function's.
+ */
+function retryOwner(fn: Node): Node | undefined {
+  if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return undefined;
+  const call = fn.parent;
+  if (!ts.isCallExpression(call) || call.arguments[0] !== fn || !RETRY_WRAPPER.test(calleeName(call) ?? methodOf(call)?.name ?? '')) return undefined;
+  return ancestorWhere(call, isFunctionLike);
+}
+
 function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
   const byFn = new Map<Node, FunctionOps>();
   const at = (fn: Node) => {
@@ -479,7 +492,7 @@ function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
     if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [], plainSets: [] }));
     return ops;
   };
-  const of = (callback: Node) => at(fanOutOwner(callback) ?? callback);
+  const of = (callback: Node) => at(fanOutOwner(callback) ?? retryOwner(callback) ?? callback);
   for (const a of model.acquires) of(a.fn).acquires.push(a);
   for (const r of model.releases) of(r.fn).releases.push(r);
   for (const e of model.extends) of(e.fn).extends.push(e);

@@ -2500,3 +2500,27 @@ export async function publishAll(locks: NamespaceLocks, ns: string) {
   const findings = analyzeProject({ 'src/namespace-locks.ts': service, 'src/publish.ts': publisher });
   assert.deepEqual(findingList(findings), ['src/publish.ts: respect-abort-signal'], findings.map((f) => f.message).join('\n'));
 });
+
+test('a service method running its redlock.using attempt inside a retry wrapper (retryWithBackoff(() => using(..., fn))) is a locked-routine helper all the same', () => {
+  const service = `import Redlock from 'redlock';
+declare function retryWithBackoff<T>(attempt: () => Promise<T>, options: { attempts: number }): Promise<T>;
+export class NamespaceLocks {
+  constructor(private readonly adapter: Redlock) {}
+  withNamespace<R>(namespace: string, fn: () => Promise<R>): Promise<R> {
+    return retryWithBackoff(() => this.adapter.using([\`ns:\${namespace}\`], 15000, { retryCount: 0 }, fn), { attempts: 20 });
+  }
+}
+`;
+  const publisher = `import { NamespaceLocks } from './namespace-locks';
+declare function compose(ns: string): Promise<void>;
+declare function deploy(ns: string): Promise<void>;
+export async function publishAll(locks: NamespaceLocks, ns: string) {
+  await locks.withNamespace(ns, async () => {
+    await compose(ns);
+    await deploy(ns);
+  });
+}
+`;
+  const findings = analyzeProject({ 'src/namespace-locks.ts': service, 'src/publish.ts': publisher });
+  assert.deepEqual(findingList(findings), ['src/publish.ts: respect-abort-signal'], findings.map((f) => f.message).join('\n'));
+});
