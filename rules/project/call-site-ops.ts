@@ -11,7 +11,7 @@ import type { Acquire, Extend, HelperVia, Release } from '../engine/model';
 import { calleeName, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
 import { resultUse } from '../engine/result-use';
 import type { CallMeaning } from './call-meanings';
-import type { KeySpec } from './types';
+import type { KeySpec, TokenSpec } from './types';
 
 type Helper = Extract<CallMeaning, { kind: 'helper' }>;
 type KeyOf = (node: Node) => KeyRef;
@@ -162,10 +162,12 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     const a = summary.acquire;
     const key = keyAt(a.key, call, meaning, keyOf);
     const token = a.token.kind === 'param' ? call.arguments[a.token.index] : undefined;
+    // An argument left out: the helper writes its default (`value ?? '1'`).
+    const tokenSpec: TokenSpec = a.token.kind === 'param' && !token && a.token.fallback ? { kind: 'weak', ...a.token.fallback } : a.token;
     const holds = a.returns === 'release-fn' || a.returns === 'lock-object';
     if (!a.storePrimitive || (key && looksLikeLockKey(key))) ops.acquires.push({
       call, fn, statement: enclosingStatement(call), result: resultUse(call),
-      kind: 'helper', key, token, tokenSpec: a.token,
+      kind: 'helper', key, token, tokenSpec,
       hasTtl: a.hasTtl, owner: holds ? (storedName(call) ?? thenParameter(call)) : (a.key.field ? receiverName : undefined), via: acquireVia(meaning, a),
     });
   }

@@ -221,8 +221,16 @@ function tokenSpecOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire, model: Lo
   if (acquire.via && !acquire.token) return acquire.tokenSpec ?? { kind: 'unknown' };
   const token = acquire.token;
   if (!token) return { kind: 'unknown' };
-  const index = parameterIndex(fn, passedThrough(fn, followAliases(fn, token, model), model));
+  const value = followAliases(fn, token, model);
+  const index = parameterIndex(fn, passedThrough(fn, value, model));
   if (index !== undefined) return { kind: 'param', index };
+  // `value ?? '1'`: the caller's argument, or the default when it leaves it out.
+  const v = unwrap(value);
+  if (ts.isBinaryExpression(v) && (v.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken || v.operatorToken.kind === ts.SyntaxKind.BarBarToken)) {
+    const param = parameterIndex(fn, passedThrough(fn, v.left, model));
+    const fallback = param === undefined ? undefined : tokenWeakness(v.right, acquire.fn, model.lookup);
+    if (param !== undefined) return fallback && fallback.kind !== 'reused' ? { kind: 'param', index: param, fallback: { weakness: fallback.kind, what: fallback.what } } : { kind: 'param', index: param };
+  }
   const weakness = tokenWeakness(token, acquire.fn, model.lookup);
   if (weakness && weakness.kind !== 'reused') return { kind: 'weak', weakness: weakness.kind, what: weakness.what };
   return STRONG.test(followAliases(fn, token, model).getText()) ? { kind: 'strong' } : { kind: 'unknown' };

@@ -45,7 +45,8 @@ export interface KeySpec {
 }
 
 export type TokenSpec =
-  | { kind: 'param'; index: number }
+  /** `fallback`: the weak value written when the caller leaves the argument out (`value ?? '1'`). */
+  | { kind: 'param'; index: number; fallback?: { weakness: 'constant' | 'pid' | 'hostname' | 'timestamp' | 'counter'; what: string } }
   | { kind: 'weak'; weakness: 'constant' | 'pid' | 'hostname' | 'timestamp' | 'counter'; what: string }
   | { kind: 'strong' }
   | { kind: 'unknown' };

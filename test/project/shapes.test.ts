@@ -2524,3 +2524,49 @@ export async function publishAll(locks: NamespaceLocks, ns: string) {
   const findings = analyzeProject({ 'src/namespace-locks.ts': service, 'src/publish.ts': publisher });
   assert.deepEqual(findingList(findings), ['src/publish.ts: respect-abort-signal'], findings.map((f) => f.message).join('\n'));
 });
+
+test('a store method writing `value ?? \'1\'`: a caller passing a random token stores it; a caller leaving it out stores the constant', () => {
+  const store = `import Redis from 'ioredis';
+export class RedisStore {
+  private readonly client = new Redis();
+  async setLockKey(lockKey: string, expire?: number, value?: string) {
+    return this.client.set(lockKey, value ?? '1', 'EX', expire ?? 30, 'NX');
+  }
+  async del(key: string) {
+    return this.client.del(key);
+  }
+  async eval(script: string, keys: number, ...args: string[]) {
+    return this.client.eval(script, keys, ...args);
+  }
+}
+`;
+  const RELEASE = `'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end'`;
+  const games = `import { randomUUID } from 'node:crypto';
+import { RedisStore } from './store';
+export class GameLocks {
+  constructor(private readonly store: RedisStore) {}
+  async acquire(gameId: string) {
+    const token = randomUUID();
+    const acquired = await this.store.setLockKey(\`lock:game:\${gameId}\`, 10, token);
+    return { acquired: acquired === 'OK', token };
+  }
+  async release(gameId: string, token: string) {
+    return this.store.eval(${RELEASE}, 1, \`lock:game:\${gameId}\`, token);
+  }
+}
+`;
+  const cleanup = `import { RedisStore } from './store';
+declare function sweep(): Promise<void>;
+export async function cleanupOnce(store: RedisStore) {
+  if ((await store.setLockKey('lock:cleanup', 60)) !== 'OK') return;
+  try {
+    await sweep();
+  } finally {
+    await store.del('lock:cleanup');
+  }
+}
+`;
+  const findings = analyzeProject({ 'src/store.ts': store, 'src/games.ts': games, 'src/cleanup.ts': cleanup });
+  const tokens = findings.filter((f) => f.rule === 'unique-token').map((f) => f.file);
+  assert.deepEqual(tokens, ['src/cleanup.ts'], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
+});
