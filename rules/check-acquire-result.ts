@@ -2,7 +2,8 @@
 // whether or not this process got the lock.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { enclosingFunction, identifiersNamed, isAwaited, spanOf, unwrapAwait, valueCarrier, type Node } from './engine/nodes';
+import { callsNamed, enclosingFunction, identifiersNamed, isAwaited, methodOf, spanOf, unwrap, unwrapAwait, valueCarrier, type Node } from './engine/nodes';
+import { resultUse } from './engine/result-use';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
@@ -136,8 +137,29 @@ function readsAfter(declaration: Node, name: string): ts.Identifier[] {
 }
 
 
+/**
+ * A command queued on a MULTI or pipeline answers through `exec()`: `const results = await pipeline.exec();
+ * ... results[0][1] === 'OK'`. Is the exec's reply read? Then the acquire's answer may be, and is the
+ * caller's to test there.
+ */
+function batchReplyRead(acquire: Acquire): boolean {
+  const root = acquire.command?.batch?.root;
+  if (!root) return false;
+  let exec: ts.CallExpression | undefined;
+  if (ts.isIdentifier(root)) {
+    exec = callsNamed(acquire.fn, (name) => name === 'exec').find((c) => unwrap(methodOf(c)?.receiver ?? c).getText() === root.text && c.pos > acquire.call.end);
+  } else {
+    // `redis.multi().set(...).expire(...).exec()`: the chain's own exec.
+    for (let n: Node = acquire.call; n.parent && (ts.isPropertyAccessExpression(n.parent) || ts.isCallExpression(n.parent)); n = n.parent) {
+      if (ts.isCallExpression(n.parent) && methodOf(n.parent)?.name === 'exec') exec = n.parent;
+    }
+  }
+  return !!exec && resultUse(exec).kind !== 'discarded';
+}
+
 function problem(model: LockModel, acquire: Acquire): { message: string; at: Node } | undefined {
   const use = acquire.result;
+  if (use.kind === 'discarded' && batchReplyRead(acquire)) return undefined;
   if (use.kind === 'discarded') return { message: 'is ignored', at: acquire.call };
   if (use.kind === 'tested' && !use.awaited) return { message: 'is tested without await: a Promise is always truthy', at: acquire.call };
   if (use.kind === 'assigned' && !use.readLater) return { message: `is stored in ${use.name} but never tested`, at: acquire.call };
@@ -154,7 +176,8 @@ function problem(model: LockModel, acquire: Acquire): { message: string; at: Nod
 }
 
 function fix(acquire: Acquire): Fix | undefined {
-  if (acquire.result.kind !== 'discarded' || !isAsync(acquire.fn)) return undefined;
+  // A command queued on a MULTI or pipeline answers through exec(), not its own call.
+  if (acquire.result.kind !== 'discarded' || !isAsync(acquire.fn) || acquire.command?.batch) return undefined;
   const statement = valueCarrier(acquire.call).parent;
   if (!ts.isExpressionStatement(statement)) return undefined;
   const indent = indentOf(statement);

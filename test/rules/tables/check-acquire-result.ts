@@ -20,6 +20,16 @@ ${busy}
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: 'SET NX queued on a pipeline variable whose exec reply is read and tested', code: `${io}export async function enter(gameId: string, token: string) {
+  const pipeline = redis.pipeline();
+  pipeline.set(\`lock:game:\${gameId}\`, token, 'EX', 10, 'NX');
+  pipeline.hgetall(\`game:\${gameId}\`);
+  const results = await pipeline.exec();
+  if (!results || results[0][1] !== 'OK') return null;
+  await work();
+  return results[1][1];
+}
+` },
     {
       name: 'an account lockout flag set with NX (a running lockout is not restarted) through a key function of an auth/lockout.ts module',
       fileName: 'src/auth/lockout.ts',
@@ -210,6 +220,19 @@ export async function report(id: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'SET NX queued on a pipeline whose exec reply is thrown away',
+      message: ['is ignored'],
+      code: `${io}export async function enter(gameId: string, token: string) {
+  const pipeline = redis.pipeline();
+  pipeline.set(\`lock:game:\${gameId}\`, token, 'EX', 10, 'NX');
+  pipeline.hgetall(\`game:\${gameId}\`);
+  await pipeline.exec();
+  await work();
+}
+`,
+      output: null,
+    },
     {
       name: 'a not-acquired branch that calls a function of the file that returns (it only builds the error)',
       message: ['does not stop'],
