@@ -391,7 +391,8 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
         else found = { node, kind: 'exception' };
         return;
       }
-      if (ts.isReturnStatement(node) && !returnsKeepIt && !releasedBefore(node, release) && !releasedFirst(node) && !keptOnPurpose(node, sourceFile)) {
+      // `return lock.unlock()`: the return that releases skips nothing.
+      if (ts.isReturnStatement(node) && !isAncestor(node, release.call) && !returnsKeepIt && !releasedBefore(node, release) && !releasedFirst(node) && !keptOnPurpose(node, sourceFile)) {
         found = { node, kind: 'return' };
         return;
       }
@@ -400,6 +401,26 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   };
   ts.forEachChild(acquire.fn, visit);
   return found ?? exception;
+}
+
+/**
+ * `redlock.lock(key, ttl).then(async (lock) => { await work(); return lock.unlock(); })`: the callback
+ * holds the lock, so an exception from the work before its release skips the release.
+ */
+function thenCallbackCoverage(model: LockModel, acquire: Acquire) {
+  const access = acquire.call.parent;
+  const then = access && ts.isPropertyAccessExpression(access) && access.name.text === 'then' && ts.isCallExpression(access.parent) ? access.parent : undefined;
+  const callback = then?.arguments[0] && unwrap(then.arguments[0]);
+  if (!callback || !(ts.isArrowFunction(callback) || ts.isFunctionExpression(callback))) return undefined;
+  const param = callback.parameters[0]?.name;
+  if (!param || !ts.isIdentifier(param)) return undefined;
+  const releases = model.releases.filter((r) => r.handle === param.text && contains(callback, r.call) && enclosingFunction(r.call) === callback);
+  const release = releases.reduce<Release | undefined>((last, r) => (!last || r.call.pos > last.call.pos ? r : last), undefined);
+  if (!release) return undefined;
+  // Released in a finally: only awaited work before its try can skip it.
+  const guard = ancestorWhere<ts.TryStatement>(release.call, (a) => ts.isTryStatement(a) && !!a.finallyBlock && contains(a.finallyBlock, release.call));
+  const exit = firstExit({ ...acquire, fn: callback }, release, guard?.getStart(), undefined, releases.map((r) => r.call));
+  return exit ? { release, exit, statement: enclosingStatement(release.call) } : undefined;
 }
 
 /**
@@ -488,7 +509,7 @@ function releasedBefore(ret: Node, release: Release): boolean {
 
 export function releaseCoverage(model: LockModel, acquire: Acquire) {
   const releases = releasesOf(model, acquire);
-  if (releases.length === 0) return undefined;
+  if (releases.length === 0) return thenCallbackCoverage(model, acquire);
   if (releases.every((r) => undoneWhenOtherBusy(model, acquire, r))) return undefined;
   if (escapes(acquire, releases.map((r) => r.call))) return undefined;
   if (releases.some((r) => isFinallyCallback(r)) || catchAndAfter(releases)) return undefined;

@@ -38,6 +38,20 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'a lock handed to .then((lock) => ...) whose work is in a try with the release in its finally', code: `import Redlock from 'redlock';
+import Redis from 'ioredis';
+declare function refetchAll(): Promise<void>;
+const redlock = new Redlock([new Redis()], { retryCount: 0 });
+export async function nightly(): Promise<void> {
+  await redlock.acquire(['locks:nightly'], 60_000).then(async (lock) => {
+    try {
+      await refetchAll();
+    } finally {
+      await lock.release();
+    }
+  });
+}
+` },
     { name: 'a release in a .then of Bluebird\'s Promise.delay: a wait cannot reject, the release always runs', code: `import Redis from 'ioredis';
 import Redlock from 'redlock';
 declare const Bluebird: { delay(ms: number): Promise<void> };
@@ -622,6 +636,22 @@ export async function throughHelper(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'a lock handed to .then(async (lock) => { await work(); return lock.release(); }): the work can throw past the release',
+      message: ['an exception from `await refetchAll()`'],
+      code: `import Redlock from 'redlock';
+import Redis from 'ioredis';
+declare function refetchAll(): Promise<void>;
+const redlock = new Redlock([new Redis()], { retryCount: 0 });
+export async function nightly(): Promise<void> {
+  await redlock.acquire(['locks:nightly'], 60_000).then(async (lock) => {
+    await refetchAll();
+    return lock.release();
+  });
+}
+`,
+      output: null,
+    },
     {
       name: 'an early return on an error answer after awaited work skips the release: the return is named, not the await',
       message: ['the early `return { error: rows.error };`'],
