@@ -18,14 +18,18 @@ function alwaysLeaves(node: Node): boolean {
   return false;
 }
 
-/** `fail(...)`, `this.reject(...)`: a call to a function of the file that never returns (written-text.ts). */
+/** A function named for throwing (`throwObj(...)`, `RequestErrors.throwHttp(...)`, `raiseConflict()`), in any file. */
+const THROWER_NAME = /^(?:throw|raise)(?:[A-Z_$]|$)/;
+
+/** `fail(...)`, `this.reject(...)`: a call to a function of the file that never returns (written-text.ts), or one named for throwing. */
 function callsThrowingFunction(expression: Node): boolean {
   let call = unwrap(expression);
   if (ts.isAwaitExpression(call)) call = unwrap(call.expression);
   if (!ts.isCallExpression(call)) return false;
   const callee = unwrap(call.expression);
+  if (ts.isPropertyAccessExpression(callee) && THROWER_NAME.test(callee.name.text)) return true;
   const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) && callee.expression.kind === ts.SyntaxKind.ThisKeyword ? callee.name.text : undefined;
-  return !!name && alwaysThrows(call.getSourceFile(), name);
+  return !!name && (THROWER_NAME.test(name) || alwaysThrows(call.getSourceFile(), name));
 }
 
 /** Code that does something: a call, an await or a `new`. */

@@ -20,6 +20,15 @@ ${busy}
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    { name: 'a busy branch ending in a call named for throwing, of a class from another file (RequestErrors.throwObj)', code: `${io}declare const RequestErrors: { throwObj(body: { message: string }, status: number): void };
+export async function holdBag(bag: string, token: string) {
+  const held = await redis.set(\`lock:bag:\${bag}\`, token, 'PX', 30000, 'NX');
+  if (!held) {
+    RequestErrors.throwObj({ message: 'bag is being processed' }, 400);
+  }
+  await work();
+}
+` },
     { name: 'SET NX queued on a pipeline variable whose exec reply is read and tested', code: `${io}export async function enter(gameId: string, token: string) {
   const pipeline = redis.pipeline();
   pipeline.set(\`lock:game:\${gameId}\`, token, 'EX', 10, 'NX');
