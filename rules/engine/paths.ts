@@ -170,8 +170,11 @@ export function guardNames(acquire: Acquire): readonly string[] {
  */
 function flagsSetAfter(call: Node): string[] {
   const statement = ancestorWhere(call, (n) => ts.isStatement(n) || isFunctionLike(n));
-  if (!statement || !ts.isBlock(statement.parent)) return [];
-  const after = statement.parent.statements.slice(statement.parent.statements.indexOf(statement as ts.Statement) + 1);
+  if (!statement) return [];
+  // `if ((await set(...)) === 'OK') { held = true; break; }`: set in the branch the acquire's success opens.
+  const opened = ts.isIfStatement(statement) && contains(statement.expression, call) && !testsFailure(statement.expression) ? statement.thenStatement : undefined;
+  if (!opened && !ts.isBlock(statement.parent)) return [];
+  const after = opened ? (ts.isBlock(opened) ? [...opened.statements] : [opened]) : (statement.parent as ts.Block).statements.slice((statement.parent as ts.Block).statements.indexOf(statement as ts.Statement) + 1);
   return after.flatMap((s) => {
     const e = ts.isExpressionStatement(s) ? unwrap(s.expression) : undefined;
     return e && isAssignment(e) && ts.isIdentifier(e.left) && e.right.kind === ts.SyntaxKind.TrueKeyword ? [e.left.text] : [];

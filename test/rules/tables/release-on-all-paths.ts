@@ -38,6 +38,25 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'a retry loop setting a held flag in the branch its acquire opens, a throw when not held, then the work in try/finally', code: `${io}const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export async function updateAcl(path: string, token: string) {
+  const key = \`lock:acl:\${path}\`;
+  let held = false;
+  for (let i = 0; i < 10; i++) {
+    if ((await redis.set(key, token, 'EX', 5, 'NX')) === 'OK') {
+      held = true;
+      break;
+    }
+    await sleep(40 + Math.random() * 40);
+  }
+  if (!held) throw new Error('busy');
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
     { name: 'a lock handed to .then((lock) => ...) whose work is in a try with the release in its finally', code: `import Redlock from 'redlock';
 import Redis from 'ioredis';
 declare function refetchAll(): Promise<void>;
