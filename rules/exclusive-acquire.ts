@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import { spelledName, type RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
-import { checkBefore, functionName, inLockAcquireFunction, namedAcquire, namesOf, plainSet, ACQUIRE_FN } from './engine/check-then-set';
+import { checkBefore, functionName, inLockAcquireFunction, namedAcquire, namesOf, plainSet, writesBackReply, ACQUIRE_FN } from './engine/check-then-set';
 import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
@@ -114,6 +114,19 @@ function refreshesHeld(check: RedisCommand, set: RedisCommand): boolean {
   return !!last && (ts.isReturnStatement(last) || ts.isThrowStatement(last));
 }
 
+/** A random id: a key made from one is this call's alone (a clock is not: two processes read the same time). */
+const RANDOM_ID = /\b(?:randomBytes|randomUUID|randomInt|getRandomValues|uuid(?:v4)?|v4|nanoid|ulid|cuid2?|createId|Math\.random)\b/;
+
+/** A key built from a name this function set to a fresh random id (`const token = \`urn:uuid:${randomUUID()}\``). */
+function keyOfFreshValue(set: RedisCommand): boolean {
+  const fn = enclosingFunction(set.call);
+  const key = set.keys[0];
+  return descendantsOfKind<ts.Identifier>(key, ts.SyntaxKind.Identifier).some((id) => {
+    const decl = declarationOf(id);
+    return !!decl && ts.isVariableDeclaration(decl) && !!decl.initializer && enclosingFunction(decl) === fn && RANDOM_ID.test(decl.initializer.getText());
+  });
+}
+
 /** An awaited `x.acquire(...)` / `x.tryAcquire(...)` / `x.lock(...)` earlier in the SET's function, of another key than the SET's. */
 function acquiredBefore(set: RedisCommand): boolean {
   const fn = enclosingFunction(set.call);
@@ -191,6 +204,8 @@ export const exclusiveAcquire: Rule = {
       }
       if (command.name !== 'SET' || !command.set || command.set.nx || command.set.ownOptions || command.batch || !command.keys[0]) continue;
       const key = model.keyOf(command.keys[0]);
+      // `meta:${token}` for a token just made with randomUUID(): no other process can hold that key.
+      if (keyOfFreshValue(command)) continue;
       // `const lock = await redlock.acquire([key], ttl); await redis.set(registryKey, ...)` in an acquire: the
       // lock is taken by a library's acquire before it; a SET of another key after it writes its details.
       if (inLockAcquireFunction(command) && acquiredBefore(command)) continue;
@@ -242,7 +257,7 @@ export const exclusiveAcquire: Rule = {
       const check = checkBefore(model, command);
       // A GET judged stale, then this SET: a takeover, atomic-takeover's finding.
       if (check && breaksStaleLock(model, command)) continue;
-      if (check && (stampsAfterWork(check, command) || refreshesHeld(check, command))) continue;
+      if (check && (stampsAfterWork(check, command) || refreshesHeld(check, command) || writesBackReply(check, command))) continue;
       if (check) {
         report({
           span: spanOf(command.call),

@@ -148,6 +148,12 @@ function handedBack(fn: Node, names: readonly string[]): boolean {
   });
 }
 
+/** `const raw = await get(k); if (!raw) return false; await set(k, raw, 'EX', ttl)`: the value read written back with a new TTL, a refresh. */
+export function writesBackReply(check: RedisCommand, set: RedisCommand): boolean {
+  const value = set.args[0] && unwrap(set.args[0]);
+  return !!value && ts.isIdentifier(value) && namesOf(check).includes(value.text);
+}
+
 export function namesOf(check: RedisCommand): string[] {
   const use = resultUse(check.call);
   return use.kind === 'assigned' ? [use.name] : [];

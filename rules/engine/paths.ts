@@ -157,7 +157,7 @@ export function guardNames(acquire: Acquire): readonly string[] {
   };
   if (acquire.result.kind === 'tested') note(valueCarrier(acquire.call).parent);
   for (const id of identifiersNamed(acquire.fn, own)) if (id.pos >= acquire.call.end) note(id.parent);
-  for (const flag of flagsSetAfter(acquire.call)) if (!own.includes(flag) && !aliases.includes(flag)) aliases.push(flag);
+  for (const flag of flagsSetAfter(acquire.call, own)) if (!own.includes(flag) && !aliases.includes(flag)) aliases.push(flag);
   names = aliases.length > 0 ? [...own, ...aliases] : own;
   guardNamesOf.set(acquire, names);
   return names;
@@ -168,16 +168,23 @@ export function guardNames(acquire: Acquire): readonly string[] {
  * in its block. An acquire that fails throws (or answers, and its answer is tested first), so the flag
  * is true only once the lock is taken.
  */
-function flagsSetAfter(call: Node): string[] {
+function flagsSetAfter(call: Node, names: readonly string[]): string[] {
   const statement = ancestorWhere(call, (n) => ts.isStatement(n) || isFunctionLike(n));
   if (!statement) return [];
   // `if ((await set(...)) === 'OK') { held = true; break; }`: set in the branch the acquire's success opens.
   const opened = ts.isIfStatement(statement) && contains(statement.expression, call) && !testsFailure(statement.expression) ? statement.thenStatement : undefined;
   if (!opened && !ts.isBlock(statement.parent)) return [];
   const after = opened ? (ts.isBlock(opened) ? [...opened.statements] : [opened]) : (statement.parent as ts.Block).statements.slice((statement.parent as ts.Block).statements.indexOf(statement as ts.Statement) + 1);
-  return after.flatMap((s) => {
+  const setTrue = (s: Node): string[] => {
     const e = ts.isExpressionStatement(s) ? unwrap(s.expression) : undefined;
     return e && isAssignment(e) && ts.isIdentifier(e.left) && e.right.kind === ts.SyntaxKind.TrueKeyword ? [e.left.text] : [];
+  };
+  return after.flatMap((s) => {
+    // `const claimed = await set(...); if (claimed === 'OK') { held = true; break; }`.
+    if (ts.isIfStatement(s) && mentionsAny(s.expression, names) && !testsFailure(s.expression)) {
+      return (ts.isBlock(s.thenStatement) ? [...s.thenStatement.statements] : [s.thenStatement]).flatMap(setTrue);
+    }
+    return setTrue(s);
   });
 }
 

@@ -11,7 +11,7 @@ import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
 import { ancestorWhere, calleeName, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
-import { checkBefore, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
+import { checkBefore, writesBackReply, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
 import { isLockFunction, namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
 import { memberFunction, returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
@@ -627,7 +627,8 @@ function takenWithoutNx(fn: ts.FunctionLikeDeclaration, model: LockModel, plainS
     if (model.extends.some((e) => e.command === set)) continue;
     const key = model.keyOf(set.keys[0]);
     if (namesLockedState(key) || !(model.isLockKey(key) || inLockAcquireFunction(set))) continue;
-    if (!checkBefore(model, set) && !namedAcquire(set)) continue;
+    const check = checkBefore(model, set);
+    if ((!check && !namedAcquire(set)) || (check && writesBackReply(check, set))) continue;
     return { kind: 'set-nx', call: set.call, command: set, key, token: set.args[0], hasTtl: !!set.set?.ttl, fn, statement: enclosingStatement(set.call), result: resultUse(set.call) };
   }
   return undefined;

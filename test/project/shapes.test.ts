@@ -2570,3 +2570,24 @@ export async function cleanupOnce(store: RedisStore) {
   const tokens = findings.filter((f) => f.rule === 'unique-token').map((f) => f.file);
   assert.deepEqual(tokens, ['src/cleanup.ts'], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
 });
+
+test('a refresh helper writing back the value its GET read is no acquire: its caller ignoring the answer is not reported', () => {
+  const locks = `import Redis from 'ioredis';
+const redis = new Redis();
+export async function refreshLock(lockToken: string): Promise<boolean> {
+  const raw = await redis.get(\`lock:token:\${lockToken}\`);
+  if (!raw) return false;
+  await redis.set(\`lock:token:\${lockToken}\`, raw, 'EX', 60);
+  return true;
+}
+`;
+  const controller = `import { refreshLock } from './locks';
+declare function reply(status: number): Promise<void>;
+export async function onRefresh(token: string) {
+  await refreshLock(token);
+  await reply(200);
+}
+`;
+  const findings = analyzeProject({ 'src/locks.ts': locks, 'src/controller.ts': controller });
+  assert.deepEqual(findingList(findings), [], findings.map((f) => f.message).join('\n'));
+});

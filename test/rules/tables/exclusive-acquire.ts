@@ -3,6 +3,21 @@ import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    { name: 'a record written under a key made from a token just drawn with randomUUID: no other process can hold that key', code: `${io}import { randomUUID } from 'node:crypto';
+export async function createLock(path: string): Promise<string> {
+  const lockToken = \`urn:uuid:\${randomUUID()}\`;
+  if (await redis.get(\`lock:token:\${lockToken}\`)) throw new Error('impossible');
+  await redis.set(\`lock:token:\${lockToken}\`, JSON.stringify({ path }), 'EX', 60);
+  return lockToken;
+}
+` },
+    { name: 'the value a GET read written back with a fresh TTL: a refresh of what is there, not an acquire', code: `${io}export async function refreshLock(lockToken: string): Promise<boolean> {
+  const raw = await redis.get(\`lock:token:\${lockToken}\`);
+  if (!raw) return false;
+  await redis.set(\`lock:token:\${lockToken}\`, raw, 'EX', 60);
+  return true;
+}
+` },
     { name: 'a cooldown stamped after the work its check lets through: the SET ends the branch, guarding nothing', code: `${io}declare const queue: { add(job: unknown): Promise<void> };
 export async function refreshLiquidity(token: string) {
   const lockKey = \`refresh-liquidity-lock:\${token}\`;

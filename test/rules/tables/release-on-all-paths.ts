@@ -57,6 +57,26 @@ export async function updateAcl(path: string, token: string) {
   }
 }
 ` },
+    { name: 'a retry loop setting a held flag in the branch a test of the stored reply opens, a throw when not held, then the work in try/finally', code: `${io}const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export async function updateAcl(path: string, token: string) {
+  const key = \`lock:acl:\${path}\`;
+  let held = false;
+  for (let i = 0; i < 10; i++) {
+    const claimed = await redis.set(key, token, 'EX', 5, 'NX');
+    if (claimed === 'OK') {
+      held = true;
+      break;
+    }
+    await sleep(40 + Math.random() * 40);
+  }
+  if (!held) throw new Error('busy');
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+` },
     { name: 'a lock handed to .then((lock) => ...) whose work is in a try with the release in its finally', code: `import Redlock from 'redlock';
 import Redis from 'ioredis';
 declare function refetchAll(): Promise<void>;
