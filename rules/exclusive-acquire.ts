@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import { spelledName, type RedisCommand } from './engine/commands';
 import { mentions } from './engine/failure-paths';
-import { checkBefore, functionName, inLockAcquireFunction, namedAcquire, namesOf, plainSet, writesBackReply, ACQUIRE_FN } from './engine/check-then-set';
+import { checkBefore, functionName, holderRecordKey, inLockAcquireFunction, namedAcquire, namesOf, plainSet, writesBackReply, ACQUIRE_FN } from './engine/check-then-set';
 import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
@@ -257,7 +257,8 @@ export const exclusiveAcquire: Rule = {
       const check = checkBefore(model, command);
       // A GET judged stale, then this SET: a takeover, atomic-takeover's finding.
       if (check && breaksStaleLock(model, command)) continue;
-      if (check && (stampsAfterWork(check, command) || refreshesHeld(check, command) || writesBackReply(check, command))) continue;
+      // Writing back a shared record read before (a per-path map) loses what others added in between: reported.
+      if (check && (stampsAfterWork(check, command) || refreshesHeld(check, command) || (writesBackReply(check, command) && holderRecordKey(command)))) continue;
       if (check) {
         report({
           span: spanOf(command.call),

@@ -148,10 +148,15 @@ function handedBack(fn: Node, names: readonly string[]): boolean {
   });
 }
 
-/** `const raw = await get(k); if (!raw) return false; await set(k, raw, 'EX', ttl)`: the value read written back with a new TTL, a refresh. */
+/** `const raw = await get(k); if (!raw) return false; await set(k, raw, 'EX', ttl)`: the value read written back with a new TTL, a refresh, not an acquire. */
 export function writesBackReply(check: RedisCommand, set: RedisCommand): boolean {
   const value = set.args[0] && unwrap(set.args[0]);
   return !!value && ts.isIdentifier(value) && namesOf(check).includes(value.text);
+}
+
+/** A key of one holder's own record (`lock:${lockToken}`), not shared state other holders write to. */
+export function holderRecordKey(set: RedisCommand): boolean {
+  return descendantsOfKind<ts.Identifier>(set.keys[0], ts.SyntaxKind.Identifier).some((id) => /token/i.test(id.text));
 }
 
 export function namesOf(check: RedisCommand): string[] {

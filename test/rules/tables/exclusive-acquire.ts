@@ -257,6 +257,16 @@ export class LockAuditStore {
   ],
   invalid: [
     {
+      name: 'a shared per-path lock map read and written back with a new TTL: what another holder added in between is lost',
+      message: ['check-then-act'],
+      code: `${io}export async function refreshPathLocks(path: string): Promise<void> {
+  const pathRaw = await redis.get(\`locks:path:\${path}\`);
+  if (pathRaw) await redis.set(\`locks:path:\${path}\`, pathRaw, 'EX', 60);
+}
+`,
+      output: null,
+    },
+    {
       name: 'a check-then-SET semaphore whose busy branch refreshes the holder\'s TTL and leaves: only the SET that goes on to the work is the acquire',
       count: 1,
       message: ['check-then-act'],
