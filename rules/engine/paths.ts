@@ -108,7 +108,10 @@ export function inFinally(release: Release, acquire: Acquire): boolean {
 function catchAndAfter(releases: Release[]): boolean {
   return releases.some((r) => {
     const tryStatement = ancestorWhere(r.call, ts.isCatchClause)?.parent;
-    return !!tryStatement && releases.some((other) => other !== r && other.call.getStart() >= tryStatement.end);
+    // Nothing between the try and the release after it can leave: a try around part of the work only
+    // (`try { page = await open(url) } catch { release; continue }`, more awaits after it) covers that part.
+    const nothingBetween = (other: Release) => !/\b(?:await|throw|return|continue|break)\b/.test(other.call.getSourceFile().text.slice(tryStatement!.end, other.call.getStart()));
+    return !!tryStatement && releases.some((other) => other !== r && other.call.getStart() >= tryStatement.end && nothingBetween(other));
   });
 }
 
@@ -125,7 +128,8 @@ function catchRelease(releases: Release[]): { release: Release; tryBlock: ts.Blo
     while (clause && statement && statement.parent !== clause.block) statement = heldTest(statement);
     if (!clause || statement?.parent !== clause.block) continue;
     const tryBlock = clause.parent.tryBlock;
-    return { release: r, tryBlock, success: releases.find((other) => other !== r && contains(tryBlock, other.call)) };
+    // The success path's release: in the try block, or after the try statement.
+    return { release: r, tryBlock, success: releases.find((other) => other !== r && (contains(tryBlock, other.call) || other.call.pos >= clause.parent.end)) };
   }
   return undefined;
 }

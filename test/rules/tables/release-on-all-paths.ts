@@ -676,6 +676,27 @@ export async function throughHelper(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'a catch releasing around only the first step (then continue), more awaited work after that try before the release',
+      message: ['an exception from `await work()`'],
+      code: `${io}declare function open(url: string): Promise<string>;
+export async function scrapeAll(urls: string[], token: string) {
+  for (const url of urls) {
+    if ((await redis.set(\`lock:scrape:\${url}\`, token, 'EX', 900, 'NX')) !== 'OK') continue;
+    let page: string;
+    try {
+      page = await open(url);
+    } catch (err) {
+      await redis.eval(${RELEASE}, 1, \`lock:scrape:\${url}\`, token);
+      continue;
+    }
+    console.log(page);
+    await work();
+    await redis.eval(${RELEASE}, 1, \`lock:scrape:\${url}\`, token);
+  }
+}
+`,
+    },
+    {
       name: 'a lock handed to .then(async (lock) => { await work(); return lock.release(); }): the work can throw past the release',
       message: ['an exception from `await refetchAll()`'],
       code: `import Redlock from 'redlock';
