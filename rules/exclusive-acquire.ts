@@ -127,9 +127,12 @@ function keyOfFreshValue(set: RedisCommand): boolean {
   });
 }
 
+const LIBRARY_ACQUIRE = /\.\s*(?:acquire|tryAcquire|lock)\s*\(/;
+
 /** An awaited `x.acquire(...)` / `x.tryAcquire(...)` / `x.lock(...)` earlier in the SET's function, of another key than the SET's. */
 function acquiredBefore(set: RedisCommand): boolean {
   const fn = enclosingFunction(set.call);
+  if (!LIBRARY_ACQUIRE.test(fn.getText())) return false;
   const key = unwrap(set.keys[0]).getText();
   return descendantsOfKind<ts.AwaitExpression>(fn, ts.SyntaxKind.AwaitExpression).some((a) => {
     const call = unwrap(a.expression);
@@ -208,7 +211,7 @@ export const exclusiveAcquire: Rule = {
       if (keyOfFreshValue(command)) continue;
       // `const lock = await redlock.acquire([key], ttl); await redis.set(registryKey, ...)` in an acquire: the
       // lock is taken by a library's acquire before it; a SET of another key after it writes its details.
-      if (inLockAcquireFunction(command) && acquiredBefore(command)) continue;
+      if (acquiredBefore(command) && inLockAcquireFunction(command)) continue;
       if (!model.isLockKey(key) && !inLockAcquireFunction(command)) {
         const check = plainSet(command) ? markerClaim(model, command) : undefined;
         if (check) {

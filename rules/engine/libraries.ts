@@ -146,6 +146,9 @@ const REDLOCKISH = /redlock/i;
  * the NestJS shape): whatever their name, they hold a redlock.
  */
 function typedAsRedlock(sourceFile: ts.SourceFile, imports: FileImports): string[] {
+  // Only a file that writes `: Redlock` (under its imported name) has any: most files are spared the walk.
+  const classNames = [...imports.names].filter(([, from]) => REDLOCK_MODULES.has(from)).map(([local]) => local);
+  if (!classNames.some((name) => new RegExp(`:\\s*${name.replace(/\$/g, '\\$')}\\b`).test(sourceFile.text))) return [];
   const typed = [...descendantsOfKind<ts.ParameterDeclaration>(sourceFile, ts.SyntaxKind.Parameter), ...descendantsOfKind<ts.PropertyDeclaration>(sourceFile, ts.SyntaxKind.PropertyDeclaration)];
   return typed.flatMap((d) => {
     const type = d.type;

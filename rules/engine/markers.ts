@@ -248,6 +248,8 @@ const COUNTS = /^(?:h?incr(?:by(?:float)?)?|decr(?:by)?)$/i;
  * increments seeds a counter (a fixed-window rate limit), it takes no lock: a marker, with no holder.
  */
 export function markCounterSeeds(acquires: readonly Acquire[]): void {
+  // A file that increments nothing has no counter: most files are spared the walk of each function.
+  if (acquires.length === 0 || !/incr|decr/i.test(acquires[0].call.getSourceFile().text)) return;
   for (const acquire of acquires) {
     const key = MARKER_KINDS.has(acquire.kind) ? acquire.call.arguments[0] : undefined;
     if (!key) continue;

@@ -446,7 +446,7 @@ function undoneWhenOtherBusy(model: LockModel, acquire: Acquire, release: Releas
   return model.acquires.some((other) => {
     if (other === acquire || !contains(acquire.fn, other.call)) return false;
     const test = ancestorWhere<ts.IfStatement>(other.call, (a) => ts.isIfStatement(a) && contains(a.expression, other.call));
-    if (!test) return false;
+    if (!test || !contains(test, release.call)) return false;
     const busyBranch = testsFailure(test.expression, guardNames(other)) ? test.thenStatement : test.elseStatement;
     return !!busyBranch && contains(busyBranch, release.call);
   });
