@@ -112,13 +112,14 @@ export const releaseOnAllPaths: Rule = {
     for (const { acquire, gap } of gaps.values()) {
       const key = lockName(acquire);
       const exitText = gap.exit.node.getText().split('\n')[0].slice(0, 60);
-      const cause = gap.exit.kind === 'return' ? `the early \`${exitText}\`` : `an exception from \`${exitText}\``;
+      const cause = gap.exit.kind === 'exception' ? `an exception from \`${exitText}\`` : `the early \`${exitText}\``;
+      const leaves = gap.exit.kind === 'jump' ? 'leaves this round of the loop' : 'leaves the function';
       const held = heldFor(acquire);
       report({
         span: spanOf(acquire.call),
-        message: `After ${key} is acquired, ${cause} leaves the function without reaching the release, so the lock stays held ${held}. Release in a finally block.`,
+        message: `After ${key} is acquired, ${cause} ${leaves} without reaching the release, so the lock stays held ${held}. Release in a finally block.`,
         related: [
-          { span: spanOf(gap.exit.node), message: gap.exit.kind === 'return' ? 'returns without releasing' : 'can throw before the release' },
+          { span: spanOf(gap.exit.node), message: gap.exit.kind === 'return' ? 'returns without releasing' : gap.exit.kind === 'jump' ? 'jumps past the release' : 'can throw before the release' },
           { span: spanOf(gap.release.call), message: 'the release it skips' },
         ],
         fix: () => fix(model, acquire, gap.statement),

@@ -5,7 +5,7 @@ import { sameKey } from './keys';
 import { neverThrows } from './never-throws';
 import { repliesOldValue } from './inverted-guard';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, valueCarrier, type Node } from './nodes';
+import { ancestorWhere, contains, isLoop, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, valueCarrier, type Node } from './nodes';
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
@@ -327,7 +327,8 @@ function comparedLiteral(e: ts.BinaryExpression): Node | undefined {
 
 export interface Exit {
   node: Node;
-  kind: 'exception' | 'return';
+  /** `jump`: a `continue` or `break` out of the loop round that holds the acquire and the release. */
+  kind: 'exception' | 'return' | 'jump';
 }
 
 /** The first await/throw/return between the acquire and the release that skips the release. */
@@ -403,6 +404,10 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
         // A rethrow in a catch passes on what an await threw: that await is the cause to name.
         if (ancestorWhere(node, (a) => ts.isCatchClause(a) || isFunctionLike(a))?.kind === ts.SyntaxKind.CatchClause) exception ??= { node, kind: 'exception' };
         else found = { node, kind: 'exception' };
+        return;
+      }
+      if ((ts.isContinueStatement(node) || ts.isBreakStatement(node)) && !node.label && jumpsPastRelease(node, acquire, release) && !releasedBefore(node, release) && !releasedFirst(node) && !keptOnPurpose(node, sourceFile)) {
+        found = { node, kind: 'jump' };
         return;
       }
       // `return lock.unlock()`: the return that releases skips nothing.
@@ -500,7 +505,16 @@ function leavesOnceAcquired(tryBlock: ts.Block, acquire: Acquire): boolean {
 const KEEPS_LOCK = /\b(?:do\s+not|don'?t|never|no)\s+(?:unlock|release)|\bkeep(?:s|ing)?\s+(?:the\s+|this\s+)?lock\b|\bleav(?:e|es|ing)\s+(?:the\s+|this\s+)?lock\s+(?:held|in\s+place|set|taken)/i;
 
 /** A return whose own comment says the lock is kept on purpose (held until its TTL, against duplicates). */
-function keptOnPurpose(ret: ts.ReturnStatement, sourceFile: ts.SourceFile): boolean {
+/**
+ * `for (const url of urls) { lock(url); ...; if (done) continue; ...; release(url); }`: a jump out of the
+ * round of the loop that holds both the acquire and the release (not of an inner loop or a switch).
+ */
+function jumpsPastRelease(jump: ts.ContinueStatement | ts.BreakStatement, acquire: Acquire, release: Release): boolean {
+  const target = ancestorWhere(jump, (a) => isLoop(a) || ts.isForOfStatement(a) || ts.isForInStatement(a) || (ts.isBreakStatement(jump) && ts.isSwitchStatement(a)) || isFunctionLike(a));
+  return !!target && !isFunctionLike(target) && !ts.isSwitchStatement(target) && contains(target, acquire.call) && contains(target, release.call);
+}
+
+function keptOnPurpose(ret: ts.Statement, sourceFile: ts.SourceFile): boolean {
   const text = sourceFile.text;
   return (ts.getLeadingCommentRanges(text, ret.pos) ?? []).some((c) => KEEPS_LOCK.test(text.slice(c.pos, c.end)));
 }

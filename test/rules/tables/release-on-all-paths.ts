@@ -38,6 +38,25 @@ export async function migrate(id: string, token: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    { name: 'a continue out of an inner loop, or a break out of a switch, inside the locked round does not skip its release', code: `${io}export async function tally(ids: string[], token: string, rows: string[][]) {
+  for (const id of ids) {
+    if ((await redis.set(\`lock:tally:\${id}\`, token, 'EX', 60, 'NX')) !== 'OK') continue;
+    try {
+      for (const row of rows) {
+        if (row.length === 0) continue;
+        switch (row[0]) {
+          case 'skip':
+            break;
+          default:
+            await work();
+        }
+      }
+    } finally {
+      await redis.eval(${RELEASE}, 1, \`lock:tally:\${id}\`, token);
+    }
+  }
+}
+` },
     { name: 'a retry loop setting a held flag in the branch its acquire opens, a throw when not held, then the work in try/finally', code: `${io}const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function updateAcl(path: string, token: string) {
   const key = \`lock:acl:\${path}\`;
@@ -675,6 +694,21 @@ export async function throughHelper(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'a continue between the acquire and the release in a loop body leaves that round holding the lock',
+      message: ['the early `continue;` leaves this round of the loop'],
+      code: `${io}declare function fetchPage(url: string): Promise<{ done: boolean }>;
+export async function scrapeAll(urls: string[], token: string) {
+  for (const url of urls) {
+    if ((await redis.set(\`lock:scrape:\${url}\`, token, 'EX', 900, 'NX')) !== 'OK') continue;
+    const page = await fetchPage(url);
+    if (page.done) continue;
+    await work();
+    await redis.eval(${RELEASE}, 1, \`lock:scrape:\${url}\`, token);
+  }
+}
+`,
+    },
     {
       name: 'a catch releasing around only the first step (then continue), more awaited work after that try before the release',
       message: ['an exception from `await work()`'],
