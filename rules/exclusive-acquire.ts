@@ -10,6 +10,7 @@ import type { LockModel, Release } from './engine/model';
 import { ancestorWhere, bindingElementOf, contains, declarationOf, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import { testsFailure } from './engine/paths';
+import { RANDOM_ID } from './engine/key-loops';
 import { breaksStaleLock } from './engine/takeover';
 import type { Rule } from './rule';
 import type { Fix } from './types';
@@ -114,8 +115,6 @@ function refreshesHeld(check: RedisCommand, set: RedisCommand): boolean {
   return !!last && (ts.isReturnStatement(last) || ts.isThrowStatement(last));
 }
 
-/** A random id: a key made from one is this call's alone (a clock is not: two processes read the same time). */
-const RANDOM_ID = /\b(?:randomBytes|randomUUID|randomInt|getRandomValues|uuid(?:v4)?|v4|nanoid|ulid|cuid2?|createId|Math\.random)\b/;
 
 /** A key built from a name this function set to a fresh random id (`const token = \`urn:uuid:${randomUUID()}\``). */
 function keyOfFreshValue(set: RedisCommand): boolean {

@@ -27,8 +27,10 @@ export function keyVariesWithLoop(loop: KeyLoop, acquire: Acquire): boolean {
   return loopVariables(loop).some((n) => new RegExp(`(?<![\\w$])${n.replace(/\$/g, '\\$')}(?![\\w$])`).test(`${key.canonical} ${key.text}`));
 }
 
-/** A value that differs on every evaluation: random bytes, an id generator, the clock. */
-const FRESH = /\b(?:randomBytes|randomUUID|randomInt|getRandomValues|uuid(?:v4)?|v4|nanoid|ulid|cuid2?|createId|Math\.random|Date\.now|hrtime)\b|\bnew\s+Date\b/;
+/** A random id: a key made from one is this call's alone (a clock is not: two processes read the same time). */
+export const RANDOM_ID = /\b(?:randomBytes|randomUUID|randomInt|getRandomValues|uuid(?:v4)?|v4|nanoid|ulid|cuid2?|createId|Math\.random)\b/;
+/** A value that differs on every evaluation: a random id, or the clock. */
+const FRESH = new RegExp(`${RANDOM_ID.source}|\\b(?:Date\\.now|hrtime)\\b|\\bnew\\s+Date\\b`);
 
 const nameIn = (name: string, text: string) => new RegExp(`(?<![\\w$#])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(text);
 

@@ -2478,16 +2478,18 @@ export async function selectWallet(wallet: string) {
   assert.deepEqual(findingList(findings), ['src/wallets.ts: bounded-acquire-retry'], findings.map((f) => f.message).join('\n'));
 });
 
-test('a service method handing its routine to an injected Redlock (a constructor parameter typed Redlock, any name) is a locked-routine helper: its callers\' routines must take the signal', () => {
-  const service = `import Redlock from 'redlock';
-export class NamespaceLocks {
+/** A service holding a Redlock by its type (any field name) whose method runs `attempt` (the routine `fn` goes to redlock.using in it), and a caller whose routine ignores the signal. */
+function namespaceLocks(attempt: string, declarations = ''): Record<string, string> {
+  return {
+    'src/namespace-locks.ts': `import Redlock from 'redlock';
+${declarations}export class NamespaceLocks {
   constructor(private readonly adapter: Redlock) {}
   withNamespace<R>(namespace: string, fn: () => Promise<R>): Promise<R> {
-    return this.adapter.using([\`ns:\${namespace}\`], 15000, { retryCount: 0 }, fn);
+    return ${attempt};
   }
 }
-`;
-  const publisher = `import { NamespaceLocks } from './namespace-locks';
+`,
+    'src/publish.ts': `import { NamespaceLocks } from './namespace-locks';
 declare function compose(ns: string): Promise<void>;
 declare function deploy(ns: string): Promise<void>;
 export async function publishAll(locks: NamespaceLocks, ns: string) {
@@ -2496,32 +2498,19 @@ export async function publishAll(locks: NamespaceLocks, ns: string) {
     await deploy(ns);
   });
 }
-`;
-  const findings = analyzeProject({ 'src/namespace-locks.ts': service, 'src/publish.ts': publisher });
+`,
+  };
+}
+
+const USING = 'this.adapter.using([`ns:${namespace}`], 15000, { retryCount: 0 }, fn)';
+
+test('a service method handing its routine to an injected Redlock (a constructor parameter typed Redlock, any name) is a locked-routine helper: its callers\' routines must take the signal', () => {
+  const findings = analyzeProject(namespaceLocks(USING));
   assert.deepEqual(findingList(findings), ['src/publish.ts: respect-abort-signal'], findings.map((f) => f.message).join('\n'));
 });
 
 test('a service method running its redlock.using attempt inside a retry wrapper (retryWithBackoff(() => using(..., fn))) is a locked-routine helper all the same', () => {
-  const service = `import Redlock from 'redlock';
-declare function retryWithBackoff<T>(attempt: () => Promise<T>, options: { attempts: number }): Promise<T>;
-export class NamespaceLocks {
-  constructor(private readonly adapter: Redlock) {}
-  withNamespace<R>(namespace: string, fn: () => Promise<R>): Promise<R> {
-    return retryWithBackoff(() => this.adapter.using([\`ns:\${namespace}\`], 15000, { retryCount: 0 }, fn), { attempts: 20 });
-  }
-}
-`;
-  const publisher = `import { NamespaceLocks } from './namespace-locks';
-declare function compose(ns: string): Promise<void>;
-declare function deploy(ns: string): Promise<void>;
-export async function publishAll(locks: NamespaceLocks, ns: string) {
-  await locks.withNamespace(ns, async () => {
-    await compose(ns);
-    await deploy(ns);
-  });
-}
-`;
-  const findings = analyzeProject({ 'src/namespace-locks.ts': service, 'src/publish.ts': publisher });
+  const findings = analyzeProject(namespaceLocks(`retryWithBackoff(() => ${USING}, { attempts: 20 })`, 'declare function retryWithBackoff<T>(attempt: () => Promise<T>, options: { attempts: number }): Promise<T>;\n'));
   assert.deepEqual(findingList(findings), ['src/publish.ts: respect-abort-signal'], findings.map((f) => f.message).join('\n'));
 });
 

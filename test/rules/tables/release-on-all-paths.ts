@@ -36,6 +36,32 @@ export async function migrate(id: string, token: string) {
 }
 `;
 
+/**
+ * A bounded retry loop whose round `opensHeld` (an `if (...) {` line, after its acquire) sets `held` and
+ * breaks; a throw when not held, then the work in try/finally.
+ */
+function heldFlagLoop(opensHeld: string): string {
+  return `${io}const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export async function updateAcl(path: string, token: string) {
+  const key = \`lock:acl:\${path}\`;
+  let held = false;
+  for (let i = 0; i < 10; i++) {
+${opensHeld}
+      held = true;
+      break;
+    }
+    await sleep(40 + Math.random() * 40);
+  }
+  if (!held) throw new Error('busy');
+  try {
+    await work();
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`;
+}
+
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
     { name: 'a continue out of an inner loop, or a break out of a switch, inside the locked round does not skip its release', code: `${io}export async function tally(ids: string[], token: string, rows: string[][]) {
@@ -57,45 +83,8 @@ export const releaseOnAllPathsCases: RuleCases = {
   }
 }
 ` },
-    { name: 'a retry loop setting a held flag in the branch its acquire opens, a throw when not held, then the work in try/finally', code: `${io}const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export async function updateAcl(path: string, token: string) {
-  const key = \`lock:acl:\${path}\`;
-  let held = false;
-  for (let i = 0; i < 10; i++) {
-    if ((await redis.set(key, token, 'EX', 5, 'NX')) === 'OK') {
-      held = true;
-      break;
-    }
-    await sleep(40 + Math.random() * 40);
-  }
-  if (!held) throw new Error('busy');
-  try {
-    await work();
-  } finally {
-    await redis.eval(${RELEASE}, 1, key, token);
-  }
-}
-` },
-    { name: 'a retry loop setting a held flag in the branch a test of the stored reply opens, a throw when not held, then the work in try/finally', code: `${io}const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export async function updateAcl(path: string, token: string) {
-  const key = \`lock:acl:\${path}\`;
-  let held = false;
-  for (let i = 0; i < 10; i++) {
-    const claimed = await redis.set(key, token, 'EX', 5, 'NX');
-    if (claimed === 'OK') {
-      held = true;
-      break;
-    }
-    await sleep(40 + Math.random() * 40);
-  }
-  if (!held) throw new Error('busy');
-  try {
-    await work();
-  } finally {
-    await redis.eval(${RELEASE}, 1, key, token);
-  }
-}
-` },
+    { name: 'a retry loop setting a held flag in the branch its acquire opens, a throw when not held, then the work in try/finally', code: heldFlagLoop("    if ((await redis.set(key, token, 'EX', 5, 'NX')) === 'OK') {") },
+    { name: 'a retry loop setting a held flag in the branch a test of the stored reply opens, a throw when not held, then the work in try/finally', code: heldFlagLoop("    const claimed = await redis.set(key, token, 'EX', 5, 'NX');\n    if (claimed === 'OK') {") },
     { name: 'a lock handed to .then((lock) => ...) whose work is in a try with the release in its finally', code: `import Redlock from 'redlock';
 import Redis from 'ioredis';
 declare function refetchAll(): Promise<void>;

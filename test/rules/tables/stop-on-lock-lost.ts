@@ -65,6 +65,24 @@ function renewLoop(start: 'void' | 'await', onFailure: 'stops' | 'logs'): string
 `;
 }
 
+/**
+ * A setInterval watchdog that awaits its renewal `script` with `onError` appended and never reads the
+ * reply, around the job; `declarations` come first.
+ */
+function awaitedRenewal(script: string, onError: string, declarations = ''): string {
+  return `${io}${declarations}export async function withLock(lockKey: string, token: string, job: () => Promise<void>) {
+  const timer = setInterval(async () => {
+    await redis.eval(${script}, 1, lockKey, token, 30000)${onError};
+  }, 10000);
+  try {
+    await job();
+  } finally {
+    clearInterval(timer);
+  }
+}
+`;
+}
+
 export const stopOnLockLostCases: RuleCases = {
   valid: [
     {
@@ -209,49 +227,17 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
     {
       name: "a watchdog whose extend's rejection is swallowed by .catch(() => undefined) and whose reply is never read",
       message: ['only logs'],
-      code: `${io}export async function withLock(lockKey: string, token: string, job: () => Promise<void>) {
-  const timer = setInterval(async () => {
-    await redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch(() => undefined);
-  }, 10000);
-  try {
-    await job();
-  } finally {
-    clearInterval(timer);
-  }
-}
-`,
+      code: awaitedRenewal(EXTEND, '.catch(() => undefined)'),
     },
     {
       name: "a watchdog renewing with a script that writes the holder's value again with SET EX when GET matches, its error only logged",
       message: ['only logs'],
-      code: `${io}const REFRESH = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) else return 0 end";
-export async function withLock(lockKey: string, token: string, job: () => Promise<void>) {
-  const timer = setInterval(async () => {
-    await redis.eval(REFRESH, 1, lockKey, token, 30000).catch((err) => console.error(err));
-  }, 10000);
-  try {
-    await job();
-  } finally {
-    clearInterval(timer);
-  }
-}
-`,
+      code: awaitedRenewal('REFRESH', '.catch((err) => console.error(err))', `const REFRESH = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) else return 0 end";\n`),
     },
     {
       name: "a watchdog whose extend error goes to a project function that only records it (handleLogError)",
       message: ['only logs'],
-      code: `${io}declare function handleLogError(err: Error, where: string): void;
-export async function withLock(lockKey: string, token: string, job: () => Promise<void>) {
-  const timer = setInterval(async () => {
-    await redis.eval(${EXTEND}, 1, lockKey, token, 30000).catch((err) => handleLogError(err as Error, 'renewal'));
-  }, 10000);
-  try {
-    await job();
-  } finally {
-    clearInterval(timer);
-  }
-}
-`,
+      code: awaitedRenewal(EXTEND, ".catch((err) => handleLogError(err as Error, 'renewal'))", 'declare function handleLogError(err: Error, where: string): void;\n'),
     },
     {
       name: 'a renew loop started without await whose failed extend is only logged',
