@@ -10,6 +10,7 @@ import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descend
 import { guardNames, inNotAcquiredBranch, isGuard } from './engine/paths';
 import { isCallbackParameter } from './engine/unsettled-work';
 import { isLockAcquire, isPlainReference, isRedisAcquire } from './engine/queries';
+import { emptyOnlyWhenUnconfigured } from './engine/configured-client';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 
@@ -343,7 +344,7 @@ function trailingComment(statement: Node): string {
  */
 function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefined {
   const client = clientOf(acquire);
-  if (!client) return undefined;
+  if (!client || emptyOnlyWhenUnconfigured(methodOf(acquire.call)!.receiver)) return undefined;
   const nullTest = (condition: Node, equal: boolean) => ts.isBinaryExpression(condition) && unwrap(condition.left).getText() === client &&
     (equal ? /^==/ : /^!=/).test(condition.operatorToken.getText()) && /^(?:null|undefined)$/.test(condition.right.getText());
   for (const test of testsBefore(acquire)) {
@@ -526,6 +527,9 @@ function conditionalArm(model: LockModel, acquire: Acquire): Found | undefined {
   const value = unwrap(other);
   const grants = (ts.isStringLiteral(value) && value.text !== '') || value.kind === ts.SyntaxKind.TrueKeyword || grantingValue(value, acquire);
   if (!tested || !grants || explicit(model, other, choice)) return undefined;
+  // `redis ? ... : 'no-redis'` of a client made only when its setting is there: a stated deployment mode.
+  const receiver = methodOf(acquire.call)?.receiver;
+  if ((present || negatedClient) && receiver && emptyOnlyWhenUnconfigured(receiver)) return undefined;
   return { path: choice, grant: other, how: present || negatedClient ? 'branch' : 'down' };
 }
 

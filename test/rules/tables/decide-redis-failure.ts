@@ -123,8 +123,43 @@ ${noClient}
 }
 `;
 
+/** `withRedisLock` over the client `getter` (a `getClient` of the file) hands back, running the task unlocked without one. */
+const taskWithoutClient = (getter: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+let shared: Redis | null = null;
+let connected = false;
+${getter}
+export async function withRedisLock<T>(name: string, task: () => Promise<T>): Promise<T | undefined> {
+  const client = getClient();
+  if (!client) return task();
+  const token = randomUUID();
+  if ((await client.set(\`lock:\${name}\`, token, 'PX', 10000, 'NX')) !== 'OK') return undefined;
+  try {
+    return await task();
+  } finally {
+    await client.eval(${RELEASE}, 1, \`lock:\${name}\`, token);
+  }
+}
+`;
+
 export const decideRedisFailureCases: RuleCases = {
   valid: [
+    {
+      name: 'no client only when its URL is not set: a getter answering null under a test of the setting',
+      code: taskWithoutClient(`function getClient(): Redis | null {
+  if (!process.env.REDIS_URL) return null;
+  shared ??= new Redis(process.env.REDIS_URL);
+  return shared;
+}`),
+    },
+    {
+      name: 'no client only when its URL is not set: a getter answering url ? client : null',
+      code: taskWithoutClient(`const getClient = () => (process.env.REDIS_URL ? (shared ??= new Redis(process.env.REDIS_URL)) : null);`),
+    },
+    {
+      name: 'no client only when its URL is not set: a module client made under a test of the setting',
+      code: taskWithoutClient('').replace('  const client = getClient();\n', '').replace(/client\b/g, 'redis').replace('let connected = false;', 'const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : null;'),
+    },
     { name: 'a not-connected branch granting the lock under a comment that says so: if Redis is down, allow the operation', code: `import { createClient } from 'redis';
 import { randomUUID } from 'node:crypto';
 const client = createClient();
@@ -698,6 +733,26 @@ export async function lockAccount(id: string) {
   }
 }
 `,
+    },
+    {
+      name: 'no client while it is not connected: a getter answering null on a flag, not a setting',
+      message: ['not configured'],
+      code: taskWithoutClient(`function getClient(): Redis | null {
+  if (!connected) return null;
+  return shared;
+}`),
+    },
+    {
+      name: 'no client when connecting failed: a getter answering null from its catch',
+      message: ['not configured'],
+      code: taskWithoutClient(`function getClient(): Redis | null {
+  if (!process.env.REDIS_URL) return null;
+  try {
+    return (shared ??= new Redis(process.env.REDIS_URL));
+  } catch {
+    return null;
+  }
+}`),
     },
     {
       name: 'no Redis configured: run the work without a lock',

@@ -1,0 +1,50 @@
+// A Redis client that is missing only when its setting is: `const redis = env.REDIS_URL ? new
+// Redis(env.REDIS_URL) : null`, or a getter of the same file whose only empty answer sits under a test
+// of its setting (`if (!env.redisUrl) return null`). A "no client" branch on such a client is the
+// deployment mode the code itself states where the setting is read, not an outage read as success.
+import { ts } from './typescript';
+import { ancestorWhere, declarationOf, descendantsOfKind, isFunctionLike, unwrap, type Node } from './nodes';
+import { localCallee } from './local-callee';
+
+/** A test that reads a setting: an environment variable, a config object, a URL or host. */
+const SETTING = /\bprocess\.env\b|\benv\b|\bconfig|\bsettings?\b|ur[il]\b|url|host/i;
+
+const isEmpty = (e: Node | undefined): boolean => !e || e.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(unwrap(e)) && (unwrap(e) as ts.Identifier).text === 'undefined');
+
+/** `setting ? new Redis(setting) : null` (either way round). */
+function conditionalOnSetting(e: Node): boolean {
+  const v = unwrap(e);
+  if (!ts.isConditionalExpression(v) || isEmpty(v.whenTrue) === isEmpty(v.whenFalse)) return false;
+  return SETTING.test(v.condition.getText());
+}
+
+/** A getter whose every empty return is under an `if` testing a setting (at least one), or that answers `setting ? client : null`. */
+function emptyOnlyUnconfigured(fn: ts.FunctionLikeDeclaration): boolean {
+  if (fn.body && !ts.isBlock(fn.body)) return conditionalOnSetting(fn.body);
+  if (!fn.body) return false;
+  const returns = descendantsOfKind<ts.ReturnStatement>(fn.body, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
+  const empty = returns.filter((r) => isEmpty(r.expression));
+  return empty.length > 0 && empty.every((r) => {
+    const test = ancestorWhere<ts.IfStatement>(r, (a) => a === fn || ts.isIfStatement(a));
+    return !!test && ts.isIfStatement(test) && SETTING.test(test.expression.getText());
+  });
+}
+
+/** The value a variable holding the client was set from: its initializer, awaited or not. */
+function initializerOf(receiver: Node): Node | undefined {
+  const r = unwrap(receiver);
+  if (!ts.isIdentifier(r)) return undefined;
+  const decl = declarationOf(r);
+  if (!decl || !ts.isVariableDeclaration(decl) || !decl.initializer) return undefined;
+  const init = unwrap(decl.initializer);
+  return ts.isAwaitExpression(init) ? unwrap(init.expression) : init;
+}
+
+/** Is the client the acquire runs on (`receiver`) empty only when it is not configured? */
+export function emptyOnlyWhenUnconfigured(receiver: Node): boolean {
+  const init = initializerOf(receiver);
+  if (!init) return false;
+  if (conditionalOnSetting(init)) return true;
+  const getter = ts.isCallExpression(init) ? localCallee(init) : undefined;
+  return !!getter && emptyOnlyUnconfigured(getter);
+}
