@@ -13,6 +13,7 @@ import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 import { releasedBefore } from './engine/double-release';
 import { deletesListedKeys } from './engine/listed-keys';
+import { fallsBackWhenBusy } from './engine/busy-path';
 
 /** The pieces of a DEL that can be replaced by a guarded call; a reason when it cannot be. */
 function replaceable(model: LockModel, release: Release): { receiver: string; keyNode: Node; awaited: boolean; statement: Node } | string {
@@ -102,6 +103,12 @@ function releasedCheckedElsewhere(model: LockModel, release: Release): boolean {
  * file also releases with an owner check, that takes no token (it cannot check an owner it is not told)
  * and acquires nothing itself.
  */
+/** The release of a stampede damper taken in its function (engine/busy-path.ts): a second holder it lets in changes nothing. */
+function dampsOnly(model: LockModel, release: Release): boolean {
+  const own = release.key ? model.acquiresOn(release.key).filter((a) => a.fn === release.fn) : [];
+  return own.length > 0 && own.every((a) => fallsBackWhenBusy(model, a));
+}
+
 function isForcedRelease(model: LockModel, release: Release): boolean {
   const fn = release.fn;
   if (!isFunctionLike(fn)) return false;
@@ -136,6 +143,7 @@ export const ownerCheckedRelease: Rule = {
       if ((release.ownerChecked && !viaUnchecked) || isForcedRelease(model, release)) continue;
       // A sweep of the keys a KEYS/SCAN listing returned releases no one holder's lock.
       if (release.command && deletesListedKeys(release.command.keys)) continue;
+      if (dampsOnly(model, release)) continue;
       const first = releasedBefore(release, model.releases);
       const again = first
         ? `This releases ${describeKey(release.key)} a second time: the try already released it on line ${lineOf(first.call)}, so here the lock is free and another process may have taken it in between. `

@@ -12,6 +12,7 @@ import type { Fix, RelatedLocation, TextEdit } from './types';
 import { helperRelated } from './engine/helper-related';
 import { LOCK_NAME } from './engine/lock-name';
 import { looksLikeLockKey } from './engine/keys';
+import { fallsBackWhenBusy } from './engine/busy-path';
 
 const WHY: Record<Weakness['kind'], string> = {
   constant: 'is a constant, the same for every process',
@@ -227,7 +228,8 @@ export const uniqueToken: Rule = {
       const viaHelper = (acquire.kind === 'helper' || acquire.kind === 'routine' || acquire.kind === 'with-lock') && acquire.via && acquire.tokenSpec?.kind === 'param';
       if (!isRedisAcquire(acquire) && !viaHelper) continue;
       const weakness = tokenWeakness(acquire.token, acquire.fn, model.lookup, acquire.key?.node);
-      if (!weakness) continue;
+      // A stampede damper tells no holders apart: whoever it refuses runs the same work anyway.
+      if (!weakness || fallsBackWhenBusy(model, acquire)) continue;
       // One value tried again by a retry is one mistake: reported at its first acquire in the function.
       // The same constant in two functions is two locks with the same flaw, each reported.
       const origin = initializerOf(acquire.token, model.lookup);

@@ -37,19 +37,30 @@ function doesWork(node: Node): boolean {
   return [ts.SyntaxKind.CallExpression, ts.SyntaxKind.AwaitExpression, ts.SyntaxKind.NewExpression].some((kind) => node.kind === kind || descendantsOfKind(node, kind).length > 0);
 }
 
+interface BusyBranch {
+  /** The `if` on the acquire's failure, and its branch: what runs when the lock is busy. */
+  guard: ts.IfStatement;
+  branch: ts.Statement;
+  /** The branch's own returns and throws. */
+  exits: Node[];
+  /** The statements after the `if` in its block, and whether one of them is work not under a test of the lock. */
+  after: readonly ts.Statement[];
+  workAfter: boolean;
+}
+
 /**
- * The `if` on the acquire's failure, right after it, whose branch can fall through to work after it in
- * the same block; undefined when the branch tries again (another acquire, the answer assigned anew, the
- * function calling itself), or the acquire is in a loop (its next round may be the retry).
+ * The `if` on the acquire's failure, right after it, whose branch does not always leave; undefined when
+ * the branch tries again (another acquire, the answer assigned anew, the function calling itself), or
+ * the acquire is in a loop (its next round may be the retry).
  */
-export function goesOnWhenBusy(model: LockModel, acquire: Acquire): ts.IfStatement | undefined {
+function busyBranch(model: LockModel, acquire: Acquire): BusyBranch | undefined {
   const first = enclosingStatement(acquire.call);
   const block = first.parent;
   if (!block || !ts.isBlock(block) || ancestorWhere(block, (a) => isFunctionLike(a) || ts.isIterationStatement(a, false)) !== acquire.fn) return undefined;
   const statements = block.statements;
   const at = statements.indexOf(first as ts.Statement);
   const guard = ts.isIfStatement(first) && contains(first.expression, acquire.call) ? first : statements[at + 1];
-  if (!guard || !ts.isIfStatement(guard) || guard.elseStatement) return undefined;
+  if (!guard || !ts.isIfStatement(guard)) return undefined;
   const names = guardNames(acquire);
   if (!(guard === first || isGuard(guard, acquire)) || !testsFailure(guard.expression, names) || alwaysLeaves(guard.thenStatement)) return undefined;
   const branch = guard.thenStatement;
@@ -57,14 +68,45 @@ export function goesOnWhenBusy(model: LockModel, acquire: Acquire): ts.IfStateme
     descendantsOfKind<ts.BinaryExpression>(branch, ts.SyntaxKind.BinaryExpression).some((b) => isAssignment(b) && ts.isIdentifier(b.left) && names.includes(b.left.text)) ||
     callsNamed(branch, (name) => name === functionName(acquire.fn)).length > 0;
   if (retries) return undefined;
-  // A branch that leaves on a test of its own (a cached value another process filled) falls back on
-  // purpose; one that leaves only while a read of the lock key still finds a holder goes on when it lapsed.
   const exits = [ts.SyntaxKind.ReturnStatement, ts.SyntaxKind.ThrowStatement].flatMap((kind) => descendantsOfKind(branch, kind)).filter((e) => ancestorWhere(e, isFunctionLike) === acquire.fn);
-  if (exits.length > 0 && !readsLockKey(model, acquire, branch)) return undefined;
   // The work after it, not under a test of the lock's names (`if (ok) { ... }`).
   const after = statements.slice(statements.indexOf(guard) + 1);
   const testsLock = (s: ts.Statement) => ts.isIfStatement(s) && (isGuard(s, acquire) || (ts.isIdentifier(unwrap(s.expression)) && names.includes((unwrap(s.expression) as ts.Identifier).text)));
-  return after.some((s) => doesWork(s) && !testsLock(s)) ? guard : undefined;
+  return { guard, branch, exits, after, workAfter: after.some((s) => doesWork(s) && !testsLock(s)) };
+}
+
+/**
+ * The `if` on the acquire's failure, right after it, whose branch can fall through to work after it in
+ * the same block (and has no `else`).
+ */
+export function goesOnWhenBusy(model: LockModel, acquire: Acquire): ts.IfStatement | undefined {
+  const busy = busyBranch(model, acquire);
+  if (!busy || busy.guard.elseStatement) return undefined;
+  // A branch that leaves on a test of its own (a cached value another process filled) falls back on
+  // purpose; one that leaves only while a read of the lock key still finds a holder goes on when it lapsed.
+  if (busy.exits.length > 0 && !readsLockKey(model, acquire, busy.branch)) return undefined;
+  return busy.workAfter ? busy.guard : undefined;
+}
+
+/**
+ * A stampede damper: when the lock is busy the branch waits, leaves only on a test of its own (the value
+ * another process filled), and otherwise falls back on the same work, unlocked, after the `if` (with an
+ * `else` holding the locked work, a call of it made again after). Such a lock excludes no one: a second
+ * holder it lets in could have come in through the fallback anyway.
+ */
+export function fallsBackWhenBusy(model: LockModel, acquire: Acquire): boolean {
+  const busy = busyBranch(model, acquire);
+  if (!busy || busy.exits.length === 0 || readsLockKey(model, acquire, busy.branch)) return false;
+  const locked = busy.guard.elseStatement;
+  if (!locked) return busy.workAfter;
+  // `if (redis) { ...acquire...; if (busy) {...} else {...} } <fallback>`: the work after the blocks it is in.
+  const after = [...busy.after];
+  for (let s: Node = busy.guard.parent; s !== acquire.fn && !ts.isIterationStatement(s, false); s = s.parent) {
+    if (ts.isBlock(s.parent)) after.push(...s.parent.statements.slice(s.parent.statements.indexOf(s as ts.Statement) + 1));
+  }
+  const callees = (nodes: readonly Node[]) => new Set(nodes.flatMap((n) => descendantsOfKind<ts.CallExpression>(n, ts.SyntaxKind.CallExpression)).map((c) => unwrap(c.expression).getText()));
+  const fallback = callees(after);
+  return [...callees([locked])].some((callee) => fallback.has(callee) && !model.commands.some((c) => unwrap(c.call.expression).getText() === callee));
 }
 
 const READS = new Set(['GET', 'EXISTS', 'TTL', 'PTTL']);

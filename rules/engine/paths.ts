@@ -3,6 +3,7 @@
 import { ts } from './typescript';
 import { sameKey } from './keys';
 import { neverThrows } from './never-throws';
+import { throwsWhenCalled } from './written-text';
 import { repliesOldValue } from './inverted-guard';
 import type { Acquire, LockModel, Release } from './model';
 import { ancestorWhere, contains, isLoop, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, valueCarrier, type Node } from './nodes';
@@ -331,6 +332,13 @@ export interface Exit {
   kind: 'exception' | 'return' | 'jump';
 }
 
+/** `check(x)`, `this.buildWindow(now)`, `Dates.bounds(key)`: a call of a function of the file, not async, that can throw. */
+function throwsSynchronously(call: ts.CallExpression): boolean {
+  const callee = unwrap(call.expression);
+  const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) && (callee.expression.kind === ts.SyntaxKind.ThisKeyword || /^[A-Z]/.test(callee.expression.getText())) ? callee.name.text : undefined;
+  return !!name && throwsWhenCalled(call.getSourceFile(), name);
+}
+
 /** The first await/throw/return between the acquire and the release that skips the release. */
 export function firstExit(acquire: Acquire, release: Release, to = release.call.getStart(), caught?: Node, releasing: readonly Node[] = [], returnsKeepIt = false): Exit | undefined {
   // `if (!entry) { await release(key); throw ... }` (or return): an early exit that releases first skips nothing.
@@ -397,6 +405,11 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       // An exception inside `caught` reaches a catch that releases.
       const throwsPast = !caught || !contains(caught, node);
       if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && !releases(node) && throwsPast && !neverThrows(node)) {
+        exception ??= { node, kind: 'exception' };
+        return;
+      }
+      // `const window = this.buildWindow(now)`: a call, not awaited, of a function of the file that throws.
+      if (ts.isCallExpression(node) && node !== acquire.call && !ttlSetter && !isAncestor(node, release.call) && !releases(node) && throwsPast && throwsSynchronously(node)) {
         exception ??= { node, kind: 'exception' };
         return;
       }

@@ -73,3 +73,71 @@ export function alwaysThrows(sourceFile: ts.SourceFile, name: string): boolean {
   known.set(name, throws);
   return throws;
 }
+
+const syncThrowingByName = new WeakMap<ts.SourceFile, Map<string, boolean>>();
+/** A call of a function or method of the file in a body: `name(`, `this.name(`, `Class.name(` (a member call's name is what counts). */
+const CALLED = /(?:\bthis\s*\.\s*|\b[A-Z][\w$]*\s*\.\s*|(?<![\w$.]))([\w$]+)\s*\(/g;
+const NOT_CALLS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'new', 'super']);
+
+/** The index of the brace that closes the one at `open`, or -1. */
+function closingBrace(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * The body of a function whose parameter list ends at `end`, as written: the first `{` after its return
+ * type (which may hold braces of its own, `: { start: string }`) to the matching `}`; none for a
+ * signature or an expression body (a `;` first).
+ */
+function bodyAfter(text: string, end: number): string | undefined {
+  let depth = 0;
+  for (let i = end; i < text.length; i++) {
+    const c = text[i];
+    if (c === ';' && depth === 0) return undefined;
+    if (c === '(' || c === '[' || c === '<') depth++;
+    else if (c === ')' || c === ']' || (c === '>' && text[i - 1] !== '=')) depth--;
+    else if (c === '{') {
+      const close = closingBrace(text, i);
+      if (close < 0) return undefined;
+      // After `)`, a type's last word or `=>`, a brace opens the body; after `:` or `|` it opens a type literal.
+      if (depth === 0 && /[\w$)\]>}]/.test(text.slice(end, i).trimEnd().slice(-1) || ')')) return text.slice(i, close + 1);
+      i = close;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Can a call of this function or method of the file throw where it is called: a function that is not
+ * async (an async one rejects instead) whose body throws, itself or through another such function of
+ * the file it calls (`this.buildWindow(now)` calling `this.monthBounds(key)` that throws on a bad key).
+ * Read from the text as written (a lean tree may blank both), once per file and name.
+ */
+export function throwsWhenCalled(sourceFile: ts.SourceFile, name: string, depth = 0): boolean {
+  let known = syncThrowingByName.get(sourceFile);
+  if (!known) syncThrowingByName.set(sourceFile, (known = new Map()));
+  const cached = known.get(name);
+  if (cached !== undefined) return cached;
+  known.set(name, false); // a cycle, or a body being read: no answer from it
+  const text = writtenText(sourceFile);
+  const escaped = name.replace(/\$/g, '\\$');
+  const declared = new RegExp(`\\bfunction\\s*\\*?\\s*${escaped}\\s*(?:<[^>]*>)?\\s*\\(|^[ \\t]*(?:(?:private|protected|public|static|async|override)\\s+)*${escaped}\\s*(?:<[^>]*>)?\\s*\\(|\\b(?:const|let|var)\\s+${escaped}\\s*=\\s*(?:async\\s*)?\\(`, 'gm');
+  let throws = false;
+  for (const match of text.matchAll(declared)) {
+    if (/\basync\b/.test(match[0]) || /\basync\s+$/.test(text.slice(Math.max(0, (match.index ?? 0) - 12), match.index))) continue;
+    const end = closingParen(text, (match.index ?? 0) + match[0].length - 1);
+    const body = end > 0 ? bodyAfter(text, end) : undefined;
+    if (!body) continue;
+    if (/\bthrow\b/.test(body) || (depth < 3 && [...body.matchAll(CALLED)].some(([, callee]) => callee !== name && !NOT_CALLS.has(callee) && throwsWhenCalled(sourceFile, callee, depth + 1)))) {
+      throws = true;
+      break;
+    }
+  }
+  known.set(name, throws);
+  return throws;
+}

@@ -87,6 +87,9 @@ function keySpecFrom(fn: ts.FunctionLikeDeclaration, key: KeyRef | undefined, mo
   const field = ts.isPropertyAccessExpression(n) && n.expression.kind === ts.SyntaxKind.ThisKeyword ? n.name.text : n.kind === ts.SyntaxKind.ThisKeyword ? /^\$\{this\}\.([\w$]+)$/.exec(key.text)?.[1] : undefined;
   if (field) {
     const cls = ancestorWhere<ts.ClassLikeDeclaration>(n, (a) => ts.isClassDeclaration(a) || ts.isClassExpression(a));
+    // In a static method `this` is the class: `this.RUN_LOCK_KEY` is one key for every caller.
+    const member = cls && ancestorWhere(n, (a) => a.parent === cls);
+    if (member && ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.StaticKeyword)) return fixed;
     const source = cls ? constructorSourceOf(cls, field) : undefined;
     return { field: { name: field, ctorParam: source?.param }, head: source?.head ?? '', tail: source?.tail ?? '', glob };
   }
@@ -305,10 +308,13 @@ function throwsWhenBusy(fn: ts.FunctionLikeDeclaration, names: ReadonlySet<strin
   );
 }
 
-/** An `if` after the acquire, in the helper itself, whose branch throws: a check the acquire must pass. */
+/**
+ * An `if` after the acquire, or on the acquire itself (`if ((await set(...)) !== 'OK') throw ...`), in the
+ * helper itself, whose branch throws: a check the acquire must pass.
+ */
 function throwsAfter(fn: ts.FunctionLikeDeclaration, call: Node): boolean {
   return descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
-    (s) => s.pos >= call.end && ancestorWhere(s, isFunctionLike) === fn && (ts.isThrowStatement(s.thenStatement) || descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length > 0),
+    (s) => (s.pos >= call.end || (s.expression.pos <= call.pos && call.end <= s.expression.end)) && ancestorWhere(s, isFunctionLike) === fn && (ts.isThrowStatement(s.thenStatement) || descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length > 0),
   );
 }
 

@@ -327,3 +327,41 @@ export const getSetMutex = `${io}export class ThumbnailService {
   }
 }
 `;
+
+/**
+ * A cache fill under a lock taken with the constant '1' and released by a plain DEL; `busy` is what runs
+ * when the lock is busy, `after` what follows the if/else (the busy path's way on).
+ */
+export const cacheFill = (busy: string, after: string) => `import Redis from 'ioredis';
+const redis = new Redis();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export async function getOrFill(key: string, fill: () => Promise<string>): Promise<string> {
+  const hit = await redis.get(key);
+  if (hit !== null) return hit;
+  const lockKey = \`lock:fill:\${key}\`;
+  const got = await redis.set(lockKey, '1', 'EX', 5, 'NX');
+  if (got !== 'OK') {
+${busy}
+  } else {
+    try {
+      const value = await fill();
+      await redis.set(key, value, 'EX', 60);
+      return value;
+    } finally {
+      await redis.del(lockKey);
+    }
+  }
+${after}
+}
+`;
+
+/** The busy path of a stampede damper: wait, and leave with the value the lock's holder filled. */
+export const WAIT_FOR_FILL = `    await sleep(50);
+    const again = await redis.get(key);
+    if (again !== null) return again;`;
+/** A damper's fallback: the fill, unlocked. */
+export const FILL_UNLOCKED = `  const value = await fill();
+  await redis.set(key, value, 'EX', 60);
+  return value;`;
+/** No fallback: the busy path gives up. */
+export const GIVE_UP = "  throw new Error(`${key} is being filled`);";

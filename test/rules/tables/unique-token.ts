@@ -1,10 +1,11 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP } from './preludes';
 
 const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    { name: 'a stampede damper: when busy it waits, leaves with the value filled meanwhile, else fills unlocked', code: cacheFill(WAIT_FOR_FILL, FILL_UNLOCKED) },
     { name: 'a fixed-window rate limit seeding its counter with SET 0 NX EX, then INCR, with a TTL repair: a counter, no lock', code: `${nr}export async function allow(user: string, max: number): Promise<boolean> {
   const key = \`api:calls:\${user}\`;
   const [, count] = await client.multi().set(key, '0', { NX: true, EX: 60 }).incr(key).exec();
@@ -147,6 +148,7 @@ ${io}export async function run(key: string) {
 ` },
   ],
   invalid: [
+    { name: 'a cache fill lock whose busy path waits, then gives up: it excludes, so its holders must be told apart', message: ['constant'], code: cacheFill(WAIT_FOR_FILL, GIVE_UP) },
     {
       name: 'a constant taken in one MULTI and deleted by a bare DEL queued in another MULTI on the same client',
       message: ['is a constant'],
