@@ -57,6 +57,8 @@ const EVIDENCE = new RegExp(
     String.raw`\bcatch\b[^{}]*\{[^{}]*\breturn\b`,
     // A timer handed a bare resolve: a sleep helper, a wait that never throws (engine/never-throws.ts).
     String.raw`\bsetTimeout\s*\(\s*[\w$]+\s*,`,
+    // A client made (in a getter whose null answer may say Redis is not configured: configured-client.ts).
+    String.raw`\bnew\s+(?:Redis|IORedis|Cluster)\s*\(|\bcreateClient\s*\(`,
     // Modules that decide the client style and the library a class comes from.
     String.raw`['"\x60](?:ioredis|redis|@redis\/[\w-]+|@valkey\/valkey-glide|redlock|@sesamecare-oss\/redlock|redis-semaphore)['"\x60]|\brequire\s*\(`,
   ].join('|'),
