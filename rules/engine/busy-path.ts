@@ -89,8 +89,8 @@ export function goesOnWhenBusy(model: LockModel, acquire: Acquire): ts.IfStateme
 }
 
 /**
- * A stampede damper: when the lock is busy the branch waits, leaves only on a test of its own (the value
- * another process filled), and otherwise falls back on the same work, unlocked, after the `if` (with an
+ * A stampede damper: when the lock is busy the branch (a wait and a re-read, typically) leaves only on a
+ * test of its own (the value another process filled), and otherwise falls back on the same work, unlocked, after the `if` (with an
  * `else` holding the locked work, a call of it made again after). Such a lock excludes no one: a second
  * holder it lets in could have come in through the fallback anyway.
  */

@@ -12,7 +12,7 @@ import { LOCK_NAME } from './lock-name';
 import { markCounterSeeds, markGetOrInit, markerRollbacks } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
-import { recogniseLibraryCalls, recogniseLibraryObjects, type LibraryObject } from './libraries';
+import { recogniseLibraryCalls, recogniseLibraryObjects, storedName, type LibraryObject } from './libraries';
 import { recogniseRedisLockCalls } from './redis-lock-package';
 import { collectNamedScripts } from './named-scripts';
 import { ancestorWhere, calleeName, callsNamed, declarationOf, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
@@ -245,7 +245,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     if (acquire && !isProbe(acquire, sourceFile)) acquires.push(acquire);
   }
   const libraryObjects = recogniseLibraryObjects(news, imports, lookup);
-  const library = recogniseLibraryCalls(meanings.size > 0 ? calls.filter((c) => !meanings.has(c)) : calls, libraryObjects, imports, helpers, keyOf, project?.libraries);
+  const library = recogniseLibraryCalls(meanings.size > 0 ? calls.filter((c) => !meanings.has(c)) : calls, libraryObjects, imports, helpers, keyOf, libraryValues(meanings, project));
   acquires.push(...library.acquires);
   const redisLock = recogniseRedisLockCalls(sourceFile, imports, keyOf);
   acquires.push(...redisLock.acquires);
@@ -483,6 +483,20 @@ function projectMeanings(calls: ts.CallExpression[], project: ProjectContext | u
     if (meaning) meanings.set(call, meaning);
   }
   return meanings;
+}
+
+/**
+ * The lock-library objects the file holds from another project file: imported ones, and those a
+ * project factory hands back (`const mutex = createMutex(name)`), by the name they are stored under.
+ */
+function libraryValues(meanings: Map<ts.CallExpression, CallMeaning>, project: ProjectContext | undefined): ReadonlyMap<string, LibraryObject['library']> | undefined {
+  let made: Map<string, LibraryObject['library']> | undefined;
+  for (const [call, meaning] of meanings) {
+    const library = meaning.kind === 'helper' ? meaning.summary.makesLibrary : undefined;
+    const name = library && storedName(call);
+    if (name) (made ??= new Map(project?.libraries)).set(name, library);
+  }
+  return made ?? project?.libraries;
 }
 
 /** For `p.finally(() => lock.release())`, the function that wrote it. */

@@ -640,6 +640,23 @@ function takenWithoutNx(fn: ts.FunctionLikeDeclaration, model: LockModel, plainS
   return undefined;
 }
 
+/**
+ * The lock library whose object every return of `fn` hands back, made in `fn`: `return new Mutex(redis,
+ * key)`, or `const mutex = new Mutex(...); return mutex`. Its callers' `acquire()`/`release()` on what they
+ * got are that library's.
+ */
+function madeLibrary(fn: ts.FunctionLikeDeclaration, model: LockModel): 'redlock' | 'redis-semaphore' | undefined {
+  const own = model.libraryObjects.filter((o) => o.node.pos >= fn.pos && o.node.end <= fn.end);
+  if (own.length === 0 || !fn.body) return undefined;
+  const values = ts.isBlock(fn.body) ? ownReturns(fn).map((r) => r.expression) : [fn.body];
+  const objects = values.map((v) => {
+    const e = v && unwrap(v);
+    return e && own.find((o) => o.node === e || (ts.isIdentifier(e) && o.name === e.text));
+  });
+  const first = objects[0];
+  return first && objects.every((o) => o?.library === first.library) ? first.library : undefined;
+}
+
 function summarizeFunction(target: SummaryTarget, model: LockModel, ops: FunctionOps, path: string): FunctionSummary {
   const fn = target.fn;
   const summary: FunctionSummary = { name: target.name, params: fn.parameters.map((p) => p.name.getText()) };
@@ -650,6 +667,8 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
     summary.wraps = wraps;
     return summary;
   }
+  const library = madeLibrary(fn, model);
+  if (library) summary.makesLibrary = library;
   const routine = routineOf(fn, ops.acquires, model, path);
   if (routine) summary.routine = routine;
   const lockAcquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a)));

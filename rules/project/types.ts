@@ -140,6 +140,8 @@ export interface FunctionSummary {
    * (`LockService.getInstance()`, `getLocks()`) or a factory of `new X()`.
    */
   instanceOf?: string;
+  /** The lock-library object it hands back, made inside it (`createMutex(name)` returning `new Mutex(redis, key)`). */
+  makesLibrary?: 'redlock' | 'redis-semaphore';
 }
 
 export interface ClassSummary {
@@ -202,5 +204,5 @@ export function emptySummary(path: string): FileSummary {
 
 /** Does the function do anything to locks (the names a caller's file must not blank out)? */
 export function hasLockMeaning(f: FunctionSummary): boolean {
-  return !!(f.acquire || f.release || f.extend || f.routine || f.wraps);
+  return !!(f.acquire || f.release || f.extend || f.routine || f.wraps || f.makesLibrary);
 }
