@@ -12,11 +12,19 @@ import type { Rule } from './rule';
 const TIMER = /^(?:setInterval|setTimeout)$/;
 const FAILED = /^!|===?\s*(?:0|null|undefined|false)\b|!==?\s*(?:1|'OK'|"OK"|true)\b|<\s*1\b/;
 
-/** The timer callback (setInterval/setTimeout) the extend runs in, through nested callbacks. */
+/**
+ * The timer callback (setInterval/setTimeout) the extend runs in, through nested callbacks: written in
+ * the timer's call, or a function of the file handed to one by name (`setTimeout(extendLock, ms)`, the
+ * watchdog that re-arms itself).
+ */
 function timerCallback(extend: Extend): Node | undefined {
+  let byName: Set<string> | undefined;
   for (let fn: Node | undefined = ancestorWhere(extend.call, isFunctionLike); fn; fn = ancestorWhere(fn, isFunctionLike)) {
     const call = fn.parent;
     if (call && ts.isCallExpression(call) && TIMER.test(calleeName(call) ?? '') && call.arguments[0] === fn) return fn;
+    byName ??= new Set(callsNamed(fn.getSourceFile(), (name) => TIMER.test(name)).flatMap((t) => (t.arguments[0] && ts.isIdentifier(t.arguments[0]) ? [t.arguments[0].text] : [])));
+    const name = functionNameOf(fn);
+    if (name && byName.has(name)) return fn;
   }
   return undefined;
 }

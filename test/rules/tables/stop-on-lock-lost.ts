@@ -83,8 +83,36 @@ function awaitedRenewal(script: string, onError: string, declarations = ''): str
 `;
 }
 
+/** A redlock v5 lock renewed by a function that re-arms itself with setTimeout, `onFailure` in its catch. */
+const selfArmingWatchdog = (onFailure: string) => `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()]);
+export async function publish(run: (signal: AbortSignal) => Promise<void>) {
+  let lock = await redlock.acquire(['lock:publish'], 30000);
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  async function extendLock() {
+    try {
+      lock = await lock.extend(30000);
+    } catch (err) {
+      ${onFailure}
+      return;
+    }
+    timer = setTimeout(extendLock, lock.expiration - Date.now() - 5000);
+  }
+  timer = setTimeout(extendLock, 25000);
+  try {
+    await run(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    await lock.release();
+  }
+}
+`;
+
 export const stopOnLockLostCases: RuleCases = {
   valid: [
+    { name: 'a watchdog function that re-arms itself with setTimeout and aborts the work when the extend fails', code: selfArmingWatchdog('controller.abort(err);') },
     {
       name: 'a guarded branch in the watchdog that aborts the work when the extend fails',
       code: `${io}export class LeaseLocks {
@@ -184,6 +212,7 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
     { name: 'a renew loop the caller awaits is the work itself, not a watchdog', code: renewLoop('await', 'logs') },
   ],
   invalid: [
+    { name: 'a watchdog function that re-arms itself with setTimeout (handed by name) and only logs a failed extend', message: ['only logs'], code: selfArmingWatchdog('console.error(err);') },
     { name: "a setInterval watchdog extending a lock object of a package it does not know (an organisation's lock library) only logs the failure", code: packageLockWatchdog("console.error('extend failed', err);") },
     {
       name: 'a watchdog method whose failed extend logs and calls a method named for stopping the renewal: the work is never told',
