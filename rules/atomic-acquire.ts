@@ -2,7 +2,7 @@
 // them leaves a lock with no TTL that no one will ever free.
 import { ts } from './engine/typescript';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, contains, spanOf, unwrap, unwrapAwait, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, contains, isCallback, spanOf, unwrap, unwrapAwait, valueCarrier, type Node } from './engine/nodes';
 import { isGuard } from './engine/paths';
 import { isPlainReference, isRedisAcquire, clientReceiver } from './engine/queries';
 import { tokenWeakness } from './engine/token-strength';
@@ -33,6 +33,7 @@ function fix(model: LockModel, acquire: Acquire): Fix | Fix[] | string | undefin
   if (expire.batch || acquire.command?.batch) return 'No automatic fix: the acquire is inside a MULTI or pipeline; take the lock with one SET key token NX PX ttl before it.';
   if (acquire.command?.wrapped) return `No automatic fix: the acquire goes through the project's wrapper ${acquire.call.expression.getText()}, which may not send SET with options; make it send one SET key token NX PX ttl.`;
   if (!receiver) return 'No automatic fix: the acquire is not a method call on a client.';
+  if (acquire.call.arguments.some(isCallback)) return 'No automatic fix: the acquire answers through a callback (node_redis v3); send one SET key token NX PX ttl with that callback.';
   if (acquire.kind === 'setnx' && !resultUsedOnlyAsTruthy(acquire)) return 'No automatic fix: the SETNX reply (1/0) is used as a number; SET NX replies OK/null, so rewrite that use by hand.';
   const expiry = expiryOf(expire);
   const ttl = expiry?.value;

@@ -7,7 +7,7 @@ import { checkBefore, functionName, holderRecordKey, inLockAcquireFunction, name
 import { findCompareBeforeWrite } from './engine/get-compare';
 import { describeKey, namesLockedState, namesRateLimit, type KeyRef } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { ancestorWhere, bindingElementOf, contains, declarationOf, descendantsOfKind, enclosingFunction, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, bindingElementOf, contains, declarationOf, descendantsOfKind, enclosingFunction, isCallback, literalString, methodOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { resultUse } from './engine/result-use';
 import { testsFailure } from './engine/paths';
 import { RANDOM_ID } from './engine/key-loops';
@@ -64,7 +64,7 @@ function addNx(command: RedisCommand): Fix | undefined {
   if (set.setex) {
     const method = methodOf(command.call);
     const [key, value] = [command.keys[0], command.args[0]];
-    if (!method || !key || !value || !set.ttl.value) return undefined;
+    if (!method || !key || !value || !set.ttl.value || command.call.arguments.some(isCallback)) return undefined;
     const style = /[A-Z]/.test(method.name) ? 'node-redis' : (command.style ?? 'ioredis');
     return { title, isPreferred: true, edits: [{ ...spanOf(command.call), newText: atomicSet(style, method.receiver.getText(), key.getText(), value.getText(), set.ttl.unit, set.ttl.value.getText()) }] };
   }

@@ -3,7 +3,7 @@
 import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
-import { ancestorWhere, callsNamed, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, callsNamed, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isCallback, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { ServerKind } from './config';
 import { releaseFixTitle } from './fixes/server-commands';
 import { isRedisAcquire, clientReceiver, visibleToken } from './engine/queries';
@@ -21,6 +21,7 @@ function replaceable(model: LockModel, release: Release): { receiver: string; ke
   const keyNode = release.command?.keys.find((k) => release.key && sameKey(model.keyOf(k), release.key));
   if (release.kind === 'script') return 'No automatic fix: rewrite the script to compare the token before it deletes (see the rule documentation).';
   if (release.command?.batch) return 'No automatic fix: the DEL is part of a MULTI or pipeline; release with a compare-and-delete after it.';
+  if (release.call.arguments.some(isCallback)) return 'No automatic fix: the DEL answers through a callback (node_redis v3); run the compare-and-delete script with that callback instead.';
   if (release.command?.wrapped) return `No automatic fix: the DEL goes through the project's wrapper ${release.call.expression.getText()}, which may offer no compare-and-delete; release through one that runs the Lua compare-and-delete.`;
   if (!receiver || !keyNode || (release.command?.keys.length ?? 0) > 1) return 'No automatic fix: the DEL deletes several keys; release the lock key alone with a compare-and-delete.';
   const statement = valueCarrier(release.call).parent;

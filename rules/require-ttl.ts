@@ -1,7 +1,7 @@
 // An NX acquire that never gets an expiry: if the holder dies, the lock is held forever.
 import type { Acquire, LockModel } from './engine/model';
 import { ts } from './engine/typescript';
-import { literalNumber, spanOf, unwrap, type Node } from './engine/nodes';
+import { isCallback, literalNumber, spanOf, unwrap, type Node } from './engine/nodes';
 import { isLockAcquire, isRedisAcquire, clientReceiver } from './engine/queries';
 import { atomicSet } from './fixes/text';
 import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
@@ -14,7 +14,8 @@ const DEFAULT_TTL_MS = '30000';
 
 function fix(model: LockModel, acquire: Acquire): Fix | undefined {
   const receiver = clientReceiver(acquire);
-  if (acquire.kind === 'lua' || acquire.command?.batch || !receiver || !acquire.key || !acquire.token) return undefined;
+  // A callback (node_redis v3) would be dropped by the rewritten call.
+  if (acquire.kind === 'lua' || acquire.command?.batch || !receiver || !acquire.key || !acquire.token || acquire.call.arguments.some(isCallback)) return undefined;
   if (acquire.kind === 'setnx' && !resultUsedOnlyAsTruthy(acquire)) return undefined;
   return {
     title: `Add a ${Number(DEFAULT_TTL_MS) / 1000} s TTL (SET ... NX PX ${DEFAULT_TTL_MS}); set it to the work's longest duration`,

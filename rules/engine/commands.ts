@@ -6,7 +6,7 @@ import { ts } from './typescript';
 import type { ConstLookup } from './keys';
 import { glideBatchKind, glideScriptLua, invokeScriptParts, isGlideSetOptions, readGlideSetOptions } from './glide';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
-import { descendantsOfKind, isFunctionOrArrow, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
+import { descendantsOfKind, isCallback, isPlus, literalNumber, literalString, methodOf, propertyValue, unwrap } from './nodes';
 import { hasLowerCaseOptions, readObjectOptions, readTokenOptions, type SetOptions, type TtlUnit } from './set-options';
 
 export type CommandName =
@@ -138,14 +138,14 @@ function evalParts(rest: readonly ts.Node[], lookup: ConstLookup): { keys: reado
   const numKeys = literalNumber(first) ?? (ts.isIdentifier(opts) ? literalNumber(lookup(opts) ?? opts) : undefined);
   if (numKeys === undefined) return undefined;
   // Callback-style node_redis v3 passes a trailing function; it is not an argument.
-  const values = more.filter((n) => !isFunctionOrArrow(n));
+  const values = more.filter((n) => !isCallback(n));
   return { keys: values.slice(0, numKeys), args: values.slice(numKeys), counted: !values.some(ts.isSpreadElement) };
 }
 
 function fromTokens(call: ts.CallExpression, name: string, rest: readonly ts.Node[], ctx: RecogniserContext, style?: ClientStyle): RedisCommand | undefined {
   const upper = name.toUpperCase();
   // A callback (node_redis v3) is not an argument; most calls have none, and keep their own list.
-  const args = rest.some(isFunctionOrArrow) ? rest.filter((n) => !isFunctionOrArrow(n)) : rest;
+  const args = rest.some(isCallback) ? rest.filter((n) => !isCallback(n)) : rest;
   if (upper === 'EVAL' || upper === 'EVALSHA') {
     const [script, ...more] = args;
     if (!script) return undefined;
@@ -332,7 +332,7 @@ export function commandFromArgs(call: ts.CallExpression, name: string, args: rea
   if (ctx.scripts.has(name)) {
     const script = ctx.scripts.get(name) as NamedScript;
     const n = script.numberOfKeys ?? 1;
-    const values = args.filter((a) => !isFunctionOrArrow(a));
+    const values = args.filter((a) => !isCallback(a));
     const keys = values.slice(0, n);
     return { call, name: 'SCRIPT', keys, args: values.slice(n), script: scriptCall(script.lua, keys, values.slice(n)) };
   }

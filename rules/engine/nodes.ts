@@ -394,6 +394,13 @@ export function isFunctionOrArrow(node: ts.Node | undefined): node is ts.ArrowFu
   return !!node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
 }
 
+/** A node_redis v3 callback argument: a function written in the call, or one bound there (`function (err, res) {...}.bind(this)`). */
+export function isCallback(node: ts.Node): boolean {
+  if (isFunctionOrArrow(node)) return true;
+  const method = ts.isCallExpression(node) ? methodOf(node) : undefined;
+  return method?.name === 'bind' && isFunctionOrArrow(unwrap(method.receiver));
+}
+
 /** A function's name: its own, or the variable, property or class member it is assigned to ('' when none). */
 export function functionNameOf(fn: ts.Node): string {
   const named = nameOf(fn as { name?: ts.Node });

@@ -1,6 +1,6 @@
 // What happens to the value an acquire returns: dropped, stored, tested, or handed on.
 import { ts } from './typescript';
-import { contains, enclosingFunction, identifiersNamed, isAssignment, isAwaited, isFunctionOrArrow, ownReturns, unwrap, valueCarrier, type Node } from './nodes';
+import { contains, enclosingFunction, identifiersNamed, isAssignment, isAwaited, isCallback, isFunctionOrArrow, ownReturns, unwrap, valueCarrier, type Node } from './nodes';
 
 export type ResultUse =
   | { kind: 'discarded'; awaited: boolean }
@@ -37,7 +37,7 @@ export function inConditionPosition(node: Node): boolean {
 export function resultUse(call: ts.CallExpression): ResultUse {
   const awaited = isAwaited(call);
   // Callback style (node_redis v3): the result goes to the callback.
-  if (call.arguments.some(isFunctionOrArrow)) return { kind: 'escapes' };
+  if (call.arguments.some(isCallback)) return { kind: 'escapes' };
   const carrier = valueCarrier(call);
   const parent = carrier.parent;
   if (!parent) return { kind: 'escapes' };

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { MEMORY_STAND_IN, FIRST_SEEN_VALUE, RELEASE, glide, io, nr } from './preludes';
+import { MEMORY_STAND_IN, FIRST_SEEN_VALUE, RELEASE, glide, io, nr, boundCallbackLeader } from './preludes';
 
 /** A nightly job's lock whose not-acquired branch is `busy`: falls through to the work unless it leaves. */
 const nightly = (busy: string) => `${io}import { randomUUID } from 'node:crypto';
@@ -20,6 +20,11 @@ ${busy}
 
 export const checkAcquireResultCases: RuleCases = {
   valid: [
+    {
+      name: 'callback style with a bound callback: the acquire answers in the callback, which tests it',
+      fileName: 'leader.js',
+      code: boundCallbackLeader("    this.client.eval('if redis.call(\"get\", KEYS[1]) == ARGV[1] then return redis.call(\"del\", KEYS[1]) else return 0 end', 1, this.lockKey, this.id, function () {}.bind(this));"),
+    },
     { name: 'a busy branch ending in a call named for throwing, of a class from another file (RequestErrors.throwObj)', code: `${io}declare const RequestErrors: { throwObj(body: { message: string }, status: number): void };
 export async function holdBag(bag: string, token: string) {
   const held = await redis.set(\`lock:bag:\${bag}\`, token, 'PX', 30000, 'NX');

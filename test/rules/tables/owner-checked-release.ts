@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader } from './preludes';
 
 /** A handler that takes lock:payout:<id> and hands `boundKey` to a function that frees it with `release`. */
 const payout = (release: string, boundKey: string) => `import Redis from 'ioredis';
@@ -242,6 +242,13 @@ export async function run(key: string, token: string) {
     { name: 'a function that deletes a key parameter bound to a cache key, not to the lock its caller took', code: payout('await redis.del(key)', 'cache:payout') },
   ],
   invalid: [
+    {
+      name: 'callback style with bound callbacks: the leader deletes its key whoever holds it',
+      fileName: 'leader.js',
+      message: ['whoever holds it'],
+      output: null,
+      code: boundCallbackLeader("    this.client.del(this.lockKey, function () { this.elected = false; }.bind(this));"),
+    },
     { name: 'a cache fill lock whose busy path waits, then gives up: it excludes, so its holders must be told apart', message: ['whoever holds it'], code: cacheFill(WAIT_FOR_FILL, GIVE_UP) },
     { name: 'a mutex taken with SET ... GET and deleted with a bare DEL', code: getSetMutex },
     { name: "node-redis: the release script reads KEYS[1] but eval is given only arguments", message: ['never deletes', 'passes no keys'], typecheck: false, code: `${nr}export async function releaseLock(key: string, token: string) {

@@ -365,3 +365,23 @@ export const FILL_UNLOCKED = `  const value = await fill();
   return value;`;
 /** No fallback: the busy path gives up. */
 export const GIVE_UP = "  throw new Error(`${key} is being filled`);";
+
+/** A node_redis v3 leader in callback style (a .js file), its callbacks bound with `.bind(this)`; `release` is its release method's body. */
+export const boundCallbackLeader = (release: string) => `const crypto = require('crypto');
+class Leader {
+  constructor(client, id, service) {
+    this.client = client;
+    this.id = id;
+    this.lockKey = crypto.createHash('sha1').update(service).digest('hex');
+  }
+  elect() {
+    this.client.set(this.lockKey, this.id, 'PX', 10000, 'NX', function (err, res) {
+      if (!err && res !== null) this.elected = true;
+    }.bind(this));
+  }
+  release() {
+${release}
+  }
+}
+module.exports = Leader;
+`;

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { MEMORY_STAND_IN, glide, io, nr, RELEASE, upstash } from './preludes';
+import { MEMORY_STAND_IN, glide, io, nr, RELEASE, upstash, boundCallbackLeader } from './preludes';
 
 export const requireTtlCases: RuleCases = {
   valid: [
@@ -89,6 +89,25 @@ export function keepLock(lockKey: string, token: string, ttlMs: number) {
 ` },
   ],
   invalid: [
+    {
+      name: 'callback style (node_redis v3): an NX SET with no TTL answering through its callback, no fix that would drop the callback',
+      fileName: 'legacy.js',
+      message: ['with no expiry'],
+      output: null,
+      code: `const redis = require('redis').createClient();
+function take(key, cb) {
+  redis.set(\`lock:\${key}\`, 'me', 'NX', function (err, ok) { cb(err, ok === 'OK'); });
+}
+module.exports = { take };
+`,
+    },
+    {
+      name: 'callback style with a bound callback: an NX SET with no TTL answering through function () {...}.bind(this)',
+      fileName: 'leader.js',
+      message: ['with no expiry'],
+      output: null,
+      code: boundCallbackLeader("    this.client.del(this.lockKey, function () { this.elected = false; }.bind(this));").replace("'PX', 10000, 'NX'", "'NX'"),
+    },
     {
       name: 'the same fixed key whose reply decides whether the work runs is a lock',
       code: `${io}export async function nightly(): Promise<void> {
