@@ -65,6 +65,8 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
     if (parts.some((p) => !p)) return 'unknown';
     const kinds = parts.map((p) => partWeakness(p!, lookup, depth + 1));
     if (kinds.some((k) => k === 'strong' || k === 'unknown')) return kinds.includes('strong') ? 'strong' : 'unknown';
+    // `${process.pid}-${Date.now()}`: what sets it apart from another holder's value is the time.
+    if (kinds.includes('timestamp')) return 'timestamp';
     return kinds.find((k) => k !== 'constant') ?? 'constant';
   }
   if (/random|uuid|nanoid|ulid|cuid|v4\(/i.test(text)) return 'strong';

@@ -221,7 +221,13 @@ function passedThrough(fn: ts.FunctionLikeDeclaration, node: Node, model: LockMo
 }
 
 function tokenSpecOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire, model: LockModel): TokenSpec {
-  if (acquire.via && !acquire.token) return acquire.tokenSpec ?? { kind: 'unknown' };
+  if (acquire.via && !acquire.token) {
+    const spec = acquire.tokenSpec ?? { kind: 'unknown' };
+    // A token parameter of the inner helper this call leaves out: the inner helper's own value (its
+    // fallback), never the parameter of this function at the same position.
+    if (spec.kind !== 'param') return spec;
+    return spec.fallback ? { kind: 'weak', ...spec.fallback } : { kind: 'unknown' };
+  }
   const token = acquire.token;
   if (!token) return { kind: 'unknown' };
   const value = followAliases(fn, token, model);

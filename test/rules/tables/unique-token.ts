@@ -271,8 +271,8 @@ export async function restock(key: string) {
 `,
     },
     {
-      name: 'holder details as JSON: a host name and a time (written `(new Date()).toISOString()`) are shared values',
-      message: ['host name'],
+      name: 'holder details as JSON: a host name and a time (written `(new Date()).toISOString()`) are shared values, told apart by the time',
+      message: ['is a timestamp'],
       code: `import os from 'node:os';
 ${io}export async function run(key: string) {
   const holder = JSON.stringify({ host: os.hostname(), since: (new Date()).toISOString() });
@@ -400,6 +400,16 @@ export async function c(key: string) {
       code: `${io}export async function run(id: string) {
   const key = \`lock:job:\${id}\`;
   if (!(await redis.set(key, String(process.pid), 'PX', 1000, 'NX'))) return;
+  await redis.pexpire(key, 1000);
+}
+`,
+    },
+    {
+      name: 'a process id with the time of the acquire: what tells two holders apart is the timestamp, and the message says so',
+      message: ['is a timestamp'],
+      code: `${io}export async function run(id: string) {
+  const key = \`lock:job:\${id}\`;
+  if (!(await redis.set(key, \`\${process.pid}-\${Date.now()}\`, 'PX', 1000, 'NX'))) return;
   await redis.pexpire(key, 1000);
 }
 `,
