@@ -105,7 +105,11 @@ function bodyAfter(text: string, end: number): string | undefined {
       const close = closingBrace(text, i);
       if (close < 0) return undefined;
       // After `)`, a type's last word or `=>`, a brace opens the body; after `:` or `|` it opens a type literal.
-      if (depth === 0 && /[\w$)\]>}]/.test(text.slice(end, i).trimEnd().slice(-1) || ')')) return text.slice(i, close + 1);
+      const between = text.slice(end, i).trim();
+      if (depth === 0 && /[\w$)\]>}]/.test(between.slice(-1) || ')')) {
+        // Only a return type or an arrow comes between: `check(x)` on a line of its own, then `if (...) {`, is a call.
+        return between === '' || between.startsWith(':') || between.startsWith('=>') ? text.slice(i, close + 1) : undefined;
+      }
       i = close;
     }
   }

@@ -90,9 +90,22 @@ test('a call of a method of the class that throws through another, between the a
   assert.match(found[0].message, /an exception from `this\.buildWindow\(new Date\(\), month\)`/);
 });
 
-test('a call of a method that cannot throw, or of an async one left unawaited (it rejects, it does not throw), skips nothing', () => {
-  for (const between of ['const label = this.describe(new Date());', 'void this.load(month).catch(() => undefined);']) {
-    const found = analyzeProject({ 'src/reminders.ts': reminders(between) });
+/** A function of the file that cannot throw, and a method that calls it on a line of its own (no semicolon) before a throw of its own. */
+const AUDIT = `function audit(month?: string): void {
+  console.log('run', month);
+}
+export function checked(month?: string): string {
+  audit(month)
+  if (!month) {
+    throw new Error('no month');
+  }
+  return month;
+}
+`;
+
+test('a call of a function that cannot throw, or of an async one left unawaited (it rejects, it does not throw), skips nothing', () => {
+  for (const between of ['const label = this.describe(new Date());', 'void this.load(month).catch(() => undefined);', 'audit(month);']) {
+    const found = analyzeProject({ 'src/reminders.ts': reminders(between) + AUDIT });
     assert.deepEqual(findingList(found), [], `${between}\n${found.map((f) => f.message).join('\n')}`);
   }
 });
