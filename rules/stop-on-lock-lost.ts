@@ -10,6 +10,8 @@ import { inConditionPosition, resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 
 const TIMER = /^(?:setInterval|setTimeout)$/;
+/** What a `.catch` answering "not extended" returns. */
+const FALSY = new Set([ts.SyntaxKind.FalseKeyword, ts.SyntaxKind.NullKeyword, ts.SyntaxKind.UndefinedKeyword]);
 const FAILED = /^!|===?\s*(?:0|null|undefined|false)\b|!==?\s*(?:1|'OK'|"OK"|true)\b|<\s*1\b/;
 
 /**
@@ -66,16 +68,24 @@ function failurePaths(extend: Extend, timer: Node): Path[] | undefined {
     if (t.catchClause) paths.push({ kind: 'catch', statements: [...t.catchClause.block.statements], node: t.catchClause });
   }
   // `extend().then(onDone).catch(onError)`, or `.then(onDone, onError)`.
-  for (let link: Node = extend.call; ts.isPropertyAccessExpression(link.parent) && ts.isCallExpression(link.parent.parent); link = link.parent.parent) {
+  let link: Node = extend.call;
+  let answers: Node | undefined;
+  for (; ts.isPropertyAccessExpression(link.parent) && ts.isCallExpression(link.parent.parent); link = link.parent.parent) {
     const method = link.parent.name.text;
     const args = link.parent.parent.arguments;
     const handler = method === 'catch' ? args[0] : method === 'then' ? args[1] : undefined;
-    if (handler && isFunctionOrArrow(handler)) paths.push({ kind: 'catch', statements: bodyStatements(handler.body), node: handler });
+    if (!handler || !isFunctionOrArrow(handler)) continue;
+    // `.catch(() => false)`: the handler answers "not extended", and the answer is tested below like the extend's.
+    if (method === 'catch' && !ts.isBlock(handler.body) && FALSY.has(unwrap(handler.body).kind)) answers = handler;
+    else paths.push({ kind: 'catch', statements: bodyStatements(handler.body), node: handler });
   }
-  const use = resultUse(extend.call);
+  // A `.catch` answering a value hands the extend's answer on: its chain's answer is the one tested.
+  const answered = answers ? link : extend.call;
+  const use = resultUse(answered as ts.CallExpression);
   const tests = use.kind === 'assigned'
-    ? identifiersNamed(enclosingFunction(extend.call), use.name).filter((id) => id.pos > extend.call.end && inConditionPosition(id))
-    : use.kind === 'tested' ? [valueCarrier(extend.call)] : [];
+    ? identifiersNamed(enclosingFunction(answered), use.name).filter((id) => id.pos > answered.end && inConditionPosition(id))
+    : use.kind === 'tested' ? [valueCarrier(answered)] : [];
+  if (answers && tests.length === 0) paths.push({ kind: 'catch', statements: bodyStatements((answers as ts.ArrowFunction).body), node: answers });
   for (const tested of tests) {
     const test = ancestorWhere<ts.IfStatement>(tested, ts.isIfStatement);
     if (!test || !contains(test.expression, tested)) continue;

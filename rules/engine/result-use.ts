@@ -1,6 +1,6 @@
 // What happens to the value an acquire returns: dropped, stored, tested, or handed on.
 import { ts } from './typescript';
-import { contains, enclosingFunction, identifiersNamed, isAssignment, isAwaited, isCallback, isFunctionOrArrow, ownReturns, unwrap, valueCarrier, type Node } from './nodes';
+import { contains, enclosingFunction, identifiersNamed, isAssignment, isAwaited, isCallback, isFunctionOrArrow, methodOf, ownReturns, unwrap, valueCarrier, type Node } from './nodes';
 
 export type ResultUse =
   | { kind: 'discarded'; awaited: boolean }
@@ -34,10 +34,13 @@ export function inConditionPosition(node: Node): boolean {
   return false;
 }
 
+const PROMISE_HANDLERS = new Set(['then', 'catch', 'finally']);
+
 export function resultUse(call: ts.CallExpression): ResultUse {
   const awaited = isAwaited(call);
-  // Callback style (node_redis v3): the result goes to the callback.
-  if (call.arguments.some(isCallback)) return { kind: 'escapes' };
+  // Callback style (node_redis v3): the result goes to the callback. A promise's `.catch(() => false)`
+  // handler is no such callback: the chain answers a value of its own.
+  if (!PROMISE_HANDLERS.has(methodOf(call)?.name ?? '') && call.arguments.some(isCallback)) return { kind: 'escapes' };
   const carrier = valueCarrier(call);
   const parent = carrier.parent;
   if (!parent) return { kind: 'escapes' };

@@ -83,6 +83,22 @@ function awaitedRenewal(script: string, onError: string, declarations = ''): str
 `;
 }
 
+/** A watchdog whose extend answers false from `.catch(() => false)`; `onLost` is the branch testing that answer. */
+const answeredFalse = (onLost: string) => `${io}const EXTEND_SCRIPT = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end';
+export class Sessions {
+  private readonly sockets = new Map<string, { end(): void }>();
+  keepAlive(userId: string, token: string): NodeJS.Timeout {
+    return setInterval(async () => {
+      const renewed = await redis.eval(EXTEND_SCRIPT, 1, \`lock:session:\${userId}\`, token, 30000).catch(() => false);
+      if (!renewed) {
+        console.warn('session lock lost', userId);
+${onLost}
+      }
+    }, 10000);
+  }
+}
+`;
+
 /** A redlock v5 lock renewed by a function that re-arms itself with setTimeout, `onFailure` in its catch. */
 const selfArmingWatchdog = (onFailure: string) => `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -112,6 +128,7 @@ export async function publish(run: (signal: AbortSignal) => Promise<void>) {
 
 export const stopOnLockLostCases: RuleCases = {
   valid: [
+    { name: "an extend answering false from .catch(() => false), tested after: its failed branch closes the session's socket", code: answeredFalse('        this.sockets.get(userId)?.end();\n        this.sockets.delete(userId);') },
     { name: 'a watchdog function that re-arms itself with setTimeout and aborts the work when the extend fails', code: selfArmingWatchdog('controller.abort(err);') },
     {
       name: 'a guarded branch in the watchdog that aborts the work when the extend fails',
@@ -212,6 +229,7 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
     { name: 'a renew loop the caller awaits is the work itself, not a watchdog', code: renewLoop('await', 'logs') },
   ],
   invalid: [
+    { name: 'an extend answering false from .catch(() => false), tested after: its failed branch only logs', message: ['only logs'], code: answeredFalse('') },
     { name: 'a watchdog function that re-arms itself with setTimeout (handed by name) and only logs a failed extend', message: ['only logs'], code: selfArmingWatchdog('console.error(err);') },
     { name: "a setInterval watchdog extending a lock object of a package it does not know (an organisation's lock library) only logs the failure", code: packageLockWatchdog("console.error('extend failed', err);") },
     {
