@@ -143,19 +143,24 @@ const REDLOCKISH = /redlock/i;
 
 /**
  * Fields and parameters typed by the Redlock class (`constructor(private readonly lockAdapter: Redlock)`,
- * the NestJS shape): whatever their name, they hold a redlock.
+ * the NestJS shape): whatever their name, they hold a redlock. Those typed by its `Lock` class
+ * (`releaseLock(lock: Lock)`) hold a lock handle.
  */
-function typedAsRedlock(sourceFile: ts.SourceFile, imports: FileImports): string[] {
+function typedByRedlock(sourceFile: ts.SourceFile, imports: FileImports): { redlocks: string[]; handles: string[] } {
+  const found = { redlocks: [] as string[], handles: [] as string[] };
   // Only a file that writes `: Redlock` (under its imported name) has any: most files are spared the walk.
   const classNames = [...imports.names].filter(([, from]) => REDLOCK_MODULES.has(from)).map(([local]) => local);
-  if (!classNames.some((name) => new RegExp(`:\\s*${name.replace(/\$/g, '\\$')}\\b`).test(sourceFile.text))) return [];
+  if (!classNames.some((name) => new RegExp(`:\\s*${name.replace(/\$/g, '\\$')}\\b`).test(sourceFile.text))) return found;
   const typed = [...descendantsOfKind<ts.ParameterDeclaration>(sourceFile, ts.SyntaxKind.Parameter), ...descendantsOfKind<ts.PropertyDeclaration>(sourceFile, ts.SyntaxKind.PropertyDeclaration)];
-  return typed.flatMap((d) => {
+  for (const d of typed) {
     const type = d.type;
-    if (!type || !ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName) || !ts.isIdentifier(d.name)) return [];
-    const from = imports.names.get(type.typeName.text);
-    return from !== undefined && REDLOCK_MODULES.has(from) ? [d.name.text] : [];
-  });
+    if (!type || !ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName) || !ts.isIdentifier(d.name)) continue;
+    const local = type.typeName.text;
+    const from = imports.names.get(local);
+    if (from === undefined || !REDLOCK_MODULES.has(from)) continue;
+    (/^Lock$/.test(imports.renamed.get(local) ?? local) ? found.handles : found.redlocks).push(d.name.text);
+  }
+  return found;
 }
 /** The method names the libraries and withLock are called by (configured helpers are added per file). */
 const LIBRARY_METHODS = ['acquire', 'tryAcquire', 'lock', 'using', 'release', 'unlock', 'extend', 'withLock'];
@@ -173,11 +178,12 @@ export function recogniseLibraryCalls(
   const redlocks = new Set(objects.filter((o) => o.library === 'redlock' && o.name).map((o) => o.name as string));
   const semaphores = new Set(objects.filter((o) => o.library === 'redis-semaphore' && o.name).map((o) => o.name as string));
   for (const [name, library] of imported) (library === 'redlock' ? redlocks : semaphores).add(name);
-  if (calls.length > 0) for (const name of typedAsRedlock(calls[0].getSourceFile(), imports)) redlocks.add(name);
+  const typed = calls.length > 0 ? typedByRedlock(calls[0].getSourceFile(), imports) : undefined;
+  for (const name of typed?.redlocks ?? []) redlocks.add(name);
   // The package, or a project module named after it (`require('./lib/redlock')`, a singleton factory).
   const usesRedlock = [...imports.modules].some((m) => REDLOCK_MODULES.has(m) || (m.startsWith('.') && REDLOCKISH.test(m))) || redlocks.size > 0;
-  // Lock handles: variables holding what redlock.acquire()/lock() returned.
-  const handles = new Set<string>();
+  // Lock handles: variables holding what redlock.acquire()/lock() returned, and values typed by its Lock class.
+  const handles = new Set<string>(typed?.handles);
 
   const isRedlock = (name: string) => redlocks.has(name) || REDLOCKISH.test(name);
   const stored = new Map<string, LibraryName>([...[...redlocks].map((n) => [n, 'redlock'] as const), ...[...semaphores].map((n) => [n, 'redis-semaphore'] as const)]);

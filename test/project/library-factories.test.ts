@@ -84,3 +84,43 @@ export function createMutex() {
   });
   assert.deepEqual(findingList(found), [], found.map((f) => f.message).join('\n'));
 });
+
+test("a release helper taking redlock's Lock (typed, under any name): the cron job's release through it is skipped by the work before its try", () => {
+  const cron = (between: string) => `import { Lock } from 'redlock';
+import redlock from './redlock';
+declare function logRun(job: string): Promise<void>;
+declare function sendReminders(): Promise<void>;
+export async function acquireLock(job: string): Promise<Lock | null> {
+  try {
+    return await redlock.acquire([\`lock:cron:\${job}\`], 30000);
+  } catch {
+    return null;
+  }
+}
+export async function releaseLock(held: Lock): Promise<void> {
+  try {
+    await held.release();
+  } catch {
+    // it expired
+  }
+}
+export async function reminders() {
+  const lock = await acquireLock('reminders');
+  if (!lock) return;
+${between}
+  try {
+    await sendReminders();
+  } finally {
+    await releaseLock(lock);
+  }
+}
+`;
+  const redlock = `import Redis from 'ioredis';
+import Redlock from 'redlock';
+export default new Redlock([new Redis()], { retryCount: 0 });
+`;
+  const skipped = analyzeProject({ 'src/redlock.ts': redlock, 'src/cron.ts': cron("  await logRun('reminders');") });
+  assert.deepEqual(findingList(skipped), ['src/cron.ts: release-on-all-paths'], skipped.map((f) => f.message).join('\n'));
+  const clean = analyzeProject({ 'src/redlock.ts': redlock, 'src/cron.ts': cron('') });
+  assert.deepEqual(findingList(clean), [], clean.map((f) => f.message).join('\n'));
+});
