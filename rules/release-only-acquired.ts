@@ -9,7 +9,9 @@ import { plainSet } from './engine/check-then-set';
 import type { RedisCommand } from './engine/commands';
 import { helperRelated } from './engine/helper-related';
 import type { Acquire, HelperVia, LockModel, Release } from './engine/model';
-import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionOrArrow, methodOf, calleeName, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, contains, descendantsOfKind, enclosingFunction, identifiersNamed, isFunctionLike, isFunctionOrArrow, methodOf, calleeName, spanOf, unwrap, type Node } from './engine/nodes';
+import { neverThrows } from './engine/never-throws';
+import { throwsWhenCalled } from './engine/written-text';
 import { guardNames, isGuard, lockNames, testsFailure } from './engine/paths';
 import { isRecordId } from './engine/token-strength';
 import { visibleAt } from './engine/queries';
@@ -119,6 +121,36 @@ function throwsWhenNotAcquired(acquire: Acquire, tryStatement: ts.TryStatement):
     if (ts.isThrowStatement(then) || (ts.isBlock(then) && then.statements.some(ts.isThrowStatement))) return s;
   }
   return undefined;
+}
+
+/** Validation that throws on bad input: `schema.parse(body)`, `JSON.parse(raw)`, `validateSync(dto)`, `assertValid(x)`. */
+const VALIDATES = /^(?:parse|parseAsync|validate|validateSync|validateOrReject|assert[\w$]*)$/;
+
+/**
+ * The first thing in the try block, before the acquire, that can throw into the catch while no lock is
+ * held: a `throw`, an awaited call, a validation call, or a call of a function of the file that throws.
+ */
+function throwsBeforeAcquire(acquire: Acquire, tryStatement: ts.TryStatement): Node | undefined {
+  if (!contains(tryStatement.tryBlock, acquire.call)) return undefined;
+  let found: Node | undefined;
+  const visit = (n: Node): void => {
+    if (found || n.pos >= acquire.call.pos || isFunctionLike(n)) return;
+    if (ts.isTryStatement(n) && n.catchClause) return; // an inner try catches its own
+    if (ts.isThrowStatement(n) || (ts.isAwaitExpression(n) && !contains(n, acquire.call) && !neverThrows(n))) {
+      found = n;
+      return;
+    }
+    if (ts.isCallExpression(n) && !contains(n, acquire.call)) {
+      const name = calleeName(n) ?? methodOf(n)?.name ?? '';
+      if (VALIDATES.test(name) || throwsWhenCalled(n.getSourceFile(), name)) {
+        found = n;
+        return;
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  ts.forEachChild(tryStatement.tryBlock, visit);
+  return found;
 }
 
 /** A branch that leaves: `return`, `throw`, a loop jump, or `process.exit(0)` (a script that lost the race stops). */
@@ -237,6 +269,15 @@ export const releaseOnlyAcquired: Rule = {
           message: `This catch deletes ${key} also when the acquire failed: the not-acquired path throws into it, and ${why}. Acquire and test before the try (so the catch only belongs to a held lock), or rethrow the not-acquired error before releasing, and release with a compare-and-delete.`,
           related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }, { span: spanOf(thrown), message: 'the not-acquired path, which throws into the catch' }, ...helperRelated(release.via, 'the release in the helper')],
           fix: () => fix(acquire, release) ?? 'No automatic fix: the acquire\'s answer cannot be read in the catch; acquire and test it before the try.',
+        });
+        continue;
+      }
+      const before = caught && !release.checked && ancestorWhere(caught, ts.isFunctionLike) === acquire.fn ? throwsBeforeAcquire(acquire, caught) : undefined;
+      if (before) {
+        report({
+          span: spanOf(release.call),
+          message: `This catch deletes ${key} also when the try fails before the acquire: \`${before.getText().split('\n')[0].slice(0, 60)}\` can throw while no lock is held, and the DEL does not compare the token, so it deletes the lock of the process that holds it. Do that work before the try (so the catch only belongs to a held lock), or release only when the acquire succeeded, with a compare-and-delete.`,
+          related: [{ span: spanOf(before), message: 'can throw before the lock is taken' }, { span: spanOf(acquire.call), message: 'the acquire' }, ...helperRelated(release.via, 'the release in the helper')],
         });
         continue;
       }

@@ -1,8 +1,26 @@
 import type { RuleCases } from '../harness';
 import { io, nr, RELEASE } from './preludes';
 
+/** A booking handler whose catch deletes the slot lock; `first` runs in the try before the acquire. */
+const bookingCatch = (first: string) => `${io}declare const bookingSchema: { parse(body: unknown): { slot: string } };
+export async function book(body: { slot: string }): Promise<number> {
+  const lockKey = \`lock:slot:\${body.slot}\`;
+  try {
+${first}
+    if (!(await redis.set(lockKey, 'held', 'EX', 5, 'NX'))) return 429;
+    await work();
+    await redis.del(lockKey);
+    return 201;
+  } catch {
+    await redis.del(lockKey);
+    return 500;
+  }
+}
+`;
+
 export const releaseOnlyAcquiredCases: RuleCases = {
   valid: [
+    { name: 'a catch that deletes the lock, the acquire first in its try: only the errors of a held lock reach it', code: bookingCatch('    const started = Date.now();') },
     { name: 'a wait loop before the try that ends only once the acquire answered OK', code: `${io}export async function relay(token: string): Promise<void> {
   let held = await redis.set('lock:relayer', token, 'PX', 30000, 'NX');
   while (!held) {
@@ -186,6 +204,8 @@ export async function run(id: string) {
 ` },
   ],
   invalid: [
+    { name: 'a catch that deletes the lock, a validation before the acquire in its try: its error reaches the catch with no lock held', message: ['fails before the acquire', 'bookingSchema.parse'], code: bookingCatch('    bookingSchema.parse(body);') },
+    { name: 'a catch that deletes the lock, awaited work before the acquire in its try', message: ['fails before the acquire', 'await work()'], code: bookingCatch('    await work();') },
     {
       name: 'a lock set without NX inside the try after a check that returns when it is held: the finally deletes the holder\'s lock on that return',
       message: ['lock:rebuild-index', 'leaves before'],
