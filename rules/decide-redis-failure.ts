@@ -344,7 +344,7 @@ function trailingComment(statement: Node): string {
  */
 function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefined {
   const client = clientOf(acquire);
-  if (!client || emptyOnlyWhenUnconfigured(methodOf(acquire.call)!.receiver)) return undefined;
+  if (!client || emptyOnlyWhenUnconfigured(methodOf(acquire.call)!.receiver, model.unconfiguredNull)) return undefined;
   const nullTest = (condition: Node, equal: boolean) => ts.isBinaryExpression(condition) && unwrap(condition.left).getText() === client &&
     (equal ? /^==/ : /^!=/).test(condition.operatorToken.getText()) && /^(?:null|undefined)$/.test(condition.right.getText());
   for (const test of testsBefore(acquire)) {
@@ -529,7 +529,7 @@ function conditionalArm(model: LockModel, acquire: Acquire): Found | undefined {
   if (!tested || !grants || explicit(model, other, choice)) return undefined;
   // `redis ? ... : 'no-redis'` of a client made only when its setting is there: a stated deployment mode.
   const receiver = methodOf(acquire.call)?.receiver;
-  if ((present || negatedClient) && receiver && emptyOnlyWhenUnconfigured(receiver)) return undefined;
+  if ((present || negatedClient) && receiver && emptyOnlyWhenUnconfigured(receiver, model.unconfiguredNull)) return undefined;
   return { path: choice, grant: other, how: present || negatedClient ? 'branch' : 'down' };
 }
 

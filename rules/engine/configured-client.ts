@@ -8,6 +8,9 @@ import { localCallee } from './local-callee';
 
 /** A test that reads a setting: an environment variable, a config object, a URL or host. */
 const SETTING = /\bprocess\.env\b|\benv\b|\bconfig|\bsettings?\b|ur[il]\b|url|host/i;
+/** A test that also reads the connection's state: an outage, not a setting (`!url || !connected`). */
+const LIVE = /connect|ready|status|open|alive|avail|health|online|reachab|ping|\bup\b/i;
+const readsSetting = (test: Node) => SETTING.test(test.getText()) && !LIVE.test(test.getText());
 
 const isEmpty = (e: Node | undefined): boolean => !e || e.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(unwrap(e)) && (unwrap(e) as ts.Identifier).text === 'undefined');
 
@@ -15,18 +18,18 @@ const isEmpty = (e: Node | undefined): boolean => !e || e.kind === ts.SyntaxKind
 function conditionalOnSetting(e: Node): boolean {
   const v = unwrap(e);
   if (!ts.isConditionalExpression(v) || isEmpty(v.whenTrue) === isEmpty(v.whenFalse)) return false;
-  return SETTING.test(v.condition.getText());
+  return readsSetting(v.condition);
 }
 
 /** A getter whose every empty return is under an `if` testing a setting (at least one), or that answers `setting ? client : null`. */
-function emptyOnlyUnconfigured(fn: ts.FunctionLikeDeclaration): boolean {
+export function emptyOnlyUnconfigured(fn: ts.FunctionLikeDeclaration): boolean {
   if (fn.body && !ts.isBlock(fn.body)) return conditionalOnSetting(fn.body);
   if (!fn.body) return false;
   const returns = descendantsOfKind<ts.ReturnStatement>(fn.body, ts.SyntaxKind.ReturnStatement).filter((r) => ancestorWhere(r, isFunctionLike) === fn);
   const empty = returns.filter((r) => isEmpty(r.expression));
   return empty.length > 0 && empty.every((r) => {
     const test = ancestorWhere<ts.IfStatement>(r, (a) => a === fn || ts.isIfStatement(a));
-    return !!test && ts.isIfStatement(test) && SETTING.test(test.expression.getText());
+    return !!test && ts.isIfStatement(test) && readsSetting(test.expression);
   });
 }
 
@@ -40,11 +43,23 @@ function initializerOf(receiver: Node): Node | undefined {
   return ts.isAwaitExpression(init) ? unwrap(init.expression) : init;
 }
 
-/** Is the client the acquire runs on (`receiver`) empty only when it is not configured? */
-export function emptyOnlyWhenUnconfigured(receiver: Node): boolean {
+/**
+ * Is the client the acquire runs on (`receiver`) empty only when it is not configured? A getter of
+ * another project file answers through its summary (`project`, the model's call to it).
+ */
+export function emptyOnlyWhenUnconfigured(receiver: Node, project?: (call: ts.CallExpression) => boolean): boolean {
   const init = initializerOf(receiver);
   if (!init) return false;
   if (conditionalOnSetting(init)) return true;
-  const getter = ts.isCallExpression(init) ? localCallee(init) : undefined;
-  return !!getter && emptyOnlyUnconfigured(getter);
+  if (!ts.isCallExpression(init)) return false;
+  const getter = localCallee(init);
+  return getter ? emptyOnlyUnconfigured(getter) : !!project?.(init);
+}
+
+const MAKES_CLIENT = /\bnew\s+(?:Redis|IORedis|Cluster)\s*\(|\bcreateClient\s*\(/;
+const ANSWERS_EMPTY = /\breturn\s+(?:null|undefined)\b|\?[^:;?]+:\s*null\b/;
+
+/** Text that may hold a client getter answering null when its setting is missing: a module to summarise for its callers. */
+export function mayMakeUnconfiguredClient(text: string): boolean {
+  return MAKES_CLIENT.test(text) && ANSWERS_EMPTY.test(text) && SETTING.test(text);
 }

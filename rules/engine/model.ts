@@ -143,6 +143,8 @@ export interface LockModel {
   /** Releases in a function, including `.finally(() => release)` callbacks written inside it. */
   releasesIn(fn: Node): Release[];
   extendsOn(key: KeyRef): Extend[];
+  /** Does this call run a project function of another file handing back a client null only when not configured? */
+  unconfiguredNull?(call: ts.CallExpression): boolean;
   /** The GETs of a key, a same-file reader's call included (engine/readers.ts). */
   getsOn(key: KeyRef): RedisCommand[];
 }
@@ -440,6 +442,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     releasesIn: (fn) => releasesByFn.get(fn) ?? [],
     extendsOn: (key) => extendIndex.find(key),
     getsOn,
+    unconfiguredNull: project?.unconfiguredNull,
   };
 }
 

@@ -28,6 +28,8 @@ export interface ProjectContext {
   meaningOf(call: ts.CallExpression): CallMeaning | undefined;
   /** Imported names that are lock-library objects made in another project file (`export const locks = new Redlock(...)`). */
   libraries: ReadonlyMap<string, LockLibrary>;
+  /** Does the call run a project function handing back a client that is null only when not configured? */
+  unconfiguredNull(call: ts.CallExpression): boolean;
   /** The Redis client packages the file's package.json depends on (packages.ts). */
   packages?: ClientPackages;
   /**
@@ -569,7 +571,9 @@ export function projectContext(file: FileSummary, resolution: Resolution): Proje
     return { kind: 'helper', name, summary, file: found.file.path, receiver, receiverNew };
   };
 
-  return { names, meaningOf, libraries };
+  const unconfiguredNull = (call: ts.CallExpression) => !!functionCalled(call)?.summary.unconfiguredNull;
+
+  return { names, meaningOf, libraries, unconfiguredNull };
 }
 
 interface Callee {

@@ -20,6 +20,7 @@ import { ModuleResolver } from './resolve-module';
 import { summarizeFile } from './summarize';
 import { emptySummary, hasLockMeaning, type FileSummary } from './types';
 import { usedImports } from './import-uses';
+import { mayMakeUnconfiguredClient } from '../engine/configured-client';
 import { leanParseKeeps, mayCallLockHelpers, mayWrapCommands, namesAnyOf, wrapperSpans } from './pre-checks';
 
 export interface ProjectOptions {
@@ -69,7 +70,7 @@ const LOCK_MEMBER = /^\s*(?:abstract\s+)?(?:acquire|release|tryAcquire|[\w$]*(?:
 
 function givesLockMeaningByText(text: string): boolean {
   return mightHoldLockCode(text, { acquire: [], release: [], extend: [] }) || mayWrapCommands(text) || REEXPORT.test(text) ||
-    (TYPE_DECLARATION.test(text) && LOCK_MEMBER.test(text));
+    (TYPE_DECLARATION.test(text) && LOCK_MEMBER.test(text)) || mayMakeUnconfiguredClient(text);
 }
 
 export class ProjectIndex {

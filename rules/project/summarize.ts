@@ -4,6 +4,7 @@
 // or which command it merely forwards. Helpers that call helpers get their meaning through the model,
 // which already holds the meaning of the calls it could resolve.
 import { ts } from '../engine/typescript';
+import { emptyOnlyUnconfigured } from '../engine/configured-client';
 import type { RedisCommand } from '../engine/commands';
 import type { Acquire, Extend, LockModel, Release } from '../engine/model';
 import { isLockAcquire, isRedisAcquire } from '../engine/queries';
@@ -675,6 +676,7 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   }
   const library = madeLibrary(fn, model);
   if (library) summary.makesLibrary = library;
+  if (emptyOnlyUnconfigured(fn)) summary.unconfiguredNull = true;
   const routine = routineOf(fn, ops.acquires, model, path);
   if (routine) summary.routine = routine;
   const lockAcquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a)));

@@ -142,6 +142,8 @@ export interface FunctionSummary {
   instanceOf?: string;
   /** The lock-library object it hands back, made inside it (`createMutex(name)` returning `new Mutex(redis, key)`). */
   makesLibrary?: 'redlock' | 'redis-semaphore';
+  /** It hands back a client that is null only when its setting is missing (engine/configured-client.ts). */
+  unconfiguredNull?: true;
 }
 
 export interface ClassSummary {

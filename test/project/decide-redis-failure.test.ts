@@ -211,3 +211,42 @@ export async function recoverAll() {
 `,
   }), []);
 });
+
+/** A client module whose getter answers `null` when `guard` holds, and a hold helper in another file running unlocked without a client. */
+function holdsWithout(guard: string): Record<string, string> {
+  return {
+    'lib/redis.ts': `import Redis from 'ioredis';
+let shared: Redis | null | undefined;
+let connected = false;
+export function getRedisClient(): Redis | null {
+  if (shared !== undefined) return shared;
+  const url = process.env.REDIS_URL;
+  if (${guard}) {
+    return null;
+  }
+  shared = new Redis(url!);
+  shared.on('ready', () => (connected = true));
+  return shared;
+}
+`,
+    'lib/holds.ts': `import { randomUUID } from 'node:crypto';
+import { getRedisClient } from './redis';
+export async function holdSlot(slot: string, ttlMs: number): Promise<string | null> {
+  const redis = getRedisClient();
+  const token = randomUUID();
+  if (redis) {
+    const reply = await redis.set(\`lock:slot:\${slot}\`, token, 'PX', ttlMs, 'NX');
+    return reply === 'OK' ? token : null;
+  }
+  return token;
+}
+`,
+  };
+}
+
+test('a client getter of another file answering null only without its URL: the no-client fallback is a stated deployment mode', () => {
+  const configured = analyzeProject(holdsWithout('!url'));
+  assert.deepEqual(configured.filter((f) => f.rule === 'decide-redis-failure'), [], configured.map((f) => f.message).join('\n'));
+  const disconnected = analyzeProject(holdsWithout('!url || !connected'));
+  assert.deepEqual(disconnected.filter((f) => f.rule === 'decide-redis-failure').map((f) => f.file), ['lib/holds.ts'], disconnected.map((f) => f.message).join('\n'));
+});
