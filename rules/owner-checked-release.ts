@@ -3,6 +3,7 @@
 import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
+import type { RedisCommand } from './engine/commands';
 import { ancestorWhere, callsNamed, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isCallback, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { ServerKind } from './config';
 import { releaseFixTitle } from './fixes/server-commands';
@@ -104,6 +105,23 @@ function releasedCheckedElsewhere(model: LockModel, release: Release): boolean {
  * file also releases with an owner check, that takes no token (it cannot check an owner it is not told)
  * and acquires nothing itself.
  */
+/**
+ * `const value = await redis.get(key); await redis.eval(COMPARE_AND_DELETE, 1, key, value)`: the script
+ * compares the key with what it holds now, so its owner check passes for any holder.
+ */
+function comparesWhatItRead(model: LockModel, release: Release): RedisCommand | undefined {
+  if (release.kind !== 'script' || !release.ownerChecked || !release.command || !release.key) return undefined;
+  for (const arg of release.command.args) {
+    const id = unwrap(arg);
+    const init = ts.isIdentifier(id) ? model.lookup(id) : undefined;
+    const value = init && unwrap(init);
+    const call = value && ts.isAwaitExpression(value) ? unwrap(value.expression) : value;
+    const get = call && model.commands.find((c) => c.call === call && c.name === 'GET' && !!c.keys[0] && sameKey(model.keyOf(c.keys[0]), release.key!));
+    if (get) return get;
+  }
+  return undefined;
+}
+
 /** The release of a stampede damper taken in its function (engine/busy-path.ts): a second holder it lets in changes nothing. */
 function dampsOnly(model: LockModel, release: Release): boolean {
   const own = release.key ? model.acquiresOn(release.key).filter((a) => a.fn === release.fn) : [];
@@ -139,6 +157,15 @@ export const ownerCheckedRelease: Rule = {
     }
     const lineOf = (node: Node) => model.sourceFile.getLineAndCharacterOfPosition(node.getStart()).line + 1;
     for (const release of model.releases) {
+      const read = comparesWhatItRead(model, release);
+      if (read) {
+        report({
+          span: spanOf(release.call),
+          message: `This compare-and-delete compares ${describeKey(release.key)} with the value just read from it, not with this process's token: the compare always passes, so it deletes the lock whoever holds it. Pass the token the acquire stored (keep it from the acquire, or hand it to the release).`,
+          related: [{ span: spanOf(read.call), message: 'the GET whose answer is compared' }],
+        });
+        continue;
+      }
       // A helper's unchecked DEL is reported in the helper; called twice on one path, at the second call too.
       const viaUnchecked = release.kind === 'helper' && release.via?.ownerChecked === false;
       if ((release.ownerChecked && !viaUnchecked) || isForcedRelease(model, release)) continue;

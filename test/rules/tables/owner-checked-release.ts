@@ -243,6 +243,24 @@ export async function run(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'a compare-and-delete handed the value a GET just read from the key: it compares the key with itself',
+      message: ['value just read', 'whoever holds it'],
+      code: `${io}export async function releaseLock(key: string): Promise<boolean> {
+  const held = await redis.get(key);
+  if (!held) return false;
+  return (await redis.eval(${RELEASE}, 1, key, held)) === 1;
+}
+export async function run(key: string, token: string) {
+  if (!(await redis.set(key, token, 'PX', 30000, 'NX'))) return;
+  try {
+    await work();
+  } finally {
+    await releaseLock(key);
+  }
+}
+`,
+    },
+    {
       name: 'callback style with bound callbacks: the leader deletes its key whoever holds it',
       fileName: 'leader.js',
       message: ['whoever holds it'],
