@@ -43,6 +43,8 @@ interface BusyBranch {
   branch: ts.Statement;
   /** The branch's own returns and throws. */
   exits: Node[];
+  /** It sets the acquire's answer to `true` (a fallback that grants the lock). */
+  grants: boolean;
   /** The statements after the `if` in its block, and whether one of them is work not under a test of the lock. */
   after: readonly ts.Statement[];
   workAfter: boolean;
@@ -64,15 +66,17 @@ function busyBranch(model: LockModel, acquire: Acquire): BusyBranch | undefined 
   const names = guardNames(acquire);
   if (!(guard === first || isGuard(guard, acquire)) || !testsFailure(guard.expression, names) || alwaysLeaves(guard.thenStatement)) return undefined;
   const branch = guard.thenStatement;
-  const retries = model.acquires.some((a) => a !== acquire && contains(branch, a.call)) ||
-    descendantsOfKind<ts.BinaryExpression>(branch, ts.SyntaxKind.BinaryExpression).some((b) => isAssignment(b) && ts.isIdentifier(b.left) && names.includes(b.left.text)) ||
+  const answers = descendantsOfKind<ts.BinaryExpression>(branch, ts.SyntaxKind.BinaryExpression).filter((b) => isAssignment(b) && ts.isIdentifier(b.left) && names.includes(b.left.text));
+  // `acquired = true` after an in-process fallback grants the lock; an answer assigned from a call is a retry.
+  const grants = answers.some((b) => /^(?:true|1|(['"`])OK\1)$/.test(unwrap(b.right).getText()));
+  const retries = model.acquires.some((a) => a !== acquire && contains(branch, a.call)) || (!grants && answers.length > 0) ||
     callsNamed(branch, (name) => name === functionName(acquire.fn)).length > 0;
   if (retries) return undefined;
   const exits = [ts.SyntaxKind.ReturnStatement, ts.SyntaxKind.ThrowStatement].flatMap((kind) => descendantsOfKind(branch, kind)).filter((e) => ancestorWhere(e, isFunctionLike) === acquire.fn);
   // The work after it, not under a test of the lock's names (`if (ok) { ... }`).
   const after = statements.slice(statements.indexOf(guard) + 1);
   const testsLock = (s: ts.Statement) => ts.isIfStatement(s) && (isGuard(s, acquire) || (ts.isIdentifier(unwrap(s.expression)) && names.includes((unwrap(s.expression) as ts.Identifier).text)));
-  return { guard, branch, exits, after, workAfter: after.some((s) => doesWork(s) && !testsLock(s)) };
+  return { guard, branch, exits, grants, after, workAfter: after.some((s) => doesWork(s) && !testsLock(s)) };
 }
 
 /**
@@ -84,7 +88,8 @@ export function goesOnWhenBusy(model: LockModel, acquire: Acquire): ts.IfStateme
   if (!busy || busy.guard.elseStatement) return undefined;
   // A branch that leaves on a test of its own (a cached value another process filled) falls back on
   // purpose; one that leaves only while a read of the lock key still finds a holder goes on when it lapsed.
-  if (busy.exits.length > 0 && !readsLockKey(model, acquire, busy.branch)) return undefined;
+  // One that sets the answer to `true` (an in-process fallback lock) grants the lock whatever it tests.
+  if (busy.exits.length > 0 && !busy.grants && !readsLockKey(model, acquire, busy.branch)) return undefined;
   return busy.workAfter ? busy.guard : undefined;
 }
 
@@ -96,7 +101,7 @@ export function goesOnWhenBusy(model: LockModel, acquire: Acquire): ts.IfStateme
  */
 export function fallsBackWhenBusy(model: LockModel, acquire: Acquire): boolean {
   const busy = busyBranch(model, acquire);
-  if (!busy || busy.exits.length === 0 || readsLockKey(model, acquire, busy.branch)) return false;
+  if (!busy || busy.grants || busy.exits.length === 0 || readsLockKey(model, acquire, busy.branch)) return false;
   const locked = busy.guard.elseStatement;
   if (!locked) return busy.workAfter;
   // `if (redis) { ...acquire...; if (busy) {...} else {...} } <fallback>`: the work after the blocks it is in.

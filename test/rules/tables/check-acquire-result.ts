@@ -235,6 +235,22 @@ export async function report(id: string, token: string) {
   ],
   invalid: [
     {
+      name: 'a busy answer that falls back to an in-process lock and marks the lock taken: every other replica runs the job',
+      message: ['does not stop'],
+      code: `${io}const local = new Map<string, number>();
+export async function runExclusive(key: string, ttlMs: number, job: () => Promise<void>): Promise<boolean> {
+  let acquired = await redis.set(\`lock:\${key}\`, '1', 'PX', ttlMs, 'NX');
+  if (!acquired) {
+    if (Date.now() < (local.get(key) ?? 0)) return false;
+    local.set(key, Date.now() + ttlMs);
+    acquired = 'OK';
+  }
+  await job();
+  return true;
+}
+`,
+    },
+    {
       name: 'SET NX queued on a pipeline whose exec reply is thrown away',
       message: ['is ignored'],
       code: `${io}export async function enter(gameId: string, token: string) {
