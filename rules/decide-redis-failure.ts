@@ -317,7 +317,7 @@ function documented(test: ts.IfStatement, fn: Node, client: string): boolean {
   const name = client.split('.').pop()?.replace(/\W/g, '') ?? '';
   const names = new RegExp(`redis|valkey|upstash${name ? `|\\b${name}\\b` : ''}`, 'i');
   const holders = [test, ...bodyStatements(test.thenStatement)];
-  if (holders.some((h) => leadingComments(h).some((c) => names.test(c))) || names.test(trailingComment(test))) return true;
+  if (holders.some((h) => leadingComments(h).some((c) => names.test(c)) || names.test(trailingComment(h)))) return true;
   // The function's JSDoc, or the file's header, names Redis anyway (`redisService.acquireLock(...)` in an
   // example): it must say what happens without it.
   // Or names it as a requirement and says what happens otherwise: "Requires a Redis instance to be

@@ -123,10 +123,13 @@ function catchAndAfter(releases: Release[]): boolean {
  * path's; with none, the lock is kept on success by design (a rollback on failure only).
  */
 function catchRelease(releases: Release[]): { release: Release; tryBlock: ts.Block; success?: Release } | undefined {
+  // With no release but in catches, one under any `if` of its catch counts too (`if (options?.reclaimOnFailure)
+  // await release(key, token)`): the function hands the lock on when it succeeds either way.
+  const onlyInCatches = releases.every((r) => !!ancestorWhere(r.call, ts.isCatchClause));
   for (const r of releases) {
     const clause = ancestorWhere<ts.CatchClause>(r.call, ts.isCatchClause);
     let statement: Node | undefined = ancestorWhere(r.call, ts.isExpressionStatement);
-    while (clause && statement && statement.parent !== clause.block) statement = heldTest(statement);
+    while (clause && statement && statement.parent !== clause.block) statement = heldTest(statement) ?? (onlyInCatches ? optionalIn(statement) : undefined);
     if (!clause || statement?.parent !== clause.block) continue;
     const tryBlock = clause.parent.tryBlock;
     // The success path's release: in the try block, or after the try statement.
@@ -234,6 +237,12 @@ function heldTest(statement: Node): ts.Statement | undefined {
   // `try { await release(); } catch (e) { log(e); }`: the release guarded against its own error.
   if (parent && ts.isTryStatement(parent) && parent.tryBlock === statement.parent && parent.tryBlock.statements.length === 1) return parent;
   return parent && ts.isIfStatement(parent) && !parent.elseStatement && testsPresence(parent.expression) ? parent : undefined;
+}
+
+/** The `if` (with no `else`) a statement is the branch of, alone or in a block. */
+function optionalIn(statement: Node): ts.IfStatement | undefined {
+  const parent = ts.isBlock(statement.parent) ? statement.parent.parent : statement.parent;
+  return parent && ts.isIfStatement(parent) && !parent.elseStatement ? parent : undefined;
 }
 
 /** `if (token)`, `if (lockKey && lockValue)`, `if (token !== undefined)`: a test that the lock's names are set. */

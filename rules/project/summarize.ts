@@ -714,14 +714,15 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
     summary.release = {
       key: keySpecOf(fn, release.key, model),
       handleParam: handleParamOf(fn, release),
-      ownerChecked: release.ownerChecked,
+      // Through a helper of its own, what that helper's release does (a call site counts as checked).
+      ownerChecked: release.ownerChecked && release.via?.ownerChecked !== false,
       at: release.via?.at ?? placeOf(release.call, path),
     };
     if (comparesToken(release)) summary.release.compares = true;
   }
   const extend = ops.extends[0];
   if (extend) {
-    summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked, at: extend.via?.at ?? placeOf(extend.call, path) };
+    summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked && extend.via?.ownerChecked !== false, at: extend.via?.at ?? placeOf(extend.call, path) };
     if (comparesToken(extend)) summary.extend.compares = true;
   }
   return summary;

@@ -59,3 +59,31 @@ test('a wrapper passing its own token parameter on: a constant its caller passes
   assert.deepEqual(tokens.map((f) => f.file), ['src/sessions.ts'], found.map((f) => f.message).join('\n'));
   assert.match(tokens[0].message, /'held'/);
 });
+
+test('a release wrapper around a helper whose DEL compares nothing is no owner check: the weak token is named as released without one', () => {
+  const found = analyzeProject({
+    'src/cron-lock.ts': `import Redis from 'ioredis';
+const redis = new Redis();
+async function takeRedisLock(job: string): Promise<boolean> {
+  return (await redis.set(\`cron:lock:\${job}\`, Date.now().toString(), 'EX', 1800, 'NX')) === 'OK';
+}
+async function dropRedisLock(job: string): Promise<void> {
+  await redis.del(\`cron:lock:\${job}\`);
+}
+export async function releaseLock(job: string): Promise<void> {
+  await dropRedisLock(job);
+}
+export async function withLock(job: string, run: () => Promise<void>) {
+  if (!(await takeRedisLock(job))) return;
+  try {
+    await run();
+  } finally {
+    await releaseLock(job);
+  }
+}
+`,
+  });
+  const token = found.find((f) => f.rule === 'unique-token');
+  assert.ok(token, found.map((f) => f.message).join('\n'));
+  assert.match(token.message, /released or extended without an owner check/);
+});

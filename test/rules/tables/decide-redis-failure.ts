@@ -565,6 +565,7 @@ export class Locker {
     ...answerValidCases,
     { name: 'an acquire only while Redis answered a ping, then a test of its answer before the work', code: pingedOrder("  if (!held) throw new Error('no lock, no order');\n") },
     { name: 'no client: null handed back, as when the lock is busy', code: releaseFnWithoutClient('    if (!this.redis) return null;') },
+    { name: 'no client: a no-op release function, the comment after it in the branch naming Redis', code: releaseFnWithoutClient('    if (!this.redis) {\n      return async () => {}; // No-op when Redis is unavailable: single-replica mode\n    }') },
     { name: 'no client: a no-op release function, documented as running unlocked without Redis', code: releaseFnWithoutClient('    // Without Redis (local development) every caller runs unlocked.\n    if (!this.redis) return async () => {};') },
     {
       name: "no client: a no-op release function, the file's header saying every acquire succeeds when Upstash is not configured",

@@ -64,6 +64,21 @@ ${opensHeld}
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    {
+      name: 'an acquire helper handing its answer back, releasing in its catch only when asked to reclaim a SET that may have landed',
+      code: `${io}export async function acquireLock(key: string, token: string, seconds: number, options?: { reclaimOnFailure?: boolean }): Promise<boolean> {
+  try {
+    const result = await redis.set(key, token, 'EX', seconds, 'NX');
+    return result === 'OK';
+  } catch (error) {
+    if (options?.reclaimOnFailure) {
+      await redis.eval(${RELEASE}, 1, key, token).catch(() => undefined);
+    }
+    throw error;
+  }
+}
+`,
+    },
     { name: 'a continue out of an inner loop, or a break out of a switch, inside the locked round does not skip its release', code: `${io}export async function tally(ids: string[], token: string, rows: string[][]) {
   for (const id of ids) {
     if ((await redis.set(\`lock:tally:\${id}\`, token, 'EX', 60, 'NX')) !== 'OK') continue;
