@@ -261,6 +261,12 @@ function recordsAnswer(fn: ts.FunctionLikeDeclaration, names: ReadonlySet<string
   });
 }
 
+/** Does `fn`'s body end with a `throw` (the way out of a retry loop that found the lock busy until its deadline)? */
+function endsInThrow(fn: ts.FunctionLikeDeclaration): boolean {
+  const body = fn.body;
+  return !!body && ts.isBlock(body) && body.statements.length > 0 && ts.isThrowStatement(body.statements[body.statements.length - 1]);
+}
+
 /** Does `fn` itself (not a function nested in it) throw? */
 function ownThrows(fn: ts.FunctionLikeDeclaration): boolean {
   return descendantsOfKind<ts.ThrowStatement>(fn, ts.SyntaxKind.ThrowStatement).some((t) => ancestorWhere(t, isFunctionLike) === fn);
@@ -375,7 +381,8 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   if (bodies.length > 1 && bodies.some((e) => callsItself(fn, e)) && bodies.every(own)) return 'throws';
   // `if (reply !== 'OK') throw new Busy(); return token`, or a read-back check after the write that throws
   // (`if ((await get(key)) !== token) throw ...`): the token comes back only once acquired.
-  if (bodies.length > 0 && bodies.every(own) && (throwsWhenBusy(fn, names) || throwsAfter(fn, acquire.call))) return 'throws';
+  // ... or a retry loop that hands the token back once acquired and throws when its time is up.
+  if (bodies.length > 0 && bodies.every(own) && (throwsWhenBusy(fn, names) || throwsAfter(fn, acquire.call) || endsInThrow(fn))) return 'throws';
   for (const expression of bodies) {
     const e = unwrap(ts.isAwaitExpression(unwrap(expression)) ? (unwrap(expression) as ts.AwaitExpression).expression : expression);
     if (isFunctionLike(e)) found.add('release-fn');

@@ -354,3 +354,36 @@ export async function bookChecked(seats: Seats, seat: string) {
   assert.match(findings[0].message, /tested only to decide whether to release/);
   assert.match(findings[0].message, /the reply is null/);
 });
+
+test('an acquire helper retrying until a deadline, handing the token back once acquired and throwing when time is up, leaves its caller nothing to test', () => {
+  const service = (giveUp: string) => `import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+export class Imports {
+  private async acquireCreateLock(projectId: string): Promise<string | null> {
+    const token = randomUUID();
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      if ((await redis.set(\`lock:import:\${projectId}\`, token, 'PX', 30000, 'NX')) === 'OK') return token;
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 100));
+    }
+    ${giveUp}
+  }
+  private async releaseCreateLock(projectId: string, token: string): Promise<void> {
+    await redis.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', 1, \`lock:import:\${projectId}\`, token);
+  }
+  async create(projectId: string, run: () => Promise<void>): Promise<void> {
+    const token = await this.acquireCreateLock(projectId);
+    try {
+      await run();
+    } finally {
+      await this.releaseCreateLock(projectId, token!);
+    }
+  }
+}
+`;
+  const throws = analyzeProject({ 'src/imports.ts': service("throw new Error('an import is in progress');") });
+  assert.deepEqual(throws.filter((f) => f.rule === 'check-acquire-result'), [], throws.map((f) => f.message).join('\n'));
+  const answersNull = analyzeProject({ 'src/imports.ts': service('return null;') });
+  assert.deepEqual(answersNull.filter((f) => f.rule === 'check-acquire-result').map((f) => f.file), ['src/imports.ts'], answersNull.map((f) => f.message).join('\n'));
+});
