@@ -311,7 +311,8 @@ const STRING_PART = /'([^'\n]*)'|"([^"\n]*)"/g;
 
 /** Does the key's own text (its glob, or the strings it is built from; not the variable it is held in) name a locked state rather than a lock? */
 export function namesLockedState(key: KeyRef): boolean {
-  if (LOCKED_STATE.test(key.glob)) return true;
+  // The glob, or the key as written: `${LOCKOUT_KEY}:${email}` of a failed-attempt counter.
+  if (LOCKED_STATE.test(key.glob) || LOCKED_STATE.test(key.text)) return true;
   for (const [, single, double] of key.canonical.matchAll(STRING_PART)) if (LOCKED_STATE.test(single ?? double)) return true;
   return false;
 }

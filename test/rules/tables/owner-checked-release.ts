@@ -23,6 +23,19 @@ async function runPayout(id: string, key: string, token: string) {
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
+    {
+      name: 'a failed-attempt counter under a LOCKOUT_KEY constant, cleared by clear2FALockout: a lockout, not a lock',
+      code: `${io}const LOCKOUT_KEY = 'auth:2fa:failed';
+export async function registerFailedAttempt(email: string): Promise<boolean> {
+  const failed = await redis.incr(\`\${LOCKOUT_KEY}:\${email}\`);
+  if (failed === 1) await redis.expire(\`\${LOCKOUT_KEY}:\${email}\`, 900);
+  return failed >= 5;
+}
+export async function clear2FALockout(email: string): Promise<void> {
+  await redis.del(\`\${LOCKOUT_KEY}:\${email}\`);
+}
+`,
+    },
     { name: 'a stampede damper: when busy it waits, leaves with the value filled meanwhile, else fills unlocked', code: cacheFill(WAIT_FOR_FILL, FILL_UNLOCKED) },
     {
       name: "an account lockout flag deleted by unlockAccount: the key a key builder makes from a 'lockout' part is a state, not a lock",
