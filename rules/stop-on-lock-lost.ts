@@ -127,7 +127,8 @@ function watchdogProblem(model: LockModel, extend: Extend): { message: string; a
 /** `const controller = new AbortController()` next to lock code, whose signal is never read or passed. */
 function unusedControllers(model: LockModel): ts.NewExpression[] {
   if (!model.text.includes('AbortController')) return [];
-  const lockFns = new Set<Node>([...model.acquires.map((a) => a.fn), ...model.extends.map((e) => e.fn)]);
+  // Only next to a renewal: a controller aborted after an acquire's timeout race (no watchdog at all) signals no lost lock.
+  const lockFns = new Set<Node>(model.extends.map((e) => e.fn));
   return descendantsOfKind<ts.NewExpression>(model.sourceFile, ts.SyntaxKind.NewExpression).filter((n) => {
     if (unwrap(n.expression).getText() !== 'AbortController') return false;
     // Only a function's own variable: its every use is in the function (a field may be read by code the lean parse skips).

@@ -128,6 +128,17 @@ export async function publish(run: (signal: AbortSignal) => Promise<void>) {
 
 export const stopOnLockLostCases: RuleCases = {
   valid: [
+    {
+      name: 'an AbortController aborted after racing the acquire against a timeout, in a lock with no renewal: no lost lock to signal',
+      code: `${io}export async function lockUpload(id: string, token: string, timeoutMs: number): Promise<boolean> {
+  const controller = new AbortController();
+  const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs));
+  const acquired = await Promise.race([redis.set(\`lock:upload:\${id}\`, token, 'PX', 30000, 'NX').then((reply) => reply === 'OK'), timeout]);
+  controller.abort();
+  return acquired;
+}
+`,
+    },
     { name: "an extend answering false from .catch(() => false), tested after: its failed branch closes the session's socket", code: answeredFalse('        this.sockets.get(userId)?.end();\n        this.sockets.delete(userId);') },
     { name: 'a watchdog function that re-arms itself with setTimeout and aborts the work when the extend fails', code: selfArmingWatchdog('controller.abort(err);') },
     {
