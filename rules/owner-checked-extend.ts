@@ -10,6 +10,7 @@ import { extendFixTitle } from './fixes/server-commands';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
+import { inNotAcquiredBranch } from './engine/paths';
 import { spelledName } from './engine/commands';
 
 function ttlMsText(extend: Extend): string | undefined {
@@ -67,6 +68,16 @@ function fix(model: LockModel, extend: Extend, server: ServerKind): Fix | string
   };
 }
 
+/**
+ * `if (stored !== 'OK') { firstSeen = await get(key); await expire(key, ttl) }`: an EXPIRE where the NX SET
+ * of the same key in the function found it taken slides the TTL of a shared record (or repairs a missing
+ * one); this process holds nothing there to renew.
+ */
+function onBusyPath(model: LockModel, extend: Extend): boolean {
+  if (extend.kind !== 'expire' || !extend.key) return false;
+  return model.acquiresOn(extend.key).some((a) => a.fn === extend.fn && a.call.end <= extend.call.pos && inNotAcquiredBranch(a, extend.call));
+}
+
 export const ownerCheckedExtend: Rule = {
   id: 'owner-checked-extend',
   defaultSeverity: 'error',
@@ -74,7 +85,7 @@ export const ownerCheckedExtend: Rule = {
   summary: 'EXPIRE/PEXPIRE (or SET XX PX) renewal of a lock without an owner check extends whoever holds it now.',
   check({ model, report, server }) {
     for (const extend of model.extends) {
-      if (extend.ownerChecked) continue;
+      if (extend.ownerChecked || onBusyPath(model, extend)) continue;
       const key = describeKey(extend.key);
       if (extend.kind === 'set' && extend.getCompare) {
         const spelled = extend.command ? spelledName(extend.command) : 'SET';

@@ -3,6 +3,20 @@ import { declared, EXTEND, EXTEND_DECL, glide, io, nr, sortedSetSemaphore } from
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
+    {
+      name: "a session's first-seen record: SET NX, and where the key was already there, read it and slide its TTL",
+      code: `${io}export async function firstSeen(sessionKey: string): Promise<string> {
+  const now = new Date().toISOString();
+  const stored = await redis.set(sessionKey, now, 'EX', 1800, 'NX');
+  let first = now;
+  if (stored !== 'OK') {
+    first = (await redis.get(sessionKey)) ?? now;
+    await redis.expire(sessionKey, 1800);
+  }
+  return first;
+}
+`,
+    },
     sortedSetSemaphore,
     {
       name: 'PEXPIRE to 0 ms deletes the key: a release (owner-checked-release judges it), not a renewal',
