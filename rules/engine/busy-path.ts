@@ -43,7 +43,7 @@ interface BusyBranch {
   branch: ts.Statement;
   /** The branch's own returns and throws. */
   exits: Node[];
-  /** It sets the acquire's answer to `true` (a fallback that grants the lock). */
+  /** It sets the acquire's answer to held (`true`, `1`, `'OK'`): a fallback that grants the lock. */
   grants: boolean;
   /** The statements after the `if` in its block, and whether one of them is work not under a test of the lock. */
   after: readonly ts.Statement[];
