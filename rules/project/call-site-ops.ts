@@ -173,7 +173,10 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
   }
   if (summary.release) {
     const r = summary.release;
-    const handleArg = r.handleParam !== undefined ? call.arguments[r.handleParam] : undefined;
+    // `releaseLock(lock)` of a helper reading `lock.key`: a name passed where the key's object goes is the
+    // lock object an acquire handed back, its handle.
+    const objectArg = r.key?.members && r.key.param !== undefined ? call.arguments[r.key.param] : undefined;
+    const handleArg = r.handleParam !== undefined ? call.arguments[r.handleParam] : objectArg && ts.isIdentifier(unwrap(objectArg)) ? objectArg : undefined;
     ops.releases.push({
       call, fn, kind: 'helper', key: keyAt(r.key, call, meaning, keyOf), handle: handleArg ? lastSegment(handleArg) : receiverName,
       ownerChecked: true, via: via(meaning, r.at, undefined, r.ownerChecked, r.compares),

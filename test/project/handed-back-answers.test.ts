@@ -387,3 +387,35 @@ export class Imports {
   const answersNull = analyzeProject({ 'src/imports.ts': service('return null;') });
   assert.deepEqual(answersNull.filter((f) => f.rule === 'check-acquire-result').map((f) => f.file), ['src/imports.ts'], answersNull.map((f) => f.message).join('\n'));
 });
+
+test('a lock handed back as data ({ key, token }) and released by a helper reading lock.key: work before the try skips that release', () => {
+  const worker = (between: string) => `import { createClient } from 'redis';
+import { randomUUID } from 'node:crypto';
+const client = createClient();
+const acquireConnectionLock = async (connectionId: string) => {
+  const key = \`lock:conn:\${connectionId}\`;
+  const token = randomUUID();
+  if ((await client.set(key, token, { NX: true, EX: 900 })) !== 'OK') return null;
+  return { key, token };
+};
+const releaseConnectionLock = async (lock: { key: string; token: string }) => {
+  await client.eval('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end', { keys: [lock.key], arguments: [lock.token] });
+};
+declare function recordRun(id: string): Promise<string>;
+declare function sync(id: string): Promise<void>;
+export const syncConnection = async (connectionId: string) => {
+  const lock = await acquireConnectionLock(connectionId);
+  if (!lock) return;
+${between}
+  try {
+    await sync(connectionId);
+  } finally {
+    await releaseConnectionLock(lock);
+  }
+};
+`;
+  const skipped = analyzeProject({ 'src/worker.ts': worker('  await recordRun(connectionId);') });
+  assert.deepEqual(findingList(skipped), ['src/worker.ts: release-on-all-paths'], skipped.map((f) => f.message).join('\n'));
+  const clean = analyzeProject({ 'src/worker.ts': worker('') });
+  assert.deepEqual(findingList(clean), [], clean.map((f) => f.message).join('\n'));
+});
