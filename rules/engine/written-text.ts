@@ -59,19 +59,30 @@ export function alwaysThrows(sourceFile: ts.SourceFile, name: string): boolean {
   const cached = known.get(name);
   if (cached !== undefined) return cached;
   const text = writtenText(sourceFile);
-  const escaped = name.replace(/\$/g, '\\$');
-  // A function statement, a method (its name opening a line, after modifiers), or a const arrow.
-  const declared = new RegExp(`\\bfunction\\s+${escaped}\\s*(?:<[^>]*>)?\\s*\\(|^[ \\t]*(?:(?:private|protected|public|static|async|override)\\s+)*${escaped}\\s*(?:<[^>]*>)?\\s*\\(|\\b(?:const|let|var)\\s+${escaped}\\s*=\\s*(?:async\\s*)?\\(`, 'gm');
   let throws = false;
-  for (const match of text.matchAll(declared)) {
-    const end = closingParen(text, (match.index ?? 0) + match[0].length - 1);
-    if (end > 0 && THROWS_AFTER_PARAMETERS.test(text.slice(end, end + 200))) {
+  for (const { end } of parameterListEnds(text, name)) {
+    if (THROWS_AFTER_PARAMETERS.test(text.slice(end, end + 200))) {
       throws = true;
       break;
     }
   }
   known.set(name, throws);
   return throws;
+}
+
+/**
+ * Where each declaration of a function or method of this name ends its parameter list, as written, and
+ * whether it is async: a function statement, a method (its name opening a line, after modifiers), or a
+ * const arrow.
+ */
+function* parameterListEnds(text: string, name: string): Generator<{ end: number; async: boolean }> {
+  const escaped = name.replace(/\$/g, '\\$');
+  const declared = new RegExp(`\\bfunction(?:\\s*\\*\\s*|\\s+)${escaped}\\s*(?:<[^>]*>)?\\s*\\(|^[ \\t]*(?:(?:private|protected|public|static|async|override)\\s+)*${escaped}\\s*(?:<[^>]*>)?\\s*\\(|\\b(?:const|let|var)\\s+${escaped}\\s*=\\s*(?:async\\s*)?\\(`, 'gm');
+  for (const match of text.matchAll(declared)) {
+    const at = match.index ?? 0;
+    const end = closingParen(text, at + match[0].length - 1);
+    if (end > 0) yield { end, async: /\basync\b/.test(match[0]) || /\basync\s+$/.test(text.slice(Math.max(0, at - 12), at)) };
+  }
 }
 
 const syncThrowingByName = new WeakMap<ts.SourceFile, Map<string, boolean>>();
@@ -129,13 +140,9 @@ export function throwsWhenCalled(sourceFile: ts.SourceFile, name: string, depth 
   if (cached !== undefined) return cached;
   known.set(name, false); // a cycle, or a body being read: no answer from it
   const text = writtenText(sourceFile);
-  const escaped = name.replace(/\$/g, '\\$');
-  const declared = new RegExp(`\\bfunction\\s*\\*?\\s*${escaped}\\s*(?:<[^>]*>)?\\s*\\(|^[ \\t]*(?:(?:private|protected|public|static|async|override)\\s+)*${escaped}\\s*(?:<[^>]*>)?\\s*\\(|\\b(?:const|let|var)\\s+${escaped}\\s*=\\s*(?:async\\s*)?\\(`, 'gm');
   let throws = false;
-  for (const match of text.matchAll(declared)) {
-    if (/\basync\b/.test(match[0]) || /\basync\s+$/.test(text.slice(Math.max(0, (match.index ?? 0) - 12), match.index))) continue;
-    const end = closingParen(text, (match.index ?? 0) + match[0].length - 1);
-    const body = end > 0 ? bodyAfter(text, end) : undefined;
+  for (const { end, async } of parameterListEnds(text, name)) {
+    const body = async ? undefined : bodyAfter(text, end);
     if (!body) continue;
     if (/\bthrow\b/.test(body) || (depth < 3 && [...body.matchAll(CALLED)].some(([, callee]) => callee !== name && !NOT_CALLS.has(callee) && throwsWhenCalled(sourceFile, callee, depth + 1)))) {
       throws = true;
