@@ -121,13 +121,26 @@ function testStoredIn(acquire: Acquire): string | undefined {
 function cleanGuard(acquire: Acquire): ts.IfStatement | undefined {
   if (acquire.result.kind === 'tested' && !testStoredIn(acquire)) return guardTest(acquire, acquire.statement);
   // `if (setError) return;` of an error-as-value pair may come first: a few leaving ifs are passed over.
-  let statement = nextStatement(acquire.statement);
+  let statement = nextStatement(acquire.statement) ?? afterTry(acquire.statement);
   for (let i = 0; i < GUARD_LOOKAHEAD && statement && ts.isIfStatement(statement); i++, statement = nextStatement(statement)) {
     const guard = guardTest(acquire, statement);
     if (guard) return guard;
     if (!leaves(statement)) return undefined;
   }
   return undefined;
+}
+
+/**
+ * `try { first = await redis.set(...) } catch { ...; return }` then `if (!first) return`: the statement
+ * after a try whose block ends with the acquire and whose catch leaves, so that it is reached only with
+ * the acquire's answer.
+ */
+function afterTry(statement: Node): ts.Statement | undefined {
+  const block = statement.parent;
+  const attempt = block?.parent;
+  if (!block || !ts.isBlock(block) || !attempt || !ts.isTryStatement(attempt) || attempt.tryBlock !== block || block.statements.at(-1) !== statement) return undefined;
+  const handler = attempt.catchClause?.block.statements;
+  return handler && handler.length > 0 && exits(handler[handler.length - 1]) ? nextStatement(attempt) : undefined;
 }
 
 /** Statements after the acquire among which its guard is looked for. */

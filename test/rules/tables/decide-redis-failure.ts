@@ -1,6 +1,6 @@
 import type { RuleCases } from '../harness';
 import { answerInvalidCases, answerValidCases } from './decide-redis-failure-answers';
-import { io, nr, RELEASE } from './preludes';
+import { io, nr, RELEASE, sentOnceMarker } from './preludes';
 
 // redis-semaphore, its sync work and a logger: the preludes of the catch-that-logs cases below.
 const MUTEX = `import Redis from 'ioredis';
@@ -144,6 +144,7 @@ export async function withRedisLock<T>(name: string, task: () => Promise<T>): Pr
 
 export const decideRedisFailureCases: RuleCases = {
   valid: [
+    sentOnceMarker,
     {
       name: 'no client only when its URL is not set: a getter answering null under a test of the setting',
       code: taskWithoutClient(`function getClient(): Redis | null {

@@ -129,6 +129,30 @@ export const singleFlightMarker = {
 };
 
 /**
+ * A receipt sent once per order: a fixed value set with NX inside a try whose catch sends anyway (the
+ * dedupe is best effort), tested after the try, kept when the send went well, deleted when it failed.
+ */
+export const sentOnceMarker = {
+  name: 'a once-only send marker taken in a try whose catch leaves, tested after the try, deleted only when the send failed: a marker, not a lock',
+  code: `${io}declare function sendReceipt(orderId: string): Promise<boolean>;
+export async function sendReceiptOnce(orderId: string) {
+  const sentKey = \`receipt:sent:\${orderId}\`;
+  let first: string | null;
+  try {
+    first = await redis.set(sentKey, '1', 'EX', 86_400, 'NX');
+  } catch (err) {
+    console.error('receipt dedupe unavailable', err);
+    return sendReceipt(orderId);
+  }
+  if (!first) return;
+  const delivered = await sendReceipt(orderId);
+  if (delivered) return;
+  await redis.del(sentKey);
+}
+`,
+};
+
+/**
  * A first-seen value kept by a transaction (GET, then SET NX of the time) and read back by GETDEL: no
  * lock, for the tables of the rules that would otherwise read its NX SET and GETDEL as one.
  */

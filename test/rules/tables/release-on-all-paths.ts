@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, getSetMutex } from './preludes';
+import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, getSetMutex } from './preludes';
 
 const rl = `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -343,6 +343,7 @@ export async function exclusive<T>(key: string, op: () => Promise<T>): Promise<T
 }
 ` },
     singleFlightMarker,
+    sentOnceMarker,
     { name: "a wait on timers/promises' setTimeout (under any name) without an abort signal cannot throw", code: `import Redis from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 const redis = new Redis();
