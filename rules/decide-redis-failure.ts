@@ -6,7 +6,7 @@ import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './
 import { bodyStatements, isLoggingCall, mentions, saysFailOpen, releasesSomething, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, methodOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, isNamedRead, literalString, methodOf, nameOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
 import { guardNames, inNotAcquiredBranch, isGuard } from './engine/paths';
 import { isCallbackParameter } from './engine/unsettled-work';
 import { isLockAcquire, isPlainReference, isRedisAcquire } from './engine/queries';
@@ -35,7 +35,7 @@ function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
       for (const call of callsNamed(routine, () => true)) {
         if (incidental(call)) continue;
         work.calls.add(normalizeText(call));
-        work.writes ||= !isRead(call);
+        work.writes ||= !isNamedRead(call);
       }
     }
     return work;
@@ -45,7 +45,7 @@ function workOf(model: LockModel, acquire: Acquire, path: Node): Work {
     if (call.getStart() < acquire.call.end || contains(path, call) || incidental(call) || inNotAcquiredBranch(acquire, call)) continue;
     if (ancestorWhere(call, isFunctionLike) !== scope || handlesError(call, acquire)) continue;
     work.calls.add(normalizeText(call));
-    work.writes ||= !isRead(call);
+    work.writes ||= !isNamedRead(call);
     const callee = unwrap(call.expression);
     if (scope && ts.isIdentifier(callee) && parameterIndex(scope, callee) !== undefined && !isCallbackParameter(scope, callee.text)) work.routines.add(callee.text);
   }
@@ -65,10 +65,6 @@ function isRollback(call: ts.CallExpression): boolean {
   return !!first && (ts.isStringLiteral(first) || ts.isNoSubstitutionTemplateLiteral(first)) && /^\s*ROLLBACK\b/i.test(first.text);
 }
 
-/** `findOne(...)`, `getSaga(id)`, `repo.count()`: a read, named so. */
-const READ_CALL = /^(?:find|get|load|fetch|read|count|select|lookup|exists)(?:[A-Z_$\d]|$)/;
-const isRead = (call: ts.CallExpression) => READ_CALL.test(methodOf(call)?.name ?? calleeName(call) ?? '');
-
 /**
  * The same call as one the lock guards, or a call of a routine run under it. A read the guarded work
  * also makes before its writes (`findOne` of the saga it then saves) lets no second writer in; where the
@@ -77,7 +73,7 @@ const isRead = (call: ts.CallExpression) => READ_CALL.test(methodOf(call)?.name 
 function runsWork(call: ts.CallExpression, work: Work): boolean {
   if (isLoggingCall(call) || isIncidentalCall(call) || RETRY_LATER.test(methodOf(call)?.name ?? calleeName(call) ?? '')) return false;
   if (work.routines.has(unwrap(call.expression).getText())) return true;
-  return work.calls.has(normalizeText(call)) && !(work.writes && isRead(call));
+  return work.calls.has(normalizeText(call)) && !(work.writes && isNamedRead(call));
 }
 
 /** `handleRetryWithdrawal(w)`, `requeue(job)`, `markFailed(id)`: the failure recorded for a later try, not the work. */
@@ -112,9 +108,37 @@ function grantingValue(node: Node, acquire: Acquire): boolean {
   if (ts.isAwaitExpression(v)) v = unwrap(v.expression);
   if (acquire.token && isPlainReference(acquire.token) && normalizeText(v) === normalizeText(unwrap(acquire.token))) return true;
   const answer = answerOf(v);
-  const grants = answer ? answer === 'grant' : ts.isObjectLiteralExpression(v);
+  const grants = answer ? answer === 'grant' : ts.isObjectLiteralExpression(v) && !otherOutcome(v, acquire);
   // What the function answers when the key is taken (`isDuplicate()`'s `true`) refuses, whatever it is.
   return grants && !notAcquiredAnswers(acquire).has(normalizeText(v));
+}
+
+/** The string-literal fields of an object literal: the tags of a discriminated answer (`type: 'summary'`). */
+function tagsOf(obj: ts.ObjectLiteralExpression): Map<string, string> {
+  const tags = new Map<string, string>();
+  for (const p of obj.properties) {
+    const name = ts.isPropertyAssignment(p) ? nameOf(p) : undefined;
+    const word = name && literalString((p as ts.PropertyAssignment).initializer);
+    if (name && word !== undefined) tags.set(name, word);
+  }
+  return tags;
+}
+
+/**
+ * `catch { return { type: 'pass' } }` where the function otherwise answers `{ type: 'summary' }` or
+ * `{ type: 'suppress' }` after the acquire: a tag none of those answers carries is an outcome of its
+ * own, for the caller to tell apart, not the acquired answer.
+ */
+function otherOutcome(obj: ts.ObjectLiteralExpression, acquire: Acquire): boolean {
+  const tags = tagsOf(obj);
+  if (tags.size === 0) return false;
+  const seen = new Map<string, Set<string>>();
+  for (const ret of descendantsOfKind<ts.ReturnStatement>(acquire.fn, ts.SyntaxKind.ReturnStatement)) {
+    const value = ret.expression && unwrap(ret.expression);
+    if (!value || value === obj || !ts.isObjectLiteralExpression(value) || ret.pos < acquire.call.end || ancestorWhere(ret, isFunctionLike) !== acquire.fn) continue;
+    for (const [name, word] of tagsOf(value)) seen.set(name, (seen.get(name) ?? new Set()).add(word));
+  }
+  return [...tags].some(([name, word]) => seen.has(name) && !seen.get(name)!.has(word));
 }
 
 /**

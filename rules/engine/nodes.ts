@@ -150,6 +150,13 @@ export function calleeName(call: ts.CallExpression): string | undefined {
   return undefined;
 }
 
+/** `findOne(...)`, `getSaga(id)`, `repo.count()`: a read, named so. */
+const READ_CALL = /^(?:find|get|load|fetch|read|count|select|lookup|exists)(?:[A-Z_$\d]|$)/;
+
+export function isNamedRead(call: ts.CallExpression): boolean {
+  return READ_CALL.test(methodOf(call)?.name ?? calleeName(call) ?? '');
+}
+
 /** The value of a string literal or a template without substitutions. */
 export function literalString(node: ts.Node): string | undefined {
   const n = unwrap(node);

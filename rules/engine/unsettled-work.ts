@@ -11,7 +11,7 @@
 // (await-locked-work).
 import { ts } from './typescript';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, declarationOf, descendantsOfKind, isFunctionLike, methodOf, unwrap, type Node } from './nodes';
+import { ancestorWhere, contains, declarationOf, descendantsOfKind, isFunctionLike, isNamedRead, methodOf, unwrap, type Node } from './nodes';
 import { inNotAcquiredBranch, releasesOf } from './paths';
 import { writtenText } from './written-text';
 
@@ -66,6 +66,11 @@ function tryReleasingInFinally(release: Release, acquire: Acquire): ts.Block | u
   return block && ts.isTryStatement(block.parent) && ancestorWhere(block, isFunctionLike) === acquire.fn ? block.parent.tryBlock : undefined;
 }
 
+/** Does the try block await anything of its function's own before `node`? */
+function awaitsBefore(tryBlock: ts.Block, node: ts.Node, fn: ts.FunctionLikeDeclaration): boolean {
+  return descendantsOfKind<ts.AwaitExpression>(tryBlock, ts.SyntaxKind.AwaitExpression).some((a) => a.end <= node.getStart() && ancestorWhere(a, isFunctionLike) === fn);
+}
+
 /** Does `name` appear awaited (`await name`) between `from` and `to`? */
 function awaitedBetween(fn: ts.Node, name: string, from: number, to: number): boolean {
   let found = false;
@@ -110,7 +115,9 @@ export function unsettledWork(model: LockModel, acquire: Acquire): UnsettledWork
   for (const node of guarded.length > 0 ? own<ts.ReturnStatement>(ts.SyntaxKind.ReturnStatement) : []) {
     const value = node.expression && unwrap(node.expression);
     // `if (!lock) return next(busy)`: no lock is held on the not-acquired path.
-    const release = value && ts.isCallExpression(value) && givesPromise(value, fn) && !inNotAcquiredBranch(acquire, node) ? guarded.find((g) => contains(g.tryBlock, node))?.release : undefined;
+    const guard = value && ts.isCallExpression(value) && givesPromise(value, fn) && !inNotAcquiredBranch(acquire, node) ? guarded.find((g) => contains(g.tryBlock, node)) : undefined;
+    // `await migrate(); return getUsage(key)`: a read of what the awaited work wrote answers the caller after it.
+    const release = guard && !(isNamedRead(value as ts.CallExpression) && awaitsBefore(guard.tryBlock, node, fn)) ? guard.release : undefined;
     if (release) found.push({ call: value as ts.CallExpression, release, how: 'return' });
   }
   const heldUntil = releases.filter((r) => r.fn === fn);

@@ -186,7 +186,21 @@ export class Leases {
 `;
 }
 
+/** A digest throttle answering tagged outcomes; `onError` is what its catch answers. */
+const digestThrottle = (onError: string) => `${io}export async function digestGate(topic: string): Promise<{ kind: string; count?: number }> {
+  try {
+    const count = Number(await redis.incr(\`digest:count:\${topic}\`));
+    const gate = await redis.set(\`digest:lock:\${topic}\`, '1', 'EX', 300, 'NX');
+    if (gate === 'OK') return { kind: 'flush', count };
+    return { kind: 'hold' };
+  } catch {
+    return ${onError};
+  }
+}
+`;
+
 export const answerValidCases: ValidCase[] = [
+  { name: 'the catch answers a tagged outcome that neither the acquired nor the busy answer carries', code: digestThrottle(`{ kind: 'direct' }`) },
   { name: 'the catch answers an HTTP error response', code: importRoute(`return res.status(503).json({ error: 'the sheet is locked, or the lock store is down' });`) },
   {
     name: 'the catch answers a fetch Response with an error status',
@@ -258,6 +272,7 @@ export async function rebuildIndex(me: string): Promise<{ state: string; took?: 
 ];
 
 export const answerInvalidCases: InvalidCase[] = [
+  { name: 'the catch answers the tagged outcome of the acquired path', message: ["returns `{ kind: 'flush' }`"], output: null, code: digestThrottle(`{ kind: 'flush' }`) },
   { name: 'the catch runs the work, then answers', message: ['runs `importRows`'], output: null, code: importRoute(`return res.status(200).json({ rows: await importRows(sheet) });`) },
   { name: 'the catch says "yes" under another field name', message: ['returns `{ usable: true'], output: null, code: seatReservation(`{ usable: true, why: 'store down, letting it through' }`) },
   {

@@ -65,6 +65,25 @@ ${opensHeld}
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
     {
+      name: 'a read of what the awaited work wrote, returned unawaited from the try: it answers the caller, the work is done',
+      code: `${io}declare function copyLegacyTotals(account: string): Promise<void>;
+async function getTotals(account: string): Promise<number> {
+  return Number(await redis.get(\`totals:\${account}\`));
+}
+export async function migrateTotals(account: string, token: string): Promise<number> {
+  const key = \`lock:totals:\${account}\`;
+  if (!(await redis.set(key, token, 'PX', 30_000, 'NX'))) return 0;
+  try {
+    await copyLegacyTotals(account);
+    return getTotals(account);
+  } finally {
+    await redis.eval(UNLOCK, 1, key, token);
+  }
+}
+const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+`,
+    },
+    {
       name: 'an acquire helper handing its answer back, releasing in its catch only when asked to reclaim a SET that may have landed',
       code: `${io}export async function acquireLock(key: string, token: string, seconds: number, options?: { reclaimOnFailure?: boolean }): Promise<boolean> {
   try {
@@ -950,6 +969,38 @@ const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call(
       message: ['early `return;`'],
       output: null,
       code: migrateReturningEarly('Nothing to do: another worker queued it'),
+    },
+    {
+      name: 'a read that is the locked work itself, returned unawaited from the try: the finally releases before it ends',
+      message: ['`return loadReport(day)` hands the work'],
+      code: `${io}async function loadReport(day: string): Promise<string> {
+  return (await redis.get(\`report:\${day}\`)) ?? '';
+}
+export async function reportOnce(day: string, token: string): Promise<string> {
+  const key = \`lock:report:\${day}\`;
+  if (!(await redis.set(key, token, 'PX', 30_000, 'NX'))) return '';
+  try {
+    return loadReport(day);
+  } finally {
+    await redis.eval(UNLOCK, 1, key, token);
+  }
+}
+const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+`,
+      output: `${io}async function loadReport(day: string): Promise<string> {
+  return (await redis.get(\`report:\${day}\`)) ?? '';
+}
+export async function reportOnce(day: string, token: string): Promise<string> {
+  const key = \`lock:report:\${day}\`;
+  if (!(await redis.set(key, token, 'PX', 30_000, 'NX'))) return '';
+  try {
+    return await loadReport(day);
+  } finally {
+    await redis.eval(UNLOCK, 1, key, token);
+  }
+}
+const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+`,
     },
     {
       name: 'a lock helper that returns the routine it was handed without awaiting it',
