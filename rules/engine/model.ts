@@ -281,7 +281,19 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const sets = plainSets.find(key);
     return sets.length > 0 && sets.every(countGated);
   };
-  const isLockKey = (key: KeyRef) => acquiredHere(key) || (looksLikeLockKey(key) && !lockout(key));
+  // `requestRelease:${lockKey}`, where lockKey holds `tus-lock-${id}`: a key about the lock (a flag, its
+  // holder's metadata), named after it with words of its own, not the lock. Told from the key alone, so
+  // that a function's meaning does not hang on another function's acquire (rules/kept-analysis.ts).
+  const companion = (key: KeyRef) => {
+    const node = unwrap(key.node);
+    if (!ts.isTemplateExpression(node) || node.templateSpans.length !== 1) return false;
+    const words = node.head.text + node.templateSpans[0].literal.text;
+    const inner = unwrap(node.templateSpans[0].expression);
+    if (words.trim() === '' || LOCK_NAME.test(words) || !ts.isIdentifier(inner)) return false;
+    const held = keyOf(inner);
+    return held.glob !== '*' && looksLikeLockKey(held);
+  };
+  const isLockKey = (key: KeyRef) => acquiredHere(key) || (looksLikeLockKey(key) && !lockout(key) && !companion(key));
   // `await runPayout(id, lockKey)` after acquiring lockKey, and `finally { await redis.del(key) }` in
   // runPayout: a key parameter that a call of this file binds to a key its caller acquired.
   const acquiredByCaller = (key: KeyRef): boolean => {
@@ -362,9 +374,9 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
     // owner's release whatever the function is called (`cleanup`, `shutdown`).
     const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token || wroteBefore(k, command, fn);
-    const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && ownersDelete(k)) || acquiredByCaller(k)) : undefined;
+    const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && !companion(k) && ownersDelete(k)) || acquiredByCaller(k)) : undefined;
     const extendKey = renews
-      ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))
+      ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && !companion(k) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))
       : undefined;
     // Written out, not spread from a base object: the spreads were the slowest part of this loop.
     switch (command.name) {

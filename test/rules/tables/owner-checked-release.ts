@@ -24,6 +24,26 @@ async function runPayout(id: string, key: string, token: string) {
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
     {
+      name: 'a flag key named after the lock key with words of its own (a hand-off request), deleted on unlock: not the lock',
+      code: `${io}const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+export class UploadLocks {
+  async lock(id: string, token: string): Promise<boolean> {
+    const lockKey = \`upload-lock:\${id}\`;
+    if (!(await redis.set(lockKey, token, 'PX', 30_000, 'NX'))) {
+      await redis.set(\`handoff:\${lockKey}\`, '1', 'PX', 30_000);
+      return false;
+    }
+    return true;
+  }
+  async unlock(id: string, token: string): Promise<void> {
+    const lockKey = \`upload-lock:\${id}\`;
+    await redis.eval(UNLOCK, 1, lockKey, token);
+    await redis.del(\`handoff:\${lockKey}\`);
+  }
+}
+`,
+    },
+    {
       name: 'a failed-attempt counter under a LOCKOUT_KEY constant, cleared by clear2FALockout: a lockout, not a lock',
       code: `${io}const LOCKOUT_KEY = 'auth:2fa:failed';
 export async function registerFailedAttempt(email: string): Promise<boolean> {
