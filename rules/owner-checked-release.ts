@@ -4,7 +4,7 @@ import { ts } from './engine/typescript';
 import { sameKey, describeKey } from './engine/keys';
 import type { LockModel, Release } from './engine/model';
 import type { RedisCommand } from './engine/commands';
-import { ancestorWhere, callsNamed, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isCallback, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, callsNamed, contains, enclosingFunction, functionNameOf, identifiersNamed, isAncestor, isCallback, isFunctionLike, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { ServerKind } from './config';
 import { releaseFixTitle } from './fixes/server-commands';
 import { isRedisAcquire, clientReceiver, visibleToken } from './engine/queries';
@@ -124,7 +124,8 @@ function comparesWhatItRead(model: LockModel, release: Release): RedisCommand | 
 
 /** The release of a stampede damper taken in its function (engine/busy-path.ts): a second holder it lets in changes nothing. */
 function dampsOnly(model: LockModel, release: Release): boolean {
-  const own = release.key ? model.acquiresOn(release.key).filter((a) => a.fn === release.fn) : [];
+  // The release may sit in a function the acquiring one runs (`(async () => { try {...} finally { del } })()`).
+  const own = release.key ? model.acquiresOn(release.key).filter((a) => a.fn === release.fn || contains(a.fn, release.fn)) : [];
   return own.length > 0 && own.every((a) => fallsBackWhenBusy(model, a));
 }
 

@@ -56,12 +56,10 @@ interface BusyBranch {
  * the acquire is in a loop (its next round may be the retry).
  */
 function busyBranch(model: LockModel, acquire: Acquire): BusyBranch | undefined {
-  const first = enclosingStatement(acquire.call);
+  const [first, guard] = acquireAndGuard(acquire);
   const block = first.parent;
   if (!block || !ts.isBlock(block) || ancestorWhere(block, (a) => isFunctionLike(a) || ts.isIterationStatement(a, false)) !== acquire.fn) return undefined;
   const statements = block.statements;
-  const at = statements.indexOf(first as ts.Statement);
-  const guard = ts.isIfStatement(first) && contains(first.expression, acquire.call) ? first : statements[at + 1];
   if (!guard || !ts.isIfStatement(guard)) return undefined;
   const names = guardNames(acquire);
   if (!(guard === first || isGuard(guard, acquire)) || !testsFailure(guard.expression, names) || alwaysLeaves(guard.thenStatement)) return undefined;
@@ -77,6 +75,26 @@ function busyBranch(model: LockModel, acquire: Acquire): BusyBranch | undefined 
   const after = statements.slice(statements.indexOf(guard) + 1);
   const testsLock = (s: ts.Statement) => ts.isIfStatement(s) && (isGuard(s, acquire) || (ts.isIdentifier(unwrap(s.expression)) && names.includes((unwrap(s.expression) as ts.Identifier).text)));
   return { guard, branch, exits, grants, after, workAfter: after.some((s) => doesWork(s) && !testsLock(s)) };
+}
+
+/**
+ * The acquire's statement and the one after it, where its guard is. `try { const r = await set(...);
+ * acquired = r === 'OK' } catch { ... }` then `if (!acquired)`: for an acquire whose try block goes on
+ * only to read its answer (no call), the try statement and the one after the try.
+ */
+function acquireAndGuard(acquire: Acquire): [Node, ts.Statement | undefined] {
+  const first = enclosingStatement(acquire.call);
+  const block = first.parent;
+  if (ts.isIfStatement(first) && contains(first.expression, acquire.call)) return [first, first];
+  const statements = block && ts.isBlock(block) ? block.statements : undefined;
+  const next = statements?.[statements.indexOf(first as ts.Statement) + 1];
+  const attempt = block?.parent;
+  if (next && ts.isIfStatement(next)) return [first, next];
+  if (!statements || !attempt || !ts.isTryStatement(attempt) || attempt.tryBlock !== block) return [first, next];
+  const rest = statements.slice(statements.indexOf(first as ts.Statement) + 1);
+  if (rest.some((s) => descendantsOfKind(s, ts.SyntaxKind.CallExpression).length > 0 || !ts.isExpressionStatement(s))) return [first, next];
+  const outer = attempt.parent;
+  return ts.isBlock(outer) ? [attempt, outer.statements[outer.statements.indexOf(attempt) + 1]] : [first, next];
 }
 
 /**

@@ -24,6 +24,73 @@ async function runPayout(id: string, key: string, token: string) {
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
     {
+      name: 'a stampede damper whose acquire is in a try, its answer tested after the try: when busy it polls the value, then fills unlocked',
+      code: `${io}declare function sleep(ms: number): Promise<void>;
+declare function fetchFresh(id: string): Promise<string>;
+export async function cached(id: string): Promise<string> {
+  const lockKey = \`fill:\${id}\`;
+  let acquired = false;
+  try {
+    const result = await redis.set(lockKey, crypto.randomUUID(), 'EX', 30, 'NX');
+    acquired = result === 'OK';
+  } catch {
+    acquired = true;
+  }
+  if (!acquired) {
+    const started = Date.now();
+    while (Date.now() - started < 2000) {
+      await sleep(100);
+      const hit = await redis.get(\`value:\${id}\`);
+      if (hit !== null) return hit;
+    }
+    console.warn('fill wait timed out, fetching directly');
+  }
+  try {
+    const fresh = await fetchFresh(id);
+    await redis.set(\`value:\${id}\`, fresh, 'EX', 300);
+    return fresh;
+  } finally {
+    if (acquired) await redis.del(lockKey);
+  }
+}
+`,
+    },
+    {
+      name: 'that damper releasing in the finally of an async function it starts and hands back',
+      code: `${io}declare function sleep(ms: number): Promise<void>;
+declare function fetchFresh(id: string): Promise<string>;
+export async function cached(id: string): Promise<string> {
+  const lockKey = \`fill:\${id}\`;
+  let acquired = false;
+  try {
+    const result = await redis.set(lockKey, crypto.randomUUID(), 'EX', 30, 'NX');
+    acquired = result === 'OK';
+  } catch {
+    acquired = true;
+  }
+  if (!acquired) {
+    const started = Date.now();
+    while (Date.now() - started < 2000) {
+      await sleep(100);
+      const hit = await redis.get(\`value:\${id}\`);
+      if (hit !== null) return hit;
+    }
+    console.warn('fill wait timed out, fetching directly');
+  }
+  const pending = (async () => {
+    try {
+      const fresh = await fetchFresh(id);
+      await redis.set(\`value:\${id}\`, fresh, 'EX', 300);
+      return fresh;
+    } finally {
+      if (acquired) redis.del(lockKey).catch(() => {});
+    }
+  })();
+  return pending;
+}
+`,
+    },
+    {
       name: 'a flag key named after the lock key with words of its own (a hand-off request), deleted on unlock: not the lock',
       code: `${io}const UNLOCK = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
 export class UploadLocks {
