@@ -5,7 +5,7 @@ import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, contains, descendantsWhere, isFunctionLike, isLoop, literalNumber, ownReturns, propertyAssignment, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, ownReturns, propertyAssignment, resolveConst, spanOf, unwrap, type Node } from './engine/nodes';
 import { localCallee } from './engine/local-callee';
 import { lockNames } from './engine/paths';
 import { selfRetry } from './engine/self-retry';
@@ -110,6 +110,21 @@ function reportInterval(model: LockModel, acquire: Acquire, interval: IntervalRe
   });
 }
 
+/**
+ * A standby polling for a lease its holder renews (`setTimeout(tryToGetTheLock, lockTTL / 10)`, the same
+ * function extending the lock it takes): its wait is a share of the lock's TTL, a few tries per lease, and
+ * the lock changes hands only when a holder stops renewing, so there is no contention to spread out.
+ */
+function pollsForLease(model: LockModel, acquire: Acquire, delay: Node): boolean {
+  const renewals = model.extends.filter((e) => contains(acquire.fn, e.call));
+  if (renewals.length === 0) return false;
+  // The lease length, as the acquire or a renewal passes it (`extend(lockTTL)`).
+  const lengths = [acquire.ttl?.value, ...renewals.flatMap((e) => (ts.isCallExpression(e.call) ? [...e.call.arguments] : []))]
+    .map((n) => n && unwrap(n)).filter((n): n is ts.Identifier => !!n && ts.isIdentifier(n)).map((n) => n.text);
+  const written = resolveConst(unwrap(delay)) ?? delay;
+  return lengths.length > 0 && identifiersNamed(written, lengths).length > 0;
+}
+
 export const backoffBetweenRetries: Rule = {
   id: 'backoff-between-retries',
   defaultSeverity: 'warning',
@@ -144,7 +159,7 @@ export const backoffBetweenRetries: Rule = {
       }
       const fixed = [...scheduled, ...waits.filter((w) => !jitteredInside(w)).map((w) => ({ delay: delayOf(w) }))].find((w) => w.delay && fixedDelay(model, w.delay));
       // A random part computed anywhere in the retry (`delay = base * (0.5 + Math.random())`) counts.
-      if (!fixed?.delay || RANDOM.test((loop ?? acquire.fn).getText())) continue;
+      if (!fixed?.delay || RANDOM.test((loop ?? acquire.fn).getText()) || pollsForLease(model, acquire, fixed.delay)) continue;
       const delay = fixed.delay;
       report({
         span: spanOf(delay),

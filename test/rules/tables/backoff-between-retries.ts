@@ -4,6 +4,70 @@ import { io, nr, RELEASE, waitingLock } from './preludes';
 const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 `;
 
+/** A standby that campaigns for a lease: the leader renews it, the others try again every `pollMs`, a share of the lease. */
+const STANDBY = `import Redis from 'ioredis';
+import Redlock from 'redlock';
+export function campaign(redis: Redis, name: string, ttlSeconds: number, onLead: () => Promise<void>): () => void {
+  const redlock = new Redlock([redis], { retryCount: 0 });
+  const leaseMs = ttlSeconds * 1000;
+  const pollMs = leaseMs / 5;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const tryLead = async () => {
+    try {
+      let lease = await redlock.acquire([\`leader:\${name}\`], leaseMs);
+      const renew = async () => {
+        if (stopped) return;
+        try {
+          lease = await lease.extend(leaseMs);
+          timer = setTimeout(renew, leaseMs / 2);
+        } catch {
+          timer = setTimeout(tryLead, 0);
+        }
+      };
+      timer = setTimeout(renew, leaseMs / 2);
+      await onLead();
+    } catch {
+      if (!stopped) timer = setTimeout(tryLead, pollMs);
+    }
+  };
+  timer = setTimeout(tryLead, 0);
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}
+`;
+
+/** The same retry of a lock that is taken for one run and released, never renewed. */
+const RUN_ONCE = `import Redis from 'ioredis';
+import Redlock from 'redlock';
+export function campaign(redis: Redis, name: string, ttlSeconds: number, onLead: () => Promise<void>): () => void {
+  const redlock = new Redlock([redis], { retryCount: 0 });
+  const leaseMs = ttlSeconds * 1000;
+  const pollMs = leaseMs / 5;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const tryLead = async () => {
+    try {
+      const lease = await redlock.acquire([\`leader:\${name}\`], leaseMs);
+      try {
+        await onLead();
+      } finally {
+        await lease.release();
+      }
+    } catch {
+      if (!stopped) timer = setTimeout(tryLead, pollMs);
+    }
+  };
+  timer = setTimeout(tryLead, 0);
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}
+`;
+
 /** A hand-written Redlock quorum: one SET NX per node through Promise.all, retried three times after `wait`. */
 const quorum = (wait: string) => `import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -24,6 +88,7 @@ export class QuorumLock {
 
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
+    { name: 'a standby polling for a lease its holder renews, every share of the lease length', code: STANDBY },
     { name: 'a single pass over a pool of wallets, each round trying the next one: a scan of different keys, not a retry', code: `${io}const wallets = ['0xa', '0xb', '0xc'];
 export async function pickWallet(token: string): Promise<string | undefined> {
   let i = Math.floor(Math.random() * wallets.length);
@@ -241,6 +306,7 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
     { name: 'a retry chained on a wait for the release message waits for that message: no spin, and no fixed delay to judge', code: waitingLock(false) },
   ],
   invalid: [
+    { name: 'a fixed retry of a lock taken for one run (no renewal): the losers retry in lockstep', message: ['waits `pollMs` between attempts'], code: RUN_ONCE, output: RUN_ONCE.replace('setTimeout(tryLead, pollMs)', 'setTimeout(tryLead, pollMs / 2 + Math.random() * pollMs)') },
     {
       name: 'a quorum acquire over several nodes (Promise.all of one SET NX per node) retried after a fixed wait',
       message: ['waits `250`'],
