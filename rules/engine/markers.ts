@@ -7,7 +7,7 @@
 import { ts } from './typescript';
 import type { Acquire, Release } from './model';
 import { isLockFunction, looksLikeLockKey } from './keys';
-import { ancestorWhere, callsNamed, declarationOf, descendantsOfKind, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
+import { ancestorWhere, callsNamed, declarationOf, descendantsOfKind, functionNameOf, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -227,6 +227,30 @@ export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acqui
       if (deletesUnacquired(r, acquire, guard)) r.failedAcquire = acquire;
       else rollbacks.add(r);
     }
+  }
+  return rollbacks;
+}
+
+/**
+ * `try { r = await this.reserveUsage(...); ...work } catch (e) { await this.releaseReservation(r); throw e }`:
+ * a release helper of this file called only in catch clauses whose try called a helper that acquires.
+ * The reservation is kept when the work is done and rolled back when it fails, so those releases are
+ * rollbacks, not a holder's release.
+ */
+export function rollbackHelpers(acquires: readonly Acquire[], releases: readonly Release[], sourceFile: ts.SourceFile): Set<Release> {
+  const rollbacks = new Set<Release>();
+  const acquiring = new Set(acquires.filter((a) => isFunctionLike(a.fn)).map((a) => functionNameOf(a.fn)).filter((n) => n !== ''));
+  if (acquiring.size === 0) return rollbacks;
+  const byFn = new Map<Node, Release[]>();
+  for (const r of releases) if (isFunctionLike(r.fn) && !acquires.some((a) => a.fn === r.fn)) byFn.set(r.fn, [...(byFn.get(r.fn) ?? []), r]);
+  for (const [fn, own] of byFn) {
+    const name = functionNameOf(fn);
+    const calls = name ? callsNamed(sourceFile, (n) => n === name).filter((c) => !isAncestor(fn, c)) : [];
+    const onGiveUp = (call: ts.CallExpression) => {
+      const clause = ancestorWhere(call, (a) => ts.isCatchClause(a) || isFunctionLike(a));
+      return !!clause && ts.isCatchClause(clause) && callsNamed(clause.parent.tryBlock, (n) => acquiring.has(n)).length > 0;
+    };
+    if (calls.length > 0 && calls.every(onGiveUp)) for (const r of own) rollbacks.add(r);
   }
   return rollbacks;
 }

@@ -9,7 +9,7 @@ import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
-import { markCounterSeeds, markGetOrInit, markerRollbacks } from './markers';
+import { markCounterSeeds, markGetOrInit, markerRollbacks, rollbackHelpers } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, storedName, type LibraryObject } from './libraries';
@@ -422,6 +422,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   for (const r of releases) if (r.key) releaseIndex.add(r.key, r);
   const commandCalls = new Set<Node>(commands.map((c) => c.call));
   const rollbacks = markerRollbacks(acquires, (a) => (a.key ? releaseIndex.find(a.key) : []), (call) => commandCalls.has(call));
+  for (const r of rollbackHelpers(acquires, releases, sourceFile)) rollbacks.add(r);
   if (rollbacks.size > 0) {
     releases = releases.filter((r) => !rollbacks.has(r));
     releaseIndex = new KeyIndex<Release>();
