@@ -73,8 +73,8 @@ function readTraits(script: string): LuaTraits {
   const ifeq = commands.some((c) => /['"]ifeq['"]/.test(c.args));
   // A holder's own entry in a set, sorted set or hash, looked up or removed by the token argument
   // (`if redis.call('zscore', KEYS[1], ARGV[1]) then`, `redis.call('zrem', KEYS[1], ARGV[1])`).
-  // `local token = ARGV[1]`: the names the script gives its arguments.
-  const argNames = [...lua.matchAll(/\blocal\s+([a-z_]\w*)\s*=\s*argv\[/gi)].map((m) => m[1].toLowerCase());
+  // `local token = ARGV[1]`, `local now = tonumber(ARGV[1])`: the names the script gives its arguments.
+  const argNames = [...lua.matchAll(/\blocal\s+([a-z_]\w*)\s*=\s*(?:to(?:number|string)\s*\(\s*)?argv\[/gi)].map((m) => m[1].toLowerCase());
   const namesArg = (args: string) => /argv\[/.test(args) || argNames.some((n) => new RegExp(`\\b${n}\\b`).test(args));
   const byToken = (names: readonly string[]) => commands.some((c) => names.includes(c.name) && namesArg(c.args));
   const removesOwnEntry = byToken(['zrem', 'srem', 'hdel']);

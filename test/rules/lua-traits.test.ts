@@ -60,3 +60,15 @@ test('a queue lock: the head of a list compared with the token, then popped, is 
 if head == ARGV[1] then redis.call('lpop', KEYS[1]) return 'OK' end return 'NOT_HELD'`), 'compare-and-delete');
   assert.equal(classifyLua(`redis.call('lpop', KEYS[1]) return 'OK'`), 'unconditional-delete');
 });
+
+test('an argument named through a conversion (local now = tonumber(ARGV[1])) is still the caller\'s: a window entry added by it is a member', () => {
+  const window = luaTraits(`local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], now, now)
+  redis.call('EXPIRE', KEYS[1], 3600)
+  return 1
+end
+return 0`);
+  assert.deepEqual([window.addsMember, window.comparesOwner, window.expires], [true, false, true]);
+});
