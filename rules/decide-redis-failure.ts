@@ -374,14 +374,23 @@ function unconfiguredBranch(model: LockModel, acquire: Acquire): Found | undefin
   for (const test of testsBefore(acquire)) {
     const condition = unwrap(test.expression);
     const absent = ts.isPrefixUnaryExpression(condition) && unwrap(condition.operand).getText() === client;
-    if ((!absent && !nullTest(condition, true)) || explicit(model, test.thenStatement, test) || documented(test, acquire.fn, client)) continue;
+    if ((!absent && !nullTest(condition, true)) || explicit(model, test.thenStatement, test) || documented(test, acquire.fn, client) || catchSaysFailOpen(acquire)) continue;
     const grant = grants(model, test.thenStatement, acquire, workOf(model, acquire, test.thenStatement));
     if (grant) return { path: test.thenStatement, grant, how: 'branch' };
   }
   const around = ifAround(acquire);
   const present = around && (unwrap(around.expression).getText() === client || nullTest(unwrap(around.expression), false));
-  const fallback = around && present && !documented(around, acquire.fn, client) ? fallbackOf(model, acquire, around) : undefined;
+  const fallback = around && present && !documented(around, acquire.fn, client) && !catchSaysFailOpen(acquire) ? fallbackOf(model, acquire, around) : undefined;
   return fallback ? { ...fallback, how: 'branch' } : undefined;
+}
+
+/**
+ * `catch { // Coordination is best-effort; the seed itself is idempotent. return true }` around the
+ * acquire: failing open is the function's decision, for an outage and for no client alike.
+ */
+function catchSaysFailOpen(acquire: Acquire): boolean {
+  const attempt = ancestorWhere(acquire.call, (a) => a === acquire.fn || (ts.isTryStatement(a) && contains(a.tryBlock, acquire.call)));
+  return !!attempt && ts.isTryStatement(attempt) && !!attempt.catchClause && saysFailOpen(attempt.catchClause.getText());
 }
 
 /** The innermost `if` whose then-branch holds the acquire. */

@@ -186,6 +186,20 @@ export class Leases {
 `;
 }
 
+/** A claim that is `true` without a client; `onError` is its catch around the acquire. */
+function importClaim(onError: string): string {
+  return `import Redis from 'ioredis';
+export async function claimImport(redis: Redis | null): Promise<boolean> {
+  if (!redis) return true;
+  try {
+    return (await redis.set('lock:catalog-import', String(process.pid) + ':' + crypto.randomUUID(), 'EX', 600, 'NX')) === 'OK';
+  } catch (err) {
+    ${onError}
+  }
+}
+`;
+}
+
 /** A digest throttle answering tagged outcomes; `onError` is what its catch answers. */
 const digestThrottle = (onError: string) => `${io}export async function digestGate(topic: string): Promise<{ kind: string; count?: number }> {
   try {
@@ -266,6 +280,12 @@ export async function rebuildIndex(me: string): Promise<{ state: string; took?: 
   { name: 'a function-wide catch marks the job failed and says so', code: renderJob(`await markFailed(id);\n    notify(id, 'failed');`) },
   { name: 'the catch answers what the busy branch answers', code: themeFill(`{ theme: 'light' }`) },
   {
+    name: 'a "not configured" branch of a function whose catch around the acquire says failing open is intended',
+    code: importClaim(`// Coordination is best-effort: the import itself is idempotent.
+    console.warn('claim failed, importing anyway', err);
+    return true;`),
+  },
+  {
     name: 'a "not configured" branch documented as such',
     code: leases('/** Without a Redis client (local development) every caller gets a lease: there is no coordination between instances. */'),
   },
@@ -286,5 +306,6 @@ export const answerInvalidCases: InvalidCase[] = [
   { name: 'the catch lets the loop go on to the work', message: ['lets the function go on to run `settle`'], output: null, code: settleLoop('console.warn(err);') },
   { name: 'a function-wide catch marks the job failed, then renders anyway', message: ['runs `renderFrames`'], output: null, code: renderJob(`await markFailed(id);\n    await renderFrames(id);`) },
   { name: 'the catch fills the cache as if it held the lock', message: ['runs `loadTheme`'], output: null, code: themeFill(`{ theme: await loadTheme(tenant) }`) },
+  { name: 'a "not configured" branch whose catch rethrows and says nothing', message: ['not configured'], code: importClaim('throw err;'), output: null },
   { name: 'a "not configured" branch whose doc says nothing about it', message: ['not configured'], code: leases('/** Takes the lease for `name`. */') },
 ];
