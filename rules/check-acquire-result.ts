@@ -9,7 +9,7 @@ import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 import { describeKey } from './engine/keys';
-import { onlyObserves } from './engine/failure-paths';
+import { leadingComments, onlyObserves, saysFailOpen } from './engine/failure-paths';
 import { helperRelated } from './engine/helper-related';
 import { eitherWayGuard, invertedGuard, neverAcquiredTest } from './engine/inverted-guard';
 import { goesOnWhenBusy } from './engine/busy-path';
@@ -223,6 +223,8 @@ export const checkAcquireResult: Rule = {
         });
         continue;
       }
+      // `// Best-effort lock to avoid a stampede; every branch falls through to the work`: going on without it is the decision.
+      if (leadingComments(acquire.statement).some(saysFailOpen)) continue;
       const found = problem(model, acquire);
       if (!found) continue;
       const helper = acquire.via;

@@ -3,7 +3,7 @@
 // critical section at once. Failing open can be right, but it must be a decision that says so.
 import { ts } from './engine/typescript';
 import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './engine/failure-answers';
-import { bodyStatements, isLoggingCall, mentions, saysFailOpen, releasesSomething, throwsIn } from './engine/failure-paths';
+import { bodyStatements, isLoggingCall, leadingComments, mentions, saysFailOpen, releasesSomething, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, isNamedRead, literalString, methodOf, nameOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
@@ -319,16 +319,6 @@ function errorCallbackPath(model: LockModel, acquire: Acquire): Found | undefine
     if (grant) return { path, grant, how: 'callback' };
   }
   return undefined;
-}
-
-/** The comments that lead `node` and the declaration it belongs to (a JSDoc included). */
-function leadingComments(node: Node): string[] {
-  const text = node.getSourceFile().getFullText();
-  const comments: string[] = [];
-  for (let n: Node | undefined = node; n && !ts.isBlock(n) && !ts.isSourceFile(n) && !ts.isClassLike(n) && !ts.isObjectLiteralExpression(n); n = n.parent) {
-    for (const range of ts.getLeadingCommentRanges(text, n.pos) ?? []) comments.push(text.slice(range.pos, range.end));
-  }
-  return comments;
 }
 
 /**

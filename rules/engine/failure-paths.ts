@@ -40,6 +40,16 @@ export function saysFailOpen(text: string): boolean {
   return FAIL_OPEN.test(text) || (text.match(COMMENT) ?? []).some((c) => FAIL_OPEN_PROSE.test(c));
 }
 
+/** The comments that lead `node` and the declaration it belongs to (a JSDoc included). */
+export function leadingComments(node: Node): string[] {
+  const text = node.getSourceFile().getFullText();
+  const comments: string[] = [];
+  for (let n: Node | undefined = node; n && !ts.isBlock(n) && !ts.isSourceFile(n) && !ts.isClassLike(n) && !ts.isObjectLiteralExpression(n); n = n.parent) {
+    for (const range of ts.getLeadingCommentRanges(text, n.pos) ?? []) comments.push(text.slice(range.pos, range.end));
+  }
+  return comments;
+}
+
 const LOGGER = /^(?:console|log|logger|logging|this\.(?:log|logger)|[\w$.]*\.(?:log|logger))$/i;
 const LOG_METHOD = /^(?:log|info|warn|warning|error|debug|trace|fatal|verbose|notice|captureException|captureMessage)$/;
 const TIMER_CLEAR = /^(?:clearInterval|clearTimeout)$/;

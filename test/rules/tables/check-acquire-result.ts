@@ -21,6 +21,19 @@ ${busy}
 export const checkAcquireResultCases: RuleCases = {
   valid: [
     {
+      name: 'an SET NX reply tested only to decide whether to release, under a comment saying the lock is best effort and the work runs either way',
+      code: `${io}export async function sync(id: string, token: string) {
+  // Best-effort lock against a burst of syncs: each path goes on to sync, twice is harmless.
+  const acquired = await redis.set(\`lock:sync:\${id}\`, token, 'EX', 30, 'NX');
+  try {
+    await work();
+  } finally {
+    if (acquired === 'OK') await redis.eval(${RELEASE}, 1, \`lock:sync:\${id}\`, token);
+  }
+}
+`,
+    },
+    {
       name: 'callback style with a bound callback: the acquire answers in the callback, which tests it',
       fileName: 'leader.js',
       code: boundCallbackLeader("    this.client.eval('if redis.call(\"get\", KEYS[1]) == ARGV[1] then return redis.call(\"del\", KEYS[1]) else return 0 end', 1, this.lockKey, this.id, function () {}.bind(this));"),
