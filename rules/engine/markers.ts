@@ -255,6 +255,26 @@ export function rollbackHelpers(acquires: readonly Acquire[], releases: readonly
   return rollbacks;
 }
 
+/** A function named for undoing what failed: `tryReleaseOnFailure`, `rollbackClaim`, `undoReservation`. */
+const ON_FAILURE = /on_?(?:fail|error)|roll_?back|undo|revert/i;
+
+/**
+ * `tryAcquireProcessingLock` (SET NX), `tryConfirmProcessed` (a longer TTL once done) and
+ * `tryReleaseOnFailure` (DEL, so a retry can run): a key released only by functions named for a
+ * failure is kept when the work is done, a marker; those deletes are its rollbacks.
+ */
+export function failureNamedRollbacks(acquires: readonly Acquire[], releasesOn: (acquire: Acquire) => readonly Release[]): Set<Release> {
+  const rollbacks = new Set<Release>();
+  const onFailure = (r: Release) => isFunctionLike(r.fn) && r.fn !== undefined && ON_FAILURE.test(functionNameOf(r.fn));
+  for (const acquire of acquires) {
+    const releases = releasesOn(acquire);
+    if (!MARKER_KINDS.has(acquire.kind) || releases.length === 0 || !releases.every((r) => r.fn !== acquire.fn && onFailure(r))) continue;
+    acquire.marker = true;
+    for (const r of releases) rollbacks.add(r);
+  }
+  return rollbacks;
+}
+
 /** `redis.multi()`, `client.pipeline()`: a queue of commands sent together, whose replies come from `exec`. */
 function isQueue(receiver: Node): boolean {
   let r = unwrap(receiver);

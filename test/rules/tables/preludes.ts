@@ -153,6 +153,26 @@ export async function sendReceiptOnce(orderId: string) {
 };
 
 /**
+ * A processing claim per event: taken with NX, given a longer TTL once the event is processed, deleted
+ * only by a method named for a failure (so a retry can run). Kept when the work is done: a marker.
+ */
+export const failureReleasedClaim = {
+  name: 'a processing claim kept when done (a longer TTL) and deleted only by a method named for a failure: a marker, not a lock',
+  code: `${io}export class EventDedupe {
+  async tryAcquireProcessingLock(eventId: string): Promise<boolean> {
+    return (await redis.set(\`event:processing:\${eventId}\`, '1', 'EX', 300, 'NX')) === 'OK';
+  }
+  async confirmProcessed(eventId: string): Promise<void> {
+    await redis.expire(\`event:processing:\${eventId}\`, 86_400);
+  }
+  async releaseOnFailure(eventId: string): Promise<void> {
+    await redis.del(\`event:processing:\${eventId}\`);
+  }
+}
+`,
+};
+
+/**
  * A first-seen value kept by a transaction (GET, then SET NX of the time) and read back by GETDEL: no
  * lock, for the tables of the rules that would otherwise read its NX SET and GETDEL as one.
  */
