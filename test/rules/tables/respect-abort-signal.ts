@@ -30,6 +30,43 @@ export async function run(redis: unknown) {
   ],
   invalid: [
     {
+      name: 'routine run by the redlock a method of the class makes (this.locks().using) does not take the signal',
+      message: ['does not take the AbortSignal'],
+      code: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+async function step(_signal?: AbortSignal): Promise<void> {}
+export class Exports {
+  constructor(private readonly redis: Redis) {}
+  private locks() {
+    return new Redlock([this.redis], { retryJitter: 200 });
+  }
+  async run(id: string) {
+    await this.locks().using([\`export:\${id}\`], 5000, async () => {
+      await step();
+      await step();
+    });
+  }
+}
+`,
+      output: `import Redis from 'ioredis';
+import Redlock from 'redlock';
+async function step(_signal?: AbortSignal): Promise<void> {}
+export class Exports {
+  constructor(private readonly redis: Redis) {}
+  private locks() {
+    return new Redlock([this.redis], { retryJitter: 200 });
+  }
+  async run(id: string) {
+    await this.locks().using([\`export:\${id}\`], 5000, async (signal) => {
+      await step();
+      signal.throwIfAborted();
+      await step();
+    });
+  }
+}
+`,
+    },
+    {
       name: 'routine that does not take the signal',
       message: ['does not take the AbortSignal'],
       code: `${rl}export async function run() {
