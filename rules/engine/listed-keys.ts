@@ -2,7 +2,7 @@
 // or startup cleanup): it deletes whatever the pattern matched, not one holder's lock, so there is no
 // token it could compare and no acquire it pairs with.
 import { ts } from './typescript';
-import { declarationOf, descendantsWhere, enclosingFunction, methodOf, unwrap, type Node } from './nodes';
+import { declarationOf, descendantsWhere, enclosingFunction, literalString, methodOf, unwrap, type Node } from './nodes';
 
 const LISTINGS = new Set(['keys', 'scan', 'scanstream', 'scaniterator']);
 // Calls that hand on (part of) the list they are called on: `keys.filter(...)`, `keys.slice(0, 100)`.
@@ -49,11 +49,15 @@ function destructured(id: ts.Identifier): ts.BindingElement | undefined {
   return descendantsWhere<ts.BindingElement>(scope, (n) => ts.isBindingElement(n) && ts.isIdentifier(n.name) && n.name.text === id.text && n.end <= id.pos)[0];
 }
 
-/** `keys.forEach((key) => redis.del(key))`: the callback's parameter is one listed key. */
+/**
+ * `keys.forEach((key) => redis.del(key))`: the callback's parameter is one listed key; `stream.on('data',
+ * (batch) => ...)` of a `scanStream`: each batch is a list of listed keys.
+ */
 function forEachOverListing(param: ts.ParameterDeclaration, depth: number): boolean {
   const fn = param.parent;
   const call = fn.parent;
   if (!ts.isCallExpression(call) || !call.arguments.includes(fn as ts.Expression)) return false;
   const method = methodOf(call);
-  return !!method && method.name === 'forEach' && isListed(method.receiver, depth + 1);
+  const onData = (method?.name === 'on' || method?.name === 'once') && literalString(call.arguments[0] ?? call) === 'data';
+  return !!method && (method.name === 'forEach' || onData) && isListed(method.receiver, depth + 1);
 }

@@ -203,6 +203,21 @@ export async function clearLockout(id: string) {
   (await redis.keys('job-lock:*')).forEach((k) => redis.del(k));
 }
 ` },
+    { name: 'a sweep of the batches a scanStream emits, queued on a pipeline: not one holder\'s lock', code: `${io}export function clearAllLocks(pattern: string): Promise<void> {
+  const stream = redis.scanStream({ match: pattern });
+  const queue = redis.multi({ pipeline: true });
+  return new Promise((resolve, reject) => {
+    stream.on('data', (found: string[]) => {
+      for (let i = 0; i < found.length; i++) queue.del(found[i]);
+    });
+    stream.on('end', async () => {
+      await queue.exec();
+      resolve();
+    });
+    stream.on('error', reject);
+  });
+}
+` },
     { name: 'a maintenance lockdown flag is a state an admin sets, not a lock', code: `${io}const LOCK_KEY = 'site:lockdown';
 export async function startLockdown(minutes: number) {
   await redis.set(LOCK_KEY, JSON.stringify({ until: Date.now() + minutes * 60000 }));
