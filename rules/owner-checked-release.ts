@@ -129,6 +129,20 @@ function dampsOnly(model: LockModel, release: Release): boolean {
   return own.length > 0 && own.every((a) => fallsBackWhenBusy(model, a));
 }
 
+/** `typeof redis.eval === 'function'`, `'eval' in client`: a test that the client can run scripts. */
+const RUNS_SCRIPTS = /typeof\s+[\w$.?]+\.eval(?:sha)?\s*[!=]==?\s*['"]function['"]|['"]eval(?:sha)?['"]\s+in\s+[\w$.]+/;
+
+/**
+ * `if (typeof redis.eval === 'function') { await redis.eval(compareAndDelete, ...); return }` then a
+ * GET-compare-DEL: the compare-and-delete a client without scripting (an in-memory stand-in) can do,
+ * on the path where the atomic one cannot run.
+ */
+function scriptlessFallback(model: LockModel, release: Release): boolean {
+  if (!release.getCompare || !isFunctionLike(release.fn)) return false;
+  return model.releases.some((r) => r !== release && r.fn === release.fn && r.ownerChecked && r.kind === 'script' && r.call.end < release.call.pos) &&
+    RUNS_SCRIPTS.test(release.fn.getText());
+}
+
 function isForcedRelease(model: LockModel, release: Release): boolean {
   const fn = release.fn;
   if (!isFunctionLike(fn)) return false;
@@ -172,7 +186,7 @@ export const ownerCheckedRelease: Rule = {
       if ((release.ownerChecked && !viaUnchecked) || isForcedRelease(model, release)) continue;
       // A sweep of the keys a KEYS/SCAN listing returned releases no one holder's lock.
       if (release.command && deletesListedKeys(release.command.keys)) continue;
-      if (dampsOnly(model, release)) continue;
+      if (dampsOnly(model, release) || scriptlessFallback(model, release)) continue;
       const first = releasedBefore(release, model.releases);
       const again = first
         ? `This releases ${describeKey(release.key)} a second time: the try already released it on line ${lineOf(first.call)}, so here the lock is free and another process may have taken it in between. `

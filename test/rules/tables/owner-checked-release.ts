@@ -203,6 +203,15 @@ export async function clearLockout(id: string) {
   (await redis.keys('job-lock:*')).forEach((k) => redis.del(k));
 }
 ` },
+    { name: 'a GET-compare-DEL on the path where the client cannot run the compare-and-delete script (no eval)', code: `${io}export async function unlock(key: string, token: string): Promise<void> {
+  if (typeof redis.eval === 'function') {
+    await redis.eval(${RELEASE}, 1, key, token);
+    return;
+  }
+  const current = await redis.get(key);
+  if (current === token) await redis.del(key);
+}
+` },
     { name: 'a sweep of the batches a scanStream emits, queued on a pipeline: not one holder\'s lock', code: `${io}export function clearAllLocks(pattern: string): Promise<void> {
   const stream = redis.scanStream({ match: pattern });
   const queue = redis.multi({ pipeline: true });
