@@ -3,6 +3,7 @@
 // `customCommand([...])`, `send_command('SET', [...])`, Lua via eval/evalsha/named scripts/GLIDE
 // invokeScript, and commands queued on MULTI/pipeline chains.
 import { ts } from './typescript';
+import { scriptFileText } from './script-files';
 import type { ConstLookup } from './keys';
 import { glideBatchKind, glideScriptLua, invokeScriptParts, isGlideSetOptions, readGlideSetOptions } from './glide';
 import { classifyLua, luaTraits, type LuaKind, type LuaTraits } from './lua';
@@ -97,6 +98,8 @@ export function luaText(node: ts.Node, lookup: ConstLookup, depth = 0): string |
     return l !== undefined && r !== undefined ? l + r : undefined;
   }
   if (ts.isCallExpression(n)) {
+    const fromFile = scriptFileText(n, lookup);
+    if (fromFile !== undefined) return fromFile;
     // `[...].join('\n')` of string literals, a common way to write multi-line Lua.
     const m = methodOf(n);
     const arr = m && m.name === 'join' ? unwrap(m.receiver) : undefined;
@@ -135,10 +138,15 @@ function evalParts(rest: readonly ts.Node[], lookup: ConstLookup): { keys: reado
     const args = more[0] ? unwrap(more[0]) : undefined;
     return { keys: opts.elements, args: args && ts.isArrayLiteralExpression(args) ? args.elements : [], style: 'upstash', counted: !opts.elements.some(ts.isSpreadElement) };
   }
-  const numKeys = literalNumber(first) ?? (ts.isIdentifier(opts) ? literalNumber(lookup(opts) ?? opts) : undefined);
-  if (numKeys === undefined) return undefined;
   // Callback-style node_redis v3 passes a trailing function; it is not an argument.
   const values = more.filter((n) => !isCallback(n));
+  // `eval(script, keys.length, ...keys, ...args)`: the keys are the list spread first.
+  const spread = values[0] && ts.isSpreadElement(values[0]) ? unwrap(values[0].expression).getText() : undefined;
+  if (spread && ts.isPropertyAccessExpression(opts) && opts.name.text === 'length' && unwrap(opts.expression).getText() === spread) {
+    return { keys: values.slice(0, 1), args: values.slice(1), counted: false };
+  }
+  const numKeys = literalNumber(first) ?? (ts.isIdentifier(opts) ? literalNumber(lookup(opts) ?? opts) : undefined);
+  if (numKeys === undefined) return undefined;
   return { keys: values.slice(0, numKeys), args: values.slice(numKeys), counted: !values.some(ts.isSpreadElement) };
 }
 

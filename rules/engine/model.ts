@@ -9,6 +9,7 @@ import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
+import { setBesideReader } from './script-files';
 import { failureNamedRollbacks, markCounterSeeds, markGetOrInit, markerRollbacks, rollbackHelpers } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
@@ -198,6 +199,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     resolved.set(identifier, init);
     return init;
   };
+  setBesideReader(sourceFile, project?.readBeside);
   const imports = readImports(sourceFile);
   const text = sourceFile.text;
   const named = SCRIPT_SETUP_TEXT.test(text)

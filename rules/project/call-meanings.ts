@@ -37,6 +37,8 @@ export interface ProjectContext {
    * calling node-redis' `createClient`), asked only when the packages leave it open: both clients listed.
    */
   importedClient?(): 'node-redis' | 'ioredis' | undefined;
+  /** The text of a file beside this one (`lock.lua` read with readFileSync), by path relative to its folder. */
+  readBeside?(relative: string): string | undefined;
 }
 
 /** Summaries of other files, by specifier as written in a file. */

@@ -3,6 +3,7 @@
 // them take their meaning. A summary depends on the summaries of what its file imports (helpers that
 // call helpers); each file remembers who resolved into it, so a change invalidates exactly the files
 // whose meaning it can change.
+import { dirname, join } from 'node:path';
 import { activeRules, parseLean, runRules, scriptKindOf } from '../analyze';
 import { emptyConfig, type LockwiseConfig } from '../config';
 import { buildModel, type LockModel } from '../engine/model';
@@ -293,7 +294,19 @@ export class ProjectIndex {
   }
 
   private contextOf(summary: FileSummary): ProjectContext {
-    return { ...projectContext(summary, this.resolution), packages: this.packages.of(summary.path), importedClient: () => this.importedClient(summary) };
+    return {
+      ...projectContext(summary, this.resolution),
+      packages: this.packages.of(summary.path),
+      importedClient: () => this.importedClient(summary),
+      readBeside: (relative) => this.readBeside(summary.path, relative),
+    };
+  }
+
+  /** A file beside `from` (a Lua script it reads): a change of it re-analyses `from`. */
+  private readBeside(from: string, relative: string): string | undefined {
+    const path = join(dirname(from), relative);
+    this.dependOn(path, from);
+    return this.options.host.readFile(path);
   }
 
   /**
