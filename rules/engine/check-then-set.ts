@@ -7,7 +7,7 @@ import { mentions } from './failure-paths';
 import { sameKey } from './keys';
 import { LOCK_NAME } from './lock-name';
 import type { LockModel } from './model';
-import { calleeName, contains, declarationOf, descendantsOfKind, enclosingFunction, literalString, unwrap, type Node } from './nodes';
+import { calleeName, callsNamed, contains, declarationOf, descendantsOfKind, enclosingFunction, literalString, unwrap, type Node } from './nodes';
 import { resultUse } from './result-use';
 
 export const ACQUIRE_FN = /acquire|lock|take|grab|claim|obtain|reserve/i;
@@ -70,17 +70,27 @@ export function countGated(set: RedisCommand): boolean {
     const test = unwrap(n.expression);
     if (!ts.isBinaryExpression(test) || !THRESHOLD.has(test.operatorToken.kind)) continue;
     const [left, right] = [unwrap(test.left), unwrap(test.right)];
-    const counter = ts.isNumericLiteral(right) ? left : ts.isNumericLiteral(left) ? right : undefined;
-    if (counter && ts.isIdentifier(counter) && countedByIncr(counter)) return true;
+    const counter = isLimit(right) ? left : isLimit(left) ? right : undefined;
+    if (counter && ts.isIdentifier(counter) && counted(counter)) return true;
   }
   return false;
 }
 
-/** Is the variable the answer of an INCR (`const n = await redis.incr(k)`, through a wrapper's `incr` too)? */
-function countedByIncr(name: ts.Identifier): boolean {
+/** `5`, `config.maxAttempts`, `MAX_FAILURES`: the limit a counter is compared with. */
+const LIMIT_NAME = /max|limit|threshold|attempts|allowed/i;
+const isLimit = (node: Node) => ts.isNumericLiteral(node) || ((ts.isIdentifier(node) || ts.isPropertyAccessExpression(node)) && LIMIT_NAME.test(node.getText()));
+
+/**
+ * Is the variable a count: the answer of an INCR (`const n = await redis.incr(k)`, through a wrapper's
+ * `incr` too), or a stored count read and stepped (`((await cache.get(k)) || 0) + 1`)?
+ */
+function counted(name: ts.Identifier): boolean {
   const decl = declarationOf(name);
   let init = decl && ts.isVariableDeclaration(decl) && decl.initializer ? unwrap(decl.initializer) : undefined;
   while (init && ts.isAwaitExpression(init)) init = unwrap(init.expression);
+  if (init && ts.isBinaryExpression(init) && init.operatorToken.kind === ts.SyntaxKind.PlusToken && unwrap(init.right).getText() === '1') {
+    return callsNamed(init.left, (n) => n === 'get').length > 0;
+  }
   return !!init && ts.isCallExpression(init) && /^incr(?:by)?$/i.test(calleeName(init) ?? '');
 }
 

@@ -3,6 +3,17 @@ import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    {
+      name: 'a lockout written once a count read and stepped (get + 1) reaches a configured limit: a state, not an acquire',
+      code: `${io}export async function recordFailure(user: string, limits: { maxAttempts: number; lockSeconds: number }): Promise<void> {
+  const lockKey = \`login:lock:\${user}\`;
+  if (await redis.get(lockKey)) throw new Error('locked out');
+  const count = Number((await redis.get(\`login:fails:\${user}\`)) || 0) + 1;
+  await redis.set(\`login:fails:\${user}\`, count, 'EX', 900);
+  if (count >= limits.maxAttempts) await redis.set(lockKey, Date.now() + limits.lockSeconds * 1000, 'EX', limits.lockSeconds);
+}
+`,
+    },
     { name: 'a record written under a key made from a token just drawn with randomUUID: no other process can hold that key', code: `${io}import { randomUUID } from 'node:crypto';
 export async function createLock(path: string): Promise<string> {
   const lockToken = \`urn:uuid:\${randomUUID()}\`;
