@@ -213,9 +213,12 @@ export function recogniseLibraryCalls(
         continue;
       }
       if (m.name === 'using' && args.length >= 3) {
-        const routine = args[args.length - 1];
+        // redlock's order is (resources, duration, settings, routine); a project's own redlock interface
+        // may take the settings last (`using(key, ms, async () => ..., { retryCount: 0 })`).
+        const routine = args.slice(2).reverse().find((a) => isFunctionOrArrow(unwrap(a))) ?? args[args.length - 1];
         out.acquires.push({ call, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call), kind: 'redlock-using', key: keyOf(firstResource(args[0])), hasTtl: true, routine });
-        if (args.length >= 4) out.redlockSettings.push(args[2]);
+        const settings = args.length >= 4 ? args.slice(2).find((a) => a !== routine) : undefined;
+        if (settings) out.redlockSettings.push(settings);
         continue;
       }
       if ((m.name === 'release' || m.name === 'unlock') && args[0]) {

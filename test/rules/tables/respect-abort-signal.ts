@@ -30,6 +30,25 @@ export async function run(redis: unknown) {
   ],
   invalid: [
     {
+      name: 'routine handed before the settings (a project redlock interface taking them last) does not take the signal',
+      message: ['does not take the AbortSignal'],
+      code: `${rl}export async function run() {
+  await redlock.using(['report'], 5000, async () => {
+    await step();
+    await step();
+  }, { retryCount: 0 });
+}
+`,
+      output: `${rl}export async function run() {
+  await redlock.using(['report'], 5000, async (signal) => {
+    await step();
+    signal.throwIfAborted();
+    await step();
+  }, { retryCount: 0 });
+}
+`,
+    },
+    {
       name: 'routine run by the redlock a method of the class makes (this.locks().using) does not take the signal',
       message: ['does not take the AbortSignal'],
       code: `import Redis from 'ioredis';
