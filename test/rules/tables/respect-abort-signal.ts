@@ -6,6 +6,14 @@ const redlock = new Redlock([new Redis()]);
 async function step(_signal?: AbortSignal): Promise<void> {}
 `;
 
+/** A project's own redlock context, whose using takes the settings after the routine. */
+const ownRedlock = `async function step(_signal?: AbortSignal): Promise<void> {}
+interface RedlockContext {
+  using<T>(key: string, ms: number, routine: (signal: AbortSignal) => Promise<T>, settings?: { retryCount?: number }): Promise<T>;
+}
+declare const locks: { redlock(): RedlockContext };
+`;
+
 export const respectAbortSignalCases: RuleCases = {
   valid: [
     { name: 'checks signal.aborted', code: `${rl}export async function run() {
@@ -32,15 +40,15 @@ export async function run(redis: unknown) {
     {
       name: 'routine handed before the settings (a project redlock interface taking them last) does not take the signal',
       message: ['does not take the AbortSignal'],
-      code: `${rl}export async function run() {
-  await redlock.using(['report'], 5000, async () => {
+      code: `${ownRedlock}export async function run() {
+  await locks.redlock().using('report', 5000, async () => {
     await step();
     await step();
   }, { retryCount: 0 });
 }
 `,
-      output: `${rl}export async function run() {
-  await redlock.using(['report'], 5000, async (signal) => {
+      output: `${ownRedlock}export async function run() {
+  await locks.redlock().using('report', 5000, async (signal) => {
     await step();
     signal.throwIfAborted();
     await step();
