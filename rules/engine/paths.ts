@@ -129,7 +129,7 @@ function catchRelease(releases: Release[]): { release: Release; tryBlock: ts.Blo
   for (const r of releases) {
     const clause = ancestorWhere<ts.CatchClause>(r.call, ts.isCatchClause);
     let statement: Node | undefined = ancestorWhere(r.call, ts.isExpressionStatement);
-    while (clause && statement && statement.parent !== clause.block) statement = heldTest(statement) ?? (onlyInCatches ? optionalIn(statement) : undefined);
+    while (clause && statement && statement.parent !== clause.block) statement = heldTest(statement) ?? ownerCheck(statement, r) ?? (onlyInCatches ? optionalIn(statement) : undefined);
     if (!clause || statement?.parent !== clause.block) continue;
     const tryBlock = clause.parent.tryBlock;
     // The success path's release: in the try block, or after the try statement.
@@ -237,6 +237,12 @@ function heldTest(statement: Node): ts.Statement | undefined {
   // `try { await release(); } catch (e) { log(e); }`: the release guarded against its own error.
   if (parent && ts.isTryStatement(parent) && parent.tryBlock === statement.parent && parent.tryBlock.statements.length === 1) return parent;
   return parent && ts.isIfStatement(parent) && !parent.elseStatement && testsPresence(parent.expression) ? parent : undefined;
+}
+
+/** `if (await get(key) === token) await del(key)`: the owner check of a GET-compare release, around it. */
+function ownerCheck(statement: Node, release: Release): ts.IfStatement | undefined {
+  const test = optionalIn(statement);
+  return test && release.getCompare?.ifStatement === test ? test : undefined;
 }
 
 /** The `if` (with no `else`) a statement is the branch of, alone or in a block. */

@@ -65,6 +65,23 @@ ${opensHeld}
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
     {
+      name: 'released at the end of the try and in a catch that rethrows, each behind its owner check (GET, compare, DEL)',
+      code: `${io}declare function rebuild(id: string): Promise<number>;
+export async function rebuildOnce(id: string, token: string): Promise<number> {
+  const key = \`lock:rebuild:\${id}\`;
+  if (!(await redis.set(key, token, 'PX', 5000, 'NX'))) return 0;
+  try {
+    const rows = await rebuild(id);
+    if ((await redis.get(key)) === token) await redis.del(key);
+    return rows;
+  } catch (err) {
+    if ((await redis.get(key)) === token) await redis.del(key);
+    throw err;
+  }
+}
+`,
+    },
+    {
       name: 'a read of what the awaited work wrote, returned unawaited from the try: it answers the caller, the work is done',
       code: `${io}declare function copyLegacyTotals(account: string): Promise<void>;
 async function getTotals(account: string): Promise<number> {
