@@ -120,11 +120,14 @@ export function isErrorResponse(node: Node): boolean {
 const BUILT_IN_FUNCTION = /^(?:String|Number|Boolean|BigInt|Symbol|parseInt|parseFloat|isNaN|isFinite|encodeURIComponent|decodeURIComponent|encodeURI|decodeURI|structuredClone|queueMicrotask|setTimeout|setInterval|setImmediate|clearTimeout|clearInterval|require)$/;
 const BUILT_IN_NAMESPACE = /^(?:Date|Math|JSON|Object|Array|Number|String|Promise|Reflect|Symbol|Buffer|URL|crypto|process|performance|console)$/;
 
-/** A call that is never the protected work: a JavaScript built-in (`Date.now()`, `String(e)`) or a wait (`sleep(ms)`). */
+/** A call that is never the protected work: a JavaScript built-in (`Date.now()`, `String(e)`), a wait (`sleep(ms)`) or what computes its length. */
 export function isIncidentalCall(call: ts.CallExpression): boolean {
   const callee = unwrap(call.expression);
   if (ts.isIdentifier(callee) && BUILT_IN_FUNCTION.test(callee.text)) return true;
   const receiver = methodOf(call)?.receiver;
   if (receiver && ts.isIdentifier(unwrap(receiver)) && BUILT_IN_NAMESPACE.test(unwrap(receiver).getText())) return true;
-  return WAIT_HELPER_NAME.test(calleeName(call) ?? '');
+  if (WAIT_HELPER_NAME.test(calleeName(call) ?? '')) return true;
+  // `sleep(this.addJitter(retryDelay))`: what computes a wait's length is part of the wait.
+  const outer = call.parent && ts.isCallExpression(call.parent) && call.parent.arguments.includes(call) ? call.parent : undefined;
+  return !!outer && WAIT_HELPER_NAME.test(calleeName(outer) ?? '');
 }

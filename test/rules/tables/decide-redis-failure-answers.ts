@@ -107,6 +107,25 @@ export async function takeTurn(job: string, me: string): Promise<string | null> 
 `;
 }
 
+/** That loop waiting a length a function of the file computes, in the try and in the catch alike. */
+const jitteredLoop = `${io}const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+function jittered(ms: number): number {
+  return ms / 2 + Math.random() * ms;
+}
+export async function takeTurn(job: string, me: string): Promise<string | null> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      if ((await redis.set(\`lock:job:\${job}\`, me, 'PX', 5000, 'NX')) === 'OK') return me;
+      await pause(jittered(50));
+    } catch (err) {
+      console.error(err);
+      await pause(jittered(50));
+    }
+  }
+  return null;
+}
+`;
+
 function settleLoop(catchBody: string): string {
   return `${redlockHeader}async function settle(id: string): Promise<void> {}
 export async function settleAll(ids: string[]) {
@@ -275,6 +294,7 @@ export async function rebuildIndex(me: string): Promise<{ state: string; took?: 
   { name: 'the catch records the failure, then answers null', code: recordingGate('null') },
   { name: "the catch emits 'error', not the event that starts the work", code: campaign(`this.emit('error', err);`) },
   { name: 'a catch in a bounded retry loop waits and lets the loop try again', code: retryLoop('await pause(50 + Math.random() * 50);') },
+  { name: 'a catch in a bounded retry loop waits a length a function computes, as the try does', code: jitteredLoop },
   { name: 'the catch skips this iteration of the loop', code: settleLoop('continue;') },
   { name: 'the catch stops the loop', code: settleLoop('break;') },
   { name: 'a function-wide catch marks the job failed and says so', code: renderJob(`await markFailed(id);\n    notify(id, 'failed');`) },
