@@ -250,3 +250,31 @@ test('a client getter of another file answering null only without its URL: the n
   const disconnected = analyzeProject(holdsWithout('!url || !connected'));
   assert.deepEqual(disconnected.filter((f) => f.rule === 'decide-redis-failure').map((f) => f.file), ['lib/holds.ts'], disconnected.map((f) => f.message).join('\n'));
 });
+
+/** A client module whose `init` sets the client only after `guard` left, and a getter answering it or null. */
+function initOnlyWhen(guard: string): Record<string, string> {
+  return {
+    'lib/redis.ts': `import Redis from 'ioredis';
+let client: Redis;
+export async function initRedis(): Promise<void> {
+  const url = process.env.REDIS_URL;
+  if (${guard}) {
+    console.warn('Redis is disabled: set REDIS_URL to enable it');
+    return;
+  }
+  client = new Redis(url!);
+}
+export function getRedisClient(): Redis | null {
+  return client || null;
+}
+`,
+    'lib/holds.ts': holdsWithout('!url')['lib/holds.ts'],
+  };
+}
+
+test('a client module variable set only after an init left on a missing URL: its getter\'s null is a stated deployment mode', () => {
+  const configured = analyzeProject(initOnlyWhen('!url'));
+  assert.deepEqual(configured.filter((f) => f.rule === 'decide-redis-failure'), [], configured.map((f) => f.message).join('\n'));
+  const onOutage = analyzeProject(initOnlyWhen('!url || !(await isReachable(url))'));
+  assert.deepEqual(onOutage.filter((f) => f.rule === 'decide-redis-failure').map((f) => f.file), ['lib/holds.ts'], onOutage.map((f) => f.message).join('\n'));
+});
