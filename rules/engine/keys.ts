@@ -239,7 +239,8 @@ const LOCK_FUNCTION = /acquire|release|extend|renew|refresh|heartbeat|keep_?aliv
 
 // The verb acting on something a name says is not a lock: `extendTtl(key)`, `refreshToken(key)`,
 // `releaseConnection(conn)` in a cache or client class share no key with its `acquireLock(key)`.
-const OTHER_OBJECT = /(?:acquire|release|extend|renew|refresh)_?(?:ttl|expiry|expiration|cache|cached|token|session|connection|client|pool|subscription|stream|cursor)/i;
+// `isReleaseGroupComplete`, `buildReleaseNotes`: a software release, the noun.
+const OTHER_OBJECT = /(?:acquire|release|extend|renew|refresh)_?(?:ttl|expiry|expiration|cache|cached|token|session|connection|client|pool|subscription|stream|cursor)|release_?(?:notes?|groups?|versions?|tags?|trains?|candidates?|branch|channels?|dates?|builds?|artifacts?|assets?)/i;
 
 // `AccountLockoutService`, `auth/lockout.ts`, `LockedAccounts`: a locked state, not lock code.
 const STATE_WORDS = /lock_?-?(?:out|down)|locked/gi;

@@ -21,6 +21,15 @@ ${busy}
 export const checkAcquireResultCases: RuleCases = {
   valid: [
     {
+      name: 'a first-writer-wins record in a function about a software release (isReleaseGroupComplete): release the noun, no lock code',
+      code: `${io}export async function isReleaseGroupComplete(group: string, service: string, run: { id: string }): Promise<boolean> {
+  await redis.set(\`release-group:\${group}:run:\${service}\`, JSON.stringify(run), 'EX', 86_400, 'NX');
+  await redis.sadd(\`release-group:\${group}:done\`, service);
+  return (await redis.scard(\`release-group:\${group}:done\`)) >= 3;
+}
+`,
+    },
+    {
       name: 'an SET NX reply tested only to decide whether to release, under a comment saying the lock is best effort and the work runs either way',
       code: `${io}export async function sync(id: string, token: string) {
   // Best-effort lock against a burst of syncs: each path goes on to sync, twice is harmless.
