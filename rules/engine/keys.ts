@@ -282,7 +282,25 @@ function sameBindings(a: KeyRef, b: KeyRef): boolean {
 export function sameKey(a: KeyRef, b: KeyRef): boolean {
   if (a === b) return true;
   if (a.canonical === b.canonical && sameBindings(a, b)) return true;
-  return informative(a.glob) && a.glob === b.glob && (LOCK_NAME.test(a.glob) || !!a.listed || !!b.listed || sameBindings(a, b));
+  return informative(a.glob) && a.glob === b.glob && (LOCK_NAME.test(a.glob) || !!a.listed || !!b.listed || sameBindings(a, b)) && !otherMember(a.canonical, b.canonical);
+}
+
+const SUBSTITUTION = /\$\{([^{}]*)\}/g;
+const MEMBER_CHAIN = /^[\w$]+(?:\??\.[\w$]+)+$/;
+
+/**
+ * `${p}_${message.meta.id}` and `${p}_${message.sha1}`: templates alike but for a part that is another
+ * member of the same object, an event's id and its hash. Two keys, though their globs are one.
+ */
+function otherMember(a: string, b: string): boolean {
+  if (a === b || !a.startsWith('`') || !b.startsWith('`')) return false;
+  const partsA = [...a.matchAll(SUBSTITUTION)].map((m) => m[1]);
+  const partsB = [...b.matchAll(SUBSTITUTION)].map((m) => m[1]);
+  if (partsA.length !== partsB.length || a.replace(SUBSTITUTION, '*') !== b.replace(SUBSTITUTION, '*')) return false;
+  return partsA.some((x, i) => {
+    const y = partsB[i];
+    return x !== y && MEMBER_CHAIN.test(x) && MEMBER_CHAIN.test(y) && x.split(/\??\./)[0] === y.split(/\??\./)[0];
+  });
 }
 
 /** A glob that says more than "any key": has a literal part of at least 3 characters. */
@@ -433,7 +451,7 @@ export class KeyIndex<T> {
         if (exact) {
           for (const e of exact) if (sameBindings(key, e.key) || (globOfLock && key.glob === e.key.glob)) answer.push(e.item);
         }
-        if (glob) for (const e of glob) if (e.bucket !== exact && (globOfLock || e.key.listed || sameBindings(key, e.key))) answer.push(e.item);
+        if (glob) for (const e of glob) if (e.bucket !== exact && (globOfLock || e.key.listed || sameBindings(key, e.key)) && !otherMember(key.canonical, e.key.canonical)) answer.push(e.item);
         if (lockCode) this.lockCodeAnswers.set(key.id, answer);
       }
       this.answers.set(id, answer);
