@@ -4,8 +4,8 @@ import { io, nr, RELEASE, waitingLock } from './preludes';
 const sleep = `const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 `;
 
-/** A standby that campaigns for a lease: the leader renews it, the others try again every `pollMs`, a share of the lease. */
-const STANDBY = `import Redis from 'ioredis';
+/** A campaign for `leader:<name>` retried every `pollMs`, a share of the lease; `held` is what it does once acquired. */
+const campaign = (held: string) => `import Redis from 'ioredis';
 import Redlock from 'redlock';
 export function campaign(redis: Redis, name: string, ttlSeconds: number, onLead: () => Promise<void>): () => void {
   const redlock = new Redlock([redis], { retryCount: 0 });
@@ -15,19 +15,7 @@ export function campaign(redis: Redis, name: string, ttlSeconds: number, onLead:
   let stopped = false;
   const tryLead = async () => {
     try {
-      let lease = await redlock.acquire([\`leader:\${name}\`], leaseMs);
-      const renew = async () => {
-        if (stopped) return;
-        try {
-          lease = await lease.extend(leaseMs);
-          timer = setTimeout(renew, leaseMs / 2);
-        } catch {
-          timer = setTimeout(tryLead, 0);
-        }
-      };
-      timer = setTimeout(renew, leaseMs / 2);
-      await onLead();
-    } catch {
+${held}    } catch {
       if (!stopped) timer = setTimeout(tryLead, pollMs);
     }
   };
@@ -39,34 +27,29 @@ export function campaign(redis: Redis, name: string, ttlSeconds: number, onLead:
 }
 `;
 
+/** A standby: the leader renews its lease, the others try again every `pollMs`. */
+const STANDBY = campaign(`      let lease = await redlock.acquire([\`leader:\${name}\`], leaseMs);
+      const renew = async () => {
+        if (stopped) return;
+        try {
+          lease = await lease.extend(leaseMs);
+          timer = setTimeout(renew, leaseMs / 2);
+        } catch {
+          timer = setTimeout(tryLead, 0);
+        }
+      };
+      timer = setTimeout(renew, leaseMs / 2);
+      await onLead();
+`);
+
 /** The same retry of a lock that is taken for one run and released, never renewed. */
-const RUN_ONCE = `import Redis from 'ioredis';
-import Redlock from 'redlock';
-export function campaign(redis: Redis, name: string, ttlSeconds: number, onLead: () => Promise<void>): () => void {
-  const redlock = new Redlock([redis], { retryCount: 0 });
-  const leaseMs = ttlSeconds * 1000;
-  const pollMs = leaseMs / 5;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const tryLead = async () => {
-    try {
-      const lease = await redlock.acquire([\`leader:\${name}\`], leaseMs);
+const RUN_ONCE = campaign(`      const lease = await redlock.acquire([\`leader:\${name}\`], leaseMs);
       try {
         await onLead();
       } finally {
         await lease.release();
       }
-    } catch {
-      if (!stopped) timer = setTimeout(tryLead, pollMs);
-    }
-  };
-  timer = setTimeout(tryLead, 0);
-  return () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-  };
-}
-`;
+`);
 
 /** A hand-written Redlock quorum: one SET NX per node through Promise.all, retried three times after `wait`. */
 const quorum = (wait: string) => `import Redis from 'ioredis';

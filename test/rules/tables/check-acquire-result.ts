@@ -18,6 +18,17 @@ ${busy}
 }
 `;
 
+/** A sync whose NX reply is tested only to decide whether to release; `comment` leads the acquire. */
+const syncReleasingIfAcquired = (comment: string) => `${io}export async function sync(id: string, token: string) {
+${comment}  const acquired = await redis.set(\`lock:sync:\${id}\`, token, 'EX', 30, 'NX');
+  try {
+    await work();
+  } finally {
+    if (acquired === 'OK') await redis.eval(${RELEASE}, 1, \`lock:sync:\${id}\`, token);
+  }
+}
+`;
+
 export const checkAcquireResultCases: RuleCases = {
   valid: [
     {
@@ -31,16 +42,7 @@ export const checkAcquireResultCases: RuleCases = {
     },
     {
       name: 'an SET NX reply tested only to decide whether to release, under a comment saying the lock is best effort and the work runs either way',
-      code: `${io}export async function sync(id: string, token: string) {
-  // Best-effort lock against a burst of syncs: each path goes on to sync, twice is harmless.
-  const acquired = await redis.set(\`lock:sync:\${id}\`, token, 'EX', 30, 'NX');
-  try {
-    await work();
-  } finally {
-    if (acquired === 'OK') await redis.eval(${RELEASE}, 1, \`lock:sync:\${id}\`, token);
-  }
-}
-`,
+      code: syncReleasingIfAcquired('  // Best-effort lock against a burst of syncs: each path goes on to sync, twice is harmless.\n'),
     },
     {
       name: 'callback style with a bound callback: the acquire answers in the callback, which tests it',
@@ -301,15 +303,7 @@ function conflictError(message: string): Error {
     {
       name: 'an SET NX reply tested only to decide whether to release, after the work ran',
       message: ['tested only to decide whether to release'],
-      code: `${io}export async function sync(id: string, token: string) {
-  const acquired = await redis.set(\`lock:sync:\${id}\`, token, 'EX', 30, 'NX');
-  try {
-    await work();
-  } finally {
-    if (acquired === 'OK') await redis.eval(${RELEASE}, 1, \`lock:sync:\${id}\`, token);
-  }
-}
-`,
+      code: syncReleasingIfAcquired(''),
     },
     {
       name: "an acquire handed to an error-as-value wrapper whose error is tested, never its value",

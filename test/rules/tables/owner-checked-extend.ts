@@ -1,23 +1,9 @@
 import type { RuleCases } from '../harness';
-import { declared, EXTEND, EXTEND_DECL, glide, io, nr, sortedSetSemaphore } from './preludes';
+import { declared, EXTEND, EXTEND_DECL, glide, io, nr, sortedSetSemaphore, eventDedupeRecords } from './preludes';
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
-    {
-      name: 'two dedupe records of one event, keyed by its id and by its hash (event.id, event.sha1): two keys, though their globs are one',
-      code: `${io}export async function isDuplicate(prefix: string, event: { id: string; sha1: string }): Promise<boolean> {
-  const byId = \`dedupe:\${prefix}:\${event.id}\`;
-  const firstById = await redis.setnx(byId, '1');
-  await redis.expire(byId, 3600);
-  if (!firstById) return true;
-  const bySha = \`dedupe:\${prefix}:\${event.sha1}\`;
-  if (await redis.get(bySha)) return true;
-  await redis.set(bySha, new Date().toISOString());
-  await redis.expire(bySha, 3600);
-  return false;
-}
-`,
-    },
+    eventDedupeRecords,
     {
       name: "a session's first-seen record: SET NX, and where the key was already there, read it and slide its TTL",
       code: `${io}export async function firstSeen(sessionKey: string): Promise<string> {

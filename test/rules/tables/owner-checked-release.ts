@@ -1,6 +1,50 @@
 import type { RuleCases } from '../harness';
 import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader } from './preludes';
 
+/** A stampede damper whose acquire sits in a try and whose answer is tested after it; `fill` fills and releases. */
+const damper = (fill: string) => `${io}declare function sleep(ms: number): Promise<void>;
+declare function fetchFresh(id: string): Promise<string>;
+export async function cached(id: string): Promise<string> {
+  const lockKey = \`fill:\${id}\`;
+  let acquired = false;
+  try {
+    const result = await redis.set(lockKey, crypto.randomUUID(), 'EX', 30, 'NX');
+    acquired = result === 'OK';
+  } catch {
+    acquired = true;
+  }
+  if (!acquired) {
+    const started = Date.now();
+    while (Date.now() - started < 2000) {
+      await sleep(100);
+      const hit = await redis.get(\`value:\${id}\`);
+      if (hit !== null) return hit;
+    }
+    console.warn('fill wait timed out, fetching directly');
+  }
+${fill}`;
+const FILL_AND_RELEASE = `  try {
+    const fresh = await fetchFresh(id);
+    await redis.set(\`value:\${id}\`, fresh, 'EX', 300);
+    return fresh;
+  } finally {
+    if (acquired) await redis.del(lockKey);
+  }
+}
+`;
+const FILL_IN_AN_ASYNC_FUNCTION = `  const pending = (async () => {
+    try {
+      const fresh = await fetchFresh(id);
+      await redis.set(\`value:\${id}\`, fresh, 'EX', 300);
+      return fresh;
+    } finally {
+      if (acquired) redis.del(lockKey).catch(() => {});
+    }
+  })();
+  return pending;
+}
+`;
+
 /** A handler that takes lock:payout:<id> and hands `boundKey` to a function that frees it with `release`. */
 const payout = (release: string, boundKey: string) => `import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -25,70 +69,11 @@ export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
     {
       name: 'a stampede damper whose acquire is in a try, its answer tested after the try: when busy it polls the value, then fills unlocked',
-      code: `${io}declare function sleep(ms: number): Promise<void>;
-declare function fetchFresh(id: string): Promise<string>;
-export async function cached(id: string): Promise<string> {
-  const lockKey = \`fill:\${id}\`;
-  let acquired = false;
-  try {
-    const result = await redis.set(lockKey, crypto.randomUUID(), 'EX', 30, 'NX');
-    acquired = result === 'OK';
-  } catch {
-    acquired = true;
-  }
-  if (!acquired) {
-    const started = Date.now();
-    while (Date.now() - started < 2000) {
-      await sleep(100);
-      const hit = await redis.get(\`value:\${id}\`);
-      if (hit !== null) return hit;
-    }
-    console.warn('fill wait timed out, fetching directly');
-  }
-  try {
-    const fresh = await fetchFresh(id);
-    await redis.set(\`value:\${id}\`, fresh, 'EX', 300);
-    return fresh;
-  } finally {
-    if (acquired) await redis.del(lockKey);
-  }
-}
-`,
+      code: damper(FILL_AND_RELEASE),
     },
     {
       name: 'that damper releasing in the finally of an async function it starts and hands back',
-      code: `${io}declare function sleep(ms: number): Promise<void>;
-declare function fetchFresh(id: string): Promise<string>;
-export async function cached(id: string): Promise<string> {
-  const lockKey = \`fill:\${id}\`;
-  let acquired = false;
-  try {
-    const result = await redis.set(lockKey, crypto.randomUUID(), 'EX', 30, 'NX');
-    acquired = result === 'OK';
-  } catch {
-    acquired = true;
-  }
-  if (!acquired) {
-    const started = Date.now();
-    while (Date.now() - started < 2000) {
-      await sleep(100);
-      const hit = await redis.get(\`value:\${id}\`);
-      if (hit !== null) return hit;
-    }
-    console.warn('fill wait timed out, fetching directly');
-  }
-  const pending = (async () => {
-    try {
-      const fresh = await fetchFresh(id);
-      await redis.set(\`value:\${id}\`, fresh, 'EX', 300);
-      return fresh;
-    } finally {
-      if (acquired) redis.del(lockKey).catch(() => {});
-    }
-  })();
-  return pending;
-}
-`,
+      code: damper(FILL_IN_AN_ASYNC_FUNCTION),
     },
     {
       name: 'a flag key named after the lock key with words of its own (a hand-off request), deleted on unlock: not the lock',

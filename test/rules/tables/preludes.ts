@@ -172,6 +172,23 @@ export const failureReleasedClaim = {
 `,
 };
 
+/** Two dedupe records of one event: a claim keyed by its id, a timestamp keyed by its hash. */
+export const eventDedupeRecords = {
+  name: 'two dedupe records of one event, keyed by its id and by its hash (event.id, event.sha1): two keys, though their globs are one',
+  code: `${io}export async function isDuplicate(prefix: string, event: { id: string; sha1: string }): Promise<boolean> {
+  const byId = \`dedupe:\${prefix}:\${event.id}\`;
+  const firstById = await redis.setnx(byId, '1');
+  await redis.expire(byId, 3600);
+  if (!firstById) return true;
+  const bySha = \`dedupe:\${prefix}:\${event.sha1}\`;
+  if (await redis.get(bySha)) return true;
+  await redis.set(bySha, new Date().toISOString());
+  await redis.expire(bySha, 3600);
+  return false;
+}
+`,
+};
+
 /**
  * A first-seen value kept by a transaction (GET, then SET NX of the time) and read back by GETDEL: no
  * lock, for the tables of the rules that would otherwise read its NX SET and GETDEL as one.

@@ -1,25 +1,11 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords } from './preludes';
 
 const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
-    {
-      name: 'two dedupe records of one event, keyed by its id and by its hash (event.id, event.sha1): two keys, though their globs are one',
-      code: `${io}export async function isDuplicate(prefix: string, event: { id: string; sha1: string }): Promise<boolean> {
-  const byId = \`dedupe:\${prefix}:\${event.id}\`;
-  const firstById = await redis.setnx(byId, '1');
-  await redis.expire(byId, 3600);
-  if (!firstById) return true;
-  const bySha = \`dedupe:\${prefix}:\${event.sha1}\`;
-  if (await redis.get(bySha)) return true;
-  await redis.set(bySha, new Date().toISOString());
-  await redis.expire(bySha, 3600);
-  return false;
-}
-`,
-    },
+    eventDedupeRecords,
     { name: 'a stampede damper: when busy it waits, leaves with the value filled meanwhile, else fills unlocked', code: cacheFill(WAIT_FOR_FILL, FILL_UNLOCKED) },
     { name: 'a fixed-window rate limit seeding its counter with SET 0 NX EX, then INCR, with a TTL repair: a counter, no lock', code: `${nr}export async function allow(user: string, max: number): Promise<boolean> {
   const key = \`api:calls:\${user}\`;
