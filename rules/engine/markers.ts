@@ -265,7 +265,7 @@ const ON_FAILURE = /on_?(?:fail|error)|roll_?back|undo|revert/i;
  */
 export function failureNamedRollbacks(acquires: readonly Acquire[], releasesOn: (acquire: Acquire) => readonly Release[]): Set<Release> {
   const rollbacks = new Set<Release>();
-  const onFailure = (r: Release) => isFunctionLike(r.fn) && r.fn !== undefined && ON_FAILURE.test(functionNameOf(r.fn));
+  const onFailure = (r: Release) => isFunctionLike(r.fn) && ON_FAILURE.test(functionNameOf(r.fn));
   for (const acquire of acquires) {
     const releases = releasesOn(acquire);
     if (!MARKER_KINDS.has(acquire.kind) || releases.length === 0 || !releases.every((r) => r.fn !== acquire.fn && onFailure(r))) continue;
