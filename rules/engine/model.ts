@@ -165,6 +165,7 @@ const SCRIPT_SETUP_TEXT = /defineCommand|\.script(?:Load)?\s*\(|SCRIPT_LOAD|scri
 const RELEASE_FN = /release|unlock|free|drop|clear/i;
 /** `Lockout`, `Locked` in a function's name say a locked state, not lock code. */
 const LOCKED_WORDS = /lock_?out|locked/gi;
+const LOCKED_STATE_NAME = /lock_?out|locked/i;
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 
 
@@ -175,6 +176,12 @@ const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 function inLockClass(fn: Node): boolean {
   const holder = ancestorWhere(namedFunctionOf(fn), (a) => ts.isClassLike(a) || ts.isObjectLiteralExpression(a));
   return !!holder && LOCK_NAME.test(functionNameOf(holder).replace(LOCKED_WORDS, ''));
+}
+
+/** A method of a class named for a locked state (`AccountLockoutService`): its `unlock()` lifts the lockout. */
+function inLockedStateClass(fn: Node): boolean {
+  const holder = ancestorWhere(namedFunctionOf(fn), (a) => ts.isClassLike(a));
+  return !!holder && LOCKED_STATE_NAME.test(functionNameOf(holder));
 }
 
 /** Inside a timer callback (setInterval/setTimeout), the classic home of a watchdog. */
@@ -372,7 +379,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const commandKeys = command.keys.map(keyOf);
     // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock.
     const lockedState = commandKeys.some(namesLockedState);
-    const lockFn = !lockedState && (LOCK_NAME.test(fnName.replace(LOCKED_WORDS, '')) || inLockClass(fn));
+    const lockFn = !lockedState && !inLockedStateClass(fn) && (LOCK_NAME.test(fnName.replace(LOCKED_WORDS, '')) || inLockClass(fn));
     // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
     // owner's release whatever the function is called (`cleanup`, `shutdown`).
     const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token || wroteBefore(k, command, fn);

@@ -68,6 +68,22 @@ async function runPayout(id: string, key: string, token: string) {
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
     {
+      name: "an admin's unlock() of a class named for an account lockout deletes the lockout and its attempt counter: no lock",
+      code: `${io}export class AccountLockoutService {
+  private key(user: string, part: 'attempts' | 'until'): string {
+    return \`guard:\${part}:\${user}\`;
+  }
+  async recordFailure(user: string): Promise<void> {
+    const attempts = await redis.incr(this.key(user, 'attempts'));
+    if (attempts >= 5) await redis.set(this.key(user, 'until'), String(Date.now() + 900_000), 'PX', 900_000);
+  }
+  async unlock(user: string): Promise<void> {
+    await Promise.all([redis.del(this.key(user, 'until')), redis.del(this.key(user, 'attempts'))]);
+  }
+}
+`,
+    },
+    {
       name: 'a stampede damper whose acquire is in a try, its answer tested after the try: when busy it polls the value, then fills unlocked',
       code: damper(FILL_AND_RELEASE),
     },
