@@ -543,9 +543,11 @@ function redisAcquire(command: RedisCommand, keyOf: (n: Node) => KeyRef): Acquir
     };
   }
   if (command.name === 'SETNX') {
+    // No client's SETNX takes more than the key and value: `cache.setNX(key, value, ttlSeconds)` is a
+    // project wrapper's, with its TTL (in a unit its body decides).
     return {
       call, command, fn: enclosingFunction(call), statement: enclosingStatement(call), result: resultUse(call),
-      kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: false,
+      kind: 'setnx', key: keyOf(command.keys[0]), token: command.args[0], hasTtl: command.args.length > 1,
     };
   }
   if (command.name === 'SCRIPT' && command.script?.traits?.acquires && command.keys[0]) {

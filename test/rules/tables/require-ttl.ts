@@ -3,6 +3,16 @@ import { MEMORY_STAND_IN, glide, io, nr, RELEASE, upstash, boundCallbackLeader }
 
 export const requireTtlCases: RuleCases = {
   valid: [
+    {
+      name: "a project cache wrapper's setNX given a TTL as its third argument (no client's SETNX takes one)",
+      code: `declare const cache: { setNX(key: string, value: string, ttlSeconds: number): Promise<boolean>; del(key: string): Promise<void> };
+declare function handle(id: string): Promise<void>;
+export async function onEvent(id: string): Promise<void> {
+  if (!(await cache.setNX(\`lock:event:\${id}\`, 'processing', 3600))) return;
+  await handle(id);
+}
+`,
+    },
     { name: 'a redlock lock held for a month whose lock object is dropped: a run-once guard, never meant to be released', code: `import Redlock from 'redlock';
 import Redis from 'ioredis';
 const redlock = new Redlock([new Redis()], { retryCount: 0 });
