@@ -28,6 +28,8 @@ export const FAIL_OPEN_PROSE = new RegExp(
     /\b(?:on|upon|if) (?:an? )?(?:redis |connection )?(?:error|failure|outage),? (?:we )?(?:allow|proceed|continu|run|execut|process)/.source,
     // "Fallback: if Redis is down, allow operation (rely on MongoDB atomics)".
     /\b(?:if|when|while) (?:the )?(?:redis|valkey|cache|connection|client) (?:is|goes|was) (?:down|unavailable|unreachable|offline|not connected),? (?:we )?(?:allow|proceed|continu|run|execut|process)/.source,
+    // "If Redis is unavailable the lock is skipped and the job proceeds".
+    /\b(?:skip(?:s|ped|ping)?|bypass(?:es|ed|ing)?) (?:the |a )?(?:redis )?lock\b|\block (?:is|gets) (?:skipped|bypassed)\b/.source,
     /\bbetter (?:to (?:have|run) )?(?:a )?duplicates?\b|\bduplicates? (?:are|is) (?:better|cheaper|acceptable|fine)\b/.source,
   ].join('|'),
   'i',
