@@ -312,7 +312,7 @@ export async function rebuildIndex(me: string): Promise<{ state: string; took?: 
  * Claims the hourly import. If Redis is unavailable the lock is skipped and the import proceeds: its
  * writes are idempotent upserts.
  */
-export async function claimImport`).replace('  if (!redis) return true;\n', ''),
+export async function claimImport`).replace('  if (!redis) return true;\n', '').replace('redis: Redis | null', 'redis: Redis'),
   },
   {
     name: 'a "not configured" branch documented as such',
