@@ -6,7 +6,7 @@ import type { Acquire, LockModel } from './model';
 import { looksLikeLockKey, sameKey, type KeyRef } from './keys';
 import { guardNames, isGuard, testsFailure } from './paths';
 import { alwaysThrows } from './written-text';
-import { ancestorWhere, callsNamed, contains, descendantsOfKind, enclosingStatement, identifiersNamed, isAssignment, isFunctionLike, unwrap, type Node } from './nodes';
+import { afterItsTry, ancestorWhere, callsNamed, contains, descendantsOfKind, enclosingStatement, identifiersNamed, isAssignment, isFunctionLike, unwrap, type Node } from './nodes';
 
 /** Does the statement leave its block on every path (return, throw, break, continue, process.exit, a call that never returns)? */
 function alwaysLeaves(node: Node): boolean {
@@ -88,13 +88,9 @@ function acquireAndGuard(acquire: Acquire): [Node, ts.Statement | undefined] {
   if (ts.isIfStatement(first) && contains(first.expression, acquire.call)) return [first, first];
   const statements = block && ts.isBlock(block) ? block.statements : undefined;
   const next = statements?.[statements.indexOf(first as ts.Statement) + 1];
-  const attempt = block?.parent;
   if (next && ts.isIfStatement(next)) return [first, next];
-  if (!statements || !attempt || !ts.isTryStatement(attempt) || attempt.tryBlock !== block) return [first, next];
-  const rest = statements.slice(statements.indexOf(first as ts.Statement) + 1);
-  if (rest.some((s) => descendantsOfKind(s, ts.SyntaxKind.CallExpression).length > 0 || !ts.isExpressionStatement(s))) return [first, next];
-  const outer = attempt.parent;
-  return ts.isBlock(outer) ? [attempt, outer.statements[outer.statements.indexOf(attempt) + 1]] : [first, next];
+  const found = afterItsTry(first);
+  return found ? [found.attempt, found.next] : [first, next];
 }
 
 /**

@@ -7,7 +7,7 @@
 import { ts } from './typescript';
 import type { Acquire, Release } from './model';
 import { isLockFunction, looksLikeLockKey } from './keys';
-import { ancestorWhere, callsNamed, declarationOf, descendantsOfKind, functionNameOf, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
+import { afterItsTry, ancestorWhere, callsNamed, declarationOf, descendantsOfKind, functionNameOf, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -136,11 +136,10 @@ function cleanGuard(acquire: Acquire): ts.IfStatement | undefined {
  * the acquire's answer.
  */
 function afterTry(statement: Node): ts.Statement | undefined {
-  const block = statement.parent;
-  const attempt = block?.parent;
-  if (!block || !ts.isBlock(block) || !attempt || !ts.isTryStatement(attempt) || attempt.tryBlock !== block || block.statements.at(-1) !== statement) return undefined;
-  const handler = attempt.catchClause?.block.statements;
-  return handler && handler.length > 0 && exits(handler[handler.length - 1]) ? nextStatement(attempt) : undefined;
+  const found = afterItsTry(statement);
+  if (!found || found.attempt.tryBlock.statements.at(-1) !== statement) return undefined;
+  const handler = found.attempt.catchClause?.block.statements;
+  return handler && handler.length > 0 && exits(handler[handler.length - 1]) ? found.next : undefined;
 }
 
 /** Statements after the acquire among which its guard is looked for. */

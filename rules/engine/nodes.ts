@@ -112,6 +112,22 @@ export function enclosingStatement(node: ts.Node): ts.Node {
   }
 }
 
+/**
+ * `try { const r = await set(...); ok = r === 'OK' } catch { ... }` then `if (!ok) ...`: the try around
+ * `statement` and the statement after that try, when the rest of the try block only reads what
+ * `statement` answered (expression statements without calls). Undefined when not so.
+ */
+export function afterItsTry(statement: ts.Node): { attempt: ts.TryStatement; next: ts.Statement | undefined } | undefined {
+  const block = statement.parent;
+  const attempt = block?.parent;
+  if (!block || !ts.isBlock(block) || !attempt || !ts.isTryStatement(attempt) || attempt.tryBlock !== block) return undefined;
+  const rest = block.statements.slice(block.statements.indexOf(statement as ts.Statement) + 1);
+  if (rest.some((s) => !ts.isExpressionStatement(s) || descendantsOfKind(s, SyntaxKind.CallExpression).length > 0)) return undefined;
+  const outer = attempt.parent;
+  const siblings = ts.isBlock(outer) || ts.isSourceFile(outer) ? outer.statements : undefined;
+  return { attempt, next: siblings?.[siblings.indexOf(attempt) + 1] };
+}
+
 /** Strips parentheses, `as`, `!`, `satisfies` and `<T>` around an expression. */
 export function unwrap(node: ts.Node): ts.Node {
   // By kind, not by five type guards: asked of nearly every node the engine reads.
