@@ -12,6 +12,8 @@
 //   acquire, or a once-only claim by GET then SET of a marker; or in a function named as an acquire
 //   (`acquireLock`, `setLock`, `lock`), which takes the lock without NX;
 // - a lock object's extend in a timer (`jobLock.extend(ttl)` in a setInterval), of any package;
+// - a Lua script kept in a file of its own (`readFileSync(... 'lock.lua')`) and run with EVAL: the
+//   project layer reads the script (engine/script-files.ts);
 // - a call to a helper named in the config.
 import type { HelperNames } from '../config';
 import { LOCK_NAME } from './lock-name';
@@ -69,7 +71,7 @@ const REDIS_LOCK_MODULE = /['"`]redis-(?:lock|semaphore)['"`]/;
 // which tries every branch at every character. Most files fail all four.
 const COMMANDS = [SETNX_NAME, DELETE_OR_EXPIRE_NAMES, SETEX_NAMES].join('|');
 const SCREEN = [
-  /redlock|mutex|semaphore|\bwithLock\b|['"`]redis-lock['"`]|lock[\w$]*\s*\??\.\s*extend\s*\(/i,
+  /redlock|mutex|semaphore|\bwithLock\b|['"`]redis-lock['"`]|lock[\w$]*\s*\??\.\s*extend\s*\(|\.lua['"`]/i,
   // A command in a string, an option string, GLIDE's option, a Lua delete or a TTL option string.
   new RegExp(`['"\`](?:(?:${COMMANDS})\\\\?['"\`](?!\\s*:)|nx\\b|xx\\b|onlyIfDoesNotExist['"\`]|(?:zrem|hdel)\\\\?['"\`]|(?:ex|px)['"\`])`, 'i'),
   new RegExp(`\\.\\s*(?:${COMMANDS})(?:Async)?\\b`, 'i'),
@@ -105,6 +107,9 @@ function releasesOrExtendsLock(code: string): boolean {
  */
 const LOCK_OBJECT_EXTEND = /lock[\w$]*\s*\??\.\s*extend\s*\(/i;
 const TIMER = /\bset(?:Interval|Timeout)\s*\(/;
+/** A Lua file's name in a string, and an EVAL to run it: the script's text is the lock code. */
+const SCRIPT_FILE = /\.lua['"`]/i;
+const EVAL = /\.\s*eval(?:sha)?\s*\(/i;
 
 export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
   const names = [...helpers.acquire, ...helpers.release, ...helpers.extend];
@@ -112,5 +117,5 @@ export function mightHoldLockCode(text: string, helpers: HelperNames): boolean {
   if (!hasLockEvidence(text)) return false;
   const code = text.replace(COMMENT_BLOCK, ' ');
   return usesLockLibrary(code) || acquiresWithNx(code) || releasesOrExtendsLock(code) || (MARKER_SET.test(code) && GET_OR_EXISTS.test(code)) ||
-    (LOCK_OBJECT_EXTEND.test(code) && TIMER.test(code));
+    (LOCK_OBJECT_EXTEND.test(code) && TIMER.test(code)) || (SCRIPT_FILE.test(code) && EVAL.test(code));
 }

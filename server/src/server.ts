@@ -134,6 +134,7 @@ connection.onDidChangeWatchedFiles((params) =>
     resolutionChanged: () => project.resolutionChanged(),
     scan,
     filesMoved: (path) => reanalyse(project.filesMoved(path)),
+    scriptChanged: (path) => reanalyse(project.index.invalidate(path)),
   }),
 );
 

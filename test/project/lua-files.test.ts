@@ -3,6 +3,7 @@
 // were written inline. Without the file the script stays unknown, as before.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { mightHoldLockCode } from '../../rules/engine/prefilter';
 import { analyzeProject, findingList } from './harness';
 
 /** Takes every key of the list for this holder, with no TTL. */
@@ -37,6 +38,12 @@ test('a Lua acquire read from a file beside the module is judged: no TTL', () =>
     const found = analyzeProject({ 'src/locks.ts': locks(read), 'src/take-all.lua': TAKE_ALL });
     assert.deepEqual(findingList(found), ['src/locks.ts: require-ttl'], `${read}\n${found.map((f) => f.message).join('\n')}`);
   }
+});
+
+test('the pre-check passes a module whose only lock code is the script it reads and EVALs', () => {
+  const helpers = { acquire: [], release: [], extend: [] };
+  assert.equal(mightHoldLockCode(locks(`fs.readFileSync(path.join(__dirname, 'take-all.lua'), 'utf8')`), helpers), true);
+  assert.equal(mightHoldLockCode(`const TEMPLATE = fs.readFileSync('report.lua.tmpl', 'utf8');\nexport const render = (x: string) => TEMPLATE.replace('$', x);\n`, helpers), false);
 });
 
 test('the script file in a folder named by a constant', () => {

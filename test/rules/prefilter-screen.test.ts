@@ -24,13 +24,14 @@ const ANY_EVIDENCE = new RegExp(
     /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i,
     command('p?setex'),
     /lock[\w$]*\s*\??\.\s*extend\s*\(/i,
+    /\.lua['"`]/,
   ]
     .map((r) => r.source)
     .join('|'),
   'i',
 );
 
-const WORDS = ['redlock', 'redis-lock', 'mutex', 'semaphore', 'withLock', 'setnx', 'nx', 'onlyIfDoesNotExist', 'xx', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'expire', 'pexpire', 'expireat', 'pexpireat', 'zrem', 'hdel', 'ex', 'px', 'setex', 'psetex', 'set', 'get', 'next', 'index', 'model', 'lock.extend(', 'jobLock?.extend (', 'Lock.extend', 'block.extend('];
+const WORDS = ['redlock', 'redis-lock', 'mutex', 'semaphore', 'withLock', 'setnx', 'nx', 'onlyIfDoesNotExist', 'xx', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'expire', 'pexpire', 'expireat', 'pexpireat', 'zrem', 'hdel', 'ex', 'px', 'setex', 'psetex', 'set', 'get', 'next', 'index', 'model', 'lock.extend(', 'jobLock?.extend (', 'Lock.extend', 'block.extend(', 'take.lua', 'lua'];
 const AROUND = ["'", '"', '`', '.', '. ', ':', ' :', '\\', '\\"', '(', ' ', '\n', 'a', '_', '$', '0', 'é'];
 
 /** A small deterministic generator, so that a failure names a text that can be reproduced. */

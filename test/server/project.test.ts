@@ -29,12 +29,31 @@ export async function pay(id: string) {
 }
 `;
 
+// A lock module whose acquire is a Lua script in a file beside it: the script decides require-ttl.
+const TAKE_ALL = (ttl: string) => `for _, key in ipairs(KEYS) do
+  if not redis.call('SET', key, ARGV[1], 'NX'${ttl}) then return 0 end
+end
+return 1
+`;
+const SCRIPTED_LOCKS = `import Redis from 'ioredis';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+const redis = new Redis();
+const TAKE = fs.readFileSync(path.join(__dirname, 'take-all.lua'), 'utf8');
+export async function lockAll(names: string[]): Promise<string | null> {
+  const token = randomUUID();
+  const taken = await redis.eval(TAKE, names.length, ...names, token, 30000);
+  return Number(taken) === 1 ? token : null;
+}
+`;
+
 let ws: TempWorkspace;
 let client: LspClient;
 const rules = (uri: string) => (client.diagnostics.get(uri)?.diagnostics ?? []).map((d) => d.code);
 
 before(async () => {
-  ws = tempWorkspace('project', { 'src/helpers/redis-lock.ts': HELPER, 'src/pay.ts': CALLER });
+  ws = tempWorkspace('project', { 'src/helpers/redis-lock.ts': HELPER, 'src/pay.ts': CALLER, 'src/batch/locks.ts': SCRIPTED_LOCKS, 'src/batch/take-all.lua': TAKE_ALL('') });
   client = await startServer({ folders: [{ uri: ws.uri, name: ws.name }] });
 });
 after(async () => {
@@ -96,6 +115,21 @@ test('a tsconfig.json written on disk with a `paths` alias: the caller through t
   rmSync(ws.file('src/refund.ts'));
   void client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: ws.uriOf('tsconfig.json'), type: 3 }, { uri: caller, type: 3 }] });
   await waitFor(() => !client.diagnostics.get(caller)?.diagnostics.length, 'the removed caller to be cleared');
+});
+
+test('a Lua script rewritten or deleted on disk re-publishes the module that reads it', async () => {
+  const locks = ws.uriOf('src/batch/locks.ts');
+  const script = ws.uriOf('src/batch/take-all.lua');
+  await waitFor(() => rules(locks).includes('require-ttl'), 'the scanned finding from the script without a TTL');
+  writeFileSync(ws.file('src/batch/take-all.lua'), TAKE_ALL(", 'PX', ARGV[2]"));
+  void client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: script, type: 2 }] });
+  await waitFor(() => rules(locks).length === 0, 'the module to be clean once its script sets a TTL');
+  writeFileSync(ws.file('src/batch/take-all.lua'), TAKE_ALL(''));
+  void client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: script, type: 2 }] });
+  await waitFor(() => rules(locks).includes('require-ttl'), 'the finding back with the script');
+  rmSync(ws.file('src/batch/take-all.lua'));
+  void client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: script, type: 3 }] });
+  await waitFor(() => rules(locks).length === 0, 'no finding once the script is gone (an unknown script is not judged)');
 });
 
 test('deleting the helper file on disk clears the caller\'s cross-file finding', async () => {
