@@ -63,11 +63,15 @@ export function globOf(node: ts.Node, lookup: ConstLookup, depth = 0): string {
     if (init) return globOf(init, lookup, depth + 1);
   }
   if (ts.isCallExpression(n) && ts.isIdentifier(n.expression)) return returnedKeyGlob(n.expression) ?? '*';
+  // `this.lockKey(id)`: a method of the class.
+  const method = ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.expression.kind === ts.SyntaxKind.ThisKeyword ? n.expression.name : undefined;
+  if (method && ts.isIdentifier(method)) return returnedKeyGlob(method) ?? '*';
   return '*';
 }
 
 /**
- * `lockedKey(id)` of `function lockedKey(id) { return \`lockout:locked:${id}\`; }` (or an arrow): the glob
+ * `lockedKey(id)` of `function lockedKey(id) { return \`lockout:locked:${id}\`; }` (or an arrow, or a
+ * method called on `this`): the glob
  * of the string or template a key function of the file returns (written-text.ts reads it).
  */
 function returnedKeyGlob(callee: ts.Identifier): string | undefined {

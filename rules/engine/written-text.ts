@@ -19,7 +19,8 @@ const returnedByName = new WeakMap<ts.SourceFile, Map<string, string | undefined
 
 /**
  * The one expression a function of the file returns, as written: `function next(...) { return ++seq; }`,
- * `const key = (id) => \`lock:${id}\``; a string or template literal, or an expression without braces.
+ * `const key = (id) => \`lock:${id}\``, a method `lockKey(id) { return ... }`; a string or template
+ * literal, or an expression without braces.
  * Read from the text as written (a lean tree may blank the function), once per file and name.
  */
 export function returnedText(sourceFile: ts.SourceFile, name: string): string | undefined {
@@ -28,8 +29,9 @@ export function returnedText(sourceFile: ts.SourceFile, name: string): string | 
   if (known.has(name)) return known.get(name);
   const escaped = name.replace(/\$/g, '\\$');
   const value = '(`[^`]*`|\'[^\'\\n]*\'|"[^"\\n]*"|[^;{}\\n]+?)';
-  const found = new RegExp(`\\bfunction\\s+${escaped}\\s*\\([^)]*\\)[^{]*\\{\\s*return\\s+${value}\\s*;?\\s*\\}|\\b(?:const|let|var)\\s+${escaped}\\s*=\\s*\\([^)]*\\)\\s*(?::[^=]+)?=>\\s*${value}\\s*(?:[;\\n]|$)`).exec(writtenText(sourceFile));
-  const text = found?.[1] ?? found?.[2];
+  // A function, an arrow held in a variable, or a method opening its line (`private lockKey(id) {`).
+  const found = new RegExp(`\\bfunction\\s+${escaped}\\s*\\([^)]*\\)[^{]*\\{\\s*return\\s+${value}\\s*;?\\s*\\}|\\b(?:const|let|var)\\s+${escaped}\\s*=\\s*\\([^)]*\\)\\s*(?::[^=]+)?=>\\s*${value}\\s*(?:[;\\n]|$)|(?:^|\\n)[ \\t]*(?:(?:private|protected|public|static|override)\\s+)*${escaped}\\s*\\([^)]*\\)[^{;]*\\{\\s*return\\s+${value}\\s*;?\\s*\\}`).exec(writtenText(sourceFile));
+  const text = found?.[1] ?? found?.[2] ?? found?.[3];
   known.set(name, text);
   return text;
 }
