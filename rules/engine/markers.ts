@@ -1,7 +1,7 @@
 // Set-once markers with a rollback. `SET k 1 NX EX window` marks that something was done or claimed
 // (an idempotency key, a sent receipt, a replayed nonce, a claim kept for a day); the function keeps
 // the key when it goes on, and deletes it only on the paths that give up (a catch, an early return
-// or throw, the else of a success check) so a retry can run. That is not a lock: it is never
+// or throw, the else of a success check, a rejection handler of the work it started) so a retry can run. That is not a lock: it is never
 // released when the work is done, and its DELs undo this request's own mark moments after setting
 // it. Such acquires are markers, and their rollback DELs are no releases.
 import { ts } from './typescript';
@@ -25,6 +25,7 @@ const exits = (s: ts.Statement) => ts.isReturnStatement(s) || ts.isThrowStatemen
  * function's main line, is the work's own end.
  */
 function givesUp(release: Release, acquire: Acquire, own: readonly Release[], guard: ts.IfStatement): boolean {
+  if (release.fn !== acquire.fn) return true; // in a rejection handler (ownFlow)
   if (afterKeptReturn(release, acquire, own, guard) || onWorkFailure(release, acquire)) return true;
   for (let a: Node = release.call; a.parent && a !== acquire.fn; a = a.parent) {
     const parent = a.parent;
@@ -207,6 +208,32 @@ function keyHandedOn(acquire: Acquire, isCommand: (call: ts.CallExpression) => b
 }
 
 /**
+ * A handler that runs only when work started after the acquire failed: `work().catch((e) => ...)`, the
+ * second argument of `.then`, RxJS `catchError(...)` or the `error` callback of `tap({ error })` /
+ * `subscribe({ error })`. A delete there undoes the mark when the work it let start fails.
+ */
+function isRejectionHandler(fn: Node): boolean {
+  const parent = fn.parent;
+  if (!parent) return false;
+  if (ts.isCallExpression(parent)) {
+    const method = methodOf(parent)?.name ?? (ts.isIdentifier(unwrap(parent.expression)) ? (unwrap(parent.expression) as ts.Identifier).text : undefined);
+    const at = parent.arguments.indexOf(fn as ts.Expression);
+    return (method === 'catch' && at === 0) || (method === 'then' && at === 1) || (method === 'catchError' && at === 0);
+  }
+  const call = ts.isPropertyAssignment(parent) && parent.initializer === fn && parent.name.getText() === 'error' ? parent.parent.parent : undefined;
+  return !!call && ts.isCallExpression(call) && /^(?:tap|subscribe)$/.test(methodOf(call)?.name ?? (ts.isIdentifier(call.expression) ? call.expression.text : ''));
+}
+
+/** Does the release belong to the acquiring function's own flow: in it, or in a rejection handler attached there after the acquire? */
+function ownFlow(release: Release, acquire: Acquire): boolean {
+  if (release.fn === acquire.fn) return true;
+  for (let fn: Node | undefined = release.fn; fn && fn !== acquire.fn; fn = ancestorWhere(fn, isFunctionLike)) {
+    if (isRejectionHandler(fn) && fn.pos > acquire.call.end) return isAncestor(acquire.fn, fn);
+  }
+  return false;
+}
+
+/**
  * The NX acquires that are markers (each gets `marker`), and the deletes that only roll them back:
  * its answer is tested by a plain guard, every release of the key in the acquiring function comes
  * after it and gives up, and the key is not handed on.
@@ -216,10 +243,10 @@ export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acqui
   for (const acquire of acquires) {
     const guard = MARKER_KINDS.has(acquire.kind) && acquire.key && tested(acquire) ? cleanGuard(acquire) : undefined;
     if (!guard) continue;
-    const own = releasesOn(acquire).filter((r) => r.fn === acquire.fn);
+    const own = releasesOn(acquire).filter((r) => ownFlow(r, acquire));
     if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire, own, guard))) continue;
     // Released anywhere else in the file (a release helper, a finally in another function): a lock.
-    if (releasesOn(acquire).some((r) => r.fn !== acquire.fn) || keyHandedOn(acquire, isCommand)) continue;
+    if (releasesOn(acquire).some((r) => !ownFlow(r, acquire)) || keyHandedOn(acquire, isCommand)) continue;
     acquire.marker = true;
     // A DEL of the key this acquire did not take stays a release: it deletes another holder's lock.
     for (const r of own) {

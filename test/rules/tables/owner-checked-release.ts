@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader } from './preludes';
 
 /** A stampede damper whose acquire sits in a try and whose answer is tested after it; `fill` fills and releases. */
 const damper = (fill: string) => `${io}declare function sleep(ms: number): Promise<void>;
@@ -157,6 +157,7 @@ export class LoginGuard {
     singleFlightMarker,
     sentOnceMarker,
     failureReleasedClaim,
+    backgroundWorkClaim,
     sortedSetSemaphore,
     { name: 'Lua compare-and-delete', code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;
@@ -369,6 +370,21 @@ export async function run(key: string, token: string) {
     { name: 'a function that deletes a key parameter bound to a cache key, not to the lock its caller took', code: payout('await redis.del(key)', 'cache:payout') },
   ],
   invalid: [
+    {
+      name: 'a claim whose background work deletes it when it succeeds (a `.then` handler): a release, not a rollback',
+      message: ['whoever holds it'],
+      code: `${io}declare function runImport(id: string): Promise<void>;
+export async function startImportWithClaim(jobId: string): Promise<boolean> {
+  const claimKey = \`import:claim-lock:\${jobId}\`;
+  const claimed = await redis.set(claimKey, '1', 'EX', 120, 'NX');
+  if (!claimed) return false;
+  runImport(jobId).then(async () => {
+    await redis.del(claimKey);
+  });
+  return true;
+}
+`,
+    },
     {
       name: 'a compare-and-delete handed the value a GET just read from the key: it compares the key with itself',
       message: ['value just read', 'whoever holds it'],

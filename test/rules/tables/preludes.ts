@@ -153,6 +153,26 @@ export async function sendReceiptOnce(orderId: string) {
 };
 
 /**
+ * A claim that starts its work in the background and deletes the key only in the work's rejection
+ * handler, so a retry can run; the key is kept when the work goes on, even with "lock" in its name.
+ */
+export const backgroundWorkClaim = {
+  name: 'a claim kept while its background work runs, deleted only in the rejection handler of that work: a marker, not a lock',
+  code: `${io}declare function runImport(id: string): Promise<void>;
+export async function startImportWithClaim(jobId: string): Promise<boolean> {
+  const claimKey = \`import:claim-lock:\${jobId}\`;
+  const claimed = await redis.set(claimKey, '1', 'EX', 120, 'NX');
+  if (!claimed) return false;
+  runImport(jobId).catch(async (error) => {
+    await redis.del(claimKey).catch(() => {});
+    console.error('import failed', error);
+  });
+  return true;
+}
+`,
+};
+
+/**
  * A processing claim per event: taken with NX, given a longer TTL once the event is processed, deleted
  * only by a method named for a failure (so a retry can run). Kept when the work is done: a marker.
  */
