@@ -5,6 +5,7 @@
 // released when the work is done, and its DELs undo this request's own mark moments after setting
 // it. Such acquires are markers, and their rollback DELs are no releases.
 import { ts } from './typescript';
+import type { RedisCommand } from './commands';
 import type { Acquire, Release } from './model';
 import { isLockFunction, looksLikeLockKey } from './keys';
 import { afterItsTry, ancestorWhere, callsNamed, declarationOf, descendantsOfKind, functionNameOf, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
@@ -299,6 +300,39 @@ export function failureNamedRollbacks(acquires: readonly Acquire[], releasesOn: 
     for (const r of releases) rollbacks.add(r);
   }
   return rollbacks;
+}
+
+/**
+ * `SET k 'processing' NX PX 5m` to claim, `SET k 'completed' PX 1d` once done, `DEL k` when the run
+ * failed: a key its own code moves from one fixed state to another is an idempotency record, not a
+ * lock (no holder releases a lock by writing a new state into it); its deletes let a retry run.
+ */
+export function stateRecordRollbacks(acquires: readonly Acquire[], plainSetsOn: (acquire: Acquire) => readonly RedisCommand[], releasesOn: (acquire: Acquire) => readonly Release[]): Set<Release> {
+  const rollbacks = new Set<Release>();
+  for (const acquire of acquires) {
+    const claimed = MARKER_KINDS.has(acquire.kind) && acquire.token ? fixedValue(acquire.token) : undefined;
+    if (claimed === undefined) continue;
+    const moved = plainSetsOn(acquire).some((set) => {
+      const state = set.args[0] && fixedValue(set.args[0]);
+      return state !== undefined && state !== claimed;
+    });
+    if (!moved) continue;
+    acquire.marker = true;
+    for (const r of releasesOn(acquire)) rollbacks.add(r);
+  }
+  return rollbacks;
+}
+
+/** A literal's text, or that of the literal a `const` holds (`const COMPLETED = 'completed'`). */
+function fixedValue(node: Node): string | undefined {
+  let value = unwrap(node);
+  if (ts.isIdentifier(value)) {
+    const decl = declarationOf(value);
+    const init = decl && ts.isVariableDeclaration(decl) && decl.parent.flags & ts.NodeFlags.Const ? decl.initializer : undefined;
+    if (!init) return undefined;
+    value = unwrap(init);
+  }
+  return ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value) || ts.isNumericLiteral(value) ? value.text : undefined;
 }
 
 /** `redis.multi()`, `client.pipeline()`: a queue of commands sent together, whose replies come from `exec`. */

@@ -10,7 +10,7 @@ import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } f
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { setBesideReader } from './script-files';
-import { failureNamedRollbacks, markCounterSeeds, markGetOrInit, markerRollbacks, rollbackHelpers } from './markers';
+import { failureNamedRollbacks, markCounterSeeds, markGetOrInit, markerRollbacks, rollbackHelpers, stateRecordRollbacks } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, storedName, type LibraryObject } from './libraries';
@@ -433,6 +433,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const rollbacks = markerRollbacks(acquires, (a) => (a.key ? releaseIndex.find(a.key) : []), (call) => commandCalls.has(call));
   for (const r of rollbackHelpers(acquires, releases, sourceFile)) rollbacks.add(r);
   for (const r of failureNamedRollbacks(acquires, (a) => (a.key ? releaseIndex.find(a.key) : []))) rollbacks.add(r);
+  for (const r of stateRecordRollbacks(acquires, (a) => (a.key ? plainSets.find(a.key) : []), (a) => (a.key ? releaseIndex.find(a.key) : []))) rollbacks.add(r);
   if (rollbacks.size > 0) {
     releases = releases.filter((r) => !rollbacks.has(r));
     releaseIndex = new KeyIndex<Release>();

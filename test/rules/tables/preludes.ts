@@ -153,6 +153,29 @@ export async function sendReceiptOnce(orderId: string) {
 };
 
 /**
+ * A two-state idempotency record: claimed as 'processing' with NX, moved to 'completed' (a plain SET, a
+ * longer TTL) when the run is done, deleted when it failed so a retry can run. Not a lock.
+ */
+export const twoStateRecord = {
+  name: "an idempotency record claimed as 'processing', moved to 'completed' when done and deleted when the run failed: a record, not a lock",
+  code: `${io}const PROCESSING = 'processing';
+const COMPLETED = 'completed';
+export async function claimEvent({ eventKey }: { eventKey: string }): Promise<'claimed' | 'duplicate' | 'in_flight'> {
+  const result = await redis.set(eventKey, PROCESSING, 'PX', 300_000, 'NX');
+  if (result !== null) return 'claimed';
+  const existing = await redis.get(eventKey);
+  return existing === COMPLETED ? 'duplicate' : 'in_flight';
+}
+export async function completeEvent({ eventKey }: { eventKey: string }) {
+  await redis.set(eventKey, COMPLETED, 'PX', 86_400_000);
+}
+export async function releaseEvent({ eventKey }: { eventKey: string }) {
+  await redis.del(eventKey);
+}
+`,
+};
+
+/**
  * A claim that starts its work in the background and deletes the key only in the work's rejection
  * handler, so a retry can run; the key is kept when the work goes on, even with "lock" in its name.
  */

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords } from './preludes';
 
 const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
 
@@ -38,6 +38,7 @@ export async function forget(jobId: string): Promise<void> {
     sentOnceMarker,
     failureReleasedClaim,
     backgroundWorkClaim,
+    twoStateRecord,
     { name: 'an acquire that hands its key back with a random token per acquisition', code: `import { randomUUID } from 'node:crypto';
 ${io}export class SeatLocks {
   async acquireLock(sessionId: string, seatId: string): Promise<string | null> {
@@ -152,6 +153,22 @@ ${io}export async function run(key: string) {
 ` },
   ],
   invalid: [
+    {
+      name: "a constant lock 'renewed' by a plain SET of the same constant is still a lock: one state, no record",
+      message: ['constant'],
+      code: `${io}const HELD = 'held';
+export async function withReportLock(work: () => Promise<void>) {
+  if (!(await redis.set('lock:report', HELD, 'PX', 10_000, 'NX'))) return;
+  const renew = setInterval(() => void redis.set('lock:report', HELD, 'PX', 10_000), 3_000);
+  try {
+    await work();
+  } finally {
+    clearInterval(renew);
+    await redis.del('lock:report');
+  }
+}
+`,
+    },
     { name: 'a cache fill lock whose busy path waits, then gives up: it excludes, so its holders must be told apart', message: ['constant'], code: cacheFill(WAIT_FOR_FILL, GIVE_UP) },
     {
       name: 'a constant taken in one MULTI and deleted by a bare DEL queued in another MULTI on the same client',
