@@ -175,7 +175,8 @@ export function throwsIn(scope: Node): ts.ThrowStatement | undefined {
   return descendantsWhere<ts.ThrowStatement>(scope, (d) => ts.isThrowStatement(d) && ancestorWhere(d, isFunctionLike) === ancestorWhere(scope, isFunctionLike))[0];
 }
 
-const RELEASE_NAME = /release|unlock|rollback|undo|free|cleanup|clean_up|drop|del$/i;
+// `clearSeatLock`, `clearLocks`: clearing a lock, not a timer or a cache.
+const RELEASE_NAME = /release|unlock|rollback|undo|free|cleanup|clean_up|drop|del$|clear\w*(?:lock|lease|mutex|semaphore)/i;
 
 /**
  * Does `scope` release something: a release in the model, a DEL/UNLINK/script, or a call named like one?

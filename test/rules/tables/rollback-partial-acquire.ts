@@ -3,6 +3,23 @@ import { io, nr, RELEASE } from './preludes';
 
 export const rollbackPartialAcquireCases: RuleCases = {
   valid: [
+    {
+      name: 'a loop in a try whose finally clears the keys it took through a helper named for clearing a lock',
+      code: `${io}declare function clearSeatLock(seat: string, token: string): Promise<void>;
+export async function withSeatLocks(seats: string[], token: string, fn: () => Promise<void>) {
+  const held: string[] = [];
+  try {
+    for (const seat of seats) {
+      if (!(await redis.set(\`lock:seat:\${seat}\`, token, 'PX', 30_000, 'NX'))) throw new Error('seat taken');
+      held.push(seat);
+    }
+    await fn();
+  } finally {
+    for (const seat of held) await clearSeatLock(seat, token);
+  }
+}
+`,
+    },
     { name: 'the keys taken so far are released when one fails', code: `${io}export async function lockAll(skus: string[], token: string) {
   const taken: string[] = [];
   for (const sku of skus) {
