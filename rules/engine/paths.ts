@@ -392,6 +392,9 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     if (ts.isCaseOrDefaultClause(node) && !contains(node, acquire.call) && otherCase(node, acquire)) return;
     // `while (!(await acquire())) { ... }`: the loop body runs while the lock is not held.
     if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;
+    // `for (let i = 0; !taken && i < 5; i++) { await sleep(d); taken = await set(...) }` after the acquire:
+    // a retry that runs only while the lock is not held.
+    if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && node.pos >= from && node.statement.pos >= from && whileNotHeld(node, acquire)) return;
     // Work in a try whose catch swallows the error, before the release: its exceptions go on to the release.
     if (ts.isTryStatement(node) && swallows(node) && node.end <= to) {
       const outer = caught;
@@ -448,6 +451,21 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   };
   ts.forEachChild(acquire.fn, visit);
   return found ?? exception;
+}
+
+/** Is a part of the loop's condition (joined by `&&`) true only when the acquire failed (`!taken`)? */
+function whileNotHeld(loop: ts.WhileStatement | ts.ForStatement, acquire: Acquire): boolean {
+  const names = guardNames(acquire);
+  const parts: Node[] = [];
+  const split = (e: Node | undefined): void => {
+    const n = e && unwrap(e);
+    if (n && ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) {
+      split(n.left);
+      split(n.right);
+    } else if (n) parts.push(n);
+  };
+  split(ts.isForStatement(loop) ? loop.condition : loop.expression);
+  return names.length > 0 && parts.some((part) => testsFailure(part, names) && mentionsAny(part, names));
 }
 
 /**

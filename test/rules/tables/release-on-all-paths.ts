@@ -65,6 +65,51 @@ ${opensHeld}
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
     {
+      name: 'a retry loop after the acquire that runs only while the lock is not held (`!taken && i < 5`): its wait skips no release',
+      code: `${io}declare function sleep(ms: number): Promise<void>;
+declare function merge(name: string): Promise<void>;
+export async function mergeUnderLock(name: string) {
+  const key = \`lock:merge:\${name}\`;
+  const token = crypto.randomUUID();
+  let taken = await redis.set(key, token, 'PX', 10_000, 'NX');
+  for (let i = 0; !taken && i < 5; i++) {
+    await sleep(200 + Math.random() * 100);
+    taken = await redis.set(key, token, 'PX', 10_000, 'NX');
+  }
+  if (!taken) return 'unavailable';
+  try {
+    await merge(name);
+    return 'applied';
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
+    {
+      name: 'the same retry as a while loop',
+      code: `${io}declare function sleep(ms: number): Promise<void>;
+declare function merge(name: string): Promise<void>;
+export async function mergeUnderLock(name: string) {
+  const key = \`lock:merge:\${name}\`;
+  const token = crypto.randomUUID();
+  let taken = await redis.set(key, token, 'PX', 10_000, 'NX');
+  let attempts = 0;
+  while (!taken && attempts++ < 5) {
+    await sleep(200 + Math.random() * 100);
+    taken = await redis.set(key, token, 'PX', 10_000, 'NX');
+  }
+  if (!taken) return 'unavailable';
+  try {
+    await merge(name);
+    return 'applied';
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
+    {
       name: 'released at the end of the try and in a catch that rethrows, each behind its owner check (GET, compare, DEL)',
       code: `${io}declare function rebuild(id: string): Promise<number>;
 export async function rebuildOnce(id: string, token: string): Promise<number> {
@@ -735,6 +780,27 @@ export async function throughHelper(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'a loop after the acquire that runs while the lock is held (`taken && i < 3`): its awaited work skips the release',
+      message: ['warmUp'],
+      code: `${io}declare function warmUp(i: number): Promise<void>;
+declare function merge(name: string): Promise<void>;
+export async function mergeUnderLock(name: string) {
+  const key = \`lock:merge:\${name}\`;
+  const token = crypto.randomUUID();
+  const taken = await redis.set(key, token, 'PX', 10_000, 'NX');
+  for (let i = 0; taken && i < 3; i++) {
+    await warmUp(i);
+  }
+  if (!taken) return 'unavailable';
+  try {
+    await merge(name);
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`,
+    },
     {
       name: 'a continue between the acquire and the release in a loop body leaves that round holding the lock',
       message: ['the early `continue;` leaves this round of the loop'],
