@@ -216,14 +216,17 @@ function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work
 }
 
 /**
- * Said where the lock is taken: in the comments leading the statement that holds the acquire, the one
- * before it (the `let lock` declared for it), the function (its JSDoc), its class, or the file's header
- * ("Fallback: if Redis is unavailable, degrades gracefully to an in-memory Set").
+ * Said where the lock is taken: in the comments leading the statement that holds the acquire, a
+ * statement around it (the `if (this.guard) {` whose block takes the lock), the one before it (the
+ * `let lock` declared for it), the function (its JSDoc), its class, or the file's header ("Fallback: if
+ * Redis is unavailable, degrades gracefully to an in-memory Set").
  */
 function decidedAround(acquire: Acquire, statement: Node): boolean {
   const cls = ancestorWhere(acquire.fn, (a) => ts.isClassDeclaration(a));
   const header = acquire.fn.getSourceFile().statements[0];
-  const comments = [...leadingComments(statement), ...leadingComments(acquire.fn), ...(cls ? leadingComments(cls) : []), ...(header ? leadingComments(header) : [])];
+  const around: Node[] = [];
+  for (let a = statement.parent; a && a !== acquire.fn; a = a.parent) if (ts.isStatement(a) && !ts.isBlock(a)) around.push(a);
+  const comments = [...leadingComments(statement), ...around.flatMap(leadingComments), ...leadingComments(acquire.fn), ...(cls ? leadingComments(cls) : []), ...(header ? leadingComments(header) : [])];
   const siblings = ts.isBlock(statement.parent) ? statement.parent.statements : undefined;
   const at = siblings ? siblings.indexOf(statement as ts.Statement) : -1;
   if (siblings && at > 0) comments.push(...leadingComments(siblings[at - 1]));
@@ -282,6 +285,8 @@ function catchCallbackPath(model: LockModel, acquire: Acquire): Found | undefine
   const handler = chained?.arguments[0];
   if (!chained || !handler || !isFunctionOrArrow(handler)) return undefined;
   if (throwsIn(handler.body) || explicit(model, handler, chained)) return undefined;
+  const statement = ancestorWhere(chained, (a) => ts.isStatement(a));
+  if (statement && decidedAround(acquire, statement)) return undefined;
   const grant = grants(model, handler, acquire, workOf(model, acquire, handler));
   return grant ? { path: handler, grant, how: '.catch' } : undefined;
 }

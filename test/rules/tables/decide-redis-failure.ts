@@ -144,6 +144,33 @@ export async function withRedisLock<T>(name: string, task: () => Promise<T>): Pr
 
 export const decideRedisFailureCases: RuleCases = {
   valid: [
+    {
+      name: "a `.catch` answering 'OK' inside an `if` whose leading comment says the lock fails open on Redis errors",
+      code: `import Redis from 'ioredis';
+declare function fetchPrices(): Promise<void>;
+export class PriceRefresher {
+  constructor(private readonly guard: { redis: Redis; key: string } | undefined) {}
+  async refresh(intervalMs: number): Promise<number> {
+    try {
+      // With several instances, a SET NX lock lets one refresh per interval. Fail-open on Redis errors.
+      if (this.guard) {
+        const acquired = await this.guard.redis
+          .set(this.guard.key, '1', 'PX', intervalMs, 'NX')
+          .catch((err: unknown) => {
+            console.warn('lock check failed', err);
+            return 'OK';
+          });
+        if (acquired !== 'OK') return intervalMs;
+      }
+      await fetchPrices();
+      return intervalMs;
+    } catch {
+      return intervalMs;
+    }
+  }
+}
+`,
+    },
     sentOnceMarker,
     {
       name: 'no client only when its URL is not set: a getter answering null under a test of the setting',
@@ -587,6 +614,34 @@ ${releaseFnWithoutClient('    if (!this.redis) return async () => {};')}`,
     },
   ],
   invalid: [
+    {
+      name: "the same `.catch` answering 'OK' under an `if` whose comment says nothing of Redis failing",
+      message: ['OK'],
+      code: `import Redis from 'ioredis';
+declare function fetchPrices(): Promise<void>;
+export class PriceRefresher {
+  constructor(private readonly guard: { redis: Redis; key: string } | undefined) {}
+  async refresh(intervalMs: number): Promise<number> {
+    try {
+      // With several instances, a SET NX lock lets one refresh per interval.
+      if (this.guard) {
+        const acquired = await this.guard.redis
+          .set(this.guard.key, '1', 'PX', intervalMs, 'NX')
+          .catch((err: unknown) => {
+            console.warn('lock check failed', err);
+            return 'OK';
+          });
+        if (acquired !== 'OK') return intervalMs;
+      }
+      await fetchPrices();
+      return intervalMs;
+    } catch {
+      return intervalMs;
+    }
+  }
+}
+`,
+    },
     {
       name: 'no client: a no-op release function handed back as if the lock were taken',
       message: ['When the Redis client is not configured'],
