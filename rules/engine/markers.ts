@@ -225,11 +225,46 @@ function isRejectionHandler(fn: Node): boolean {
   return !!call && ts.isCallExpression(call) && /^(?:tap|subscribe)$/.test(methodOf(call)?.name ?? (ts.isIdentifier(call.expression) ? call.expression.text : ''));
 }
 
-/** Does the release belong to the acquiring function's own flow: in it, or in a rejection handler attached there after the acquire? */
+/**
+ * `work().then((started) => { if (!started) del })`: in the fulfilment handler of the work, a branch
+ * taken when the outcome it was handed says the work did not go ahead.
+ */
+function onFailedOutcome(release: Release, handler: Node): boolean {
+  if (!ts.isArrowFunction(handler) && !ts.isFunctionExpression(handler)) return false;
+  const parent = handler.parent;
+  if (!ts.isCallExpression(parent) || methodOf(parent)?.name !== 'then' || parent.arguments[0] !== handler) return false;
+  const outcome = handler.parameters[0]?.name;
+  if (!outcome || !ts.isIdentifier(outcome)) return false;
+  for (let a: Node = release.call; a.parent && a !== handler; a = a.parent) {
+    const test = a.parent;
+    if (ts.isIfStatement(test) && test.thenStatement === a && saysNotDone(test.expression, outcome.text)) return true;
+  }
+  return false;
+}
+
+/** `!started`, `!result.ok`, `started === false`, `result.status !== 'started'`: the outcome says no. */
+function saysNotDone(condition: Node, outcome: string): boolean {
+  const c = unwrap(condition);
+  const readsOutcome = (n: Node) => {
+    const e = unwrap(n);
+    return (ts.isIdentifier(e) && e.text === outcome) || (ts.isPropertyAccessExpression(e) && readsOutcome(e.expression));
+  };
+  if (ts.isPrefixUnaryExpression(c)) return c.operator === ts.SyntaxKind.ExclamationToken && readsOutcome(c.operand);
+  if (!ts.isBinaryExpression(c) || !readsOutcome(c.left)) return false;
+  const right = unwrap(c.right);
+  const op = c.operatorToken.kind;
+  if (op === ts.SyntaxKind.ExclamationEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsToken) return ts.isStringLiteral(right) || right.kind === ts.SyntaxKind.TrueKeyword;
+  return (op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.EqualsEqualsToken) && (right.kind === ts.SyntaxKind.FalseKeyword || right.kind === ts.SyntaxKind.NullKeyword);
+}
+
+/**
+ * Does the release belong to the acquiring function's own flow: in it, or in a rejection handler (or a
+ * failed-outcome branch of the fulfilment handler) of work it started after the acquire?
+ */
 function ownFlow(release: Release, acquire: Acquire): boolean {
   if (release.fn === acquire.fn) return true;
   for (let fn: Node | undefined = release.fn; fn && fn !== acquire.fn; fn = ancestorWhere(fn, isFunctionLike)) {
-    if (isRejectionHandler(fn) && fn.pos > acquire.call.end) return isAncestor(acquire.fn, fn);
+    if ((isRejectionHandler(fn) || onFailedOutcome(release, fn)) && fn.pos > acquire.call.end) return isAncestor(acquire.fn, fn);
   }
   return false;
 }
@@ -240,14 +275,28 @@ function ownFlow(release: Release, acquire: Acquire): boolean {
  * after it and gives up, and the key is not handed on.
  */
 export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acquire: Acquire) => readonly Release[], isCommand: (call: ts.CallExpression) => boolean): Set<Release> {
-  const rollbacks = new Set<Release>();
+  const candidates = new Map<Acquire, { guard: ts.IfStatement; own: Release[] }>();
   for (const acquire of acquires) {
     const guard = MARKER_KINDS.has(acquire.kind) && acquire.key && tested(acquire) ? cleanGuard(acquire) : undefined;
     if (!guard) continue;
     const own = releasesOn(acquire).filter((r) => ownFlow(r, acquire));
-    if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire, own, guard))) continue;
-    // Released anywhere else in the file (a release helper, a finally in another function): a lock.
-    if (releasesOn(acquire).some((r) => !ownFlow(r, acquire)) || keyHandedOn(acquire, isCommand)) continue;
+    if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire, own, guard)) || keyHandedOn(acquire, isCommand)) continue;
+    candidates.set(acquire, { guard, own });
+  }
+  // Released anywhere else in the file (a release helper, a finally in another function): a lock. Unless
+  // that delete rolls back another marker of the same key (one claim taken by several handlers).
+  for (let changed = true; changed; ) {
+    changed = false;
+    const rolledBack = new Set([...candidates.values()].flatMap((c) => c.own));
+    for (const acquire of candidates.keys()) {
+      if (releasesOn(acquire).some((r) => !ownFlow(r, acquire) && !rolledBack.has(r))) {
+        candidates.delete(acquire);
+        changed = true;
+      }
+    }
+  }
+  const rollbacks = new Set<Release>();
+  for (const [acquire, { guard, own }] of candidates) {
     acquire.marker = true;
     // A DEL of the key this acquire did not take stays a release: it deletes another holder's lock.
     for (const r of own) {

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader } from './preludes';
 
 /** A stampede damper whose acquire sits in a try and whose answer is tested after it; `fill` fills and releases. */
 const damper = (fill: string) => `${io}declare function sleep(ms: number): Promise<void>;
@@ -159,6 +159,8 @@ export class LoginGuard {
     failureReleasedClaim,
     backgroundWorkClaim,
     twoStateRecord,
+    outcomeRolledBackClaim,
+    sharedClaim,
     sortedSetSemaphore,
     { name: 'Lua compare-and-delete', code: `${io}export async function run(key: string, token: string) {
   if (!(await redis.set(key, token, 'PX', 1000, 'NX'))) return;

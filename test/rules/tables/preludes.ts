@@ -152,6 +152,52 @@ export async function sendReceiptOnce(orderId: string) {
 `,
 };
 
+/** The same claim deleted when the background work answers that it did not start, or when it failed. */
+export const outcomeRolledBackClaim = {
+  name: 'a claim deleted when its background work answers that it did not start (`.then((started) => { if (!started) del })`) or failed: a marker',
+  code: `${io}declare function processMention(id: string): Promise<boolean>;
+export async function startMentionWithClaim(threadId: string): Promise<boolean> {
+  const claimKey = \`routing-lock:\${threadId}\`;
+  const claimed = await redis.set(claimKey, '1', 'EX', 60, 'NX');
+  if (!claimed) return false;
+  processMention(threadId)
+    .then(async (started) => {
+      if (!started) await redis.del(claimKey);
+    })
+    .catch(async () => {
+      await redis.del(claimKey);
+    });
+  return true;
+}
+`,
+};
+
+/** One claim key taken by two handlers, each rolling it back only when its own work fails. */
+export const sharedClaim = {
+  name: 'one claim key taken by two handlers, each deleting it only in the rejection handler of its own work: markers',
+  code: `${io}declare function runImport(id: string): Promise<void>;
+declare function runReimport(id: string): Promise<void>;
+export async function startImport(job: { id: string }): Promise<boolean> {
+  const jobId = job.id;
+  const claimKey = \`import:claim-lock:\${jobId}\`;
+  if (!(await redis.set(claimKey, '1', 'EX', 120, 'NX'))) return false;
+  runImport(jobId).catch(async () => {
+    await redis.del(claimKey);
+  });
+  return true;
+}
+export async function startReimport(job: { id: string }): Promise<boolean> {
+  const jobId = job.id;
+  const claimKey = \`import:claim-lock:\${jobId}\`;
+  if (!(await redis.set(claimKey, '1', 'EX', 120, 'NX'))) return false;
+  runReimport(jobId).catch(async () => {
+    await redis.del(claimKey);
+  });
+  return true;
+}
+`,
+};
+
 /**
  * A two-state idempotency record: claimed as 'processing' with NX, moved to 'completed' (a plain SET, a
  * longer TTL) when the run is done, deleted when it failed so a retry can run. Not a lock.

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords } from './preludes';
 
 const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
 
@@ -39,6 +39,8 @@ export async function forget(jobId: string): Promise<void> {
     failureReleasedClaim,
     backgroundWorkClaim,
     twoStateRecord,
+    outcomeRolledBackClaim,
+    sharedClaim,
     { name: 'an acquire that hands its key back with a random token per acquisition', code: `import { randomUUID } from 'node:crypto';
 ${io}export class SeatLocks {
   async acquireLock(sessionId: string, seatId: string): Promise<string | null> {
