@@ -5,9 +5,9 @@ import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, ownReturns, propertyAssignment, resolveConst, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, calleeName, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, ownReturns, propertyAssignment, resolveConst, spanOf, unwrap, type Node } from './engine/nodes';
 import { localCallee } from './engine/local-callee';
-import { lockNames } from './engine/paths';
+import { lockNames, testsFailure } from './engine/paths';
 import { selfRetry } from './engine/self-retry';
 import { promiseAllOf } from './engine/mapped-acquire';
 import { intervalRetry, type IntervalRetry } from './engine/interval-retry';
@@ -35,7 +35,27 @@ function retryLoop(acquire: Acquire, site: Node): Loop | undefined {
   if (condition && (contains(condition, site) || mentions(condition, lockNames(acquire)))) return loop;
   // After the acquire, or handing its answer back (`return await this.acquire(key)`, the catch retrying).
   const stops = descendantsWhere(loop.statement, (d) => (ts.isBreakStatement(d) || ts.isReturnStatement(d)) && (d.getStart() > site.end || contains(d, site)) && ancestorWhere(d, (a) => isLoop(a) || isFunctionLike(a)) === loop);
-  return stops.length > 0 ? loop : undefined;
+  return stops.length > 0 && !leavesWhenBusy(loop, acquire, site) ? loop : undefined;
+}
+
+// The answer a locked routine helper gives when another holder has the lock (`{ status: 'contended' }`).
+const BUSY_ANSWER = /contend|busy|conflict|locked|held|taken|skipped|not_?acquired/i;
+
+/**
+ * `const outcome = await withRowLock(...); if (outcome.status === 'contended') break;` (or `if (!ok)
+ * return`): the loop leaves as soon as the lock is busy, so it never waits on a holder; it goes round
+ * again for other reasons (more work), not to retry the lock.
+ */
+function leavesWhenBusy(loop: Loop, acquire: Acquire, site: Node): boolean {
+  const names = lockNames(acquire);
+  if (names.length === 0) return false;
+  return descendantsWhere<ts.IfStatement>(loop.statement, ts.isIfStatement).some((test) => {
+    if (test.getStart() < site.end || ancestorWhere(test, (a) => isLoop(a) || isFunctionLike(a)) !== loop || !mentions(test.expression, names)) return false;
+    const condition = unwrap(test.expression);
+    const busy = testsFailure(condition, names) || (ts.isBinaryExpression(condition) && /^==?=$/.test(condition.operatorToken.getText()) && ts.isStringLiteral(unwrap(condition.right)) && BUSY_ANSWER.test((unwrap(condition.right) as ts.StringLiteral).text));
+    const last = ts.isBlock(test.thenStatement) ? test.thenStatement.statements.at(-1) : test.thenStatement;
+    return busy && !!last && ((ts.isBreakStatement(last) && !last.label) || ts.isReturnStatement(last) || ts.isThrowStatement(last));
+  });
 }
 
 /** The awaited waits in the loop body or function `fn` (not in nested functions). */
@@ -50,9 +70,13 @@ function delayOf(wait: ts.AwaitExpression): Node | undefined {
     const timeout = descendantsWhere<ts.CallExpression>(expr, (d) => ts.isCallExpression(d) && unwrap(d.expression).getText() === 'setTimeout')[0];
     return timeout?.arguments[1];
   }
+  // `waitForPendingStream(id, 0)`, `waitUntilReleased(key)`: a wait for an event, of no known length.
+  if (ts.isCallExpression(expr) && EVENT_WAIT.test(calleeName(expr) ?? '')) return undefined;
   // `sleep(ms)`, `delay(ms, signal)`, timers/promises `setTimeout(ms, value)`: the delay comes first.
   return ts.isCallExpression(expr) ? expr.arguments[0] : undefined;
 }
+
+const EVENT_WAIT = /^wait(?:For|Until)[A-Z]/;
 
 /**
  * A wait through a function or method of this file whose own body waits a random share

@@ -11,7 +11,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, calleeName, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, calleeName, contains, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { checkBefore, writesBackReply, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
 import { isLockFunction, namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
@@ -693,7 +693,9 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
     const returns = returnsOf(fn, acquire);
     // A function that takes a lock, releases that lock itself and hands nothing of it back does its own
     // work under it: to its callers it neither acquires nor releases (what is wrong inside is its own).
-    if (!routine && !HANDED_BACK.has(returns) && ops.releases.some((r) => releasesAcquired(model, acquire, r))) return summary;
+    // A release in the catch of the try that took the lock (the SET threw, maybe after it landed) cleans up
+    // a failed acquire: the lock it answers for is still the caller's to release.
+    if (!routine && !HANDED_BACK.has(returns) && ops.releases.some((r) => releasesAcquired(model, acquire, r) && !cleansFailedAcquire(r, acquire))) return summary;
     // `createAndQueueMessage(user)` keeping its per-user claim for the TTL: not named as lock code and handing
     // back nothing at all, its lock is its own business (its callers neither test nor release it).
     if (!routine && returns === 'unknown' && ownReturns(fn).every((r) => !r.expression) && !callsParameter(fn) && !isLockFunction(fn)) return summary;
@@ -753,6 +755,12 @@ function handedReleaseChecked(fn: ts.FunctionLikeDeclaration, acquire: Acquire, 
 
 /** What an acquire helper hands its caller to release or renew the lock with. */
 const HANDED_BACK = new Set<AcquireReturn>(['token', 'release-fn', 'lock-object']);
+
+/** Is the release in a catch clause of a try whose block holds the acquire? */
+function cleansFailedAcquire(release: Release, acquire: Acquire): boolean {
+  const clause = ancestorWhere(release.call, (a) => ts.isCatchClause(a) || isFunctionLike(a));
+  return !!clause && ts.isCatchClause(clause) && contains(clause.parent.tryBlock, acquire.call);
+}
 
 /** Does `release` release the lock `acquire` took: the same key, or the same lock object? */
 function releasesAcquired(model: LockModel, acquire: Acquire, release: Release): boolean {

@@ -39,3 +39,46 @@ test('the same loop with a deadline is bounded', () => {
   });
   assert.deepEqual(findingList(findings), [], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
 });
+
+/** A helper module whose acquire cleans up after itself when the SET throws (it may have landed). */
+const CLEANING_HELPER = `import Redis from 'ioredis';
+const redis = new Redis();
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+export async function acquireLock(lockKey: string, value: string, ttlSeconds: number): Promise<boolean> {
+  try {
+    return (await redis.set(lockKey, value, 'EX', ttlSeconds, 'NX')) === 'OK';
+  } catch (error) {
+    await releaseLock(lockKey, value).catch(() => {});
+    throw error;
+  }
+}
+export async function releaseLock(lockKey: string, value: string): Promise<boolean> {
+  return (await redis.eval(RELEASE, 1, lockKey, value)) === 1;
+}
+`;
+
+test("a helper whose catch releases what a thrown SET may have taken still hands its lock to the caller: the caller's fixed-wait retry is judged", () => {
+  const findings = analyzeProject({
+    'src/redis.ts': CLEANING_HELPER,
+    'src/refresh.ts': `import { acquireLock, releaseLock } from './redis';
+declare function sleep(ms: number): Promise<void>;
+export async function withRefreshLock<T>(rowId: string, fn: () => Promise<T>): Promise<T> {
+  const lockKey = \`oauth:refresh:\${rowId}\`;
+  const owner = crypto.randomUUID();
+  const deadline = Date.now() + 30_000;
+  while (true) {
+    if (await acquireLock(lockKey, owner, 30)) {
+      try {
+        return await fn();
+      } finally {
+        await releaseLock(lockKey, owner);
+      }
+    }
+    if (Date.now() >= deadline) throw new Error('refresh lock busy');
+    await sleep(100);
+  }
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/refresh.ts: backoff-between-retries'], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
+});

@@ -71,6 +71,36 @@ export class QuorumLock {
 
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
+    {
+      name: 'a loop that takes the lock for each round of work and leaves as soon as it is busy (`if (!ok) break`): no retry of a busy lock',
+      code: `${io}declare function processNext(rowId: string): Promise<boolean>;
+export async function drainRow(rowId: string, token: string) {
+  const key = \`lock:row:\${rowId}\`;
+  while (true) {
+    const ok = await redis.set(key, token, 'PX', 30_000, 'NX');
+    if (!ok) break;
+    try {
+      if (!(await processNext(rowId))) break;
+    } finally {
+      await redis.eval(${RELEASE}, 1, key, token);
+    }
+  }
+}
+`,
+    },
+    {
+      name: "a retry that waits for the holder's release (`waitForRelease(key, 0)`), a wait of no known length: its arguments are no delay",
+      code: `${io}declare function waitForRelease(key: string, graceMs: number): Promise<void>;
+export async function lockRow(rowId: string, token: string, deadline: number): Promise<boolean> {
+  const key = \`lock:row:\${rowId}\`;
+  for (;;) {
+    if (await redis.set(key, token, 'PX', 30_000, 'NX')) return true;
+    if (Date.now() > deadline) return false;
+    await waitForRelease(key, 0);
+  }
+}
+`,
+    },
     { name: 'a standby polling for a lease its holder renews, every share of the lease length', code: STANDBY },
     { name: 'a single pass over a pool of wallets, each round trying the next one: a scan of different keys, not a retry', code: `${io}const wallets = ['0xa', '0xb', '0xc'];
 export async function pickWallet(token: string): Promise<string | undefined> {
