@@ -157,6 +157,8 @@ export const backoffBetweenRetries: Rule = {
     const reported = new Set<Node>();
     for (const acquire of model.acquires) {
       if (acquire.kind === 'redlock-using' || acquire.kind === 'with-lock') continue;
+      // A script that pops the next entry and claims its scope is a dequeue: polling an empty queue waits on no holder.
+      if (acquire.command?.script?.traits?.dequeues) continue;
       const mapped = promiseAllOf(acquire);
       const loop = retryLoop(acquire, mapped ?? acquire.call);
       const recursion = loop ? undefined : selfRetry(acquire);

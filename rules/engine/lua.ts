@@ -16,6 +16,8 @@ export interface LuaTraits {
    * slot. Without an owner check first it takes a slot, and its EXPIRE is the container's, not a renewal.
    */
   addsMember: boolean;
+  /** Pops an entry off a list or sorted set (LPOP, ZPOPMIN, LMOVE): a dequeue, whose empty answer is mostly an empty queue. */
+  dequeues: boolean;
 }
 
 export type LuaKind =
@@ -110,6 +112,7 @@ function readTraits(script: string): LuaTraits {
     acquiresWithTtl: setNxTtl || (acquires && (has('pexpire') || has('expire'))),
     fencing: has('incr') || has('incrby'),
     addsMember: byToken(['zadd', 'sadd', 'hset', 'hsetnx']),
+    dequeues: ['lpop', 'rpop', 'zpopmin', 'zpopmax', 'lmove', 'rpoplpush'].some(has),
   };
 }
 

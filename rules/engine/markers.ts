@@ -245,7 +245,7 @@ function onFailedOutcome(release: Release, handler: Node): boolean {
 /** `!started`, `!result.ok`, `started === false`, `result.status !== 'started'`: the outcome says no. */
 function saysNotDone(condition: Node, outcome: string): boolean {
   const c = unwrap(condition);
-  const readsOutcome = (n: Node) => {
+  const readsOutcome = (n: Node): boolean => {
     const e = unwrap(n);
     return (ts.isIdentifier(e) && e.text === outcome) || (ts.isPropertyAccessExpression(e) && readsOutcome(e.expression));
   };

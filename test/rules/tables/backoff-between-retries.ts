@@ -72,6 +72,28 @@ export class QuorumLock {
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
     {
+      name: 'a poll of a queue whose Lua pops the next entry and claims its scope with SET NX: an empty answer is an empty queue, no holder to wait for',
+      code: `${io}const DEQUEUE = \`
+local id = redis.call('LPOP', KEYS[1])
+if not id then return nil end
+local scope = redis.call('HGET', KEYS[2], id)
+if not redis.call('SET', 'scope-lock:' .. scope, id, 'PX', ARGV[1], 'NX') then
+  redis.call('RPUSH', KEYS[1], id)
+  return nil
+end
+return id
+\`;
+export async function nextEntry(deadline: number): Promise<string | null> {
+  do {
+    const id = await redis.eval(DEQUEUE, 2, 'queue', 'entry-scopes', 30_000);
+    if (id) return String(id);
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  } while (true);
+}
+`,
+    },
+    {
       name: 'a loop that takes the lock for each round of work and leaves as soon as it is busy (`if (!ok) break`): no retry of a busy lock',
       code: `${io}declare function processNext(rowId: string): Promise<boolean>;
 export async function drainRow(rowId: string, token: string) {
