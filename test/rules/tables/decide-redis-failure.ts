@@ -142,17 +142,14 @@ export async function withRedisLock<T>(name: string, task: () => Promise<T>): Pr
 }
 `;
 
-export const decideRedisFailureCases: RuleCases = {
-  valid: [
-    {
-      name: "a `.catch` answering 'OK' inside an `if` whose leading comment says the lock fails open on Redis errors",
-      code: `import Redis from 'ioredis';
+/** A refresher whose acquire's `.catch` answers 'OK', in an `if` led by `comment`. */
+const priceRefresher = (comment: string) => `import Redis from 'ioredis';
 declare function fetchPrices(): Promise<void>;
 export class PriceRefresher {
   constructor(private readonly guard: { redis: Redis; key: string } | undefined) {}
   async refresh(intervalMs: number): Promise<number> {
     try {
-      // With several instances, a SET NX lock lets one refresh per interval. Fail-open on Redis errors.
+      ${comment}
       if (this.guard) {
         const acquired = await this.guard.redis
           .set(this.guard.key, '1', 'PX', intervalMs, 'NX')
@@ -169,7 +166,13 @@ export class PriceRefresher {
     }
   }
 }
-`,
+`;
+
+export const decideRedisFailureCases: RuleCases = {
+  valid: [
+    {
+      name: "a `.catch` answering 'OK' inside an `if` whose leading comment says the lock fails open on Redis errors",
+      code: priceRefresher('// With several instances, a SET NX lock lets one refresh per interval. Fail-open on Redis errors.'),
     },
     sentOnceMarker,
     {
@@ -617,30 +620,7 @@ ${releaseFnWithoutClient('    if (!this.redis) return async () => {};')}`,
     {
       name: "the same `.catch` answering 'OK' under an `if` whose comment says nothing of Redis failing",
       message: ['OK'],
-      code: `import Redis from 'ioredis';
-declare function fetchPrices(): Promise<void>;
-export class PriceRefresher {
-  constructor(private readonly guard: { redis: Redis; key: string } | undefined) {}
-  async refresh(intervalMs: number): Promise<number> {
-    try {
-      // With several instances, a SET NX lock lets one refresh per interval.
-      if (this.guard) {
-        const acquired = await this.guard.redis
-          .set(this.guard.key, '1', 'PX', intervalMs, 'NX')
-          .catch((err: unknown) => {
-            console.warn('lock check failed', err);
-            return 'OK';
-          });
-        if (acquired !== 'OK') return intervalMs;
-      }
-      await fetchPrices();
-      return intervalMs;
-    } catch {
-      return intervalMs;
-    }
-  }
-}
-`,
+      code: priceRefresher('// With several instances, a SET NX lock lets one refresh per interval.'),
     },
     {
       name: 'no client: a no-op release function handed back as if the lock were taken',

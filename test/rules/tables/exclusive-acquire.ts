@@ -4,6 +4,29 @@ import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
     {
+      name: "a read-through cache of a leaderboard (`admin:leaderboard:hosts:<period>`): 'leader' in a leaderboard names no lock",
+      code: `${io}const BOARD_TTL = 1800;
+export async function cachedBoard<T>(period: string, compute: () => Promise<T>): Promise<T> {
+  const key = \`admin:leaderboard:hosts:\${period}\`;
+  try {
+    const cached = await redis.get(key);
+    if (cached) {
+      return (typeof cached === 'string' ? JSON.parse(cached) : cached) as T;
+    }
+  } catch {
+    // compute fresh
+  }
+  const rows = await compute();
+  try {
+    await redis.setex(key, BOARD_TTL, JSON.stringify(rows));
+  } catch {
+    // a cache write may fail
+  }
+  return rows;
+}
+`,
+    },
+    {
       name: 'a lockout written once a count read and stepped (get + 1) reaches a configured limit: a state, not an acquire',
       code: `${io}export async function recordFailure(user: string, limits: { maxAttempts: number; lockSeconds: number }): Promise<void> {
   const lockKey = \`login:lock:\${user}\`;

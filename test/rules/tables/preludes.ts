@@ -172,30 +172,24 @@ export async function startMentionWithClaim(threadId: string): Promise<boolean> 
 `,
 };
 
+/** A handler taking the import claim and deleting it only when its own background work fails. */
+const claimHandler = (name: string, work: string) => `export async function ${name}(job: { id: string }): Promise<boolean> {
+  const jobId = job.id;
+  const claimKey = \`import:claim-lock:\${jobId}\`;
+  if (!(await redis.set(claimKey, '1', 'EX', 120, 'NX'))) return false;
+  ${work}(jobId).catch(async () => {
+    await redis.del(claimKey);
+  });
+  return true;
+}
+`;
+
 /** One claim key taken by two handlers, each rolling it back only when its own work fails. */
 export const sharedClaim = {
   name: 'one claim key taken by two handlers, each deleting it only in the rejection handler of its own work: markers',
   code: `${io}declare function runImport(id: string): Promise<void>;
 declare function runReimport(id: string): Promise<void>;
-export async function startImport(job: { id: string }): Promise<boolean> {
-  const jobId = job.id;
-  const claimKey = \`import:claim-lock:\${jobId}\`;
-  if (!(await redis.set(claimKey, '1', 'EX', 120, 'NX'))) return false;
-  runImport(jobId).catch(async () => {
-    await redis.del(claimKey);
-  });
-  return true;
-}
-export async function startReimport(job: { id: string }): Promise<boolean> {
-  const jobId = job.id;
-  const claimKey = \`import:claim-lock:\${jobId}\`;
-  if (!(await redis.set(claimKey, '1', 'EX', 120, 'NX'))) return false;
-  runReimport(jobId).catch(async () => {
-    await redis.del(claimKey);
-  });
-  return true;
-}
-`,
+${claimHandler('startImport', 'runImport')}${claimHandler('startReimport', 'runReimport')}`,
 };
 
 /**

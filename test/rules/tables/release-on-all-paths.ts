@@ -62,53 +62,34 @@ ${opensHeld}
 `;
 }
 
+/** A merge under a lock whose acquire is retried by `loop` (the opening line of a loop that re-acquires). */
+const mergeRetry = (loop: string) => `${io}declare function sleep(ms: number): Promise<void>;
+declare function merge(name: string): Promise<void>;
+export async function mergeUnderLock(name: string) {
+  const key = \`lock:merge:\${name}\`;
+  const token = crypto.randomUUID();
+  let taken = await redis.set(key, token, 'PX', 10_000, 'NX');
+  ${loop}
+    await sleep(200 + Math.random() * 100);
+    taken = await redis.set(key, token, 'PX', 10_000, 'NX');
+  }
+  if (!taken) return 'unavailable';
+  try {
+    await merge(name);
+    return 'applied';
+  } finally {
+    await redis.eval(${RELEASE}, 1, key, token);
+  }
+}
+`;
+
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
     {
       name: 'a retry loop after the acquire that runs only while the lock is not held (`!taken && i < 5`): its wait skips no release',
-      code: `${io}declare function sleep(ms: number): Promise<void>;
-declare function merge(name: string): Promise<void>;
-export async function mergeUnderLock(name: string) {
-  const key = \`lock:merge:\${name}\`;
-  const token = crypto.randomUUID();
-  let taken = await redis.set(key, token, 'PX', 10_000, 'NX');
-  for (let i = 0; !taken && i < 5; i++) {
-    await sleep(200 + Math.random() * 100);
-    taken = await redis.set(key, token, 'PX', 10_000, 'NX');
-  }
-  if (!taken) return 'unavailable';
-  try {
-    await merge(name);
-    return 'applied';
-  } finally {
-    await redis.eval(${RELEASE}, 1, key, token);
-  }
-}
-`,
+      code: mergeRetry('for (let i = 0; !taken && i < 5; i++) {'),
     },
-    {
-      name: 'the same retry as a while loop',
-      code: `${io}declare function sleep(ms: number): Promise<void>;
-declare function merge(name: string): Promise<void>;
-export async function mergeUnderLock(name: string) {
-  const key = \`lock:merge:\${name}\`;
-  const token = crypto.randomUUID();
-  let taken = await redis.set(key, token, 'PX', 10_000, 'NX');
-  let attempts = 0;
-  while (!taken && attempts++ < 5) {
-    await sleep(200 + Math.random() * 100);
-    taken = await redis.set(key, token, 'PX', 10_000, 'NX');
-  }
-  if (!taken) return 'unavailable';
-  try {
-    await merge(name);
-    return 'applied';
-  } finally {
-    await redis.eval(${RELEASE}, 1, key, token);
-  }
-}
-`,
-    },
+    { name: 'the same retry as a while loop', code: mergeRetry('let attempts = 0;\n  while (!taken && attempts++ < 5) {') },
     {
       name: 'released at the end of the try and in a catch that rethrows, each behind its owner check (GET, compare, DEL)',
       code: `${io}declare function rebuild(id: string): Promise<number>;
