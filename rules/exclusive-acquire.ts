@@ -236,6 +236,8 @@ export const exclusiveAcquire: Rule = {
       if (!plainSet(command)) continue;
       // A renewal of the lock this file takes with NX: owner-checked-extend's to judge.
       if (model.extends.some((e) => e.command === command)) continue;
+      // `SET k 'pending' NX`, then `SETEX k ttl <response>`: the state a record's claimer writes (markers.ts).
+      if (model.acquiresOn(key).some((a) => a.marker && a.fn === enclosingFunction(command.call))) continue;
       if (replyTreatedAsLock(command)) {
         report({
           span: spanOf(command.call),

@@ -352,19 +352,19 @@ export function failureNamedRollbacks(acquires: readonly Acquire[], releasesOn: 
 }
 
 /**
- * `SET k 'processing' NX PX 5m` to claim, `SET k 'completed' PX 1d` once done, `DEL k` when the run
- * failed: a key its own code moves from one fixed state to another is an idempotency record, not a
- * lock (no holder releases a lock by writing a new state into it); its deletes let a retry run.
+ * `SET k 'processing' NX PX 5m` to claim, `SET k 'completed' PX 1d` (or the response itself) once done,
+ * `DEL k` when the run failed: a key its own code moves from a fixed claim to another state is an
+ * idempotency record, not a lock (no holder releases a lock by writing a new state into it); its
+ * deletes let a retry run.
  */
 export function stateRecordRollbacks(acquires: readonly Acquire[], plainSetsOn: (acquire: Acquire) => readonly RedisCommand[], releasesOn: (acquire: Acquire) => readonly Release[]): Set<Release> {
   const rollbacks = new Set<Release>();
   for (const acquire of acquires) {
     const claimed = MARKER_KINDS.has(acquire.kind) && acquire.token ? fixedValue(acquire.token) : undefined;
     if (claimed === undefined) continue;
-    const moved = plainSetsOn(acquire).some((set) => {
-      const state = set.args[0] && fixedValue(set.args[0]);
-      return state !== undefined && state !== claimed;
-    });
+    // A value that is no fixed one (the response stored for replays, `JSON.stringify(result)`, also by a
+    // SETEX) is another state too.
+    const moved = plainSetsOn(acquire).some((set) => !!set.args[0] && fixedValue(set.args[0]) !== claimed);
     if (!moved) continue;
     acquire.marker = true;
     for (const r of releasesOn(acquire)) rollbacks.add(r);

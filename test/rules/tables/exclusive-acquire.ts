@@ -1,8 +1,9 @@
 import type { RuleCases } from '../harness';
-import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash, getSetMutex } from './preludes';
+import { acquireOrOverwrite, LOGIN_LOCKOUT, io, leaseSweep, nr, RELEASE, upstash, getSetMutex, pendingRecord } from './preludes';
 
 export const exclusiveAcquireCases: RuleCases = {
   valid: [
+    pendingRecord,
     {
       name: "a read-through cache of a leaderboard (`admin:leaderboard:hosts:<period>`): 'leader' in a leaderboard names no lock",
       code: `${io}const BOARD_TTL = 1800;

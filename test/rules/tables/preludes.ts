@@ -193,6 +193,34 @@ ${claimHandler('startImport', 'runImport')}${claimHandler('startReimport', 'runR
 };
 
 /**
+ * A request's idempotency record: claimed as 'pending', replaced by the response (SETEX) once it is done,
+ * deleted when the request gave up, read back by a duplicate. Not a lock.
+ */
+export const pendingRecord = {
+  name: "an idempotency record claimed as 'pending' and replaced by the response it guards (SETEX), deleted only when the request gave up: not a lock",
+  code: `${io}const PRESEND_PREFIX = 'chat:presend-lock:';
+declare function charge(id: string): Promise<{ ok: boolean; coins: number }>;
+export async function preSend(messageId: string): Promise<{ canSend: boolean; coins: number }> {
+  const recordKey = \`\${PRESEND_PREFIX}\${messageId}\`;
+  const claimed = (await redis.set(recordKey, 'pending', 'EX', 60, 'NX')) === 'OK';
+  if (!claimed) {
+    const cached = await redis.get(recordKey);
+    if (cached && cached !== 'pending') return JSON.parse(cached);
+    return { canSend: true, coins: 0 };
+  }
+  const result = await charge(messageId);
+  if (!result.ok) {
+    await redis.del(recordKey);
+    return { canSend: false, coins: 0 };
+  }
+  const response = { canSend: true, coins: result.coins };
+  await redis.setex(recordKey, 60, JSON.stringify(response));
+  return response;
+}
+`,
+};
+
+/**
  * A two-state idempotency record: claimed as 'processing' with NX, moved to 'completed' (a plain SET, a
  * longer TTL) when the run is done, deleted when it failed so a retry can run. Not a lock.
  */
