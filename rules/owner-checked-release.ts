@@ -122,11 +122,16 @@ function comparesWhatItRead(model: LockModel, release: Release): RedisCommand | 
   return undefined;
 }
 
-/** The release of a stampede damper taken in its function (engine/busy-path.ts): a second holder it lets in changes nothing. */
+/**
+ * The release of a stampede damper (engine/busy-path.ts): a second holder it lets in changes nothing. Taken
+ * in the releasing function (or one it runs in: `(async () => { try {...} finally { del } })()`), or, for a
+ * release elsewhere (a cache invalidation deleting the damper's key too), every acquire of the key is one.
+ */
 function dampsOnly(model: LockModel, release: Release): boolean {
-  // The release may sit in a function the acquiring one runs (`(async () => { try {...} finally { del } })()`).
-  const own = release.key ? model.acquiresOn(release.key).filter((a) => a.fn === release.fn || contains(a.fn, release.fn)) : [];
-  return own.length > 0 && own.every((a) => fallsBackWhenBusy(model, a));
+  const all = release.key ? model.acquiresOn(release.key) : [];
+  const own = all.filter((a) => a.fn === release.fn || contains(a.fn, release.fn));
+  const takers = own.length > 0 ? own : all;
+  return takers.length > 0 && takers.every((a) => fallsBackWhenBusy(model, a));
 }
 
 /** `typeof redis.eval === 'function'`, `'eval' in client`: a test that the client can run scripts. */

@@ -5,6 +5,7 @@ import type { Acquire, LockModel } from './engine/model';
 import { ancestorWhere, contains, descendantsOfKind, identifiersNamed, isAncestor, spanOf, type Node } from './engine/nodes';
 import { escapes, isGuard, releaseCoverage, releasesLock, releasesOf } from './engine/paths';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
+import { fallsBackWhenBusy } from './engine/busy-path';
 import type { Rule } from './rule';
 import { indentOf, removeStatement } from './fixes/text';
 import type { Fix } from './types';
@@ -96,6 +97,8 @@ export const releaseOnAllPaths: Rule = {
       if (isRedisAcquire(acquire) && !isLockAcquire(model, acquire)) continue;
       // A cooldown window (`sandbox-<id>-restored-cooldown`) is meant to stay: only a give-up path clears it.
       if (acquire.key && namesRateLimit(acquire.key)) continue;
+      // A stampede damper left held only makes the next caller fill without it, as a busy one does anyway.
+      if (fallsBackWhenBusy(model, acquire)) continue;
       const gap = releaseCoverage(model, acquire);
       if (!gap) {
         // Callbacks included: a release in a `.then` of the work is in a function of its own.

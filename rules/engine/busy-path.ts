@@ -117,12 +117,12 @@ export function fallsBackWhenBusy(model: LockModel, acquire: Acquire): boolean {
   const busy = busyBranch(model, acquire);
   if (!busy || busy.grants || busy.exits.length === 0 || readsLockKey(model, acquire, busy.branch)) return false;
   const locked = busy.guard.elseStatement;
-  if (!locked) return busy.workAfter;
-  // `if (redis) { ...acquire...; if (busy) {...} else {...} } <fallback>`: the work after the blocks it is in.
+  // `if (redis) { ...acquire...; if (busy) {...} } <fallback>`: the work after the blocks it is in.
   const after = [...busy.after];
   for (let s: Node = busy.guard.parent; s !== acquire.fn && !ts.isIterationStatement(s, false); s = s.parent) {
     if (ts.isBlock(s.parent)) after.push(...s.parent.statements.slice(s.parent.statements.indexOf(s as ts.Statement) + 1));
   }
+  if (!locked) return busy.workAfter || after.some(doesWork);
   const callees = (nodes: readonly Node[]) => new Set(nodes.flatMap((n) => descendantsOfKind<ts.CallExpression>(n, ts.SyntaxKind.CallExpression)).map((c) => unwrap(c.expression).getText()));
   const fallback = callees(after);
   return [...callees([locked])].some((callee) => fallback.has(callee) && !model.commands.some((c) => unwrap(c.call.expression).getText() === callee));

@@ -193,6 +193,36 @@ ${claimHandler('startImport', 'runImport')}${claimHandler('startReimport', 'runR
 };
 
 /**
+ * A stampede damper taken only when Redis is configured: when busy it returns what the holder filled, or
+ * falls through to the same rebuild after the \`if\`; a cache invalidation deletes its key too.
+ */
+export const configuredDamper = {
+  name: 'a stampede damper inside `if (isRedisConfigured())` whose busy path falls through to the same rebuild after it, its key also cleared by an invalidation: excludes no one',
+  code: `${io}const REBUILD_LOCK = 'creators:ids:rebuild-lock';
+declare function isRedisConfigured(): boolean;
+declare function readCache(): Promise<{ ids: string[] } | null>;
+declare function loadIdsFromDb(): Promise<string[]>;
+declare function writeCache(ids: string[]): Promise<void>;
+export async function creatorIds(): Promise<string[]> {
+  if (isRedisConfigured()) {
+    const locked = await redis.set(REBUILD_LOCK, '1', 'EX', 30, 'NX').catch(() => null);
+    if (!locked) {
+      const filled = await readCache();
+      if (filled?.ids) return filled.ids;
+    }
+  }
+  const ids = await loadIdsFromDb();
+  await writeCache(ids);
+  if (isRedisConfigured()) await redis.del(REBUILD_LOCK).catch(() => 0);
+  return ids;
+}
+export async function invalidateCreatorIds(): Promise<void> {
+  await redis.del('creators:ids', REBUILD_LOCK);
+}
+`,
+};
+
+/**
  * A request's idempotency record: claimed as 'pending', replaced by the response (SETEX) once it is done,
  * deleted when the request gave up, read back by a duplicate. Not a lock.
  */

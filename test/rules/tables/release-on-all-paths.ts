@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, getSetMutex, pendingRecord } from './preludes';
+import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, getSetMutex, pendingRecord, configuredDamper } from './preludes';
 
 const rl = `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -85,6 +85,7 @@ export async function mergeUnderLock(name: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    configuredDamper,
     pendingRecord,
     {
       name: 'a retry loop after the acquire that runs only while the lock is not held (`!taken && i < 5`): its wait skips no release',
