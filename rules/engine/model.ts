@@ -7,7 +7,7 @@ import { findCompareBeforeWrite, findGetCompare, watchedTransaction, type GetCom
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
-import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, type ConstKey, type ConstLookup, type KeyRef } from './keys';
+import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, sameKey, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { setBesideReader } from './script-files';
 import { failureNamedRollbacks, markCounterSeeds, markGetOrInit, markerRollbacks, rollbackHelpers, stateRecordRollbacks } from './markers';
@@ -251,10 +251,14 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   const lockCommands = commands.filter((c) => meanings.has(c.call) || !inWrapper(c));
 
   const acquires: Acquire[] = [];
+  // The keys a command probe takes, by function: its DEL there clears the probe, it releases no lock.
+  const probed: Acquire[] = [];
   for (const command of lockCommands) {
     const acquire = redisAcquire(command, keyOf);
-    if (acquire && !isProbe(acquire, sourceFile)) acquires.push(acquire);
+    if (acquire && isProbe(acquire, sourceFile)) probed.push(acquire);
+    else if (acquire) acquires.push(acquire);
   }
+  const clearsProbe = (command: RedisCommand) => probed.some((p) => p.key && command.keys[0] && enclosingFunction(command.call) === p.fn && sameKey(keyOf(command.keys[0]), p.key));
   const libraryObjects = recogniseLibraryObjects(news, imports, lookup);
   const library = recogniseLibraryCalls(meanings.size > 0 ? calls.filter((c) => !meanings.has(c)) : calls, libraryObjects, imports, helpers, keyOf, libraryValues(meanings, project));
   acquires.push(...library.acquires);
@@ -383,7 +387,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
     // owner's release whatever the function is called (`cleanup`, `shutdown`).
     const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token || wroteBefore(k, command, fn);
-    const lockKey = deletes ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && !companion(k) && ownersDelete(k)) || acquiredByCaller(k)) : undefined;
+    const lockKey = deletes && !clearsProbe(command) ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && !companion(k) && ownersDelete(k)) || acquiredByCaller(k)) : undefined;
     const extendKey = renews
       ? commandKeys.find((k) => acquiredHere(k) || ((lockFn || looksLikeLockKey(k)) && !companion(k) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))))
       : undefined;

@@ -192,6 +192,25 @@ declare function runReimport(id: string): Promise<void>;
 ${claimHandler('startImport', 'runImport')}${claimHandler('startReimport', 'runReimport')}`,
 };
 
+/** A self-check script testing NX itself: the same key taken twice, the second refused, the verdict logged. */
+export const nxSelfTest = {
+  name: 'a self-check that takes one key twice with NX to see the second refused, logs the verdict and exits non-zero on failure: a probe, whatever the key is named',
+  fileName: 'scripts/verify-redis.ts',
+  code: `${io}export async function verifyNx() {
+  const lockKey = 'selftest:lock';
+  const first = await redis.set(lockKey, '1', 'EX', 10, 'NX');
+  const second = await redis.set(lockKey, '1', 'EX', 10, 'NX');
+  await redis.del(lockKey).catch(() => {});
+  if (first === 'OK' && second === null) {
+    console.log('SET NX: PASS');
+  } else {
+    console.log('SET NX: FAIL', first, second);
+    process.exit(1);
+  }
+}
+`,
+};
+
 /**
  * A stampede damper taken only when Redis is configured: when busy it returns what the holder filled, or
  * falls through to the same rebuild after the \`if\`; a cache invalidation deletes its key too.

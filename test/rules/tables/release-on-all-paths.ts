@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, getSetMutex, pendingRecord, configuredDamper } from './preludes';
+import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, getSetMutex, pendingRecord, configuredDamper, nxSelfTest } from './preludes';
 
 const rl = `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -85,6 +85,7 @@ export async function mergeUnderLock(name: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    nxSelfTest,
     configuredDamper,
     pendingRecord,
     {
