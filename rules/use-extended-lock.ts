@@ -14,11 +14,18 @@ function handleExpression(extend: Extend): Node | undefined {
   return extend.call.arguments[0]; // redlock.extend(lock, ms)
 }
 
-/** redlock v4 (lock() acquires, callbacks are taken); v5 returns promises only and takes no callback. */
+/**
+ * redlock v4 (the package lists it, lock() acquires, callbacks are taken, or acquire() is handed one
+ * resource string); v5 returns promises only, takes no callback and acquires a list of resources.
+ */
 function isV4(model: LockModel, extend: Extend): boolean {
+  if (model.redlockMajor !== undefined && model.imports.modules.has('redlock')) return model.redlockMajor < 5;
   if (extend.call.arguments.some(isFunctionOrArrow)) return true;
-  return model.acquires.some((a) => a.kind === 'redlock' && a.owner === extend.handle && methodOf(a.call)?.name === 'lock');
+  return model.acquires.some((a) => a.kind === 'redlock' && a.owner === extend.handle && (methodOf(a.call)?.name === 'lock' || oneResource(a.call)));
 }
+
+/** `redlock.acquire('locks:x', ttl)`: a resource string, where v5 takes an array. */
+const oneResource = (call: ts.CallExpression) => methodOf(call)?.name === 'acquire' && !!call.arguments[0] && (ts.isStringLiteral(unwrap(call.arguments[0])) || ts.isTemplateExpression(unwrap(call.arguments[0])) || ts.isNoSubstitutionTemplateLiteral(unwrap(call.arguments[0])));
 
 function fix(model: LockModel, extend: Extend, handle: Node): Fix | undefined {
   const carrier = valueCarrier(extend.call);

@@ -148,6 +148,8 @@ export interface LockModel {
   unconfiguredNull?(call: ts.CallExpression): boolean;
   /** The GETs of a key, a same-file reader's call included (engine/readers.ts). */
   getsOn(key: KeyRef): RedisCommand[];
+  /** The major version of redlock the file's package lists, when it lists one. */
+  redlockMajor?: number;
 }
 
 const EXPIRES = new Set(['EXPIRE', 'PEXPIRE', 'EXPIREAT', 'PEXPIREAT']);
@@ -471,6 +473,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     extendsOn: (key) => extendIndex.find(key),
     getsOn,
     unconfiguredNull: project?.unconfiguredNull,
+    redlockMajor: project?.packages?.get('redlock'),
   };
 }
 

@@ -990,6 +990,54 @@ export async function recover(ids: string[], ownership: Ownership, load: (id: st
     expected: [],
   },
   {
+    name: 'a redlock lock extended in a timer with its result dropped, the package listing redlock ^4',
+    files: {
+      'package.json': '{ "dependencies": { "redlock": "^4.0.0", "ioredis": "^5.0.0" } }',
+      'src/refresh.ts': `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()]);
+declare function work(): Promise<void>;
+export async function refreshAll(resource: string) {
+  const lock = await redlock.acquire([\`locks:\${resource}\`], 3000);
+  const timer = setInterval(async () => {
+    await lock.extend(3000);
+  }, 1000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+    await lock.release();
+  }
+}
+`,
+    },
+    expected: ['src/refresh.ts: stop-on-lock-lost'],
+  },
+  {
+    name: 'a redlock lock extended in a timer with its result dropped, the package listing redlock ^5',
+    files: {
+      'package.json': '{ "dependencies": { "redlock": "^5.0.0", "ioredis": "^5.0.0" } }',
+      'src/refresh.ts': `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()]);
+declare function work(): Promise<void>;
+export async function refreshAll(resource: string) {
+  const lock = await redlock.acquire([\`locks:\${resource}\`], 3000);
+  const timer = setInterval(async () => {
+    await lock.extend(3000);
+  }, 1000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+    await lock.release();
+  }
+}
+`,
+    },
+    expected: ['src/refresh.ts: stop-on-lock-lost', 'src/refresh.ts: use-extended-lock'],
+  },
+  {
     name: "node-redis (package.json: redis ^5) given ioredis-style 'NX', 'EX' words: they are dropped, so the claim is a plain SET",
     files: {
       'package.json': '{ "dependencies": { "redis": "^5.1.0", "express": "^4.0.0" } }',

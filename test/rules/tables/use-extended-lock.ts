@@ -8,6 +8,23 @@ async function work(): Promise<void> {}
 
 export const useExtendedLockCases: RuleCases = {
   valid: [
+    {
+      name: "redlock v4's acquire of one resource string: its extend() updates that lock in place",
+      typecheck: false,
+      code: `${rl}export async function refreshAll(resource: string) {
+  const lock = await redlock.acquire(\`locks:\${resource}\`, 3000);
+  const timer = setInterval(async () => {
+    await lock.extend(3000);
+  }, 1000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+    await lock.unlock();
+  }
+}
+`,
+    },
     { name: 'a callback-style extend (redlock v4, or a look-alike library named redlock) hands the lock to its callback', typecheck: false, code: `const RedLock = require('./index');
 const redlock = new RedLock(require('redis').createClient());
 let lock;
