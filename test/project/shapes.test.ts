@@ -95,6 +95,32 @@ export class ${name} {
 }
 `;
 
+/** A redlock lock extended in a timer with its answer dropped, the package listing redlock `major`. */
+const redlockTimer = (major: number, expected: string[]): Shape => ({
+  name: `a redlock lock extended in a timer with its result dropped, the package listing redlock ^${major}`,
+  files: {
+    'package.json': `{ "dependencies": { "redlock": "^${major}.0.0", "ioredis": "^5.0.0" } }`,
+    'src/refresh.ts': `import Redis from 'ioredis';
+import Redlock from 'redlock';
+const redlock = new Redlock([new Redis()]);
+declare function work(): Promise<void>;
+export async function refreshAll(resource: string) {
+  const lock = await redlock.acquire([\`locks:\${resource}\`], 3000);
+  const timer = setInterval(async () => {
+    await lock.extend(3000);
+  }, 1000);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+    await lock.release();
+  }
+}
+`,
+  },
+  expected,
+});
+
 const shapes: Shape[] = [
   {
     name: "another file's sleep handed an abort signal as well may reject between the acquire and the try: a path that skips the release",
@@ -989,54 +1015,8 @@ export async function recover(ids: string[], ownership: Ownership, load: (id: st
     },
     expected: [],
   },
-  {
-    name: 'a redlock lock extended in a timer with its result dropped, the package listing redlock ^4',
-    files: {
-      'package.json': '{ "dependencies": { "redlock": "^4.0.0", "ioredis": "^5.0.0" } }',
-      'src/refresh.ts': `import Redis from 'ioredis';
-import Redlock from 'redlock';
-const redlock = new Redlock([new Redis()]);
-declare function work(): Promise<void>;
-export async function refreshAll(resource: string) {
-  const lock = await redlock.acquire([\`locks:\${resource}\`], 3000);
-  const timer = setInterval(async () => {
-    await lock.extend(3000);
-  }, 1000);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-    await lock.release();
-  }
-}
-`,
-    },
-    expected: ['src/refresh.ts: stop-on-lock-lost'],
-  },
-  {
-    name: 'a redlock lock extended in a timer with its result dropped, the package listing redlock ^5',
-    files: {
-      'package.json': '{ "dependencies": { "redlock": "^5.0.0", "ioredis": "^5.0.0" } }',
-      'src/refresh.ts': `import Redis from 'ioredis';
-import Redlock from 'redlock';
-const redlock = new Redlock([new Redis()]);
-declare function work(): Promise<void>;
-export async function refreshAll(resource: string) {
-  const lock = await redlock.acquire([\`locks:\${resource}\`], 3000);
-  const timer = setInterval(async () => {
-    await lock.extend(3000);
-  }, 1000);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-    await lock.release();
-  }
-}
-`,
-    },
-    expected: ['src/refresh.ts: stop-on-lock-lost', 'src/refresh.ts: use-extended-lock'],
-  },
+  redlockTimer(4, ['src/refresh.ts: stop-on-lock-lost']),
+  redlockTimer(5, ['src/refresh.ts: stop-on-lock-lost', 'src/refresh.ts: use-extended-lock']),
   {
     name: "node-redis (package.json: redis ^5) given ioredis-style 'NX', 'EX' words: they are dropped, so the claim is a plain SET",
     files: {
