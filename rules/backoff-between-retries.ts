@@ -5,7 +5,7 @@ import { ts } from './engine/typescript';
 import { mentions } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, calleeName, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, ownReturns, propertyAssignment, resolveConst, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, calleeName, contains, descendantsWhere, identifiersNamed, isFunctionLike, isLoop, literalNumber, literalString, ownReturns, propertyAssignment, resolveConst, spanOf, unwrap, type Node } from './engine/nodes';
 import { localCallee } from './engine/local-callee';
 import { lockNames, testsFailure } from './engine/paths';
 import { selfRetry } from './engine/self-retry';
@@ -52,7 +52,7 @@ function leavesWhenBusy(loop: Loop, acquire: Acquire, site: Node): boolean {
   return descendantsWhere<ts.IfStatement>(loop.statement, ts.isIfStatement).some((test) => {
     if (test.getStart() < site.end || ancestorWhere(test, (a) => isLoop(a) || isFunctionLike(a)) !== loop || !mentions(test.expression, names)) return false;
     const condition = unwrap(test.expression);
-    const busy = testsFailure(condition, names) || (ts.isBinaryExpression(condition) && /^==?=$/.test(condition.operatorToken.getText()) && ts.isStringLiteral(unwrap(condition.right)) && BUSY_ANSWER.test((unwrap(condition.right) as ts.StringLiteral).text));
+    const busy = testsFailure(condition, names) || (ts.isBinaryExpression(condition) && /^==?=$/.test(condition.operatorToken.getText()) && BUSY_ANSWER.test(literalString(condition.right) ?? ''));
     const last = ts.isBlock(test.thenStatement) ? test.thenStatement.statements.at(-1) : test.thenStatement;
     return busy && !!last && ((ts.isBreakStatement(last) && !last.label) || ts.isReturnStatement(last) || ts.isThrowStatement(last));
   });

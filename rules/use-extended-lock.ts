@@ -2,7 +2,7 @@
 // means the next extend or release acts on a dead lock.
 import { ts } from './engine/typescript';
 import type { Extend, LockModel } from './engine/model';
-import { descendantsOfKind, isConstList, isFunctionOrArrow, methodOf, nameOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { descendantsOfKind, isConstList, isFunctionOrArrow, literalString, methodOf, nameOf, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 
@@ -25,7 +25,10 @@ function isV4(model: LockModel, extend: Extend): boolean {
 }
 
 /** `redlock.acquire('locks:x', ttl)`: a resource string, where v5 takes an array. */
-const oneResource = (call: ts.CallExpression) => methodOf(call)?.name === 'acquire' && !!call.arguments[0] && (ts.isStringLiteral(unwrap(call.arguments[0])) || ts.isTemplateExpression(unwrap(call.arguments[0])) || ts.isNoSubstitutionTemplateLiteral(unwrap(call.arguments[0])));
+const oneResource = (call: ts.CallExpression) => {
+  const first = call.arguments[0];
+  return methodOf(call)?.name === 'acquire' && !!first && (literalString(first) !== undefined || ts.isTemplateExpression(unwrap(first)));
+};
 
 function fix(model: LockModel, extend: Extend, handle: Node): Fix | undefined {
   const carrier = valueCarrier(extend.call);

@@ -8,7 +8,7 @@ import { ts } from './typescript';
 import type { RedisCommand } from './commands';
 import type { Acquire, Release } from './model';
 import { isLockFunction, looksLikeLockKey } from './keys';
-import { afterItsTry, ancestorWhere, callsNamed, declarationOf, descendantsOfKind, functionNameOf, isAncestor, isFunctionLike, methodOf, normalizeText, unwrap, type Node } from './nodes';
+import { afterItsTry, ancestorWhere, calleeName, callsNamed, declarationOf, descendantsOfKind, functionNameOf, isAncestor, isFunctionLike, literalString, methodOf, normalizeText, resolveConst, unwrap, type Node } from './nodes';
 
 const MARKER_KINDS = new Set(['set-nx', 'setnx']);
 
@@ -217,12 +217,12 @@ function isRejectionHandler(fn: Node): boolean {
   const parent = fn.parent;
   if (!parent) return false;
   if (ts.isCallExpression(parent)) {
-    const method = methodOf(parent)?.name ?? (ts.isIdentifier(unwrap(parent.expression)) ? (unwrap(parent.expression) as ts.Identifier).text : undefined);
+    const method = calleeName(parent);
     const at = parent.arguments.indexOf(fn as ts.Expression);
     return (method === 'catch' && at === 0) || (method === 'then' && at === 1) || (method === 'catchError' && at === 0);
   }
   const call = ts.isPropertyAssignment(parent) && parent.initializer === fn && parent.name.getText() === 'error' ? parent.parent.parent : undefined;
-  return !!call && ts.isCallExpression(call) && /^(?:tap|subscribe)$/.test(methodOf(call)?.name ?? (ts.isIdentifier(call.expression) ? call.expression.text : ''));
+  return !!call && ts.isCallExpression(call) && /^(?:tap|subscribe)$/.test(calleeName(call) ?? '');
 }
 
 /**
@@ -275,21 +275,22 @@ function ownFlow(release: Release, acquire: Acquire): boolean {
  * after it and gives up, and the key is not handed on.
  */
 export function markerRollbacks(acquires: readonly Acquire[], releasesOn: (acquire: Acquire) => readonly Release[], isCommand: (call: ts.CallExpression) => boolean): Set<Release> {
-  const candidates = new Map<Acquire, { guard: ts.IfStatement; own: Release[] }>();
+  const candidates = new Map<Acquire, { guard: ts.IfStatement; own: Release[]; foreign: Release[] }>();
   for (const acquire of acquires) {
     const guard = MARKER_KINDS.has(acquire.kind) && acquire.key && tested(acquire) ? cleanGuard(acquire) : undefined;
     if (!guard) continue;
-    const own = releasesOn(acquire).filter((r) => ownFlow(r, acquire));
+    const all = releasesOn(acquire);
+    const own = all.filter((r) => ownFlow(r, acquire));
     if (own.length === 0 || own.some((r) => r.call.pos < acquire.call.end || !givesUp(r, acquire, own, guard)) || keyHandedOn(acquire, isCommand)) continue;
-    candidates.set(acquire, { guard, own });
+    candidates.set(acquire, { guard, own, foreign: all.filter((r) => !own.includes(r)) });
   }
   // Released anywhere else in the file (a release helper, a finally in another function): a lock. Unless
   // that delete rolls back another marker of the same key (one claim taken by several handlers).
   for (let changed = true; changed; ) {
     changed = false;
     const rolledBack = new Set([...candidates.values()].flatMap((c) => c.own));
-    for (const acquire of candidates.keys()) {
-      if (releasesOn(acquire).some((r) => !ownFlow(r, acquire) && !rolledBack.has(r))) {
+    for (const [acquire, { foreign }] of candidates) {
+      if (foreign.some((r) => !rolledBack.has(r))) {
         candidates.delete(acquire);
         changed = true;
       }
@@ -374,14 +375,11 @@ export function stateRecordRollbacks(acquires: readonly Acquire[], plainSetsOn: 
 
 /** A literal's text, or that of the literal a `const` holds (`const COMPLETED = 'completed'`). */
 function fixedValue(node: Node): string | undefined {
-  let value = unwrap(node);
-  if (ts.isIdentifier(value)) {
-    const decl = declarationOf(value);
-    const init = decl && ts.isVariableDeclaration(decl) && decl.parent.flags & ts.NodeFlags.Const ? decl.initializer : undefined;
-    if (!init) return undefined;
-    value = unwrap(init);
-  }
-  return ts.isStringLiteral(value) || ts.isNoSubstitutionTemplateLiteral(value) || ts.isNumericLiteral(value) ? value.text : undefined;
+  const n = unwrap(node);
+  const value = ts.isIdentifier(n) ? resolveConst(n) : n;
+  if (!value) return undefined;
+  const v = unwrap(value);
+  return literalString(v) ?? (ts.isNumericLiteral(v) ? v.text : undefined);
 }
 
 /** `redis.multi()`, `client.pipeline()`: a queue of commands sent together, whose replies come from `exec`. */

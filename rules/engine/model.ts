@@ -167,7 +167,7 @@ const SCRIPT_SETUP_TEXT = /defineCommand|\.script(?:Load)?\s*\(|SCRIPT_LOAD|scri
 const RELEASE_FN = /release|unlock|free|drop|clear/i;
 /** `Lockout`, `Locked` in a function's name say a locked state, not lock code. */
 const LOCKED_WORDS = /lock_?out|locked/gi;
-const LOCKED_STATE_NAME = /lock_?out|locked/i;
+const LOCKED_STATE_NAME = new RegExp(LOCKED_WORDS.source, 'i');
 const EXTEND_FN = /extend|renew|refresh|heartbeat|keep_?alive|watchdog|touch/i;
 
 

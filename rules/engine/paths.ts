@@ -394,7 +394,7 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
     if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && contains(node, acquire.call) && !contains(node.statement, acquire.call)) return;
     // `for (let i = 0; !taken && i < 5; i++) { await sleep(d); taken = await set(...) }` after the acquire:
     // a retry that runs only while the lock is not held.
-    if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && node.pos >= from && node.statement.pos >= from && whileNotHeld(node, acquire)) return;
+    if ((ts.isWhileStatement(node) || ts.isForStatement(node)) && node.pos >= from && whileNotHeld(node, acquire)) return;
     // Work in a try whose catch swallows the error, before the release: its exceptions go on to the release.
     if (ts.isTryStatement(node) && swallows(node) && node.end <= to) {
       const outer = caught;
