@@ -149,6 +149,30 @@ function pollsForLease(model: LockModel, acquire: Acquire, delay: Node): boolean
   return lengths.length > 0 && identifiersNamed(written, lengths).length > 0;
 }
 
+// A command that writes a value under a key: where a caller announces itself (`set(LATEST, requestId)`).
+const WRITE = /^(?:set|setex|psetex|setEx|pSetEx|SET)$/;
+
+/**
+ * "The newest request wins": before the loop each caller writes its own id under a shared key, and
+ * after a refused acquire it leaves unless that key still holds its id (`if (latest !== requestId)
+ * return`), before it waits. Only the newest caller goes round again, so there is one retrier and no
+ * lockstep to break up.
+ */
+function supersededRetrier(loop: Loop, acquire: Acquire, wait: Node): boolean {
+  const announced = new Set(
+    descendantsWhere<ts.CallExpression>(acquire.fn, (d) => ts.isCallExpression(d) && d.end < loop.getStart() && WRITE.test(calleeName(d) ?? ''))
+      .flatMap((call) => call.arguments.slice(1).map(unwrap).filter(ts.isIdentifier).map((id) => id.text)),
+  );
+  if (announced.size === 0) return false;
+  return descendantsWhere<ts.IfStatement>(loop.statement, ts.isIfStatement).some((test) => {
+    const condition = unwrap(test.expression);
+    if (test.getStart() < acquire.call.end || test.end > wait.getStart() || !ts.isBinaryExpression(condition) || !/^!==?$/.test(condition.operatorToken.getText())) return false;
+    const sides = [unwrap(condition.left), unwrap(condition.right)];
+    const last = ts.isBlock(test.thenStatement) ? test.thenStatement.statements.at(-1) : test.thenStatement;
+    return sides.some((side) => ts.isIdentifier(side) && announced.has(side.text)) && !!last && (ts.isReturnStatement(last) || (ts.isBreakStatement(last) && !last.label));
+  });
+}
+
 export const backoffBetweenRetries: Rule = {
   id: 'backoff-between-retries',
   defaultSeverity: 'warning',
@@ -185,7 +209,7 @@ export const backoffBetweenRetries: Rule = {
       }
       const fixed = [...scheduled, ...waits.filter((w) => !jitteredInside(w)).map((w) => ({ delay: delayOf(w) }))].find((w) => w.delay && fixedDelay(model, w.delay));
       // A random part computed anywhere in the retry (`delay = base * (0.5 + Math.random())`) counts.
-      if (!fixed?.delay || RANDOM.test((loop ?? acquire.fn).getText()) || pollsForLease(model, acquire, fixed.delay)) continue;
+      if (!fixed?.delay || RANDOM.test((loop ?? acquire.fn).getText()) || pollsForLease(model, acquire, fixed.delay) || (loop && supersededRetrier(loop, acquire, fixed.delay))) continue;
       const delay = fixed.delay;
       report({
         span: spanOf(delay),

@@ -69,6 +69,31 @@ export class QuorumLock {
 }
 `;
 
+/** A rebuild where the newest request wins: each caller announces its id, a refused one retries after a fixed 500 ms, only while still the newest when `superseded`. */
+const newestWins = (superseded: boolean) => `${io}import { randomUUID } from 'node:crypto';
+declare function rebuildIndex(): Promise<void>;
+export async function requestRebuild(): Promise<'done' | 'superseded' | 'gave-up'> {
+  const requestId = randomUUID();
+  await redis.set('rebuild:newest', requestId, 'EX', 120);
+  for (let round = 0; round < 30; round++) {
+    if (await redis.set('lock:rebuild', requestId, 'PX', 60_000, 'NX')) {
+      try {
+        await rebuildIndex();
+        return 'done';
+      } finally {
+        await redis.eval(${RELEASE}, 1, 'lock:rebuild', requestId);
+      }
+    }
+${superseded ? `    const newest = await redis.get('rebuild:newest');
+    if (newest !== requestId) {
+      return 'superseded';
+    }
+` : ''}    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return 'gave-up';
+}
+`;
+
 export const backoffBetweenRetriesCases: RuleCases = {
   valid: [
     {
@@ -124,6 +149,7 @@ export async function lockRow(rowId: string, token: string, deadline: number): P
 `,
     },
     { name: 'a standby polling for a lease its holder renews, every share of the lease length', code: STANDBY },
+    { name: 'a fixed wait of a caller that retries only while it is still the newest request (its own id under a shared key): one retrier, no lockstep', code: newestWins(true) },
     { name: 'a single pass over a pool of wallets, each round trying the next one: a scan of different keys, not a retry', code: `${io}const wallets = ['0xa', '0xb', '0xc'];
 export async function pickWallet(token: string): Promise<string | undefined> {
   let i = Math.floor(Math.random() * wallets.length);
@@ -341,6 +367,12 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
     { name: 'a retry chained on a wait for the release message waits for that message: no spin, and no fixed delay to judge', code: waitingLock(false) },
   ],
   invalid: [
+    {
+      name: 'the same announced id, but a refused caller retries after a fixed wait without asking whether it is still the newest',
+      message: ['waits `500`'],
+      code: newestWins(false),
+      output: newestWins(false).replace('setTimeout(resolve, 500)', 'setTimeout(resolve, 250 + Math.random() * 500)'),
+    },
     { name: 'a fixed retry of a lock taken for one run (no renewal): the losers retry in lockstep', message: ['waits `pollMs` between attempts'], code: RUN_ONCE, output: RUN_ONCE.replace('setTimeout(tryLead, pollMs)', 'setTimeout(tryLead, pollMs / 2 + Math.random() * pollMs)') },
     {
       name: 'a quorum acquire over several nodes (Promise.all of one SET NX per node) retried after a fixed wait',
