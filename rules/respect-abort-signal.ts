@@ -5,7 +5,7 @@ import type { Acquire } from './engine/model';
 import { indentOf } from './fixes/text';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
-import { descendantsOfKind, identifiersNamed, isFunctionOrArrow } from './engine/nodes';
+import { descendantsOfKind, descendantsWhere, identifiersNamed, isFunctionOrArrow, unwrap } from './engine/nodes';
 import { helperRelated } from './engine/helper-related';
 
 type Routine = ts.ArrowFunction | ts.FunctionExpression;
@@ -40,6 +40,17 @@ function fix(routine: Routine, name: string | undefined): Fix | undefined {
   return { title: `Check ${signal} between the awaited steps`, isPreferred: true, edits };
 }
 
+/**
+ * `() => Promise.resolve()`: a routine that awaits and calls nothing (a probe of whether the lock is
+ * free) has no step that could go on once the lock is lost.
+ */
+function doesNothing(routine: Routine): boolean {
+  const settles = (call: ts.CallExpression) => /^Promise\.(?:resolve|reject)$/.test(unwrap(call.expression).getText());
+  const body = unwrap(routine.body);
+  const own = ts.isCallExpression(body) ? [body] : [];
+  return ![...own, ...descendantsWhere(body, (d) => ts.isCallExpression(d) || ts.isNewExpression(d) || ts.isAwaitExpression(d) || ts.isTaggedTemplateExpression(d))].some((d) => !ts.isCallExpression(d) || !settles(d));
+}
+
 function routineOf(acquire: Acquire): Routine | undefined {
   const r = acquire.routine;
   return isFunctionOrArrow(r) ? r : undefined;
@@ -53,7 +64,7 @@ export const respectAbortSignal: Rule = {
     for (const acquire of model.acquires) {
       if (acquire.kind !== 'redlock-using' && acquire.kind !== 'with-lock') continue;
       const routine = routineOf(acquire);
-      if (!routine) continue;
+      if (!routine || doesNothing(routine)) continue;
       const index = acquire.signalArg ?? 0;
       const name = signalName(routine, index);
       if (name === null || (name && readsSignal(routine, name))) continue;

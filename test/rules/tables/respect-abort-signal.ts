@@ -14,6 +14,17 @@ interface RedlockContext {
 declare const locks: { redlock(): RedlockContext };
 `;
 
+/** A check of whether the lock is free: take it with no retry and a routine that `does`, then report. */
+const probe = (does: string) => `${rl}export async function isFree(name: string): Promise<boolean> {
+  try {
+    await redlock.using([\`lock:\${name}\`], 1000, { retryCount: 0 }, () => ${does});
+  } catch {
+    return false;
+  }
+  return true;
+}
+`;
+
 export const respectAbortSignalCases: RuleCases = {
   valid: [
     { name: 'checks signal.aborted', code: `${rl}export async function run() {
@@ -35,8 +46,15 @@ export async function run(redis: unknown) {
   });
 }
 ` },
+    { name: 'a probe of whether the lock is free, whose routine only hands back a settled promise: no step to stop', code: probe('Promise.resolve()') },
   ],
   invalid: [
+    {
+      name: 'the same probe whose routine runs a step inside the settled promise: that step goes on after a loss',
+      message: ['does not take the AbortSignal'],
+      code: probe('Promise.resolve(step())'),
+      output: null,
+    },
     {
       name: 'routine handed before the settings (a project redlock interface taking them last) does not take the signal',
       message: ['does not take the AbortSignal'],
