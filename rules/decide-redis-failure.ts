@@ -178,6 +178,29 @@ function insideLogging(call: Node, path: Node): boolean {
   return !!logging && logging !== path;
 }
 
+/** A test of the caller's options only (`if (throwError)`, `if (opts?.strict)`): every name in it is a parameter of `fn`. */
+function testsOnlyParameters(test: Node, fn: Node): boolean {
+  const names = descendantsOfKind<ts.Identifier>(test, ts.SyntaxKind.Identifier).filter((id) => !(ts.isPropertyAccessExpression(id.parent) && id.parent.name === id));
+  if (ts.isIdentifier(test)) names.push(test);
+  return names.length > 0 && names.every((id) => {
+    const decl = declarationOf(id);
+    return !!decl && ts.isParameter(decl) && decl.parent === fn;
+  });
+}
+
+/**
+ * A throw in the catch that decides what a failure means: any throw but one the caller must ask for
+ * (`if (throwError) throw ...`, a parameter of the function): without it, the catch goes on.
+ */
+function decidingThrow(path: Node, fn: Node): boolean {
+  const throws = descendantsOfKind<ts.ThrowStatement>(path, ts.SyntaxKind.ThrowStatement).filter((t) => ancestorWhere(t, isFunctionLike) === ancestorWhere(path, isFunctionLike));
+  const askedFor = (t: ts.ThrowStatement) => {
+    for (let a = t.parent; a && a !== path; a = a.parent) if (ts.isIfStatement(a) && contains(a.thenStatement, t) && testsOnlyParameters(unwrap(a.expression), fn)) return true;
+    return false;
+  };
+  return throws.some((t) => !askedFor(t));
+}
+
 /** Does every way through `statement` end in a return, throw, continue or break (so nothing after it runs from here)? */
 function endsInJump(statement: Node | undefined): boolean {
   if (!statement) return false;
@@ -267,7 +290,7 @@ function tryCatchPath(model: LockModel, acquire: Acquire): Found | undefined {
   for (let a = acquire.call.parent; a && a !== acquire.fn; a = a.parent) {
     if (!ts.isTryStatement(a) || !a.catchClause || !contains(a.tryBlock, acquire.call)) continue;
     const path = a.catchClause.block;
-    if (throwsIn(path) || explicit(model, path, a.catchClause) || decidedAround(acquire, a)) return undefined;
+    if (decidingThrow(path, acquire.fn) || explicit(model, path, a.catchClause) || decidedAround(acquire, a)) return undefined;
     // The work outside the catch: also every call the function goes on to after the try.
     const work = workOf(model, acquire, path);
     const grant = grants(model, path, acquire, work, !ranCriticalSection(model, acquire, a, work));

@@ -618,6 +618,32 @@ ${releaseFnWithoutClient('    if (!this.redis) return async () => {};')}`,
   ],
   invalid: [
     {
+      name: 'a redlock wrapper whose catch throws only when the caller asks for it (a parameter, false by default): by default the work runs without the lock',
+      message: ['this catch lets the function go on'],
+      code: `import Redis from 'ioredis';
+import Redlock, { type Lock } from 'redlock';
+const log = { error(...args: unknown[]) {} };
+export class Guarded {
+  private readonly redlock: Redlock;
+  constructor(private readonly name: string, redis: Redis) {
+    this.redlock = new Redlock([redis], { retryCount: 10, retryDelay: 200, retryJitter: 100 });
+  }
+  async run<T>(work: () => Promise<T>, failIfBusy = false): Promise<T> {
+    let lock: Lock | undefined;
+    try {
+      lock = await this.redlock.acquire([\`lock:\${this.name}\`], 30_000);
+    } catch (error) {
+      log.error('could not lock', this.name, error);
+      if (failIfBusy) {
+        throw new Error(\`busy: \${this.name}\`);
+      }
+    }
+    return work().finally(() => lock?.release().catch(() => undefined));
+  }
+}
+`,
+    },
+    {
       name: "the same `.catch` answering 'OK' under an `if` whose comment says nothing of Redis failing",
       message: ['OK'],
       code: priceRefresher('// With several instances, a SET NX lock lets one refresh per interval.'),
