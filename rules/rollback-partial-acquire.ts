@@ -1,7 +1,7 @@
 // Taking several locks one by one (a loop over keys) or at once (Promise.all over keys): when one of
 // them fails, the ones already taken must be released, or they stay locked until their TTL (or forever).
 import { ts } from './engine/typescript';
-import { bodyStatements, releasedOnThrow, releasesSomething, mentions } from './engine/failure-paths';
+import { bodyStatements, enclosingTries, releasedOnThrow, releasesSomething, mentions, throwsIn } from './engine/failure-paths';
 import { isGuard, testsFailure } from './engine/paths';
 import { describeKey, informative, sameKey, type KeyRef } from './engine/keys';
 import { keyVariesWithLoop, type KeyLoop } from './engine/key-loops';
@@ -93,7 +93,9 @@ function promiseAllProblem(model: LockModel, acquire: Acquire): { at: Node; exit
   if (!all || selfContained(model, acquire, acquire.fn)) return undefined;
   const fn = ancestorWhere(all, isFunctionLike) ?? all.getSourceFile();
   const failsInside = THROWING.has(acquire.kind) || descendantsWhere(acquire.fn, ts.isThrowStatement).length > 0;
-  const rejects = failsInside && unwrap(all.expression).getText() === 'Promise.all';
+  // A callback that catches its own acquire's failure (and does not throw it on) never rejects the Promise.all.
+  const caught = enclosingTries(acquire.call, acquire.fn).some((t) => t.catchClause && !throwsIn(t.catchClause.block));
+  const rejects = failsInside && !caught && unwrap(all.expression).getText() === 'Promise.all';
   if (rejects && !releasedOnThrow(model, all, fn)) return { at: all, exit: all };
   // The answers tested after the Promise.all: `if (results.some((r) => !r)) throw ...`.
   const carrier = valueCarrier(all).parent;

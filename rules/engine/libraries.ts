@@ -246,8 +246,9 @@ export function recogniseLibraryCalls(
       continue;
     }
 
-    // lock.release() / lock.unlock() / lock.extend(ms) on a redlock handle.
-    if (m && receiver !== undefined && usesRedlock && args.length <= 1) {
+    // lock.release() / lock.unlock() / lock.extend(ms) on a redlock handle (also of a redlock known only by
+    // its name, a parameter `redlock` whose lock() handed it back).
+    if (m && receiver !== undefined && (usesRedlock || handles.has(receiver)) && args.length <= 1) {
       const handle = receiver;
       if (handles.has(handle) || (/lock/i.test(handle) && !isRedlock(handle))) {
         if ((m.name === 'release' || m.name === 'unlock') && args.length === 0) {

@@ -6,7 +6,7 @@ import { neverThrows } from './never-throws';
 import { throwsWhenCalled } from './written-text';
 import { repliesOldValue } from './inverted-guard';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, isLoop, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, valueCarrier, type Node } from './nodes';
+import { ancestorWhere, contains, isLoop, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, unwrapAwait, valueCarrier, type Node } from './nodes';
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
@@ -360,6 +360,15 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
   const releases = (node: Node) => releasing.some((call) => contains(node, call));
   const releasedFirst = (exit: Node) => ts.isBlock(exit.parent) && exit.parent.statements.some((s) => s.end <= exit.pos && releases(s));
   const from = acquire.call.end;
+  // `await releaseLock(key); if (await moreToDo()) ...`: what throws after a release statement on its way
+  // (in its block or one around it) throws with the lock already released.
+  const releasedEarlier = (exit: Node) => {
+    for (let a: Node = exit; a.parent && a !== acquire.fn; a = a.parent) {
+      const list = ts.isBlock(a.parent) || ts.isCaseOrDefaultClause(a.parent) ? a.parent.statements : undefined;
+      if (list?.some((s) => s.end <= a.pos && s.pos >= from && ts.isExpressionStatement(s) && releasing.includes(unwrapAwait(s.expression)))) return true;
+    }
+    return false;
+  };
   // Passed to getStart, which otherwise walks up to the file from every node visited.
   const sourceFile = acquire.fn.getSourceFile();
   let found: Exit | undefined;
@@ -422,12 +431,12 @@ export function firstExit(acquire: Acquire, release: Release, to = release.call.
       const ttlSetter = acquire.laterExpire && contains(node, acquire.laterExpire.call);
       // An exception inside `caught` reaches a catch that releases.
       const throwsPast = !caught || !contains(caught, node);
-      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && !releases(node) && throwsPast && !neverThrows(node)) {
+      if (ts.isAwaitExpression(node) && !ttlSetter && !isAncestor(node, release.call) && !releases(node) && throwsPast && !neverThrows(node) && !releasedEarlier(node)) {
         exception ??= { node, kind: 'exception' };
         return;
       }
       // `const window = this.buildWindow(now)`: a call, not awaited, of a function of the file that throws.
-      if (ts.isCallExpression(node) && node !== acquire.call && !ttlSetter && !isAncestor(node, release.call) && !releases(node) && throwsPast && throwsSynchronously(node)) {
+      if (ts.isCallExpression(node) && node !== acquire.call && !ttlSetter && !isAncestor(node, release.call) && !releases(node) && throwsPast && throwsSynchronously(node) && !releasedEarlier(node)) {
         exception ??= { node, kind: 'exception' };
         return;
       }

@@ -606,3 +606,26 @@ ${release}
 }
 module.exports = Leader;
 `;
+
+/**
+ * A sweep (a .js file) that locks each expired entry through a redlock handed in as a parameter, each
+ * callback of the Promise.all catching its own failure; `tail` follows the read of the entry.
+ */
+export const expirySweep = (tail: string) => `const hash = 'expiries';
+async function expire(entry, id) {}
+async function sweep(redis, redlock, worker) {
+  const ids = await redis.hkeys(hash);
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        const lock = await redlock.lock(\`expiry:\${id}\`, 10000);
+        const raw = await redis.hget(hash, id);
+${tail}
+      } catch (err) {
+        console.error(worker, err);
+      }
+    })
+  );
+}
+module.exports = { sweep };
+`;

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, getSetMutex, pendingRecord, configuredDamper, nxSelfTest } from './preludes';
+import { COOLDOWN_WINDOW, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, getSetMutex, pendingRecord, configuredDamper, nxSelfTest, expirySweep } from './preludes';
 
 const rl = `import Redis from 'ioredis';
 import Redlock from 'redlock';
@@ -85,6 +85,53 @@ export async function mergeUnderLock(name: string) {
 
 export const releaseOnAllPathsCases: RuleCases = {
   valid: [
+    {
+      name: 'two switches on the same value, the second releasing each case\'s key first and then asking whether to go on: what throws after the release skips nothing',
+      code: `${io}declare function archive(table: string): Promise<void>;
+declare function moreToArchive(table: string): Promise<boolean>;
+declare function requeue(table: string): Promise<void>;
+const lockName = (scope: string) => \`\${scope}-archive-lock\`;
+export async function runArchive(table: 'invoices' | 'refunds', batch: string, token: string) {
+  let locked = false;
+  switch (table) {
+    case 'invoices':
+      if (await redis.set(lockName(table), token, 'PX', 60_000, 'NX')) {
+        locked = true;
+        try {
+          await archive(table);
+        } catch (err) {
+          console.error(err);
+        }
+      }
+      break;
+    case 'refunds':
+      if (await redis.set(lockName(\`\${table}:\${batch}\`), token, 'PX', 60_000, 'NX')) {
+        locked = true;
+        try {
+          await archive(table);
+        } catch (err) {
+          console.error(err);
+        }
+      }
+      break;
+  }
+  if (locked) {
+    switch (table) {
+      case 'invoices': {
+        await redis.eval(${RELEASE}, 1, lockName(table), token);
+        if (await moreToArchive(table)) await requeue(table);
+        break;
+      }
+      case 'refunds': {
+        await redis.eval(${RELEASE}, 1, lockName(\`\${table}:\${batch}\`), token);
+        if (await moreToArchive(table)) await requeue(table);
+        break;
+      }
+    }
+  }
+}
+`,
+    },
     nxSelfTest,
     configuredDamper,
     pendingRecord,
@@ -764,6 +811,26 @@ export async function throughHelper(key: string, token: string) {
     { name: 'an early return commented as keeping the lock on purpose (until its TTL, against duplicates)', code: migrateReturningEarly('Do not unlock: the TTL keeps a second migration from starting') },
   ],
   invalid: [
+    {
+      name: 'a lock from a redlock handed in as a parameter (known by its name), released at the end of the try: the early return and a throw skip it',
+      fileName: 'case.js',
+      message: ['the early `return;`'],
+      code: expirySweep(`        if (!raw) return;
+        await expire(JSON.parse(raw), id);
+        await lock.unlock();`),
+      output: expirySweep(`        if (!raw) return;
+        await expire(JSON.parse(raw), id);
+        await lock.unlock();`).replace(`        const raw = await redis.hget(hash, id);
+        if (!raw) return;
+        await expire(JSON.parse(raw), id);
+        await lock.unlock();`, `        try {
+          const raw = await redis.hget(hash, id);
+          if (!raw) return;
+          await expire(JSON.parse(raw), id);
+        } finally {
+          await lock.unlock();
+        }`),
+    },
     {
       name: 'a loop after the acquire that runs while the lock is held (`taken && i < 3`): its awaited work skips the release',
       message: ['warmUp'],

@@ -1,8 +1,17 @@
 import type { RuleCases } from '../harness';
-import { io, nr, RELEASE } from './preludes';
+import { expirySweep, io, nr, RELEASE } from './preludes';
 
 export const rollbackPartialAcquireCases: RuleCases = {
   valid: [
+    {
+      name: 'a Promise.all whose callbacks each lock one entry for its own work and catch their own failure: no set to roll back',
+      fileName: 'case.js',
+      code: expirySweep(`        try {
+          if (raw) await expire(JSON.parse(raw), id);
+        } finally {
+          await lock.unlock();
+        }`),
+    },
     {
       name: 'a loop in a try whose finally clears the keys it took through a helper named for clearing a lock',
       code: `${io}declare function clearSeatLock(seat: string, token: string): Promise<void>;
