@@ -156,6 +156,20 @@ function throwsBeforeAcquire(acquire: Acquire, tryStatement: ts.TryStatement): N
 /** A branch that leaves: `return`, `throw`, a loop jump, or `process.exit(0)` (a script that lost the race stops). */
 const LEAVES = /\b(?:return|throw|continue|break)\b|\bprocess\.exit\s*\(/;
 
+/**
+ * `if (!force && !(await lock(key))) return;`: an acquire on the right of `&&`, `||` or `??` (or in a
+ * branch of `?:`) in the guard runs only when what is left of it lets it; otherwise the guard passes
+ * with no lock taken. The operand that can skip it.
+ */
+function skippable(call: Node, condition: Node): Node | undefined {
+  for (let a: Node = call; a !== condition && a.parent; a = a.parent) {
+    const p = a.parent;
+    if (ts.isBinaryExpression(p) && p.right === a && /^(?:&&|\|\||\?\?)$/.test(p.operatorToken.getText())) return p.left;
+    if (ts.isConditionalExpression(p) && p.condition !== a) return p.condition;
+  }
+  return undefined;
+}
+
 /** Is the try statement reached only after the acquire was found successful? */
 function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean {
   if (contains(tryStatement.tryBlock, acquire.call)) return false;
@@ -166,12 +180,12 @@ function guardedBefore(acquire: Acquire, tryStatement: ts.TryStatement): boolean
   }
   const block = tryStatement.parent;
   if (!ts.isBlock(block) && !ts.isSourceFile(block)) return false;
-  if (block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && LEAVES.test(s.thenStatement.getText()))) return true;
+  if (block.statements.some((s) => s.end >= acquire.call.end && s.end <= tryStatement.getStart() && ts.isIfStatement(s) && isGuard(s, acquire) && LEAVES.test(s.thenStatement.getText()) && !skippable(acquire.call, s.expression))) return true;
   // `let wallet = await pick(); while (!wallet) { await sleep(200); wallet = await pick(); }`: the loop ends only once acquired.
   if (block.statements.some((s) => (s.pos >= acquire.call.end || contains(s, acquire.call)) && s.end <= tryStatement.getStart() && ts.isWhileStatement(s) && testsFailure(s.expression) && mentions(s.expression, names))) return true;
   // `for (const id of ids) { if (!(await lock(id))) return 409; }` before the try: a failed acquire leaves the function.
   const guard = ancestorWhere<ts.IfStatement>(acquire.call, ts.isIfStatement);
-  return !!guard && guard.end <= tryStatement.getStart() && contains(guard.expression, acquire.call) && testsFailure(guard.expression) && /\b(?:return|throw)\b|\bprocess\.exit\s*\(/.test(guard.thenStatement.getText());
+  return !!guard && guard.end <= tryStatement.getStart() && contains(guard.expression, acquire.call) && testsFailure(guard.expression) && /\b(?:return|throw)\b|\bprocess\.exit\s*\(/.test(guard.thenStatement.getText()) && !skippable(acquire.call, guard.expression);
 }
 
 /** `res.on('finish', () => del(key))` written before the acquire's answer is tested. */
@@ -252,10 +266,13 @@ export const releaseOnlyAcquired: Rule = {
       if (where && ancestorWhere(where.tryStatement, ts.isFunctionLike) === acquire.fn && !guardedBefore(acquire, where.tryStatement)) {
         const why = notAcquiredWhy(acquire, release);
         const cure = release.checked ? 'and give each acquisition its own random token (crypto.randomUUID())' : 'and release with a compare-and-delete';
+        const test = ancestorWhere<ts.IfStatement>(acquire.call, ts.isIfStatement);
+        const skip = test && contains(test.expression, acquire.call) ? skippable(acquire.call, test.expression) : undefined;
+        const when = skip ? `also when the acquire did not run (\`${skip.getText().slice(0, 40)}\` skips it) or failed: those paths go through it` : 'also when the acquire failed: the not-acquired path goes through it';
         report({
           span: spanOf(release.call),
-          message: `This finally deletes ${key} also when the acquire failed: the not-acquired path goes through it, and ${why}. Release only if the acquire succeeded (test its answer in the finally, or acquire and test before the try), ${cure}.`,
-          related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }, ...helperRelated(release.via, 'the release in the helper')],
+          message: `This finally deletes ${key} ${when}, and ${why}. Release only if the acquire succeeded (test its answer in the finally, or acquire and test before the try), ${cure}.`,
+          related: [{ span: spanOf(acquire.call), message: 'the acquire that can fail' }, ...(skip ? [{ span: spanOf(skip), message: 'skips the acquire' }] : []), ...helperRelated(release.via, 'the release in the helper')],
           fix: () => fix(acquire, release),
         });
         continue;

@@ -18,8 +18,22 @@ ${first}
 }
 `;
 
+/** A refresh whose guard takes the lock unless `force`: `guard` is the test before the try. */
+const forcedRefresh = (guard: string) => `${io}declare function fetchProfile(host: string): Promise<void>;
+export async function refresh(host: string, force = false): Promise<void> {
+  const key = \`refresh:lock:\${host}\`;
+  if (${guard}) return;
+  try {
+    await fetchProfile(host);
+  } finally {
+    await redis.del(key);
+  }
+}
+`;
+
 export const releaseOnlyAcquiredCases: RuleCases = {
   valid: [
+    { name: 'a guard that always takes the lock before the try and leaves when it is busy', code: forcedRefresh("!(await redis.set(key, '1', 'EX', 30, 'NX'))") },
     { name: 'a catch that deletes the lock, the acquire first in its try: only the errors of a held lock reach it', code: bookingCatch('    const started = Date.now();') },
     { name: 'a wait loop before the try that ends only once the acquire answered OK', code: `${io}export async function relay(token: string): Promise<void> {
   let held = await redis.set('lock:relayer', token, 'PX', 30000, 'NX');
@@ -204,6 +218,12 @@ export async function run(id: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'a guard that takes the lock only when not forced (`!force && ...`): a forced run reaches the finally with no lock and deletes the holder\'s',
+      message: ['also when the acquire did not run (`!force` skips it)'],
+      output: null,
+      code: forcedRefresh("!force && !(await redis.set(key, '1', 'EX', 30, 'NX'))"),
+    },
     { name: 'a catch that deletes the lock, a validation before the acquire in its try: its error reaches the catch with no lock held', message: ['fails before the acquire', 'bookingSchema.parse'], code: bookingCatch('    bookingSchema.parse(body);') },
     { name: 'a catch that deletes the lock, awaited work before the acquire in its try', message: ['fails before the acquire', 'await work()'], code: bookingCatch('    await work();') },
     {
