@@ -163,7 +163,7 @@ function typedByRedlock(sourceFile: ts.SourceFile, imports: FileImports): { redl
   return found;
 }
 /** The method names the libraries and withLock are called by (configured helpers are added per file). */
-const LIBRARY_METHODS = ['acquire', 'tryAcquire', 'lock', 'using', 'release', 'unlock', 'extend', 'withLock'];
+const LIBRARY_METHODS = ['acquire', 'tryAcquire', 'lock', 'using', 'release', 'unlock', 'extend', 'extendLock', 'withLock'];
 
 export function recogniseLibraryCalls(
   calls: ts.CallExpression[],
@@ -264,6 +264,11 @@ export function recogniseLibraryCalls(
     // handling of its failure is judged (stop-on-lock-lost); its answer's shape is the package's.
     if (m && receiver !== undefined && !library && !usesRedlock && m.name === 'extend' && args.length <= 1 && LOCK_NAME.test(receiver)) {
       out.extends.push({ call, fn: enclosingFunction(call), kind: 'helper', handle: receiver, ownerChecked: true });
+      continue;
+    }
+    // `server.lock.extendLock(lock, ttl)`: the same, of a package that takes the lock object it handed out first.
+    if (m && receiver !== undefined && !library && !usesRedlock && m.name === 'extendLock' && args.length === 2 && LOCK_NAME.test(receiver) && ts.isIdentifier(unwrap(args[0]))) {
+      out.extends.push({ call, fn: enclosingFunction(call), kind: 'helper', handle: lastSegment(args[0]), ownerChecked: true });
       continue;
     }
 

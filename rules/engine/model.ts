@@ -160,7 +160,7 @@ const DELETES = new Set(['DEL', 'UNLINK', 'GETDEL', 'DELEX', 'DELIFEQ']);
 const LOCK_CALLS = new Set([
   'set', 'setnx', 'setex', 'psetex', 'expire', 'pexpire', 'expireat', 'pexpireat', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'get', 'exists', 'incr',
   'eval', 'evalsha', 'call', 'callbuffer', 'sendcommand', 'send_command', 'customcommand', 'invokescript',
-  'acquire', 'tryacquire', 'release', 'unlock', 'lock', 'extend', 'using', 'withlock',
+  'acquire', 'tryacquire', 'release', 'unlock', 'lock', 'extend', 'extendlock', 'using', 'withlock',
 ]);
 const SCRIPT_SETUP = new Set(['defineCommand', 'script', 'scriptLoad', 'SCRIPT_LOAD']);
 const SCRIPT_SETUP_TEXT = /defineCommand|\.script(?:Load)?\s*\(|SCRIPT_LOAD|scripts\s*:/;

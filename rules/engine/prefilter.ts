@@ -11,7 +11,7 @@
 // - a plain SET with a TTL (or a SETEX) after a GET or an EXISTS: a GET-compare-SET renewal, a check-then-SET
 //   acquire, or a once-only claim by GET then SET of a marker; or in a function named as an acquire
 //   (`acquireLock`, `setLock`, `lock`), which takes the lock without NX;
-// - a lock object's extend in a timer (`jobLock.extend(ttl)` in a setInterval), of any package;
+// - a lock object's extend in a timer (`jobLock.extend(ttl)` in a setInterval, `locks.extendLock(lock, ttl)`), of any package;
 // - a Lua script kept in a file of its own (`readFileSync(... 'lock.lua')`) and run with EVAL: the
 //   project layer reads the script (engine/script-files.ts);
 // - a call to a helper named in the config.
@@ -71,7 +71,7 @@ const REDIS_LOCK_MODULE = /['"`]redis-(?:lock|semaphore)['"`]/;
 // which tries every branch at every character. Most files fail all four.
 const COMMANDS = [SETNX_NAME, DELETE_OR_EXPIRE_NAMES, SETEX_NAMES].join('|');
 const SCREEN = [
-  /redlock|mutex|semaphore|\bwithLock\b|['"`]redis-lock['"`]|lock[\w$]*\s*\??\.\s*extend\s*\(|\.lua['"`]/i,
+  /redlock|mutex|semaphore|\bwithLock\b|['"`]redis-lock['"`]|lock[\w$]*\s*\??\.\s*extend(?:Lock)?\s*\(|\.lua['"`]/i,
   // A command in a string, an option string, GLIDE's option, a Lua delete or a TTL option string.
   new RegExp(`['"\`](?:(?:${COMMANDS})\\\\?['"\`](?!\\s*:)|nx\\b|xx\\b|onlyIfDoesNotExist['"\`]|(?:zrem|hdel)\\\\?['"\`]|(?:ex|px)['"\`])`, 'i'),
   new RegExp(`\\.\\s*(?:${COMMANDS})(?:Async)?\\b`, 'i'),
@@ -105,7 +105,7 @@ function releasesOrExtendsLock(code: string): boolean {
  * `jobLock.extend(ttl)` in a timer: a watchdog renewing a lock object of a package the engine does not
  * know (an organisation's lock library), whose lost lock must still reach the work (stop-on-lock-lost).
  */
-const LOCK_OBJECT_EXTEND = /lock[\w$]*\s*\??\.\s*extend\s*\(/i;
+const LOCK_OBJECT_EXTEND = /lock[\w$]*\s*\??\.\s*extend(?:Lock)?\s*\(/i;
 const TIMER = /\bset(?:Interval|Timeout)\s*\(/;
 /** A Lua file's name in a string, and an EVAL to run it: the script's text is the lock code. */
 const SCRIPT_FILE = /\.lua['"`]/i;

@@ -23,7 +23,7 @@ const ANY_EVIDENCE = new RegExp(
     /['"`](?:zrem|hdel)\\?['"`]/i,
     /['"`](?:ex|px)['"`]|\b(?:EX|PX)['"`]?\s*:/i,
     command('p?setex'),
-    /lock[\w$]*\s*\??\.\s*extend\s*\(/i,
+    /lock[\w$]*\s*\??\.\s*extend(?:Lock)?\s*\(/i,
     /\.lua['"`]/,
   ]
     .map((r) => r.source)
@@ -31,7 +31,7 @@ const ANY_EVIDENCE = new RegExp(
   'i',
 );
 
-const WORDS = ['redlock', 'redis-lock', 'mutex', 'semaphore', 'withLock', 'setnx', 'nx', 'onlyIfDoesNotExist', 'xx', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'expire', 'pexpire', 'expireat', 'pexpireat', 'zrem', 'hdel', 'ex', 'px', 'setex', 'psetex', 'set', 'get', 'next', 'index', 'model', 'lock.extend(', 'jobLock?.extend (', 'Lock.extend', 'block.extend(', 'take.lua', 'lua'];
+const WORDS = ['redlock', 'redis-lock', 'mutex', 'semaphore', 'withLock', 'setnx', 'nx', 'onlyIfDoesNotExist', 'xx', 'del', 'unlink', 'getdel', 'delex', 'delifeq', 'expire', 'pexpire', 'expireat', 'pexpireat', 'zrem', 'hdel', 'ex', 'px', 'setex', 'psetex', 'set', 'get', 'next', 'index', 'model', 'lock.extend(', 'jobLock?.extend (', 'server.lock.extendLock(', 'Lock.extend', 'block.extend(', 'take.lua', 'lua'];
 const AROUND = ["'", '"', '`', '.', '. ', ':', ' :', '\\', '\\"', '(', ' ', '\n', 'a', '_', '$', '0', 'é'];
 
 /** A small deterministic generator, so that a failure names a text that can be reproduced. */

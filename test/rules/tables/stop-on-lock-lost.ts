@@ -126,6 +126,33 @@ export async function publish(run: (signal: AbortSignal) => Promise<void>) {
 }
 `;
 
+/**
+ * A lock service of a package the analyzer does not know that takes back the lock object it handed out
+ * (`locks.extendLock(lock, ttl)`), renewed by a setInterval watchdog in a .js file; `onFailure` is its
+ * rejection handler.
+ */
+const serviceLockWatchdog = (onFailure: string) => `async function importMailbox(app, mailbox, copy) {
+  const ttl = 60000;
+  const controller = new AbortController();
+  const lock = await app.locks.waitAcquireLock(\`mailbox:\${mailbox}\`, ttl, 30000);
+  if (!lock.success) throw new Error('mailbox busy');
+  const renewal = setInterval(() => {
+    app.locks
+      .extendLock(lock, ttl)
+      .catch((err) => {
+        ${onFailure}
+      });
+  }, ttl / 2);
+  try {
+    await copy(mailbox, controller.signal);
+  } finally {
+    clearInterval(renewal);
+    await app.locks.releaseLock(lock);
+  }
+}
+module.exports = { importMailbox };
+`;
+
 export const stopOnLockLostCases: RuleCases = {
   valid: [
     {
@@ -161,6 +188,7 @@ export const stopOnLockLostCases: RuleCases = {
 `,
     },
     { name: "a watchdog extending a lock object of an unknown package aborts the work's signal when the extend fails", code: packageLockWatchdog('controller.abort(err);') },
+    { name: "a watchdog handing the lock object back to its service (`locks.extendLock(lock, ttl)`) aborts the work's signal when that fails", fileName: 'case.js', code: serviceLockWatchdog('controller.abort(err);') },
     { name: "a setInterval extending an object not named like a lock (a schema, a config) is no watchdog", code: packageLockWatchdog("console.error('extend failed', err);", 'settlementPlan') },
     {
       name: 'a false renewal answer thrown inside a try in the timer, whose catch aborts the work',
@@ -243,6 +271,7 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
     { name: 'an extend answering false from .catch(() => false), tested after: its failed branch only logs', message: ['only logs'], code: answeredFalse('') },
     { name: 'a watchdog function that re-arms itself with setTimeout (handed by name) and only logs a failed extend', message: ['only logs'], code: selfArmingWatchdog('console.error(err);') },
     { name: "a setInterval watchdog extending a lock object of a package it does not know (an organisation's lock library) only logs the failure", code: packageLockWatchdog("console.error('extend failed', err);") },
+    { name: 'a setInterval watchdog handing the lock object back to its service (`locks.extendLock(lock, ttl)`) only logs the failure', fileName: 'case.js', code: serviceLockWatchdog("console.warn('could not extend', err.message);") },
     {
       name: 'a watchdog method whose failed extend logs and calls a method named for stopping the renewal: the work is never told',
       message: ['only logs'],
