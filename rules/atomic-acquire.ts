@@ -12,7 +12,8 @@ import { freshToken } from './fixes/token';
 import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
-import { describeKey, looksLikeLockKey } from './engine/keys';
+import { describeKey, looksLikeLockKey, sameKey } from './engine/keys';
+import { takeover } from './engine/takeover';
 import { expiryOf, spelledName } from './engine/commands';
 
 /** The statement to delete with the EXPIRE: the statement itself, or an `if (ok)` that only wraps it. */
@@ -112,6 +113,11 @@ function mentionsKey(node: Node, acquire: Acquire): boolean {
   return !!key && node.getText().includes(key);
 }
 
+/** Does the acquire's function break a stale lock of the same key (GET the expiry the value carries, judge it, DEL) before taking it? */
+function breaksOwnStaleLock(model: LockModel, acquire: Acquire): boolean {
+  return model.commands.some((get) => get.name === 'GET' && !!get.keys[0] && get.call.end < acquire.call.pos && contains(acquire.fn, get.call) && !!acquire.key && sameKey(model.keyOf(get.keys[0]), acquire.key) && !!takeover(model, get));
+}
+
 export const atomicAcquire: Rule = {
   id: 'atomic-acquire',
   defaultSeverity: 'error',
@@ -127,7 +133,10 @@ export const atomicAcquire: Rule = {
       // `MULTI SADD pending tx; SET count n NX; EXPIRE count ttl EXEC`: a data update seeding a value once
       // and refreshing its TTL on purpose, sent together (no crash between). Re-arming matters for a lock.
       if (inBatch && claim && writesOtherData(model, acquire)) continue;
-      const why = inBatch
+      const broken = !inBatch && !claim && breaksOwnStaleLock(model, acquire);
+      const why = broken
+        ? `They are two commands: if the process dies between them, ${key} keeps no TTL, and only the break of a stale lock before it (the expiry its value carries, read and judged in a separate round trip: a race of its own) ever frees it.`
+        : inBatch
         ? `Inside ${expire.batch?.kind === 'multi' ? 'MULTI' : 'a pipeline'} the ${spelledName(expire)} still runs when the acquire failed, re-arming the TTL of another holder's lock${expire.batch?.kind === 'pipeline' ? ', and a pipeline is not even a transaction' : ''}.`
         : claim
           ? `They are two commands: if the process dies between them, ${key} stays forever with no TTL, and every later claim of it is refused for good, not only until it was meant to expire.`

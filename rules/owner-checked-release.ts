@@ -10,6 +10,7 @@ import { releaseFixTitle } from './fixes/server-commands';
 import { isRedisAcquire, clientReceiver, visibleToken } from './engine/queries';
 import { freshToken } from './fixes/token';
 import { guardedRelease, removeStatement } from './fixes/text';
+import { breaksStaleLock } from './engine/takeover';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 import { releasedBefore } from './engine/double-release';
@@ -192,6 +193,8 @@ export const ownerCheckedRelease: Rule = {
       // A sweep of the keys a KEYS/SCAN listing returned releases no one holder's lock.
       if (release.command && deletesListedKeys(release.command.keys)) continue;
       if (dampsOnly(model, release) || scriptlessFallback(model, release)) continue;
+      // The DEL that breaks a lock judged stale after a GET: atomic-takeover's finding, with the race it opens.
+      if (release.command && breaksStaleLock(model, release.command)) continue;
       const first = releasedBefore(release, model.releases);
       const again = first
         ? `This releases ${describeKey(release.key)} a second time: the try already released it on line ${lineOf(first.call)}, so here the lock is free and another process may have taken it in between. `

@@ -75,7 +75,13 @@ export function takeover(model: LockModel, get: RedisCommand): { write: RedisCom
     const condition = test.expression;
     const refers = contains(condition, get.call) || mentions(condition, names);
     if (!refers || !(breaksLocks || judgesStaleness(condition) || judgedAfterAcquire(condition))) continue;
-    const write = breakingWrite(model, get, test.thenStatement);
+    // `if (now < expiry) return null; await redis.del(lockName);`: past a "still fresh, leave" test, what
+    // follows it in its block is the stale path, and a DEL there breaks the lock. (A plain SET there is the
+    // acquire itself, written over an absent key as over a stale one: exclusive-acquire's check-then-act.)
+    const leavesWhenFresh = !test.elseStatement && ts.isBlock(test.parent) && /^(?:return|throw)\b/.test((ts.isBlock(test.thenStatement) ? test.thenStatement.statements.at(-1) : test.thenStatement)?.getText() ?? '');
+    const after = leavesWhenFresh ? (test.parent as ts.Block).statements.filter((s) => s.pos >= test.end) : [];
+    const deletes = after.map((scope) => breakingWrite(model, get, scope)).find((w) => w?.name === 'DEL' || w?.name === 'UNLINK');
+    const write = breakingWrite(model, get, test.thenStatement) ?? deletes;
     if (write) return { write, test };
   }
   return undefined;

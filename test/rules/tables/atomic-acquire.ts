@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { glide, glideBatch, io, nr, RELEASE_DECL } from './preludes';
+import { expiryStampLock, glide, glideBatch, io, nr, RELEASE_DECL } from './preludes';
 
 
 export const atomicAcquireCases: RuleCases = {
@@ -42,6 +42,12 @@ export async function run(key: string, token: string) {
 ` },
   ],
   invalid: [
+    {
+      name: 'SETNX then EXPIRE of a lock whose value stamps its expiry: a crash between leaves no TTL, and only the racy stale-lock break frees it',
+      message: ['only the break of a stale lock before it'],
+      code: expiryStampLock,
+      output: null,
+    },
     {
       name: 'the separate EXPIRE only runs when the work under the lock succeeded: the other path keeps the lock with no TTL',
       message: ['runs only when `held.count > 0`', 'no crash needed'],

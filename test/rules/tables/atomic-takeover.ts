@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { acquireOrOverwrite, io, leaseSweep, nr } from './preludes';
+import { acquireOrOverwrite, expiryStampLock, io, leaseSweep, nr } from './preludes';
 
 const TAKEOVER = `"local v = redis.call('get', KEYS[1]) if v == false or tonumber(v) < tonumber(ARGV[2]) then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[3]) end return false"`;
 
@@ -61,6 +61,7 @@ export async function handOver(id: string) {
     { name: 'an acquire whose NX failed sets the key again when the holder is its own token: a re-entrant refresh, no takeover', code: acquireOrOverwrite('holder === INSTANCE') },
   ],
   invalid: [
+    { name: 'a stale lock deleted after a test that leaves while its stamped expiry is still ahead (the DEL follows the test, not inside it)', message: ['breaks a stale lock'], code: expiryStampLock },
     { name: 'an acquire whose NX failed overwrites the holder its own predicate judges a dead instance', code: acquireOrOverwrite('holder && restartedOnThisPort(holder)') },
     { name: 'the same acquire testing the holder against null first', code: acquireOrOverwrite('holder !== null && restartedOnThisPort(holder)') },
     { name: 'a sweep over the leases KEYS lists, taken with NX one by one elsewhere in the file, overwrites each holder judged dead', code: leaseSweep("'lease:*'") },

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader, pendingRecord, configuredDamper, nxSelfTest } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader, pendingRecord, configuredDamper, nxSelfTest, expiryStampLock } from './preludes';
 
 /** A stampede damper whose acquire sits in a try and whose answer is tested after it; `fill` fills and releases. */
 const damper = (fill: string) => `${io}declare function sleep(ms: number): Promise<void>;
@@ -67,6 +67,7 @@ async function runPayout(id: string, key: string, token: string) {
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
+    { name: 'the DEL that breaks a lock judged stale by its stamped expiry: atomic-takeover reports that race, not this rule', code: expiryStampLock },
     nxSelfTest,
     configuredDamper,
     pendingRecord,

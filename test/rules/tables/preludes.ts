@@ -629,3 +629,23 @@ ${tail}
 }
 module.exports = { sweep };
 `;
+
+/**
+ * A lock whose value starts with its own expiry: the next acquirer reads it, leaves while it is still
+ * fresh, deletes it once stale, then takes the key with SETNX and gives it a TTL with a separate EXPIRE.
+ */
+export const expiryStampLock = `${io}import { randomUUID } from 'node:crypto';
+export async function lockReport(id: string, seconds: number): Promise<string | null> {
+  const key = \`lock:report:\${id}\`;
+  const now = Date.now();
+  const held = await redis.get(key);
+  if (held) {
+    if (now < Number.parseInt(held, 10)) return null;
+    await redis.del(key);
+  }
+  const token = \`\${now + seconds * 1000}.\${randomUUID()}\`;
+  if ((await redis.setnx(key, token)) === 0) return null;
+  await redis.expire(key, seconds);
+  return token;
+}
+`;
