@@ -212,7 +212,8 @@ function endsInJump(statement: Node | undefined): boolean {
 /** Acquires that throw when the lock is taken or Redis fails: after their catch, no answer says "not acquired". */
 function throwsWhenNotAcquired(acquire: Acquire): boolean {
   if (acquire.kind === 'redlock' || acquire.kind === 'semaphore') return true;
-  return acquire.kind === 'helper' && (acquire.via?.returns === 'throws' || acquire.via?.returns === 'lock-object');
+  // A helper handing back null instead of a lock object (its catch answers null) throws nothing to catch.
+  return acquire.kind === 'helper' && (acquire.via?.returns === 'throws' || (acquire.via?.returns === 'lock-object' && !acquire.via.emptyWhenBusy));
 }
 
 /**

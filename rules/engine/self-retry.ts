@@ -138,6 +138,20 @@ function retryHelpers(fn: Node, name: SelfName): Map<string, SelfRetry> {
   return helpers;
 }
 
+/**
+ * `for (const next of downstream) await trigger(next)` after the loop that takes the locks: the function
+ * run again on each item of a list (a loop of its own, the acquire outside it), handed that item: more
+ * work, not another try of this acquire.
+ */
+function recursesOverItems(call: ts.CallExpression, acquire: Acquire, fn: Node): boolean {
+  for (let a = call.parent; a && a !== fn; a = a.parent) {
+    if (!(ts.isForOfStatement(a) || ts.isForInStatement(a)) || contains(a, acquire.call)) continue;
+    const declared = ts.isVariableDeclarationList(a.initializer) ? a.initializer.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : [])) : [];
+    if (declared.length > 0 && call.arguments.some((arg) => mentions(arg, declared))) return true;
+  }
+  return false;
+}
+
 export function selfRetry(acquire: Acquire): SelfRetry | undefined {
   const fn = acquire.fn;
   const name = ownName(fn);
@@ -156,6 +170,7 @@ export function selfRetry(acquire: Acquire): SelfRetry | undefined {
     // After the acquire: in the function's own statements (a nested function is someone else's), its callback or its continuation.
     if (!inCallback && (c.getStart() < acquire.call.end || (ancestorWhere(c, isFunctionLike) !== fn && !continuation))) continue;
     if (onlyWhenAcquired(acquire, c) || (inCallback && afterSuccess(acquire, c, fn))) continue;
+    if (direct && recursesOverItems(c as ts.CallExpression, acquire, fn)) continue;
     if (helper) return helper;
     if (continuation) return { call: c as ts.CallExpression, again: c as ts.CallExpression, waitsFor: methodOf(continuation)?.receiver };
     const timeout = timer ? c : scheduledBy(c, name, fn);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeProject, findingList } from './harness';
+import { QUIET_LOCKER } from './quiet-locker';
 
 const manager = (loop: string) => `import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -81,4 +82,38 @@ export async function withRefreshLock<T>(rowId: string, fn: () => Promise<T>): P
 `,
   });
   assert.deepEqual(findingList(findings), ['src/refresh.ts: backoff-between-retries'], findings.map((f) => `${f.file}: ${f.rule}: ${f.message}`).join('\n'));
+});
+
+test('a trigger that locks each next stage through a helper, then runs itself on the stages those started, retries nothing', () => {
+  const findings = analyzeProject({
+    'package.json': JSON.stringify({ name: 'app', dependencies: { ioredis: '^5.0.0', redlock: '^4.2.0' } }),
+    'lib/locker.js': QUIET_LOCKER,
+    'lib/trigger.js': `const locker = require('./locker');
+async function startStage(id) {
+  return { id, next: [] };
+}
+async function triggerNext(stage) {
+  const started = [];
+  for (const id of stage.next) {
+    const resource = \`stage:\${id}\`;
+    let lock;
+    try {
+      lock = await locker.lock(resource);
+      started.push(await startStage(id));
+    } catch (err) {
+      console.error('could not start', id, err);
+    } finally {
+      await locker.unlock(lock, resource);
+    }
+  }
+  for (const next of started) {
+    await triggerNext(next);
+  }
+  return null;
+}
+module.exports = { triggerNext };
+`,
+  });
+  const retries = findings.filter((f) => f.rule === 'backoff-between-retries' || f.rule === 'bounded-acquire-retry');
+  assert.deepEqual(retries.map((f) => `${f.file}: ${f.rule}`), [], retries.map((f) => f.message).join('\n'));
 });
