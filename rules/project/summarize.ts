@@ -11,7 +11,7 @@ import { isLockAcquire, isRedisAcquire } from '../engine/queries';
 import { tokenWeakness } from '../engine/token-strength';
 import { mentions } from '../engine/failure-paths';
 import { testsFailure } from '../engine/paths';
-import { ancestorWhere, calleeName, contains, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
+import { ancestorWhere, calleeName, contains, declarationOf, descendantsOfKind, elementParameterIndex, enclosingFunction, enclosingStatement, functionNameOf, parameterIndex, identifiersNamed, isFunctionLike, methodOf, nameOf, ownReturns, unwrap, type Node } from '../engine/nodes';
 import { checkBefore, writesBackReply, inLockAcquireFunction, namedAcquire, plainSet } from '../engine/check-then-set';
 import { isLockFunction, namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
@@ -363,6 +363,21 @@ function callsItself(fn: ts.FunctionLikeDeclaration, expression: Node): boolean 
   return !!next && ts.isArrowFunction(next) && !ts.isBlock(next.body) && callsItself(fn, next.body);
 }
 
+/** A function written in place, or a name the helper itself declares for one (`const releaseLock = async () => ...`). */
+function functionValue(e: Node, fn: Node): boolean {
+  if (isFunctionLike(e)) return true;
+  if (!ts.isIdentifier(e)) return false;
+  const decl = declarationOf(e);
+  return !!decl && ts.isVariableDeclaration(decl) && !!decl.initializer && isFunctionLike(unwrap(decl.initializer)) && enclosingFunction(decl) === fn;
+}
+
+/** `return taken ? releaseLock : null`: a release function when taken, nothing when busy. */
+function releaseOrEmpty(e: Node, fn: Node): boolean {
+  if (!ts.isConditionalExpression(e)) return false;
+  const [yes, no] = [unwrap(e.whenTrue), unwrap(e.whenFalse)];
+  return (functionValue(yes, fn) && EMPTY.has(no.kind)) || (functionValue(no, fn) && EMPTY.has(yes.kind));
+}
+
 function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireReturn {
   const names = answerNames(acquire);
   const tokenName = acquire.token && ts.isIdentifier(unwrap(acquire.token)) ? (unwrap(acquire.token) as ts.Identifier).text : undefined;
@@ -385,7 +400,7 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   if (bodies.length > 0 && bodies.every(own) && (throwsWhenBusy(fn, names) || throwsAfter(fn, acquire.call) || endsInThrow(fn))) return 'throws';
   for (const expression of bodies) {
     const e = unwrap(ts.isAwaitExpression(unwrap(expression)) ? (unwrap(expression) as ts.AwaitExpression).expression : expression);
-    if (isFunctionLike(e)) found.add('release-fn');
+    if (functionValue(e, fn) || releaseOrEmpty(e, fn)) found.add('release-fn');
     else if (e.kind === ts.SyntaxKind.ThisKeyword) found.add('lock-object');
     else if (ts.isObjectLiteralExpression(e) && e.properties.some((p) => RELEASE_MEMBER.test(nameOf(p) ?? ''))) found.add('lock-object');
     // `return { key, token }`: the lock as data, handed to the release helper.
@@ -414,7 +429,7 @@ const EMPTY = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword, ts
  */
 function busySignal(fn: ts.FunctionLikeDeclaration, acquire: Acquire, returns: AcquireReturn): { emptyWhenBusy?: true; acquiredField?: string; objectWhenBusy?: true } {
   const returned = ownReturns(fn).map((r) => r.expression && unwrap(r.expression));
-  const empty = returned.some((e) => !e || EMPTY.has(e.kind) || (ts.isIdentifier(e) && e.text === 'undefined'));
+  const empty = returned.some((e) => !e || EMPTY.has(e.kind) || (ts.isIdentifier(e) && e.text === 'undefined') || releaseOrEmpty(e, fn));
   if (returns === 'release-fn') return empty ? { emptyWhenBusy: true } : {};
   // `return { key, value, unlock }` once taken, `return null` when busy: the object itself says it.
   if (returns === 'lock-object' && empty) return { emptyWhenBusy: true };

@@ -419,3 +419,30 @@ ${between}
   const clean = analyzeProject({ 'src/worker.ts': worker('') });
   assert.deepEqual(findingList(clean), [], clean.map((f) => f.message).join('\n'));
 });
+
+test('a helper answering `taken ? releaseLock : null` (a release function it declares) hands back its release: work between the test and that call skips it', () => {
+  const findings = analyzeProject({
+    'src/redis.ts': client,
+    'src/notifications.ts': `import { randomUUID } from 'node:crypto';
+import { redis } from './redis';
+declare function deliver(id: string): Promise<void>;
+async function claimTask(id: string): Promise<(() => Promise<void>) | null> {
+  const key = \`notify-lock:\${id}\`;
+  const token = randomUUID();
+  const taken = await redis.set(key, token, 'EX', 60, 'NX');
+  const releaseLock = async () => {
+    await redis.eval(${RELEASE}, 1, key, token);
+  };
+  return taken ? releaseLock : null;
+}
+export async function onMessage(id: string): Promise<void> {
+  const release = await claimTask(id);
+  if (release) {
+    await deliver(id);
+    await release();
+  }
+}
+`,
+  });
+  assert.deepEqual(findingList(findings), ['src/notifications.ts: release-on-all-paths'], findings.map((f) => `${f.rule}: ${f.message}`).join('\n'));
+});
