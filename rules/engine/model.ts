@@ -16,7 +16,7 @@ import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, storedName, type LibraryObject } from './libraries';
 import { recogniseRedisLockCalls } from './redis-lock-package';
 import { collectNamedScripts } from './named-scripts';
-import { ancestorWhere, calleeName, callsNamed, declarationOf, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
+import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, functionNameOf, namedFunctionOf, descendantsOfKind, enclosingFunction, enclosingStatement, isFunctionLike, literalNumber, methodOf, nameOf, resolveConst, unwrap, type Node } from './nodes';
 import { resultUse, type ResultUse } from './result-use';
 import { markMisfitScripts } from './script-arity';
 import { hasPositionalWords, type TtlUnit } from './set-options';
@@ -283,6 +283,10 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
 
   markGetOrInit(acquires);
   markCounterSeeds(acquires);
+  // The routine a withLock-like call runs is the work under the lock (`clearCartWithLock`'s arrow deleting
+  // the cart): its name is borrowed from the function around it, its keys are not the lock's.
+  const routines = acquires.flatMap((a) => (a.routine && isFunctionLike(unwrap(a.routine)) ? [unwrap(a.routine)] : []));
+  const inLockedRoutine = (fn: Node) => routines.some((r) => r === fn || contains(r, fn));
   const acquireIndex = new KeyIndex<Acquire>();
   for (const a of acquires) if (a.key) acquireIndex.add(a.key, a);
   // A key this file acquires with NX (not as a first-seen value), or through a project helper that acquires a lock.
@@ -385,7 +389,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const commandKeys = command.keys.map(keyOf);
     // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock.
     const lockedState = commandKeys.some(namesLockedState);
-    const lockFn = !lockedState && !inLockedStateClass(fn) && (LOCK_NAME.test(fnName.replace(LOCKED_WORDS, '')) || inLockClass(fn));
+    const lockFn = !lockedState && !inLockedStateClass(fn) && !inLockedRoutine(fn) && (LOCK_NAME.test(fnName.replace(LOCKED_WORDS, '')) || inLockClass(fn));
     // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
     // owner's release whatever the function is called (`cleanup`, `shutdown`).
     const ownersDelete = (k: KeyRef) => RELEASE_FN.test(fnName) || !!findGetCompare({ call: command.call, fn, key: k }, getsOn)?.token || wroteBefore(k, command, fn);

@@ -67,6 +67,21 @@ async function runPayout(id: string, key: string, token: string) {
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
+    {
+      name: "a DEL of the data inside a withLock routine, in a method named for locked work (`clearCartWithLock`): the routine's keys are not the lock's",
+      code: `${io}declare function withLock<T>(client: unknown, key: string, options: { ttlMs: number }, work: (signal: AbortSignal) => Promise<T>): Promise<T>;
+export class Carts {
+  async clearCartWithLock(userId: string): Promise<void> {
+    const cartKey = \`cart:\${userId}\`;
+    await withLock(redis, \`cart-lock:\${userId}\`, { ttlMs: 5000 }, async (signal) => {
+      signal.throwIfAborted();
+      await redis.del(cartKey);
+      await redis.hset(cartKey, 'placeholder', 'empty');
+    });
+  }
+}
+`,
+    },
     { name: 'the DEL that breaks a lock judged stale by its stamped expiry: atomic-takeover reports that race, not this rule', code: expiryStampLock },
     nxSelfTest,
     configuredDamper,
