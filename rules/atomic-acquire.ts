@@ -133,6 +133,9 @@ export const atomicAcquire: Rule = {
       // `MULTI SADD pending tx; SET count n NX; EXPIRE count ttl EXEC`: a data update seeding a value once
       // and refreshing its TTL on purpose, sent together (no crash between). Re-arming matters for a lock.
       if (inBatch && claim && writesOtherData(model, acquire)) continue;
+      // `multi().set(k, v, 'NX').get(k).expire(k, ttl)`: get-or-create of a value read back in the same
+      // transaction (markers.ts), whose TTL each use slides on purpose. No holder waits on it.
+      if (inBatch && claim && acquire.marker) continue;
       const broken = !inBatch && !claim && breaksOwnStaleLock(model, acquire);
       const why = broken
         ? `They are two commands: if the process dies between them, ${key} keeps no TTL, and only the break of a stale lock before it (the expiry its value carries, read and judged in a separate round trip: a race of its own) ever frees it.`

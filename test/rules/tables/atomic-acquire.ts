@@ -2,8 +2,20 @@ import type { RuleCases } from '../harness';
 import { expiryStampLock, glide, glideBatch, io, nr, RELEASE_DECL } from './preludes';
 
 
+/** A per-user topic created once and read back in one MULTI, with `expire` after it. */
+const topicOf = (expire: string) => `${io}import { randomUUID } from 'node:crypto';
+export async function topicFor(userId: string): Promise<string> {
+  const key = \`hub:topic:\${userId}\`;
+  const results = await redis.multi().set(key, randomUUID(), 'NX').get(key)${expire}.exec();
+  const [err, topic] = (results?.[1] ?? []) as [Error | null, string];
+  if (err) throw err;
+  return topic;
+}
+`;
+
 export const atomicAcquireCases: RuleCases = {
   valid: [
+    { name: 'get-or-create of a value read back in the same MULTI, its TTL slid on every use by the EXPIRE queued after it', code: topicOf('.expire(key, 3600)') },
     { name: 'MULTI seeding a counter with NX beside other writes, its TTL refreshed on purpose (node-redis)', code: `${nr}export async function track(address: string, tx: string, confirmed: number) {
   await client.multi()
     .sAdd(\`pending:\${address}\`, tx)
