@@ -12,7 +12,7 @@ export const EXPECTED: Record<string, Record<string, number>> = {
   'inventory/bulk-reserve.ts': { 'rollback-partial-acquire': 1 },
   'inventory/reserve.ts': { 'check-acquire-result': 1, 'owner-checked-release': 2, 'require-ttl': 1, 'unique-token': 2 },
   'jobs/nightly-report.ts': { 'bounded-acquire-retry': 1, 'respect-abort-signal': 1, 'use-extended-lock': 1 },
-  'jobs/stale-lock-sweeper.ts': { 'atomic-takeover': 1, 'owner-checked-release': 1 },
+  'jobs/stale-lock-sweeper.ts': { 'atomic-takeover': 1 },
   'orders/charge-service.ts': { 'atomic-acquire': 1, 'owner-checked-release': 2, 'release-on-all-paths': 1, 'unique-token': 1 },
   'shipping/label-printer.ts': { 'exclusive-acquire': 1 },
   'workers/email-worker.ts': { 'check-acquire-result': 1, 'handle-lock-lost': 1 },
