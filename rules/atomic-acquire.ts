@@ -13,7 +13,7 @@ import { resultUsedOnlyAsTruthy } from './fixes/truthiness';
 import type { Rule } from './rule';
 import type { Fix, TextEdit } from './types';
 import { describeKey, looksLikeLockKey, sameKey } from './engine/keys';
-import { takeover } from './engine/takeover';
+import { takeovers } from './engine/takeover';
 import { expiryOf, spelledName } from './engine/commands';
 
 /** The statement to delete with the EXPIRE: the statement itself, or an `if (ok)` that only wraps it. */
@@ -115,7 +115,8 @@ function mentionsKey(node: Node, acquire: Acquire): boolean {
 
 /** Does the acquire's function break a stale lock of the same key (GET the expiry the value carries, judge it, DEL) before taking it? */
 function breaksOwnStaleLock(model: LockModel, acquire: Acquire): boolean {
-  return model.commands.some((get) => get.name === 'GET' && !!get.keys[0] && get.call.end < acquire.call.pos && contains(acquire.fn, get.call) && !!acquire.key && sameKey(model.keyOf(get.keys[0]), acquire.key) && !!takeover(model, get));
+  const key = acquire.key;
+  return !!key && takeovers(model).some(({ get }) => get.call.end < acquire.call.pos && contains(acquire.fn, get.call) && sameKey(model.keyOf(get.keys[0]), key));
 }
 
 export const atomicAcquire: Rule = {

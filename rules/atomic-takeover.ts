@@ -2,7 +2,7 @@
 // that it is stale, then DEL or SET it. Two breakers, or the holder coming back, race in between.
 import { describeKey } from './engine/keys';
 import { spanOf } from './engine/nodes';
-import { takeover } from './engine/takeover';
+import { takeovers } from './engine/takeover';
 import type { Rule } from './rule';
 
 export const atomicTakeover: Rule = {
@@ -10,10 +10,8 @@ export const atomicTakeover: Rule = {
   defaultSeverity: 'error',
   summary: 'A stale lock broken in several round trips (GET, decide it is stale, then DEL or SET), so two breakers race.',
   check({ model, report }) {
-    for (const get of model.commands) {
-      if (get.name !== 'GET' || !get.keys[0] || !model.isLockKey(model.keyOf(get.keys[0]))) continue;
-      const found = takeover(model, get);
-      if (!found) continue;
+    for (const found of takeovers(model)) {
+      const get = found.get;
       const name = describeKey(model.keyOf(get.keys[0]));
       const write = found.write.name === 'SET' ? 'SET' : found.write.name;
       report({

@@ -63,7 +63,7 @@ function breakingWrite(model: LockModel, get: RedisCommand, scope: Node): RedisC
   });
 }
 
-export function takeover(model: LockModel, get: RedisCommand): { write: RedisCommand; test: ts.IfStatement } | undefined {
+function takeover(model: LockModel, get: RedisCommand): { write: RedisCommand; test: ts.IfStatement } | undefined {
   const fn = enclosingFunction(get.call);
   const names = valueNames(fn, get);
   const breaksLocks = BREAKS_LOCKS.test(functionNameOf(fn));
@@ -87,7 +87,32 @@ export function takeover(model: LockModel, get: RedisCommand): { write: RedisCom
   return undefined;
 }
 
+export interface Takeover {
+  /** The GET of the holder. */
+  get: RedisCommand;
+  /** The DEL or plain SET that breaks the lock. */
+  write: RedisCommand;
+  /** The staleness decision made in the client. */
+  test: ts.IfStatement;
+}
+
+// Three rules ask (atomic-takeover, and exclusive-acquire and owner-checked-release of each write): found once per model.
+const found = new WeakMap<LockModel, Takeover[]>();
+
+/** The file's takeovers: each GET of a lock key, judged stale in the client, then broken by a DEL or SET. */
+export function takeovers(model: LockModel): Takeover[] {
+  let list = found.get(model);
+  if (!list) {
+    list = model.commands.flatMap((get) => {
+      const t = get.name === 'GET' && get.keys[0] && model.isLockKey(model.keyOf(get.keys[0])) ? takeover(model, get) : undefined;
+      return t ? [{ get, ...t }] : [];
+    });
+    found.set(model, list);
+  }
+  return list;
+}
+
 /** Is this SET or DEL the breaking write of a takeover after a GET of a lock key? */
 export function breaksStaleLock(model: LockModel, write: RedisCommand): boolean {
-  return model.commands.some((get) => get.name === 'GET' && !!get.keys[0] && model.isLockKey(model.keyOf(get.keys[0])) && takeover(model, get)?.write === write);
+  return takeovers(model).some((t) => t.write === write);
 }

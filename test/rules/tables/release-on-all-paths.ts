@@ -83,54 +83,53 @@ export async function mergeUnderLock(name: string) {
 }
 `;
 
-export const releaseOnAllPathsCases: RuleCases = {
-  valid: [
-    {
-      name: 'two switches on the same value, the second releasing each case\'s key first and then asking whether to go on: what throws after the release skips nothing',
-      code: `${io}declare function archive(table: string): Promise<void>;
+/** A case of the first switch in twoSwitchArchive: take the lock on `key`, archive under it, swallow its errors. */
+const archiveCase = (label: string, key: string) => `    case '${label}':
+      if (await redis.set(${key}, token, 'PX', 60_000, 'NX')) {
+        locked = true;
+        try {
+          await archive(table);
+        } catch (err) {
+          console.error(err);
+        }
+      }
+      break;`;
+
+/** A case of the second switch: release the key first, then ask whether to go on. */
+const releaseCase = (label: string, key: string) => `      case '${label}': {
+        await redis.eval(${RELEASE}, 1, ${key}, token);
+        if (await moreToArchive(table)) await requeue(table);
+        break;
+      }`;
+
+const INVOICES_KEY = 'lockName(table)';
+const REFUNDS_KEY = 'lockName(`${table}:${batch}`)';
+
+/** Two switches on one value: the first takes each case's lock, the second (if one was taken) releases that case's key. */
+const twoSwitchArchive = `${io}declare function archive(table: string): Promise<void>;
 declare function moreToArchive(table: string): Promise<boolean>;
 declare function requeue(table: string): Promise<void>;
 const lockName = (scope: string) => \`\${scope}-archive-lock\`;
 export async function runArchive(table: 'invoices' | 'refunds', batch: string, token: string) {
   let locked = false;
   switch (table) {
-    case 'invoices':
-      if (await redis.set(lockName(table), token, 'PX', 60_000, 'NX')) {
-        locked = true;
-        try {
-          await archive(table);
-        } catch (err) {
-          console.error(err);
-        }
-      }
-      break;
-    case 'refunds':
-      if (await redis.set(lockName(\`\${table}:\${batch}\`), token, 'PX', 60_000, 'NX')) {
-        locked = true;
-        try {
-          await archive(table);
-        } catch (err) {
-          console.error(err);
-        }
-      }
-      break;
+${archiveCase('invoices', INVOICES_KEY)}
+${archiveCase('refunds', REFUNDS_KEY)}
   }
   if (locked) {
     switch (table) {
-      case 'invoices': {
-        await redis.eval(${RELEASE}, 1, lockName(table), token);
-        if (await moreToArchive(table)) await requeue(table);
-        break;
-      }
-      case 'refunds': {
-        await redis.eval(${RELEASE}, 1, lockName(\`\${table}:\${batch}\`), token);
-        if (await moreToArchive(table)) await requeue(table);
-        break;
-      }
+${releaseCase('invoices', INVOICES_KEY)}
+${releaseCase('refunds', REFUNDS_KEY)}
     }
   }
 }
-`,
+`;
+
+export const releaseOnAllPathsCases: RuleCases = {
+  valid: [
+    {
+      name: 'two switches on the same value, the second releasing each case\'s key first and then asking whether to go on: what throws after the release skips nothing',
+      code: twoSwitchArchive,
     },
     nxSelfTest,
     configuredDamper,
