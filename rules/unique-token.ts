@@ -68,10 +68,10 @@ const RELEASE_NAME = /release|unlock/i;
 /** A callee named as taking a lock (`acquire`, `locks.claim`): not a store's command (`setNX`, `setIfAbsent`). */
 const ACQUIRE_WORD = /acquire|claim|obtain|take|grab/i;
 
-/** A helper call that is lock code by its name or its key, not a generic SET NX of a store wrapper. */
+/** A helper call that is lock code by its name, its key or its pairing with a delete in a finally, not a generic SET NX of a store wrapper. */
 function lockHelperCall(acquire: Acquire): boolean {
   const name = acquire.via?.name ?? '';
-  return LOCK_NAME.test(name) || ACQUIRE_WORD.test(name) || (!!acquire.key && looksLikeLockKey(acquire.key));
+  return LOCK_NAME.test(name) || ACQUIRE_WORD.test(name) || (!!acquire.key && looksLikeLockKey(acquire.key)) || !!acquire.via?.pairedClaim;
 }
 
 /**

@@ -22,7 +22,7 @@ import { markMisfitScripts } from './script-arity';
 import { hasPositionalWords, type TtlUnit } from './set-options';
 import { thinWrapper } from './wrappers';
 import { countGated } from './check-then-set';
-import { handedBackOps, helperOps, wrapperCommand } from '../project/call-site-ops';
+import { handedBackOps, helperOps, pairedStoreOps, wrapperCommand, type HelperOps } from '../project/call-site-ops';
 import type { CallMeaning, ProjectContext } from '../project/call-meanings';
 import type { AcquireReturn, Place, TokenSpec } from '../project/types';
 
@@ -56,6 +56,8 @@ export interface HelperVia {
   acquiredField?: string;
   /** That object comes back also when the lock is busy (every return is an object). */
   objectWhenBusy?: boolean;
+  /** A store's put-if-absent its caller deletes again in a finally: lock code by that pairing, not its name. */
+  pairedClaim?: boolean;
 }
 
 export interface Acquire {
@@ -268,18 +270,26 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   acquires.push(...redisLock.acquires);
   const helperReleases: Release[] = [];
   const helperExtends: Extend[] = [];
+  const unpaired: NonNullable<HelperOps['unpaired']> = { acquires: [], releases: [] };
   for (const [call, meaning] of meanings) {
     if (meaning.kind !== 'helper') continue;
     const ops = helperOps(call, meaning, keyOf);
     acquires.push(...ops.acquires);
     helperReleases.push(...ops.releases);
     helperExtends.push(...ops.extends);
+    if (ops.unpaired) {
+      unpaired.acquires.push(...ops.unpaired.acquires);
+      unpaired.releases.push(...ops.unpaired.releases);
+    }
     for (const acquire of ops.acquires) {
       const handed = handedBackOps(acquire);
       helperReleases.push(...handed.releases);
       helperExtends.push(...handed.extends);
     }
   }
+  const paired = pairedStoreOps(unpaired, [...helperReleases, ...unpaired.releases], lockCommands, keyOf);
+  acquires.push(...paired.acquires);
+  helperReleases.push(...paired.releases);
 
   markGetOrInit(acquires);
   markCounterSeeds(acquires);

@@ -5,10 +5,10 @@
 import { ts } from '../engine/typescript';
 import { commandFromArgs, type RecogniserContext, type RedisCommand } from '../engine/commands';
 import { readTokenOptions } from '../engine/set-options';
-import { composedKey, looksLikeLockKey, piecedKey, type KeyRef } from '../engine/keys';
+import { composedKey, looksLikeLockKey, piecedKey, sameKey, type KeyRef } from '../engine/keys';
 import { lastSegment, storedName, thenParameter } from '../engine/libraries';
 import type { Acquire, Extend, HelperVia, Release } from '../engine/model';
-import { calleeName, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
+import { calleeName, contains, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
 import { resultUse } from '../engine/result-use';
 import type { CallMeaning } from './call-meanings';
 import type { KeySpec, TokenSpec } from './types';
@@ -125,6 +125,11 @@ export interface HelperOps {
   acquires: Acquire[];
   releases: Release[];
   extends: Extend[];
+  /**
+   * A store primitive's conditional write or delete of a key not named as a lock (storePrimitive): a lock
+   * operation only where the caller pairs it with the other (engine/model.ts pairedStoreOps).
+   */
+  unpaired?: { acquires: Acquire[]; releases: Release[] };
 }
 
 /**
@@ -165,11 +170,13 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     // An argument left out: the helper writes its default (`value ?? '1'`).
     const tokenSpec: TokenSpec = a.token.kind === 'param' && !token && a.token.fallback ? { kind: 'weak', ...a.token.fallback } : a.token;
     const holds = a.returns === 'release-fn' || a.returns === 'lock-object';
-    if (!a.storePrimitive || (key && looksLikeLockKey(key))) ops.acquires.push({
+    const acquire: Acquire = {
       call, fn, statement: enclosingStatement(call), result: resultUse(call),
       kind: 'helper', key, token, tokenSpec,
       hasTtl: a.hasTtl, owner: holds ? (storedName(call) ?? thenParameter(call)) : (a.key.field ? receiverName : undefined), via: acquireVia(meaning, a),
-    });
+    };
+    if (!a.storePrimitive || (key && looksLikeLockKey(key))) ops.acquires.push(acquire);
+    else (ops.unpaired ??= { acquires: [], releases: [] }).acquires.push(acquire);
   }
   if (summary.release) {
     const r = summary.release;
@@ -177,10 +184,13 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     // lock object an acquire handed back, its handle.
     const objectArg = r.key?.members && r.key.param !== undefined ? call.arguments[r.key.param] : undefined;
     const handleArg = r.handleParam !== undefined ? call.arguments[r.handleParam] : objectArg && ts.isIdentifier(unwrap(objectArg)) ? objectArg : undefined;
-    ops.releases.push({
-      call, fn, kind: 'helper', key: keyAt(r.key, call, meaning, keyOf), handle: handleArg ? lastSegment(handleArg) : receiverName,
+    const key = keyAt(r.key, call, meaning, keyOf);
+    const release: Release = {
+      call, fn, kind: 'helper', key, handle: handleArg ? lastSegment(handleArg) : receiverName,
       ownerChecked: true, via: via(meaning, r.at, undefined, r.ownerChecked, r.compares),
-    });
+    };
+    if (!r.storePrimitive || (key && looksLikeLockKey(key))) ops.releases.push(release);
+    else (ops.unpaired ??= { acquires: [], releases: [] }).releases.push(release);
   }
   if (summary.extend) {
     ops.extends.push({ call, fn, kind: 'helper', key: keyAt(summary.extend.key, call, meaning, keyOf), handle: receiverName, ownerChecked: true, via: via(meaning, summary.extend.at, undefined, summary.extend.ownerChecked, summary.extend.compares) });
@@ -214,4 +224,33 @@ export function handedBackOps(acquire: Acquire): Omit<HelperOps, 'acquires'> {
     else if (/^(extend|renew|refresh)$/.test(method.name)) ops.extends.push({ ...base, kind: 'helper' });
   }
   return ops;
+}
+
+/**
+ * The store primitives' writes and deletes a caller pairs into a lock (storePrimitive): a conditional
+ * write whose key is deleted again in the finally of a try around it or after it (through a store helper or a DEL),
+ * and the deletes of a key so taken in the same function. `setIfAbsent(inflightKey, ...)` then
+ * `finally { removeCached(inflightKey) }` is an in-flight claim, a lock whatever its key is named.
+ */
+export function pairedStoreOps(unpaired: NonNullable<HelperOps['unpaired']>, releases: readonly Release[], commands: readonly RedisCommand[], keyOf: KeyOf): { acquires: Acquire[]; releases: Release[] } {
+  if (unpaired.acquires.length === 0) return { acquires: [], releases: [] };
+  const deletes = commands.filter((c) => (c.name === 'DEL' || c.name === 'UNLINK') && c.keys.length === 1);
+  const deletedIn = (block: ts.Block, key: KeyRef) =>
+    releases.some((r) => !!r.key && contains(block, r.call) && sameKey(r.key, key)) ||
+    deletes.some((d) => contains(block, d.call) && sameKey(keyOf(d.keys[0]), key));
+  // The try around the write, or one after it in the same function (the answer tested before the try).
+  const acquires = unpaired.acquires.filter((a) => {
+    const key = a.key;
+    return !!key && descendantsOfKind<ts.TryStatement>(a.fn, ts.SyntaxKind.TryStatement).some((t) =>
+      !!t.finallyBlock && enclosingFunction(t) === a.fn && (contains(t.tryBlock, a.call) || t.pos >= a.call.end) && deletedIn(t.finallyBlock, key));
+  });
+  for (const a of acquires) {
+    if (a.via) a.via.pairedClaim = true;
+    // A record stored as the claim's value (`{ orderId, startedAt }`) is the store's payload, no owner token.
+    if (a.token && ts.isObjectLiteralExpression(unwrap(a.token))) {
+      a.token = undefined;
+      a.tokenSpec = { kind: 'unknown' };
+    }
+  }
+  return { acquires, releases: unpaired.releases.filter((r) => !!r.key && acquires.some((a) => a.fn === r.fn && sameKey(a.key!, r.key!))) };
 }

@@ -62,9 +62,17 @@ export function namesAnyOf(text: string, kept: string, spans: Spans): boolean {
 export function mayCallLockHelpers(text: string): boolean {
   // IMPORT first: it answers at the first import of most files, and a quarter of a package corpus's text
   // (compiled bundles, scripts) imports nothing, which spares the two slower tests their whole text.
-  if (!IMPORT.test(text) || !(LOCK_NAME.test(text) || ACQUIRE_CALL.test(text))) return false;
+  if (!IMPORT.test(text) || !(LOCK_NAME.test(text) || ACQUIRE_CALL.test(text) || mayClaimThroughStore(text))) return false;
   const code = text.replace(LINE_COMMENTS, ' ');
-  return (LOCK_NAME.test(code) || ACQUIRE_CALL.test(code)) && IMPORT.test(code);
+  return (LOCK_NAME.test(code) || ACQUIRE_CALL.test(code) || mayClaimThroughStore(code)) && IMPORT.test(code);
+}
+
+/** `putIfMissing(` ... `finally`: an in-flight claim through a store's put-if-absent, with no lock word (call-site-ops.ts pairedStoreOps). */
+const PUT_IF_ABSENT_CALL = /(?:if_?not_?exists?|if_?absent|if_?missing)\s*\(/i;
+const FINALLY = /\bfinally\b/;
+
+function mayClaimThroughStore(text: string): boolean {
+  return FINALLY.test(text) && PUT_IF_ABSENT_CALL.test(text);
 }
 
 /**

@@ -494,6 +494,8 @@ interface FunctionOps {
   extends: Extend[];
   /** Plain SETs of a key written in the function itself (takenWithoutNx). */
   plainSets: RedisCommand[];
+  /** DEL/UNLINK commands written in the function itself (deletesCallersKey). */
+  deletes: RedisCommand[];
 }
 
 /**
@@ -532,18 +534,21 @@ function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
   const byFn = new Map<Node, FunctionOps>();
   const at = (fn: Node) => {
     let ops = byFn.get(fn);
-    if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [], plainSets: [] }));
+    if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [], plainSets: [], deletes: [] }));
     return ops;
   };
   const of = (callback: Node) => at(fanOutOwner(callback) ?? retryOwner(callback) ?? callback);
   for (const a of model.acquires) of(a.fn).acquires.push(a);
   for (const r of model.releases) of(r.fn).releases.push(r);
   for (const e of model.extends) of(e.fn).extends.push(e);
-  for (const c of model.commands) if (plainSet(c) && c.keys[0]) at(enclosingFunction(c.call)).plainSets.push(c);
+  for (const c of model.commands) {
+    if (plainSet(c) && c.keys[0]) at(enclosingFunction(c.call)).plainSets.push(c);
+    else if ((c.name === 'DEL' || c.name === 'UNLINK') && c.keys.length === 1) at(enclosingFunction(c.call)).deletes.push(c);
+  }
   return byFn;
 }
 
-const NO_OPS: FunctionOps = { acquires: [], releases: [], extends: [], plainSets: [] };
+const NO_OPS: FunctionOps = { acquires: [], releases: [], extends: [], plainSets: [], deletes: [] };
 
 /**
  * `cb(err)`, `cb(null, reply === 'OK')` in the acquire's own reply callback: the answer handed back
@@ -649,7 +654,19 @@ function setNxWithTtl(fn: ts.FunctionLikeDeclaration, acquire: Acquire): boolean
  * TTL, whatever its name. A caller takes a lock with it only where its key names one (storePrimitive).
  */
 function conditionalPut(fn: ts.FunctionLikeDeclaration, acquire: Acquire, model: LockModel): boolean {
-  return acquire.hasTtl && !acquire.marker && !!acquire.token && parameterIndex(fn, acquire.token) !== undefined && keySpecOf(fn, acquire.key, model)?.param !== undefined;
+  return acquire.hasTtl && !acquire.marker && !!acquire.token && parameterIndex(fn, passedThrough(fn, acquire.token, model)) !== undefined && keySpecOf(fn, acquire.key, model)?.param !== undefined;
+}
+
+/**
+ * `removeCached(key)`: a store's delete of the caller's key, not named as lock code and doing no other
+ * lock work. Its callers release a lock with it only where they take that key as one (storePrimitive):
+ * an in-flight claim through `setIfAbsent(key, ...)` deleted again in a finally.
+ */
+function deletesCallersKey(fn: ts.FunctionLikeDeclaration, ops: FunctionOps, model: LockModel): { del: RedisCommand; key: KeySpec } | undefined {
+  if (ops.deletes.length !== 1 || ops.acquires.length > 0 || ops.extends.length > 0 || isLockFunction(fn)) return undefined;
+  const del = ops.deletes[0];
+  const key = keySpecOf(fn, model.keyOf(del.keys[0]), model);
+  return key?.param !== undefined && !key.members ? { del, key } : undefined;
 }
 
 /**
@@ -744,6 +761,8 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
     };
     if (comparesToken(release)) summary.release.compares = true;
   }
+  const dropped = !summary.release && !acquire && !routine ? deletesCallersKey(fn, ops, model) : undefined;
+  if (dropped) summary.release = { key: dropped.key, ownerChecked: false, storePrimitive: true, at: placeOf(dropped.del.call, path) };
   const extend = ops.extends[0];
   if (extend) {
     summary.extend = { key: keySpecOf(fn, extend.key, model), ownerChecked: extend.ownerChecked && extend.via?.ownerChecked !== false, at: extend.via?.at ?? placeOf(extend.call, path) };

@@ -90,6 +90,11 @@ export interface ReleaseSummary {
   ownerChecked: boolean;
   /** It compares the token, but in a GET before the write rather than atomically. */
   compares?: boolean;
+  /**
+   * A store's delete of the caller's key (`removeCached(key)`), not named or keyed as lock code: a
+   * release only at a call whose key names a lock or is taken as one in the same function.
+   */
+  storePrimitive?: boolean;
   at: Place;
 }
 

@@ -12,12 +12,16 @@ const calls = [
   `const { coordinator } = require('./infra');\nexports.run = async () => { await coordinator.acquire('nightly'); };\n`,
   // A lock word after code on the same line, and a block comment closing before code on its line.
   `import { cache } from './cache';\nexport const run = () => cache.del('k'); // lock\nconst release = cache.unlock; /* x */ export { release };\n`,
+  // No lock word: a store's put-if-absent with a finally, perhaps an in-flight claim deleted there.
+  `import { putIfMissing, evict } from './store';\nexport async function run(id) {\n  if (!(await putIfMissing(id, 1, 60))) return;\n  try { await work(id); } finally { await evict(id); }\n}\n`,
 ];
 const noCalls = [
   `import { Cache } from './cache';\n// optimistic lock: retried by the caller\nexport const run = (c: Cache) => c.get('k');\n`,
   `import { Pool } from './pool';\n/**\n * @example\n * const lease = await sentinel.acquire();\n */\nexport const lease = (p: Pool) => p.take();\n`,
   // Lock words but no import: nothing in another file to call.
   `const lockKey = 'jobs:nightly';\nexport const key = () => lockKey;\n`,
+  // A store's put-if-absent with no finally: caching.
+  `import { putIfMissing } from './store';\nexport const remember = (id) => putIfMissing(id, 1, 60);\n`,
 ];
 
 test('a file with a lock word in code and an import may call a project lock helper', () => {
