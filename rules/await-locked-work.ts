@@ -4,9 +4,10 @@
 // reports. `void work()` says fire-and-forget on purpose.
 import { ts } from './engine/typescript';
 import { describeKey } from './engine/keys';
-import { methodOf, spanOf, type Node } from './engine/nodes';
+import { declarationOf, isFunctionLike, methodOf, spanOf, unwrap, type Node } from './engine/nodes';
+import { helperRelated } from './engine/helper-related';
 import { isLockAcquire, isRedisAcquire } from './engine/queries';
-import { droppedWork, isAsync } from './engine/unsettled-work';
+import { asyncFunctionsOf, droppedWork, isAsync, unawaitedPromise } from './engine/unsettled-work';
 import type { Rule } from './rule';
 import type { Fix } from './types';
 
@@ -47,5 +48,42 @@ export const awaitLockedWork: Rule = {
         });
       }
     }
+    // A project helper that runs the routine without awaiting it (`try { task(); } finally { release }`),
+    // handed an async routine here: known only at the call, where the routine is seen to be async.
+    for (const acquire of model.acquires) {
+      const dropped = acquire.via?.routineDropped;
+      const routine = acquire.routine && unwrap(acquire.routine);
+      if (!dropped || !routine || !asyncRoutine(routine)) continue;
+      const key = acquire.key ? describeKey(acquire.key) : 'the lock';
+      report({
+        span: headSpan(routine),
+        message: `\`${acquire.via!.name}\` calls this async routine without awaiting it, so its release of ${key} runs as soon as the routine starts: the lock is gone while the work still runs, and the next holder's run overlaps it (and a failure of the work is never seen there). Await the routine in the helper.`,
+        related: helperRelated({ ...acquire.via!, at: dropped }, 'the call of the routine, not awaited'),
+        fix: () => 'No automatic fix: the routine is called in another file; await it there.',
+      });
+    }
   },
 };
+
+/** `async () =>` or `async function name(...)` of a routine written at the call: not its whole body. */
+function headSpan(routine: Node): { start: number; end: number } {
+  if (ts.isArrowFunction(routine)) return { start: routine.getStart(), end: routine.equalsGreaterThanToken.end };
+  if (ts.isFunctionExpression(routine)) return { start: routine.getStart(), end: routine.parameters.end + 1 };
+  return spanOf(routine);
+}
+
+/**
+ * An `async` function or arrow, one named by an async function of the file (read from its text, as a
+ * lean parse may leave the declaration out), or an arrow handing back such work (`() => rebuild(db)`).
+ */
+function asyncRoutine(routine: Node): boolean {
+  if (ts.isArrowFunction(routine) && !ts.isBlock(routine.body)) {
+    const body = unwrap(routine.body);
+    if (ts.isCallExpression(body) && unawaitedPromise(body)) return true;
+  }
+  if (isFunctionLike(routine)) return isAsync(routine);
+  if (!ts.isIdentifier(routine)) return false;
+  const declared = declarationOf(routine);
+  const value = declared && ts.isVariableDeclaration(declared) ? declared.initializer && unwrap(declared.initializer) : declared;
+  return value && isFunctionLike(value) ? isAsync(value) : asyncFunctionsOf(routine.getSourceFile()).has(routine.text);
+}

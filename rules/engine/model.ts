@@ -58,6 +58,8 @@ export interface HelperVia {
   objectWhenBusy?: boolean;
   /** A store's put-if-absent its caller deletes again in a finally: lock code by that pairing, not its name. */
   pairedClaim?: boolean;
+  /** For a routine helper: where it calls the routine without awaiting it before its release. */
+  routineDropped?: Place;
 }
 
 export interface Acquire {

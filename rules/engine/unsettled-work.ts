@@ -171,7 +171,7 @@ const NOTICE = /^(?:alert|notify|log|audit|announce)(?:[A-Z_]|$)|(?:Alerts?|Noti
 const asyncNames = new WeakMap<ts.SourceFile, Set<string>>();
 
 /** Names of the file's async functions, read from its text as written: a lean tree has them blanked. */
-function asyncFunctionsOf(sourceFile: ts.SourceFile): Set<string> {
+export function asyncFunctionsOf(sourceFile: ts.SourceFile): Set<string> {
   let names = asyncNames.get(sourceFile);
   if (!names) {
     names = new Set();
@@ -200,7 +200,7 @@ function ownAsyncCall(call: ts.CallExpression): boolean {
  * background check): only the routine the lock was taken for (a parameter typed as async work) is
  * still the locked work so detached.
  */
-function unawaitedPromise(call: ts.CallExpression): string | undefined {
+export function unawaitedPromise(call: ts.CallExpression): string | undefined {
   const method = methodOf(call);
   if (method?.name === 'catch') return promiseParameter(unwrap(chainHead(call).expression)) ? 'a promise chain' : undefined;
   if (method && PROMISE_CHAIN.has(method.name)) return 'a promise chain';

@@ -110,6 +110,13 @@ function via(meaning: Helper, at: HelperVia['at'], returns?: HelperVia['returns'
   return base;
 }
 
+/** A routine helper's via, with where it drops the routine's promise. */
+function routineVia(meaning: Helper, routine: NonNullable<Helper['summary']['routine']>): HelperVia {
+  const v = via(meaning, routine.at);
+  if (routine.dropped) v.routineDropped = routine.dropped;
+  return v;
+}
+
 /** An acquire's via, with whether the release it hands back compares the token. */
 function acquireVia(meaning: Helper, a: NonNullable<Helper['summary']['acquire']>): HelperVia {
   const v = via(meaning, a.at, a.returns);
@@ -160,7 +167,7 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
         call, fn, statement: enclosingStatement(call), result: resultUse(call),
         kind: routine.signalArg !== undefined ? 'with-lock' : 'routine', key: keyAt(routine.key, call, meaning, keyOf),
         token: tokenSpec && call.arguments[tokenSpec.index], tokenSpec,
-        hasTtl: true, routine: routineArg, signalArg: routine.signalArg, via: via(meaning, routine.at),
+        hasTtl: true, routine: routineArg, signalArg: routine.signalArg, via: routineVia(meaning, routine),
       });
     }
   } else if (summary.acquire && !keyLeftOut(summary.acquire.key, call)) {

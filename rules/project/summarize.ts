@@ -17,7 +17,8 @@ import { isLockFunction, namesLockedState } from '../engine/keys';
 import { resultUse } from '../engine/result-use';
 import { memberFunction, returnedObject, type FileSymbols, type SummaryTarget } from './file-symbols';
 import { keyAroundParameter, thinWrapper } from '../engine/wrappers';
-import { nameTable, type AcquireReturn, type FileSummary, type FunctionSummary, type KeySpec, type Place, type TokenSpec } from './types';
+import { nameTable, type AcquireReturn, type FileSummary, type FunctionSummary, type KeySpec, type Place, type RoutineSummary, type TokenSpec } from './types';
+import { unawaitedPromise } from '../engine/unsettled-work';
 import type { KeyRef } from '../engine/keys';
 
 function placeOf(node: Node, path: string): Place {
@@ -632,9 +633,19 @@ function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[],
     const call = calls[0]?.parent as ts.CallExpression | undefined;
     if (!call || calls.some((id) => answersNodeStyle(id.parent as ts.CallExpression, locked))) continue;
     const signalArg = call.arguments.findIndex((a) => /signal/i.test(a.getText()));
-    return { param: index, key: keySpecOf(fn, locked.key, model), signalArg: signalArg >= 0 ? signalArg : undefined, at: placeOf(locked.call, path) };
+    const routine: RoutineSummary = { param: index, key: keySpecOf(fn, locked.key, model), signalArg: signalArg >= 0 ? signalArg : undefined, at: placeOf(locked.call, path) };
+    if (dropsRoutine(call, fn, model)) routine.dropped = placeOf(call, path);
+    return routine;
   }
   return undefined;
+}
+
+/**
+ * `try { task(); } finally { await release(); }`: the routine called as a statement, before a release of
+ * the function, and not typed as async work (then the helper's own await-locked-work finding says it).
+ */
+function dropsRoutine(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration, model: LockModel): boolean {
+  return ts.isExpressionStatement(call.parent) && !unawaitedPromise(call) && model.releases.some((r) => r.fn === fn && r.call.pos > call.end);
 }
 
 // `setnx(key, ttl)`, `setIfAbsent(key, ttl)`: a method named as the command, for its callers' locks.

@@ -114,6 +114,11 @@ export interface RoutineSummary {
   key?: KeySpec;
   /** The routine's parameter position that receives the lock's AbortSignal; undefined when none is given. */
   signalArg?: number;
+  /**
+   * The helper calls the routine as a statement of its own, neither awaited nor returned, before its
+   * release (`try { task(); } finally { await release() }`): an async routine outlives the lock.
+   */
+  dropped?: Place;
   at: Place;
 }
 
