@@ -531,6 +531,27 @@ function retryOwner(fn: Node): Node | undefined {
   return ancestorWhere(call, isFunctionLike);
 }
 
+const TIMER = /^(?:setTimeout|setInterval|setImmediate)$/;
+
+/**
+ * `const run = async () => { lock; task(); release }; interval ? setInterval(run, interval) : setTimeout(run, 0)`:
+ * a runner the function schedules on a timer is the function's own work, so its operations are summarised
+ * as the function's (a helper running its callback under a lock, later or periodically).
+ */
+function scheduledOwner(fn: Node): Node | undefined {
+  if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return undefined;
+  const owner = ancestorWhere(fn.parent, isFunctionLike);
+  if (!owner) return undefined;
+  const holder = fn.parent;
+  const name = ts.isVariableDeclaration(holder) && holder.initializer === fn && ts.isIdentifier(holder.name) ? holder.name.text : undefined;
+  const schedules = (call: ts.CallExpression) => {
+    const first = call.arguments[0] && unwrap(call.arguments[0]);
+    return TIMER.test(calleeName(call) ?? '') && !!first && (first === fn || (!!name && ts.isIdentifier(first) && first.text === name));
+  };
+  if (ts.isCallExpression(holder) && schedules(holder)) return owner;
+  return name && descendantsOfKind<ts.CallExpression>(owner, ts.SyntaxKind.CallExpression).some(schedules) ? owner : undefined;
+}
+
 function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
   const byFn = new Map<Node, FunctionOps>();
   const at = (fn: Node) => {
@@ -538,7 +559,7 @@ function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
     if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [], plainSets: [], deletes: [] }));
     return ops;
   };
-  const of = (callback: Node) => at(fanOutOwner(callback) ?? retryOwner(callback) ?? callback);
+  const of = (callback: Node) => at(fanOutOwner(callback) ?? retryOwner(callback) ?? scheduledOwner(callback) ?? callback);
   for (const a of model.acquires) of(a.fn).acquires.push(a);
   for (const r of model.releases) of(r.fn).releases.push(r);
   for (const e of model.extends) of(e.fn).extends.push(e);
@@ -634,18 +655,19 @@ function routineOf(fn: ts.FunctionLikeDeclaration, acquires: readonly Acquire[],
     if (!call || calls.some((id) => answersNodeStyle(id.parent as ts.CallExpression, locked))) continue;
     const signalArg = call.arguments.findIndex((a) => /signal/i.test(a.getText()));
     const routine: RoutineSummary = { param: index, key: keySpecOf(fn, locked.key, model), signalArg: signalArg >= 0 ? signalArg : undefined, at: placeOf(locked.call, path) };
-    if (dropsRoutine(call, fn, model)) routine.dropped = placeOf(call, path);
+    if (dropsRoutine(call, model)) routine.dropped = placeOf(call, path);
     return routine;
   }
   return undefined;
 }
 
 /**
- * `try { task(); } finally { await release(); }`: the routine called as a statement, before a release of
- * the function, and not typed as async work (then the helper's own await-locked-work finding says it).
+ * `try { task(); } finally { await release(); }`: the routine called as a statement, before a release in
+ * the same function, and not typed as async work (then the helper's own await-locked-work finding says it).
  */
-function dropsRoutine(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration, model: LockModel): boolean {
-  return ts.isExpressionStatement(call.parent) && !unawaitedPromise(call) && model.releases.some((r) => r.fn === fn && r.call.pos > call.end);
+function dropsRoutine(call: ts.CallExpression, model: LockModel): boolean {
+  const runner = enclosingFunction(call);
+  return ts.isExpressionStatement(call.parent) && !unawaitedPromise(call) && model.releases.some((r) => r.fn === runner && r.call.pos > call.end);
 }
 
 // `setnx(key, ttl)`, `setIfAbsent(key, ttl)`: a method named as the command, for its callers' locks.

@@ -74,3 +74,35 @@ test('a routine typed as async work and not awaited is reported once, in the hel
   const findings = analyzeProject({ 'src/lock.ts': typed, 'src/job.ts': JOB.replace('./lock.js', './lock') });
   assert.deepEqual(findingList(findings), ['src/lock.ts: await-locked-work'], findings.map((f) => f.message).join('\n'));
 });
+
+test('a runner the helper schedules on a timer is the helper\'s own work: its dropped routine is found at the call', () => {
+  const scheduler = `import Redlock from 'redlock';
+export const everyInterval = (redis, key, ttl, task, interval) => {
+  const redlock = new Redlock([redis], { retryCount: 0 });
+  const tick = async () => {
+    try {
+      const lock = await redlock.acquire([key], ttl);
+      try {
+        task();
+      } finally {
+        await lock.release();
+      }
+    } catch (err) {
+      console.warn('busy', err);
+    }
+  };
+  interval ? setInterval(tick, interval) : setTimeout(tick, 0);
+};
+`;
+  const caller = `import { everyInterval } from './schedule.js';
+export function startSweeper(redis, db) {
+  everyInterval(redis, 'lock:sweep', 30000, async () => {
+    await db.sweep();
+  }, 60000);
+  everyInterval(redis, 'lock:count', 30000, () => db.countSync(), 60000);
+}
+`;
+  const findings = analyzeProject({ 'src/schedule.js': scheduler, 'src/sweeper.js': caller });
+  assert.deepEqual(findingList(findings), ['src/sweeper.js: await-locked-work'], findings.map((f) => f.message).join('\n'));
+  assert.match(findings[0].message, /`everyInterval` calls this async routine without awaiting it, so its release of 'lock:sweep'/);
+});
