@@ -27,7 +27,7 @@ interface SelfName {
 }
 
 /**
- * The name the acquire's function calls itself by: its own, the variable an arrow is stored in, or the
+ * The name the acquire's function calls itself by: its own (a function expression's too), the variable an arrow is stored or assigned in, or the
  * property a function expression is assigned to (`Lock.prototype.retry = function`), which is reached
  * only through `this` or a variable holding it (`var self = this; ... self.retry()`).
  */
@@ -35,7 +35,11 @@ function ownName(fn: Node): SelfName | undefined {
   const named = (name: string | undefined) => (name ? { name, callees: new Set([name, `this.${name}`]) } : undefined);
   if (ts.isFunctionDeclaration(fn) || ts.isMethodDeclaration(fn)) return named(nameOf(fn));
   if (!isFunctionOrArrow(fn)) return undefined;
+  // `exports.wait = function wait(id, done) { ... wait(id, done) }`: a function expression's own name.
+  if (ts.isFunctionExpression(fn) && fn.name) return named(fn.name.text);
   if (ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return named(fn.parent.name.text);
+  // `let attempt; return (attempt = function () { ... })()`: the variable it is assigned to.
+  if (isAssignment(fn.parent) && fn.parent.right === fn && ts.isIdentifier(fn.parent.left)) return named(fn.parent.left.text);
   if (!isAssignment(fn.parent) || fn.parent.right !== fn || !ts.isPropertyAccessExpression(fn.parent.left) || ts.isArrowFunction(fn)) return undefined;
   const name = fn.parent.left.name.text;
   const callees = new Set([`this.${name}`]);

@@ -99,6 +99,12 @@ export function keyAroundParameter(fn: ts.FunctionLikeDeclaration, n: Node, inde
   if (ts.isCallExpression(n) && n.arguments.length === 1) {
     const inner = indexOf(fn, n.arguments[0]);
     if (inner !== undefined) return { param: inner, head: `${n.expression.getText()}(`, tail: ')' };
+    // `keys.blockingKey({ doc_id })`: a key schema's function of one named parameter.
+    const only = unwrap(n.arguments[0]);
+    const property = ts.isObjectLiteralExpression(only) && only.properties.length === 1 ? only.properties[0] : undefined;
+    const value = property && (ts.isShorthandPropertyAssignment(property) ? property.name : ts.isPropertyAssignment(property) ? property.initializer : undefined);
+    const named = value && indexOf(fn, value);
+    if (property?.name && named !== undefined) return { param: named, head: `${n.expression.getText()}({ ${property.name.getText()}: `, tail: ' })' };
   }
   return undefined;
 }

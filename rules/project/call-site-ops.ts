@@ -8,7 +8,7 @@ import { readTokenOptions } from '../engine/set-options';
 import { composedKey, looksLikeLockKey, piecedKey, sameKey, type KeyRef } from '../engine/keys';
 import { lastSegment, storedName, thenParameter } from '../engine/libraries';
 import type { Acquire, Extend, HelperVia, Release } from '../engine/model';
-import { calleeName, contains, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
+import { calleeName, contains, declarationOf, descendantsOfKind, enclosingFunction, enclosingStatement, methodOf, unwrap, type Node } from '../engine/nodes';
 import { resultUse } from '../engine/result-use';
 import type { CallMeaning } from './call-meanings';
 import type { KeySpec, TokenSpec } from './types';
@@ -153,6 +153,7 @@ function keyLeftOut(spec: KeySpec | undefined, call: ts.CallExpression): boolean
 
 export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf): HelperOps {
   const ops: HelperOps = { acquires: [], releases: [], extends: [] };
+  if (forwardsRest(call)) return ops;
   const summary = meaning.summary;
   const fn = enclosingFunction(call);
   const receiverName = meaning.receiver ? lastSegment(meaning.receiver) : undefined;
@@ -203,6 +204,18 @@ export function helperOps(call: ts.CallExpression, meaning: Helper, keyOf: KeyOf
     ops.extends.push({ call, fn, kind: 'helper', key: keyAt(summary.extend.key, call, meaning, keyOf), handle: receiverName, ownerChecked: true, via: via(meaning, summary.extend.at, undefined, summary.extend.ownerChecked, summary.extend.compares) });
   }
   return ops;
+}
+
+/**
+ * `function tryLock(...args) { mocks.tryLock(...args) }`: a call handing on its function's rest
+ * parameter forwards everything, a node-style callback among it, so the answer is not its to test.
+ */
+function forwardsRest(call: ts.CallExpression): boolean {
+  return call.arguments.some((a) => {
+    if (!ts.isSpreadElement(a) || !ts.isIdentifier(a.expression)) return false;
+    const declared = declarationOf(a.expression);
+    return !!declared && ts.isParameter(declared) && !!declared.dotDotDotToken;
+  });
 }
 
 const RELEASE_METHOD = /^(release|unlock|free|close|dispose)$/;

@@ -399,15 +399,30 @@ export function readFileSymbols(sourceFile: ts.SourceFile, path: string): FileSy
     const e = unwrap(expr);
     if (!ts.isBinaryExpression(e) || e.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return;
     const target = e.left.getText().replace(/\s+/g, '');
+    // `module.exports = LockManager = { ... }`: the inner assignment, then the export of its variable.
+    const inner = unwrap(e.right);
+    const chained = ts.isBinaryExpression(inner) && inner.operatorToken.kind === ts.SyntaxKind.EqualsToken;
+    if (chained) readAssignment(inner);
+    const right = chained ? inner.left : e.right;
     // `Gate.prototype.enter = function () {...}`: a method of the class the constructor function stands for.
     const method = /^([\w$]+)\.prototype\.([\w$]+)$/.exec(target);
-    if (method && isFunctionValue(e.right)) {
+    if (method && isFunctionValue(right)) {
       summary.classes[method[1]] ??= { name: method[1], methods: nameTable(), implements: [], fieldTypes: nameTable() };
-      return addFunction(unwrap(e.right) as ts.FunctionExpression, method[2], { kind: 'class', name: method[1] });
+      return addFunction(unwrap(right) as ts.FunctionExpression, method[2], { kind: 'class', name: method[1] });
     }
-    if (target === 'module.exports') return exportValue(e.right, 'default');
+    if (target === 'module.exports') return exportValue(right, 'default');
     const member = /^(?:module\.)?exports\.([\w$]+)$/.exec(target);
-    if (member) exportValue(e.right, member[1]);
+    if (member) return exportValue(right, member[1]);
+    const value = unwrap(right);
+    // `let LockManager; LockManager = { ... }`: the object (or function) the variable holds.
+    if (/^[\w$]+$/.test(target)) {
+      if (ts.isObjectLiteralExpression(value)) addObject(value, target);
+      else if (isFunctionValue(value)) addFunction(value as ts.ArrowFunction, target);
+      return;
+    }
+    // `const mocks = {}; mocks.tryLock = (key, cb) => {...}`: a member added to an object of the file.
+    const added = /^([\w$]+)\.([\w$]+)$/.exec(target);
+    if (added && summary.objects[added[1]] && isFunctionValue(value)) addFunction(value as ts.ArrowFunction, added[2], { kind: 'object', name: added[1] });
   }
 
   // `const { acquireLock } = await import('../utils/lock')` inside a function: an import all the same.
