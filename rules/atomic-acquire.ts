@@ -15,6 +15,7 @@ import type { Fix, TextEdit } from './types';
 import { describeKey, looksLikeLockKey, sameKey } from './engine/keys';
 import { takeovers } from './engine/takeover';
 import { expiryOf, spelledName } from './engine/commands';
+import { seedsCounter } from './engine/markers';
 
 /** The statement to delete with the EXPIRE: the statement itself, or an `if (ok)` that only wraps it. */
 function expireStatementToRemove(call: Node): Node | undefined {
@@ -137,6 +138,8 @@ export const atomicAcquire: Rule = {
       // `multi().set(k, v, 'NX').get(k).expire(k, ttl)`: get-or-create of a value read back in the same
       // transaction (markers.ts), whose TTL each use slides on purpose. No holder waits on it.
       if (inBatch && claim && acquire.marker) continue;
+      // `setnx(key, -1); incr(key); expire(key, ttl)`: a retry counter seeded once, a count and not a claim.
+      if (claim && seedsCounter(acquire)) continue;
       const broken = !inBatch && !claim && breaksOwnStaleLock(model, acquire);
       const why = broken
         ? `They are two commands: if the process dies between them, ${key} keeps no TTL, and only the break of a stale lock before it (the expiry its value carries, read and judged in a separate round trip: a race of its own) ever frees it.`

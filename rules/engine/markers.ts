@@ -414,12 +414,15 @@ const COUNTS = /^(?:h?incr(?:by(?:float)?)?|decr(?:by)?)$/i;
 export function markCounterSeeds(acquires: readonly Acquire[]): void {
   // A file that increments nothing has no counter: most files are spared the walk of each function.
   if (acquires.length === 0 || !/incr|decr/i.test(acquires[0].call.getSourceFile().text)) return;
-  for (const acquire of acquires) {
-    const key = MARKER_KINDS.has(acquire.kind) ? acquire.call.arguments[0] : undefined;
-    if (!key) continue;
-    const text = normalizeText(key);
-    if (callsNamed(acquire.fn, (name) => COUNTS.test(name)).some((c) => c.arguments[0] !== undefined && normalizeText(c.arguments[0]) === text)) acquire.marker = true;
-  }
+  for (const acquire of acquires) if (seedsCounter(acquire)) acquire.marker = true;
+}
+
+/** `setnx(key, 0)` then `incr(key)` in the same function: the SETNX seeds a counter, it claims nothing. */
+export function seedsCounter(acquire: Acquire): boolean {
+  const key = MARKER_KINDS.has(acquire.kind) ? acquire.call.arguments[0] : undefined;
+  if (!key) return false;
+  const text = normalizeText(key);
+  return callsNamed(acquire.fn, (name) => COUNTS.test(name)).some((c) => c.arguments[0] !== undefined && normalizeText(c.arguments[0]) === text);
 }
 
 export function markGetOrInit(acquires: readonly Acquire[]): void {

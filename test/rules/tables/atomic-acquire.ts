@@ -25,6 +25,20 @@ export const atomicAcquireCases: RuleCases = {
     .exec();
 }
 ` },
+    { name: 'a retry counter seeded with SETNX, counted with INCR and given a TTL after: a count, not a claim', code: `${io}export class Retries {
+  constructor(private readonly name: string) {}
+  private key() {
+    return \`retry:\${this.name}\`;
+  }
+  async attemptUp(limit: number): Promise<number> {
+    const key = this.key();
+    await redis.setnx(key, -1);
+    const count = await redis.incr(key);
+    await redis.expire(key, 3600);
+    return limit - count - 1;
+  }
+}
+` },
     { name: 'one SET NX PX', code: `${io}export async function run(id: string) {
   const ok = await redis.set(\`lock:\${id}\`, 'x', 'PX', 30000, 'NX');
   if (ok) await work();
