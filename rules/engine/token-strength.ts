@@ -15,6 +15,8 @@ const HOST = /^(os\.)?hostname\(\)$/;
 const TIME = /^(Date\.now\(\)|performance\.now\(\)|process\.hrtime(\.bigint)?\(\)|newDate\(\)(\.(getTime|valueOf|toISOString)\(\))?)$/;
 const FALLBACK = new Set([ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken]);
 const ARITHMETIC = new Set([ts.SyntaxKind.PlusToken, ts.SyntaxKind.MinusToken]);
+/** `Date.now() / 1000`: a time in other units. */
+const SCALING = new Set([ts.SyntaxKind.SlashToken, ts.SyntaxKind.AsteriskToken]);
 const DURATION = /ms|ttl|timeout|expir|second|duration|delay|lease|interval/i;
 const PID = /^(process\.pid|process\.ppid)(\.toString\(\))?$|^String\(process\.pid\)$/;
 // `userId`, `body.userId`, `order.id`, `req.user.id`, `customer_id`: the id of what the lock is for,
@@ -36,12 +38,18 @@ function partWeakness(node: Node, lookup: ConstLookup, depth: number): Weakness[
   if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && /^(?:String|Number)$/.test(n.expression.text) && n.arguments.length === 1) {
     return partWeakness(n.arguments[0], lookup, depth + 1);
   }
+  // `Math.round(Date.now() / 1000)`: a time in whole seconds is a time, and more holders share it.
+  if (ts.isCallExpression(n) && /^Math\.(?:round|floor|ceil|trunc)$/.test(n.expression.getText()) && n.arguments.length === 1 && partWeakness(n.arguments[0], lookup, depth + 1) === 'timestamp') {
+    return 'timestamp';
+  }
+  if (ts.isBinaryExpression(n) && SCALING.has(n.operatorToken.kind) && ts.isNumericLiteral(unwrap(n.right)) && partWeakness(n.left, lookup, depth + 1) === 'timestamp') return 'timestamp';
   // `nextFencingToken()` of `function nextFencingToken() { return ++seq; }`: what the file's function returns.
   const returned = ts.isCallExpression(n) && n.arguments.length === 0 ? returnedWeakness(n) : undefined;
   if (returned) return returned;
   // `++seq`, `this.counter++`: a count kept in memory is unique in one process only; every process counts from the same start.
   if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && n.operator === ts.SyntaxKind.PlusPlusToken) return 'counter';
-  if (ts.isIdentifier(n) && depth < 3) {
+  // Five steps: `timeout` of `now + ttl + 1`, `now` of `Math.round(Date.now() / 1000)`.
+  if (ts.isIdentifier(n) && depth < 5) {
     const init = lookup(n);
     if (init) return partWeakness(init, lookup, depth + 1);
   }

@@ -392,6 +392,25 @@ export async function queue(key: string) {
 `,
     },
     {
+      name: 'an expiry stamp in whole seconds (`Math.round(new Date().getTime() / 1000)` plus the TTL): a time, shared by every holder of that second',
+      message: ['timestamp'],
+      code: `${io}export class JobGate {
+  constructor(private readonly name: string) {}
+  private key() {
+    return \`jobs:lock:\${this.name}\`;
+  }
+  async enter(ttlSeconds: number): Promise<boolean> {
+    const now = Math.round(new Date().getTime() / 1000);
+    const expiresAt = now + ttlSeconds + 1;
+    return (await redis.set(this.key(), expiresAt, 'EX', ttlSeconds, 'NX')) === 'OK';
+  }
+  async leave(): Promise<void> {
+    await redis.del(this.key());
+  }
+}
+`,
+    },
+    {
       name: 'a timestamp written as +new Date(), Number(new Date()) or Date.now().toString(36)',
       count: 3,
       message: ['timestamp'],
