@@ -532,6 +532,8 @@ function retryOwner(fn: Node): Node | undefined {
 }
 
 const TIMER = /^(?:setTimeout|setInterval|setImmediate)$/;
+/** A function named as a release (`releaseLeaderLock`, `unlock`, `freeSlot`). */
+const RELEASE_FUNCTION = /^(?:release|unlock|free)/i;
 
 /**
  * `const run = async () => { lock; task(); release }; interval ? setInterval(run, interval) : setTimeout(run, 0)`:
@@ -754,7 +756,10 @@ function summarizeFunction(target: SummaryTarget, model: LockModel, ops: Functio
   const lockAcquire = ops.acquires.find((a) => !a.routine && (!isRedisAcquire(a) || isLockAcquire(model, a) || setNxWithTtl(fn, a)));
   const primitive = lockAcquire ? undefined : ops.acquires.find((a) => !a.routine && conditionalPut(fn, a, model));
   const acquire = lockAcquire ?? primitive ?? (routine ? undefined : takenWithoutNx(fn, model, ops.plainSets));
-  if (acquire) {
+  // `releaseLeaderLock() { if (!(await this.tryForLeader())) return false; await del(key); }`: a release
+  // that makes sure it still holds the lock first. Its callers release with it; they take nothing.
+  const checksBeforeRelease = !!acquire && RELEASE_FUNCTION.test(functionNameOf(fn)) && ops.releases.some((r) => r.call.pos > acquire.call.end);
+  if (acquire && !checksBeforeRelease) {
     const returns = returnsOf(fn, acquire);
     // A function that takes a lock, releases that lock itself and hands nothing of it back does its own
     // work under it: to its callers it neither acquires nor releases (what is wrong inside is its own).
