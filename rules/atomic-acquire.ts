@@ -114,10 +114,10 @@ function mentionsKey(node: Node, acquire: Acquire): boolean {
   return !!key && node.getText().includes(key);
 }
 
-/** Does the acquire's function break a stale lock of the same key (GET the expiry the value carries, judge it, DEL) before taking it? */
+/** Does the acquire's function break a stale lock of the same key (GET the expiry the value carries, judge it, DEL or overwrite), before taking it or when it is refused? */
 function breaksOwnStaleLock(model: LockModel, acquire: Acquire): boolean {
   const key = acquire.key;
-  return !!key && takeovers(model).some(({ get }) => get.call.end < acquire.call.pos && contains(acquire.fn, get.call) && sameKey(model.keyOf(get.keys[0]), key));
+  return !!key && takeovers(model).some(({ get }) => contains(acquire.fn, get.call) && sameKey(model.keyOf(get.keys[0]), key));
 }
 
 export const atomicAcquire: Rule = {
@@ -140,9 +140,9 @@ export const atomicAcquire: Rule = {
       if (inBatch && claim && acquire.marker) continue;
       // `setnx(key, -1); incr(key); expire(key, ttl)`: a retry counter seeded once, a count and not a claim.
       if (claim && seedsCounter(acquire)) continue;
-      const broken = !inBatch && !claim && breaksOwnStaleLock(model, acquire);
+      const broken = !inBatch && breaksOwnStaleLock(model, acquire);
       const why = broken
-        ? `They are two commands: if the process dies between them, ${key} keeps no TTL, and only the break of a stale lock before it (the expiry its value carries, read and judged in a separate round trip: a race of its own) ever frees it.`
+        ? `They are two commands: if the process dies between them, ${key} keeps no TTL, and only a break of it as a stale lock (the expiry its value carries, read and judged in a separate round trip: a race of its own) ever frees it.`
         : inBatch
         ? `Inside ${expire.batch?.kind === 'multi' ? 'MULTI' : 'a pipeline'} the ${spelledName(expire)} still runs when the acquire failed, re-arming the TTL of another holder's lock${expire.batch?.kind === 'pipeline' ? ', and a pipeline is not even a transaction' : ''}.`
         : claim

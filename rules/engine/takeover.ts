@@ -77,10 +77,12 @@ function takeover(model: LockModel, get: RedisCommand): { write: RedisCommand; t
     if (!refers || !(breaksLocks || judgesStaleness(condition) || judgedAfterAcquire(condition))) continue;
     // `if (now < expiry) return null; await redis.del(lockName);`: past a "still fresh, leave" test, what
     // follows it in its block is the stale path, and a DEL there breaks the lock. (A plain SET there is the
-    // acquire itself, written over an absent key as over a stale one: exclusive-acquire's check-then-act.)
+    // acquire itself, written over an absent key as over a stale one: exclusive-acquire's check-then-act;
+    // unless a SETNX of the key failed first: then the key is held, and the SET overwrites a stale holder.)
     const leavesWhenFresh = !test.elseStatement && ts.isBlock(test.parent) && /^(?:return|throw)\b/.test((ts.isBlock(test.thenStatement) ? test.thenStatement.statements.at(-1) : test.thenStatement)?.getText() ?? '');
     const after = leavesWhenFresh ? (test.parent as ts.Block).statements.filter((s) => s.pos >= test.end) : [];
-    const deletes = after.map((scope) => breakingWrite(model, get, scope)).find((w) => w?.name === 'DEL' || w?.name === 'UNLINK');
+    const overwrites = after.length > 0 && failedAcquireBefore(model, get, fn);
+    const deletes = after.map((scope) => breakingWrite(model, get, scope)).find((w) => w?.name === 'DEL' || w?.name === 'UNLINK' || (overwrites && w?.name === 'SET'));
     const write = breakingWrite(model, get, test.thenStatement) ?? deletes;
     if (write) return { write, test };
   }

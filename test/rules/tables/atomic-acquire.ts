@@ -70,7 +70,7 @@ export async function run(key: string, token: string) {
   invalid: [
     {
       name: 'SETNX then EXPIRE of a lock whose value stamps its expiry: a crash between leaves no TTL, and only the racy stale-lock break frees it',
-      message: ['only the break of a stale lock before it'],
+      message: ['only a break of it as a stale lock'],
       code: expiryStampLock,
       output: null,
     },

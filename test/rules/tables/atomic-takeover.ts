@@ -62,6 +62,27 @@ export async function handOver(id: string) {
   ],
   invalid: [
     { name: 'a stale lock deleted after a test that leaves while its stamped expiry is still ahead (the DEL follows the test, not inside it)', message: ['breaks a stale lock'], code: expiryStampLock },
+    {
+      name: 'a SETNX that failed, then a plain SET over the holder once its stamped expiry is past (the SET follows a test that leaves while fresh)',
+      message: ['This SET breaks a stale lock'],
+      code: `${io}export async function claimOnce(name: string, seconds: number): Promise<boolean> {
+  const key = \`dedupe:\${name}\`;
+  const now = Math.round(Date.now() / 1000);
+  const stamp = now + seconds + 1;
+  if ((await redis.setnx(key, stamp)) === 1) {
+    await redis.expire(key, seconds);
+    return true;
+  }
+  const held = await redis.get(key);
+  if (now <= (held ? parseInt(held, 10) : 0)) {
+    return false;
+  }
+  await redis.set(key, stamp);
+  await redis.expire(key, seconds);
+  return true;
+}
+`,
+    },
     { name: 'an acquire whose NX failed overwrites the holder its own predicate judges a dead instance', code: acquireOrOverwrite('holder && restartedOnThisPort(holder)') },
     { name: 'the same acquire testing the holder against null first', code: acquireOrOverwrite('holder !== null && restartedOnThisPort(holder)') },
     { name: 'a sweep over the leases KEYS lists, taken with NX one by one elsewhere in the file, overwrites each holder judged dead', code: leaseSweep("'lease:*'") },
