@@ -417,6 +417,20 @@ export function markCounterSeeds(acquires: readonly Acquire[]): void {
   for (const acquire of acquires) if (seedsCounter(acquire)) acquire.marker = true;
 }
 
+/** A TTL named as a deduplication window (`DEDUPE_TTL_SECONDS`, `idempotencyTtl`). */
+const DEDUPE_TTL = /dedup|idempoten/i;
+
+/**
+ * `set(key, '1', { nx: true, ex: CLEANUP_DEDUPE_TTL_SECONDS })`: a claim kept for a deduplication window,
+ * whose delete elsewhere can only be the rollback of a failed attempt (its callers may be in other files).
+ */
+export function markDedupeWindows(acquires: readonly Acquire[]): void {
+  for (const acquire of acquires) {
+    const ttl = acquire.command?.set?.ttl?.value;
+    if (ttl && MARKER_KINDS.has(acquire.kind) && acquire.key && !looksLikeLockKey(acquire.key) && DEDUPE_TTL.test(ttl.getText())) acquire.marker = true;
+  }
+}
+
 /** `setnx(key, 0)` then `incr(key)` in the same function: the SETNX seeds a counter, it claims nothing. */
 export function seedsCounter(acquire: Acquire): boolean {
   const key = MARKER_KINDS.has(acquire.kind) ? acquire.call.arguments[0] : undefined;

@@ -10,7 +10,7 @@ import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } f
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, sameKey, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { setBesideReader } from './script-files';
-import { failureNamedRollbacks, markCounterSeeds, markGetOrInit, markerRollbacks, rollbackHelpers, stateRecordRollbacks } from './markers';
+import { failureNamedRollbacks, markCounterSeeds, markDedupeWindows, markGetOrInit, markerRollbacks, rollbackHelpers, stateRecordRollbacks } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
 import { recogniseLibraryCalls, recogniseLibraryObjects, storedName, type LibraryObject } from './libraries';
@@ -295,6 +295,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
 
   markGetOrInit(acquires);
   markCounterSeeds(acquires);
+  markDedupeWindows(acquires);
   // The routine a withLock-like call runs is the work under the lock (`clearCartWithLock`'s arrow deleting
   // the cart): its name is borrowed from the function around it, its keys are not the lock's.
   const routines = acquires.flatMap((a) => (a.routine && isFunctionLike(unwrap(a.routine)) ? [unwrap(a.routine)] : []));

@@ -649,3 +649,20 @@ export async function lockReport(id: string, seconds: number): Promise<string | 
   return token;
 }
 `;
+
+/** A claim kept for a deduplication window, with the rollback its callers (in other files) run when the attempt fails. */
+export const dedupeWindowClaim = {
+  name: 'a claim whose TTL is named as a deduplication window, beside the helper that rolls it back: a marker, not a lock',
+  code: `${upstash}const CLEANUP_DEDUPE_TTL_SECONDS = 15 * 60;
+type Cleanup = { accountId: string; cause: string };
+function cleanupKey({ accountId, cause }: Cleanup): string {
+  return \`account-cleanup:\${accountId}:\${cause}\`;
+}
+export async function claimCleanup({ accountId, cause }: Cleanup): Promise<boolean> {
+  return (await kv.set(cleanupKey({ accountId, cause }), '1', { nx: true, ex: CLEANUP_DEDUPE_TTL_SECONDS })) === 'OK';
+}
+export async function releaseCleanupClaim({ accountId, cause }: Cleanup): Promise<void> {
+  await kv.del(cleanupKey({ accountId, cause }));
+}
+`,
+};

@@ -1,10 +1,11 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords, pendingRecord, configuredDamper, nxSelfTest } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords, pendingRecord, configuredDamper, nxSelfTest, dedupeWindowClaim } from './preludes';
 
 const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    dedupeWindowClaim,
     nxSelfTest,
     configuredDamper,
     pendingRecord,
