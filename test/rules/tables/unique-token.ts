@@ -5,6 +5,16 @@ const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1,
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    { name: 'a time joined to a Math.random() part: two holders do not draw the same value', code: `${io}export async function run(id: string) {
+  const token = \`\${Date.now()}-\${Math.random().toString(36).slice(2)}\`;
+  if ((await redis.set(\`lock:\${id}\`, token, 'PX', 5000, 'NX')) !== 'OK') return;
+  try {
+    await work();
+  } finally {
+    await redis.eval(RELEASE, 1, \`lock:\${id}\`, token);
+  }
+}
+` },
     dedupeWindowClaim,
     nxSelfTest,
     configuredDamper,
