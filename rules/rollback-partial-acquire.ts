@@ -66,9 +66,19 @@ function takesFirstFree(loop: KeyLoop, acquire: Acquire): boolean {
   return leave > guard && !body.slice(guard + 1, leave).some((s) => descendantsWhere(s, ts.isContinueStatement).length > 0);
 }
 
+/**
+ * `runJob({ id }).catch(log);` as a statement: a job started and left to run, its failure handled by its own
+ * chain. Each is a lock of its own; none is part of a set the loop holds, and none leaves the loop.
+ */
+function detached(acquire: Acquire): boolean {
+  let n: Node = acquire.call;
+  while (ts.isPropertyAccessExpression(n.parent) || (ts.isCallExpression(n.parent) && n.parent.expression === n) || ts.isParenthesizedExpression(n.parent)) n = n.parent;
+  return ts.isExpressionStatement(n.parent) && n !== acquire.call;
+}
+
 function loopProblem(model: LockModel, acquire: Acquire): { at: Node; exit: Node } | undefined {
   const loop = keyLoop(acquire);
-  if (!loop || selfContained(model, acquire, loop.statement) || takesFirstFree(loop, acquire)) return undefined;
+  if (!loop || selfContained(model, acquire, loop.statement) || takesFirstFree(loop, acquire) || detached(acquire)) return undefined;
   const exits = exitsOf(loop, acquire.fn);
   const throwing = THROWING.has(acquire.kind) || (acquire.kind === 'helper' && acquire.result.kind !== 'assigned' && acquire.result.kind !== 'tested');
   const candidates = throwing ? [acquire.call, ...exits] : exits.filter((e) => isAcquireTest(acquire, e) || e.getStart() > acquire.call.end);

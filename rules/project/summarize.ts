@@ -561,7 +561,14 @@ function opsByFunction(model: LockModel): Map<Node, FunctionOps> {
     if (!ops) byFn.set(fn, (ops = { acquires: [], releases: [], extends: [], plainSets: [], deletes: [] }));
     return ops;
   };
-  const of = (callback: Node) => at(fanOutOwner(callback) ?? retryOwner(callback) ?? scheduledOwner(callback) ?? callback);
+  // A runner on a timer is its function's work only when the function takes no lock itself: beside an
+  // acquire of the function, a timer's renewals are that lock's watchdog, not lock work for its callers.
+  const acquiring = new Set(model.acquires.map((a) => a.fn));
+  const scheduled = (callback: Node) => {
+    const owner = scheduledOwner(callback);
+    return owner && !acquiring.has(owner) ? owner : undefined;
+  };
+  const of = (callback: Node) => at(fanOutOwner(callback) ?? retryOwner(callback) ?? scheduled(callback) ?? callback);
   for (const a of model.acquires) of(a.fn).acquires.push(a);
   for (const r of model.releases) of(r.fn).releases.push(r);
   for (const e of model.extends) of(e.fn).extends.push(e);

@@ -106,3 +106,54 @@ export function startSweeper(redis, db) {
   assert.deepEqual(findingList(findings), ['src/sweeper.js: await-locked-work'], findings.map((f) => f.message).join('\n'));
   assert.match(findings[0].message, /`everyInterval` calls this async routine without awaiting it, so its release of 'lock:sweep'/);
 });
+
+test('a heartbeat the helper schedules beside its own acquire is that lock\'s watchdog, no extend of its callers; runs of it started in a loop and left to run are no set of locks', () => {
+  const worker = `import Redis from 'ioredis';
+const redis = new Redis();
+export const runBuild = async (data, job) => {
+  const { buildId } = data;
+  const lockKey = \`build:lock:\${buildId}\`;
+  if (!(await redis.set(lockKey, buildId, 'EX', 600, 'NX'))) return;
+  const controller = new AbortController();
+  const beat = setInterval(async () => {
+    try {
+      if (job) await job.extendLock(job.token, 300000);
+      if ((await redis.get(lockKey)) !== buildId) throw new Error('lost');
+      await redis.expire(lockKey, 600);
+    } catch (err) {
+      controller.abort();
+    }
+  }, 30000);
+  try {
+    return await compile(buildId, controller.signal);
+  } finally {
+    clearInterval(beat);
+  }
+};
+async function compile(id, signal) { return { id, signal }; }
+`;
+  const recovery = `import { runBuild } from './worker.js';
+const logger = { error: (...args) => console.error(...args) };
+export const resumeOrphans = async () => {
+  try {
+    for (const build of await listBuilds()) {
+      if (Date.now() - build.updatedAt > 60000) {
+        runBuild({ buildId: build.id }).catch((err) => logger.error({ err, id: build.id }, 'resume failed'));
+      }
+    }
+  } catch (err) {
+    logger.error({ err }, 'scan failed');
+  }
+};
+setInterval(resumeOrphans, 60000);
+async function listBuilds() { return []; }
+`;
+  // The recovery loop beside the helper (in its file) or in another file.
+  const sameFile = worker + recovery.replace(/^import .*\n/, '');
+  const layouts: Record<string, string>[] = [{ 'src/worker.js': worker, 'src/recovery.js': recovery }, { 'src/worker.js': sameFile }];
+  for (const files of layouts) {
+    const findings = analyzeProject(files);
+    // The GET-compare before the EXPIRE is two round trips: the helper's own finding, the only one.
+    assert.deepEqual(findingList(findings), ['src/worker.js: owner-checked-extend'], findings.map((f) => `${f.rule}: ${f.message}`).join('\n'));
+  }
+});

@@ -11,7 +11,7 @@ export const uniqueTokenCases: RuleCases = {
   try {
     await work();
   } finally {
-    await redis.eval(RELEASE, 1, \`lock:\${id}\`, token);
+    await redis.eval(${RELEASE}, 1, \`lock:\${id}\`, token);
   }
 }
 ` },
