@@ -97,11 +97,15 @@ function afterSuccess(acquire: Acquire, node: Node, stop: Node): boolean {
   const answers = (callback?.parameters ?? []).slice(callback && callback.parameters.length > 1 ? 1 : 0).map((p) => p.name.getText());
   const busyAnswer = acquire.via?.answersBusy ? answers[0] : undefined;
   const testsBusy = (condition: Node) => testsFailure(condition) !== (!!busyAnswer && mentions(condition, [busyAnswer]));
+  // A helper that fails when the lock is busy (redlock's callback API behind it) answers busy with the
+  // error itself: `if (error) return callback(error)` is its not-acquired path.
+  const busyError = acquire.via?.returns === 'throws' && callback && callback.parameters.length > 1 ? callback.parameters[0].name.getText() : undefined;
+  const leavesOnError = (s: ts.Statement) => !!busyError && ts.isIfStatement(s) && !s.elseStatement && mentions(s.expression, [busyError]) && !testsFailure(s.expression) && leaves(s.thenStatement);
   for (let child = node, parent = node.parent; parent && parent !== stop; child = parent, parent = parent.parent) {
     if (ts.isBlock(parent)) {
       const before = parent.statements.slice(0, parent.statements.indexOf(child as ts.Statement));
       const guard = (s: ts.Statement) => ts.isIfStatement(s) && !s.elseStatement && mentions(s.expression, answers) && testsBusy(s.expression) && leaves(s.thenStatement);
-      if (before.some(guard)) return true;
+      if (before.some((s) => guard(s) || leavesOnError(s))) return true;
     }
     if (!ts.isIfStatement(parent) || child === parent.expression) continue;
     if ((child === parent.thenStatement) !== testsBusy(parent.expression)) return true;
