@@ -134,7 +134,7 @@ export interface HelperOps {
   extends: Extend[];
   /**
    * A store primitive's conditional write or delete of a key not named as a lock (storePrimitive): a lock
-   * operation only where the caller pairs it with the other (engine/model.ts pairedStoreOps).
+   * operation only where the caller pairs it with the other (pairedStoreOps, called by engine/model.ts).
    */
   unpaired?: { acquires: Acquire[]; releases: Release[] };
 }
