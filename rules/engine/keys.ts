@@ -389,7 +389,8 @@ const SHOWN_KEY = 60;
 
 export function describeKey(key: KeyRef | undefined): string {
   if (!key) return 'the lock';
-  const text = key.node.getText();
+  // `lockKey(id) as never`: the cast says nothing of the key.
+  const text = unwrap(key.node).getText();
   const oneLine = text.includes('\n') ? text.replace(/\s+/g, ' ') : text;
   const written = oneLine.length > SHOWN_KEY && oneLine !== text ? `${oneLine.slice(0, SHOWN_KEY)}…` : oneLine;
   const literal = written.replace(/^['"`]|['"`]$/g, '');

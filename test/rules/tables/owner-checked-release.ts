@@ -394,6 +394,20 @@ export async function run(key: string, token: string) {
   ],
   invalid: [
     {
+      name: 'a key cast for a loosely typed client (`lockKey(id) as never`) is named without the cast',
+      message: ['DEL deletes lockKey(id) (job:lock:*) whoever holds it'],
+      code: `${io}const lockKey = (id: string) => \`job:lock:\${id}\`;
+export async function runJob(id: string): Promise<void> {
+  if (!(await redis.set(lockKey(id) as never, 'x', 'PX', 30000, 'NX'))) return;
+  try {
+    await work();
+  } finally {
+    await redis.del(lockKey(id) as never);
+  }
+}
+`,
+    },
+    {
       name: 'a claim whose background work deletes it when it succeeds (a `.then` handler): a release, not a rollback',
       message: ['whoever holds it'],
       code: `${io}declare function runImport(id: string): Promise<void>;
