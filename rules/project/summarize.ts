@@ -708,7 +708,8 @@ function deletesCallersKey(fn: ts.FunctionLikeDeclaration, ops: FunctionOps, mod
   if (ops.deletes.length !== 1 || ops.acquires.length > 0 || ops.extends.length > 0 || isLockFunction(fn)) return undefined;
   const del = ops.deletes[0];
   const key = keySpecOf(fn, model.keyOf(del.keys[0]), model);
-  return key?.param !== undefined && !key.members ? { del, key } : undefined;
+  // The caller's key itself: a key built around it (`${key}:lock`) is the function's own lock, not the store's delete.
+  return key?.param !== undefined && !key.members && !key.head && !key.tail ? { del, key } : undefined;
 }
 
 /**

@@ -3,6 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeProject, findingList } from './harness';
+import { emptyConfig } from '../../rules/config';
+import { memoryHost } from '../../rules/project/host';
+import { ProjectIndex } from '../../rules/project/project-index';
 
 const STORE = `import Redis from 'ioredis';
 const redis = new Redis();
@@ -102,4 +105,22 @@ test('store helpers without a delete of the key in a finally are caching, not a 
     await evict(\`payment:\${orderId}:quote\`);
   }`)));
   assert.deepEqual(findingList(other), []);
+});
+
+test('a function deleting a key it builds around the caller\'s (`${key}:lock`) deletes its own lock: no store delete for its callers', () => {
+  const fetcher = `import Redis from 'ioredis';
+const redis = new Redis();
+export async function fetchFresh(key, load) {
+  const lockKey = \`\${key}:lock\`;
+  try {
+    return await load();
+  } finally {
+    await redis.del(lockKey);
+  }
+}
+`;
+  const index = new ProjectIndex({ host: memoryHost({ '/p/fetcher.js': fetcher, '/p/store.js': STORE }), configFor: () => emptyConfig() });
+  assert.equal(index.summaryOf('/p/fetcher.js')?.functions.fetchFresh?.release, undefined);
+  // The store's own delete of the caller's key is one, for callers that pair it with a claim.
+  assert.equal(index.summaryOf('/p/store.js')?.functions.evict?.release?.storePrimitive, true);
 });
