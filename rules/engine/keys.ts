@@ -376,7 +376,14 @@ const CIRCUIT = /circuit|breaker|half_?-?open/i;
 
 /** Does the key's own text name a circuit breaker's state, or an account lockout (`lockout:locked:<user>`)? */
 export function namesCircuitState(key: KeyRef): boolean {
-  return CIRCUIT.test(key.glob) || LOCKOUT.test(key.glob);
+  return CIRCUIT.test(key.glob) || LOCKOUT.test(key.glob) || inCircuitBreaker(key.node);
+}
+
+/** `cb:${host}:probe_lock` written in `class CircuitBreaker` or `circuit-breaker.ts`: the breaker's own state. */
+function inCircuitBreaker(node: ts.Node): boolean {
+  const cls = ancestorWhere(node, ts.isClassLike);
+  if (cls && CIRCUIT.test(functionNameOf(cls))) return true;
+  return CIRCUIT.test(node.getSourceFile().fileName.split(/[\\/]/).pop() ?? '');
 }
 
 // An account locked out after failed logins, or a maintenance lockdown: set once with NX so a running

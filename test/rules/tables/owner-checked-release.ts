@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader, pendingRecord, configuredDamper, nxSelfTest, expiryStampLock, dedupeWindowClaim } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, LOGIN_LOCKOUT, FIRST_SEEN_VALUE, RELEASE, RELEASE_DECL, declared, glide, io, nr, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, singleFlightWindow, sortedSetSemaphore, upstash, getSetMutex, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, boundCallbackLeader, pendingRecord, configuredDamper, nxSelfTest, expiryStampLock, dedupeWindowClaim, breakerProbeSlot } from './preludes';
 
 /** A stampede damper whose acquire sits in a try and whose answer is tested after it; `fill` fills and releases. */
 const damper = (fill: string) => `${io}declare function sleep(ms: number): Promise<void>;
@@ -67,6 +67,7 @@ async function runPayout(id: string, key: string, token: string) {
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
+    breakerProbeSlot,
     dedupeWindowClaim,
     {
       name: "a DEL of the data inside a withLock routine, in a method named for locked work (`clearCartWithLock`): the routine's keys are not the lock's",

@@ -666,3 +666,20 @@ export async function releaseCleanupClaim({ accountId, cause }: Cleanup): Promis
 }
 `,
 };
+
+/** A circuit breaker class whose half-open probe slot is named `probe_lock`: the breaker's state, cleared when it closes or trips. */
+export const breakerProbeSlot = {
+  name: 'a circuit breaker class taking its half-open probe slot (`cb:<host>:probe_lock`) with SETNX and clearing it when the circuit closes',
+  code: `${io}export class CircuitBreaker {
+  static async check(host: string): Promise<void> {
+    if (!(await redis.get(\`cb:\${host}:half_open\`))) return;
+    if (!(await redis.setnx(\`cb:\${host}:probe_lock\`, '1'))) throw new Error('open');
+    await redis.expire(\`cb:\${host}:probe_lock\`, 15);
+  }
+  static async recordSuccess(host: string): Promise<void> {
+    await redis.del(\`cb:\${host}:half_open\`);
+    await redis.del(\`cb:\${host}:probe_lock\`);
+  }
+}
+`,
+};

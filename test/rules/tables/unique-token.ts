@@ -1,10 +1,11 @@
 import type { RuleCases } from '../harness';
-import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords, pendingRecord, configuredDamper, nxSelfTest, dedupeWindowClaim } from './preludes';
+import { SEND_COOLDOWN, CIRCUIT_PROBE, io, nr, RELEASE, singleFlightMarker, sentOnceMarker, failureReleasedClaim, backgroundWorkClaim, twoStateRecord, outcomeRolledBackClaim, sharedClaim, cacheFill, WAIT_FOR_FILL, FILL_UNLOCKED, GIVE_UP, eventDedupeRecords, pendingRecord, configuredDamper, nxSelfTest, dedupeWindowClaim, breakerProbeSlot } from './preludes';
 
 const release = (key: string, token: string) => `await redis.eval(${RELEASE}, 1, ${key}, ${token});`;
 
 export const uniqueTokenCases: RuleCases = {
   valid: [
+    breakerProbeSlot,
     { name: 'a time joined to a Math.random() part: two holders do not draw the same value', code: `${io}export async function run(id: string) {
   const token = \`\${Date.now()}-\${Math.random().toString(36).slice(2)}\`;
   if ((await redis.set(\`lock:\${id}\`, token, 'PX', 5000, 'NX')) !== 'OK') return;
