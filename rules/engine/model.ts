@@ -357,7 +357,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   }
   // `await redis.set(key, stamp); await redis.expire(key, ttl);`: the TTL of the plain SET just before it
   // (a stale lock's takeover, a value written), not a renewal of a lock held before.
-  for (const c of lockCommands) if (EXPIRES.has(c.name) && !ttlSetters.has(c) && ttlOfWriteBefore(c, lockCommands, keyOf)) ttlSetters.add(c);
+  for (const c of lockCommands) if (EXPIRES.has(c.name) && !ttlSetters.has(c) && ttlOfWriteBefore(c, (key) => plainSets.find(key), keyOf)) ttlSetters.add(c);
 
   // `set(lockKey, '1', 'EX', 10)` (after a GET, without NX) then `del(lockKey)` in the same function: the
   // function takes that lock itself, however badly, so its DEL is the lock's release.
@@ -497,18 +497,20 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   };
 }
 
-/** `SET key value EX ttl`: no NX, XX or IFEQ, options all read, a TTL of its own. */
-/** Is the statement before this EXPIRE's a plain SET (no NX, XX or TTL) of the same key? */
-function ttlOfWriteBefore(expire: RedisCommand, commands: readonly RedisCommand[], keyOf: (n: Node) => KeyRef): boolean {
+/**
+ * Is the statement before this EXPIRE's a plain SET (no NX, XX or TTL) of the same key? `setsOn` gives the
+ * file's SETs without NX on a key (the model's index of them).
+ */
+function ttlOfWriteBefore(expire: RedisCommand, setsOn: (key: KeyRef) => RedisCommand[], keyOf: (n: Node) => KeyRef): boolean {
   const statement = enclosingStatement(expire.call);
   const block = statement.parent;
   if (!expire.keys[0] || !ts.isBlock(block)) return false;
   const previous = block.statements[block.statements.indexOf(statement as ts.Statement) - 1];
   if (!previous) return false;
-  const key = keyOf(expire.keys[0]);
-  return commands.some((c) => c.name === 'SET' && !!c.set && !c.set.nx && !c.set.xx && !c.set.ifeq && !c.set.ttl && !c.set.dynamic && !!c.keys[0] && contains(previous, c.call) && sameKey(keyOf(c.keys[0]), key));
+  return setsOn(keyOf(expire.keys[0])).some((c) => !!c.set && !c.set.xx && !c.set.ifeq && !c.set.ttl && !c.set.dynamic && contains(previous, c.call));
 }
 
+/** `SET key value EX ttl`: no NX, XX or IFEQ, options all read, a TTL of its own. */
 function isPlainSetWithTtl(command: RedisCommand): boolean {
   const set = command.set;
   return command.name === 'SET' && !!set && !set.nx && !set.xx && !set.ifeq && !set.get && !set.dynamic && !set.dropped && !command.batch && !!set.ttl && set.ttl.unit !== 'KEEPTTL';

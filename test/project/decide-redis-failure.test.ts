@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeProject } from './harness';
-import { QUIET_LOCKER } from './quiet-locker';
+import { withQuietLocker } from './quiet-locker';
 
 // A gate object that locks a key built from the name it was given, and a withLock-like helper taking (name, routine, options).
 const GATE_MODULE = `import Redis from 'ioredis';
@@ -282,9 +282,7 @@ test('a client module variable set only after an init left on a missing URL: its
 
 
 test('decide-redis-failure: a catch around a helper that never throws (it answers null) hears only the work\'s errors', () => {
-  const findings = analyzeProject({
-    'package.json': JSON.stringify({ name: 'app', dependencies: { ioredis: '^5.0.0', redlock: '^4.2.0' } }),
-    'lib/locker.js': QUIET_LOCKER,
+  const findings = analyzeProject(withQuietLocker({
     'lib/events.js': `const locker = require('./locker');
 async function findOrCreateEvent(pipelineId) {
   return { id: pipelineId };
@@ -309,7 +307,7 @@ async function startRemote(pipelineId) {
 }
 module.exports = { startRemote };
 `,
-  });
+  }));
   assert.deepEqual(findings.filter((f) => f.rule === 'decide-redis-failure').map((f) => `${f.file}: ${f.message}`), []);
   // Its null answer, ignored, is check-acquire-result's finding.
   assert.ok(findings.some((f) => f.rule === 'check-acquire-result' && f.file === 'lib/events.js'), findings.map((f) => `${f.rule} ${f.file}`).join('\n'));

@@ -23,3 +23,12 @@ class Locker {
 }
 module.exports = new Locker();
 `;
+
+/** A project on ioredis and redlock with QUIET_LOCKER as `lib/locker.js`, beside `files`. */
+export function withQuietLocker(files: Record<string, string>): Record<string, string> {
+  return {
+    'package.json': JSON.stringify({ name: 'app', dependencies: { ioredis: '^5.0.0', redlock: '^4.2.0' } }),
+    'lib/locker.js': QUIET_LOCKER,
+    ...files,
+  };
+}

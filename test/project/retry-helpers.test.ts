@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeProject, findingList } from './harness';
-import { QUIET_LOCKER } from './quiet-locker';
+import { withQuietLocker } from './quiet-locker';
 
 const manager = (loop: string) => `import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -85,9 +85,7 @@ export async function withRefreshLock<T>(rowId: string, fn: () => Promise<T>): P
 });
 
 test('a trigger that locks each next stage through a helper, then runs itself on the stages those started, retries nothing', () => {
-  const findings = analyzeProject({
-    'package.json': JSON.stringify({ name: 'app', dependencies: { ioredis: '^5.0.0', redlock: '^4.2.0' } }),
-    'lib/locker.js': QUIET_LOCKER,
+  const findings = analyzeProject(withQuietLocker({
     'lib/trigger.js': `const locker = require('./locker');
 async function startStage(id) {
   return { id, next: [] };
@@ -113,7 +111,7 @@ async function triggerNext(stage) {
 }
 module.exports = { triggerNext };
 `,
-  });
+  }));
   const retries = findings.filter((f) => f.rule === 'backoff-between-retries' || f.rule === 'bounded-acquire-retry');
   assert.deepEqual(retries.map((f) => `${f.file}: ${f.rule}`), [], retries.map((f) => f.message).join('\n'));
 });

@@ -1,5 +1,5 @@
 import type { RuleCases } from '../harness';
-import { acquireOrOverwrite, expiryStampLock, io, leaseSweep, nr } from './preludes';
+import { acquireOrOverwrite, expiryStampLock, io, leaseSweep, nr, stampedClaimTakeover } from './preludes';
 
 const TAKEOVER = `"local v = redis.call('get', KEYS[1]) if v == false or tonumber(v) < tonumber(ARGV[2]) then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[3]) end return false"`;
 
@@ -65,23 +65,7 @@ export async function handOver(id: string) {
     {
       name: 'a SETNX that failed, then a plain SET over the holder once its stamped expiry is past (the SET follows a test that leaves while fresh)',
       message: ['This SET breaks a stale lock'],
-      code: `${io}export async function claimOnce(name: string, seconds: number): Promise<boolean> {
-  const key = \`dedupe:\${name}\`;
-  const now = Math.round(Date.now() / 1000);
-  const stamp = now + seconds + 1;
-  if ((await redis.setnx(key, stamp)) === 1) {
-    await redis.expire(key, seconds);
-    return true;
-  }
-  const held = await redis.get(key);
-  if (now <= (held ? parseInt(held, 10) : 0)) {
-    return false;
-  }
-  await redis.set(key, stamp);
-  await redis.expire(key, seconds);
-  return true;
-}
-`,
+      code: stampedClaimTakeover,
     },
     { name: 'an acquire whose NX failed overwrites the holder its own predicate judges a dead instance', code: acquireOrOverwrite('holder && restartedOnThisPort(holder)') },
     { name: 'the same acquire testing the holder against null first', code: acquireOrOverwrite('holder !== null && restartedOnThisPort(holder)') },

@@ -1,23 +1,9 @@
 import type { RuleCases } from '../harness';
-import { declared, EXTEND, EXTEND_DECL, glide, io, nr, sortedSetSemaphore, eventDedupeRecords } from './preludes';
+import { declared, EXTEND, EXTEND_DECL, glide, io, nr, sortedSetSemaphore, eventDedupeRecords, stampedClaimTakeover } from './preludes';
 
 export const ownerCheckedExtendCases: RuleCases = {
   valid: [
-    { name: 'an EXPIRE right after a plain SET of the key gives that write its TTL (a stale holder overwritten after a failed SETNX): no renewal of a lock held before', code: `${io}export async function claimOnce(name: string, seconds: number): Promise<boolean> {
-  const key = \`dedupe:\${name}\`;
-  const now = Math.round(Date.now() / 1000);
-  const stamp = now + seconds + 1;
-  if ((await redis.setnx(key, stamp)) === 1) {
-    await redis.expire(key, seconds);
-    return true;
-  }
-  const held = await redis.get(key);
-  if (now <= (held ? parseInt(held, 10) : 0)) return false;
-  await redis.set(key, stamp);
-  await redis.expire(key, seconds);
-  return true;
-}
-` },
+    { name: 'an EXPIRE right after a plain SET of the key gives that write its TTL (a stale holder overwritten after a failed SETNX): no renewal of a lock held before', code: stampedClaimTakeover },
     eventDedupeRecords,
     {
       name: "a session's first-seen record: SET NX, and where the key was already there, read it and slide its TTL",

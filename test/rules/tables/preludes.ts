@@ -683,3 +683,25 @@ export const breakerProbeSlot = {
 }
 `,
 };
+
+/**
+ * A dedupe claim stamped with its expiry: SETNX, and when that fails and the stamp is past, a plain SET
+ * over the holder followed by its EXPIRE (a takeover, and that EXPIRE is the SET's TTL, no renewal).
+ */
+export const stampedClaimTakeover = `${io}export async function claimOnce(name: string, seconds: number): Promise<boolean> {
+  const key = \`dedupe:\${name}\`;
+  const now = Math.round(Date.now() / 1000);
+  const stamp = now + seconds + 1;
+  if ((await redis.setnx(key, stamp)) === 1) {
+    await redis.expire(key, seconds);
+    return true;
+  }
+  const held = await redis.get(key);
+  if (now <= (held ? parseInt(held, 10) : 0)) {
+    return false;
+  }
+  await redis.set(key, stamp);
+  await redis.expire(key, seconds);
+  return true;
+}
+`;
