@@ -320,8 +320,25 @@ const STAR = 42;
 
 /** Does the key's glob, text or name say it is a lock ("lock:x", `lockKey`, `this.mutexName`)? */
 export function looksLikeLockKey(key: KeyRef): boolean {
-  if (namesLockedState(key)) return false;
+  if (namesLockedState(key) || namesDataAboutLock(key)) return false;
   return LOCK_NAME.test(key.glob) || LOCK_NAME.test(key.text) || LOCK_NAME.test(key.canonical);
+}
+
+// `editLockSeatsCountCacheKey(id)`, `EDIT_LOCK_USERS_CACHE_PREFIX`, `editLockTakeoverAckKey`: one name
+// whose last word is data about a lock (a cache, a count, an acknowledgement, its event stream), not the
+// lock: English compounds end in their head noun. `cacheLockKey` is a lock. A key's segments
+// (`lock:cache:<id>`) are a namespace and a resource, so the name never spans a colon or a dot.
+const ABOUT_LOCK_HEADS = ['cache', 'cached', 'count', 'counter', 'ack', 'acks', 'acknowledgement', 'stream', 'event', 'events', 'stats', 'metrics', 'history', 'audit'];
+const title = (w: string) => w[0].toUpperCase() + w.slice(1);
+const DATA_ABOUT_LOCK = new RegExp(
+  `(?:(?<![a-zA-Z])lock|Lock|(?<![A-Z])LOCK|[mM]utex|MUTEX|[sS]emaphore|SEMAPHORE)[\\w$-]*?` +
+    `(?:${ABOUT_LOCK_HEADS.map(title).join('|')}|[_-](?:${ABOUT_LOCK_HEADS.join('|')}|${ABOUT_LOCK_HEADS.map((w) => w.toUpperCase()).join('|')}))` +
+    `(?:Key|Prefix|Name|[_-](?:key|prefix|name|KEY|PREFIX|NAME))?(?![a-zA-Z])`,
+);
+
+/** Does the key's name, as written, say it holds data about a lock rather than the lock? */
+export function namesDataAboutLock(key: KeyRef): boolean {
+  return DATA_ABOUT_LOCK.test(key.text) || DATA_ABOUT_LOCK.test(key.canonical);
 }
 
 // `otp_locked:<user>`, `security:lockout:<user>`, `locked_payments_for_<user>`, `server:lockdown`: a state

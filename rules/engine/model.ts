@@ -7,7 +7,7 @@ import { findCompareBeforeWrite, findGetCompare, watchedTransaction, type GetCom
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
-import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesLockedState, namesRateLimit, sameKey, type ConstKey, type ConstLookup, type KeyRef } from './keys';
+import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesDataAboutLock, namesLockedState, namesRateLimit, sameKey, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { setBesideReader } from './script-files';
 import { failureNamedRollbacks, markCounterSeeds, markDedupeWindows, markGetOrInit, markerRollbacks, rollbackHelpers, stateRecordRollbacks } from './markers';
@@ -403,8 +403,9 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
     const fnName = functionNameOf(namedFunctionOf(fn));
     // In a function named like lock code (releaseLock, renewLock), any key it deletes or renews is the lock.
     const commandKeys = command.keys.map(keyOf);
-    // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock.
-    const lockedState = commandKeys.some(namesLockedState);
+    // `clearLockout(user)` deleting `otp_locked:<user>` and its counter: an account lockout, not a lock; nor
+    // `clearEditLockAck(id)` deleting `editLockAckKey(id)`: data about a lock (keys.ts namesDataAboutLock).
+    const lockedState = commandKeys.some((k) => namesLockedState(k) || namesDataAboutLock(k));
     const lockFn = !lockedState && !inLockedStateClass(fn) && !inLockedRoutine(fn) && (LOCK_NAME.test(fnName.replace(LOCKED_WORDS, '')) || inLockClass(fn));
     // A DEL after comparing the key's holder with this process's id (`if (await get(k) === me) del(k)`) is an
     // owner's release whatever the function is called (`cleanup`, `shutdown`).

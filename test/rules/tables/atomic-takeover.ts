@@ -40,6 +40,18 @@ export async function lockdownUntil(): Promise<number | null> {
   if (cachedAt && Date.now() - Number(cachedAt) > 60000) await redis.del(\`cache:prices:\${id}\`);
 }
 ` },
+    { name: 'counts cached under names about a lock (`reviewLockSeatsCacheKey`): an invalid entry deleted is no takeover', code: `${io}const reviewLockSeatsCacheKey = (docId: string) => \`review-lock-seats-cache:\${docId}\`;
+export async function cachedSeats(docId: string): Promise<number | null> {
+  const seatsKey = reviewLockSeatsCacheKey(docId);
+  const seats = await redis.get(seatsKey);
+  if (seats !== null) {
+    const count = Number(seats);
+    if (Number.isInteger(count) && count >= 0) return count;
+    await redis.del(seatsKey);
+  }
+  return null;
+}
+` },
     { name: 'GET-compare-DEL with the own token is owner-checked-release, not a takeover', code: `${nr}export async function releaseLock(name: string, token: string) {
   const holder = await client.get(\`lock:\${name}\`);
   if (holder === token) await client.del(\`lock:\${name}\`);
@@ -123,6 +135,15 @@ export async function reclaimStaleLocks(ids: string[]) {
 export async function breakLock(name: string) {
   const holder = await client.get(\`mutex:\${name}\`);
   if (isStale(holder)) await client.unlink(\`mutex:\${name}\`);
+}
+`,
+    },
+    {
+      name: 'a lock guarding a cache (`priceCacheLockKey`): its name ends in the lock',
+      code: `${io}const priceCacheLockKey = (id: string) => \`price-cache-lock:\${id}\`;
+export async function breakRebuildLock(id: string) {
+  const startedAt = await redis.get(priceCacheLockKey(id));
+  if (startedAt && Date.now() - Number(startedAt) > 60000) await redis.del(priceCacheLockKey(id));
 }
 `,
     },

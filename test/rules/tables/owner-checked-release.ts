@@ -67,6 +67,17 @@ async function runPayout(id: string, key: string, token: string) {
 
 export const ownerCheckedReleaseCases: RuleCases = {
   valid: [
+    {
+      name: 'an acknowledgement flag about a lock (`reviewLockAckKey`), cleared in a function named for the lock: data about the lock, not the lock',
+      code: `${io}const reviewLockAckKey = (docId: string, session: string) => \`review-lock-ack:\${docId}:\${session}\`;
+export async function acknowledgeReviewLock(docId: string, session: string) {
+  await redis.set(reviewLockAckKey(docId, session), '1', 'PX', 15000);
+}
+export async function clearReviewLockAcknowledgement(docId: string, session: string) {
+  await redis.del(reviewLockAckKey(docId, session));
+}
+`,
+    },
     breakerProbeSlot,
     dedupeWindowClaim,
     {
