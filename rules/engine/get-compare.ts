@@ -168,3 +168,24 @@ function leftmostOfAnd(condition: Node): Node {
   while (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) n = unwrap(n.left);
   return n;
 }
+
+/** A literal, an enum-like member (`Status.SENT`) or an UPPER_CASE const: a value every process writes alike. */
+function isStateConstant(n: Node): boolean {
+  const u = unwrap(n);
+  if (ts.isStringLiteralLike(u) || ts.isNumericLiteral(u)) return true;
+  if (ts.isPropertyAccessExpression(u)) return ts.isIdentifier(u.expression) && /^[A-Z]/.test(u.expression.text);
+  return ts.isIdentifier(u) && /^[A-Z][A-Z0-9_]*$/.test(u.text);
+}
+
+/**
+ * `if (state === Sent.ONE) set(key, Sent.MANY, 'EX', ttl)`: the reply is compared with one constant and
+ * the SET writes another, so it moves a shared record to its next state (a first-then-second notice). A
+ * renewal writes back the token it compared.
+ */
+export function movesToAnotherState(write: { call: ts.CallExpression }, compare: GetCompare): boolean {
+  const written = write.call.arguments[1];
+  const condition = ts.isIfStatement(compare.ifStatement) ? unwrap(compare.ifStatement.expression) : undefined;
+  if (!written || !isStateConstant(written) || !condition || !ts.isBinaryExpression(condition)) return false;
+  const constants = [condition.left, condition.right].filter(isStateConstant);
+  return constants.length === 1 && normalizeText(unwrap(constants[0])) !== normalizeText(unwrap(written));
+}

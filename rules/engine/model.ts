@@ -3,7 +3,7 @@
 import { ts } from './typescript';
 import type { HelperNames } from '../config';
 import { ASYNC_COMMAND_CALL, promisifiedCommandNames, RAW_COMMAND_FN, recogniseCommand, type ClientStyle, type NamedScript, type RecogniserContext, type RedisCommand } from './commands';
-import { findCompareBeforeWrite, findGetCompare, watchedTransaction, type GetCompare } from './get-compare';
+import { findCompareBeforeWrite, findGetCompare, movesToAnotherState, watchedTransaction, type GetCompare } from './get-compare';
 import { glideBatchKind } from './glide';
 import { onInMemoryStore } from './in-memory-stores';
 import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } from './imports';
@@ -435,7 +435,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
         if (rewrites) {
           const key = commandKeys[0];
           const getCompare = key && (acquiredHere(key) || looksLikeLockKey(key) || lockFn) ? findCompareBeforeWrite({ call: command.call, fn, key }, getsOn) : undefined;
-          if (getCompare && !getCompare.whenFree) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: watchedWrite(command, fn, key), getCompare });
+          if (getCompare && !getCompare.whenFree && !movesToAnotherState(command, getCompare)) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: watchedWrite(command, fn, key), getCompare });
           // `updateHeartbeat() { set(LEADER, me, 'EX', ttl) }` beside the NX acquire of that key: a blind renewal.
           else if (!getCompare && key && acquiredHere(key) && (EXTEND_FN.test(fnName) || inTimer(command.call, fn))) extendsList.push({ call: command.call, command, fn, kind: 'set', key, ownerChecked: watchedWrite(command, fn, key) });
         } else if (extendKey) extendsList.push({ call: command.call, command, fn, kind: command.set?.ifeq ? 'set-ifeq' : 'set-xx', key: extendKey, ownerChecked: !!command.set?.ifeq });

@@ -6,6 +6,21 @@ export const ownerCheckedExtendCases: RuleCases = {
     { name: 'an EXPIRE right after a plain SET of the key gives that write its TTL (a stale holder overwritten after a failed SETNX): no renewal of a lock held before', code: stampedClaimTakeover },
     eventDedupeRecords,
     {
+      name: 'a notice record moved from one state to the next (compared with `Sent.ONE`, written `Sent.MANY`): no renewal of a holder',
+      code: `${io}enum Sent { ONE = 'one', MANY = 'many' }
+export async function noteReminder(userId: string, minutes: number): Promise<'first' | 'second' | null> {
+  const key = \`reminder:user:\${userId}\`;
+  if ((await redis.set(key, Sent.ONE, 'EX', minutes * 60, 'NX')) === 'OK') return 'first';
+  const state = await redis.get(key);
+  if (state === Sent.ONE) {
+    await redis.set(key, Sent.MANY, 'EX', minutes * 60);
+    return 'second';
+  }
+  return null;
+}
+`,
+    },
+    {
       name: "a session's first-seen record: SET NX, and where the key was already there, read it and slide its TTL",
       code: `${io}export async function firstSeen(sessionKey: string): Promise<string> {
   const now = new Date().toISOString();
@@ -99,6 +114,15 @@ export const ownerCheckedExtendCases: RuleCases = {
 ` },
   ],
   invalid: [
+    {
+      name: 'GET-compare-SET writing back the constant it compared (`INSTANCE`): a renewal in two round trips',
+      code: `${io}const INSTANCE = 'worker-7';
+export async function keepLeading() {
+  const holder = await redis.get('leader:billing');
+  if (holder === INSTANCE) await redis.set('leader:billing', INSTANCE, 'EX', 30);
+}
+`,
+    },
     {
       name: 'a leader renewal that leaves unless the GET says this worker leads, then PEXPIREs: two round trips',
       message: ['GET, compare, then PEXPIRE', 'two round trips'],
