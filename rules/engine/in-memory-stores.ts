@@ -16,9 +16,20 @@ const CLIENT_MODULE = /redis|valkey|glide|upstash|keydb|dragonfly|garnet|semapho
 export function onInMemoryStore(call: ts.CallExpression, imports: FileImports): boolean {
   const method = methodOf(call);
   if (!method) return false;
-  if (underMemoryFlag(call, unwrap(method.receiver))) return true;
-  const values = valuesHeldBy(unwrap(method.receiver));
+  const receiver = unwrap(method.receiver);
+  if (underMemoryFlag(call, receiver) || typedAsCollection(receiver)) return true;
+  const values = valuesHeldBy(receiver);
   return !!values && values.length > 0 && values.every((v) => isInMemoryStore(v, imports));
+}
+
+/**
+ * `const locks: Map<string, Holder> = globalThis.__LOCKS__ ?? new Map()`: a variable whose declared type
+ * is a collection holds one, whatever expression fills it (a stash kept across hot reloads).
+ */
+function typedAsCollection(receiver: ts.Node): boolean {
+  const decl = ts.isIdentifier(receiver) ? declarationOf(receiver) : undefined;
+  const type = decl && ts.isVariableDeclaration(decl) ? decl.type : undefined;
+  return !!type && ts.isTypeReferenceNode(type) && ts.isIdentifier(type.typeName) && COLLECTIONS.has(type.typeName.text);
 }
 
 /** A variable named as holding in-process state: `inMemoryLocks`, `localLocks`, `memoryStore`. */

@@ -575,6 +575,32 @@ export class Poller {
 `,
     },
   },
+  {
+    name: "an in-process lock table typed `Map` (kept on globalThis across reloads): its synchronous acquire's answer is tested without await",
+    files: {
+      'src/locks/table.ts': `const stash = globalThis as unknown as { __JOB_LOCKS__?: Map<string, { holder: string; until: number }> };
+const locks: Map<string, { holder: string; until: number }> = stash.__JOB_LOCKS__ ?? new Map();
+if (!stash.__JOB_LOCKS__) stash.__JOB_LOCKS__ = locks;
+export function acquireLock(resource: string, holder: string): boolean {
+  const current = locks.get(resource);
+  if (current && current.until > Date.now() && current.holder !== holder) return false;
+  locks.set(resource, { holder, until: Date.now() + 10000 });
+  return true;
+}
+export function releaseLock(resource: string, holder: string): void {
+  if (locks.get(resource)?.holder === holder) locks.delete(resource);
+}
+`,
+      'src/checks/contention.ts': `import { acquireLock, releaseLock } from '../locks/table';
+export function contention(): boolean {
+  const first = acquireLock('job:a', 'n1');
+  const second = acquireLock('job:a', 'n2');
+  releaseLock('job:a', 'n1');
+  return first && !second;
+}
+`,
+    },
+  },
 ];
 
 for (const trap of traps) {
