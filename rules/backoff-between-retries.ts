@@ -103,12 +103,27 @@ function fixedDelay(model: LockModel, delay: Node, depth = 0): boolean {
   if (RANDOM.test(text)) return false;
   const calls = descendantsWhere<ts.CallExpression>(delay, ts.isCallExpression);
   if (ts.isCallExpression(delay)) calls.push(delay);
-  if (calls.some((c) => !ARITHMETIC.test(unwrap(c.expression).getText()) && !fixedFunction(model, c, depth))) return false;
+  if (calls.some((c) => !ARITHMETIC.test(unwrap(c.expression).getText()) && !inElapsedExponent(c, delay) && !fixedFunction(model, c, depth))) return false;
   const ids = ts.isIdentifier(delay) ? [delay] : descendantsWhere<ts.Identifier>(delay, ts.isIdentifier);
   return ids.every((id) => {
+    if (inElapsedExponent(id, delay)) return true;
     const init = depth < 3 ? model.lookup(id) : undefined;
     return !init || fixedDelay(model, init, depth + 1);
   });
+}
+
+const CLOCK = /\b(?:Date|performance)\.now\s*\(/;
+
+/**
+ * `Math.pow(1.5, Math.floor((Date.now() - start) / 100))`: an exponent that reads the clock grows the wait
+ * with the time waited so far, the same for every waiter that started together: no random part in it.
+ */
+function inElapsedExponent(node: Node, delay: Node): boolean {
+  for (let n: Node = node; n !== delay && n.parent; n = n.parent) {
+    const p = n.parent;
+    if (ts.isCallExpression(p) && unwrap(p.expression).getText() === 'Math.pow' && p.arguments[1] === n && CLOCK.test(n.getText())) return true;
+  }
+  return false;
 }
 
 function jitterFix(delay: Node): Fix {

@@ -380,6 +380,21 @@ export const redlock = new Redlock([new Redis()], { retryCount: 10, retryDelay: 
       code: quorum('250'),
     },
     {
+      name: 'a wait that grows with the time waited so far (`Math.pow(1.5, elapsed / 100)`), capped, with no random part: waiters that started together wait alike',
+      message: ['waits `waitTime`', 'no random part'],
+      code: `${io}export async function acquire(key: string, ttl = 5000, timeout = 10000): Promise<string | null> {
+  const token = crypto.randomUUID();
+  const start = Date.now();
+  while (Date.now() - start < timeout) {
+    if ((await redis.set(\`lock:\${key}\`, token, 'PX', ttl, 'NX')) === 'OK') return token;
+    const waitTime = Math.min(100 * Math.pow(1.5, Math.floor((Date.now() - start) / 100)), 500);
+    await new Promise((resolve) => setTimeout(resolve, waitTime));
+  }
+  return null;
+}
+`,
+    },
+    {
       name: 'a wait that doubles up to a cap with no random part: the losers double together',
       message: ['no random part'],
       code: `import Redis from 'ioredis';
