@@ -6,7 +6,7 @@ import { answerOf, isErrorResponse, isIncidentalCall, saysNotAcquired } from './
 import { bodyStatements, isLoggingCall, leadingComments, mentions, saysFailOpen, releasesSomething, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Acquire, LockModel } from './engine/model';
-import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsOfKind, isFunctionLike, isFunctionOrArrow, isNamedRead, literalString, methodOf, nameOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
+import { ancestorWhere, calleeName, callsNamed, contains, declarationOf, descendantsOfKind, identifiersNamed, isFunctionLike, isFunctionOrArrow, isNamedRead, literalString, methodOf, nameOf, normalizeText, parameterIndex, spanOf, unwrap, type Node } from './engine/nodes';
 import { guardNames, inNotAcquiredBranch, isGuard } from './engine/paths';
 import { isCallbackParameter } from './engine/unsettled-work';
 import { isLockAcquire, isPlainReference, isRedisAcquire } from './engine/queries';
@@ -231,12 +231,25 @@ function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work
       .map((b) => normalizeText(unwrap(b.left))),
   );
   const testsTry = (test: ts.IfStatement) => [unwrap(test.expression), ...descendantsOfKind(test.expression, ts.SyntaxKind.Identifier), ...descendantsOfKind(test.expression, ts.SyntaxKind.PropertyAccessExpression)].some((n) => setInTry.has(normalizeText(n)));
+  // `catch (e) { failed = e }` then `if (!failed) redirect(...)`: the work after the try runs only when nothing failed.
+  const caught = statement.catchClause?.variableDeclaration?.name;
+  const flags = new Set(
+    descendantsOfKind<ts.BinaryExpression>(statement.catchClause ?? statement, ts.SyntaxKind.BinaryExpression)
+      .filter((b) => b.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(unwrap(b.left)) && !!caught && ts.isIdentifier(caught) && mentionsName(b.right, caught.text))
+      .map((b) => (unwrap(b.left) as ts.Identifier).text),
+  );
+  const guardedByFlag = (call: Node, next: Node) => flags.size > 0 && !!ancestorWhere(call, (a) => ts.isIfStatement(a) && contains(next, a) && [...flags].some((flag) => identifiersNamed(a.expression, flag).length > 0));
   for (const next of block.statements.slice(block.statements.indexOf(statement) + 1)) {
     if (ts.isIfStatement(next) && (throwsIn(next) || descendantsOfKind(next, ts.SyntaxKind.ReturnStatement).length > 0) && testsTry(next)) return undefined;
-    const call = callsNamed(next, () => true).find((c) => ancestorWhere(c, isFunctionLike) === acquire.fn && runsWork(c, work) && !insideLogging(c, next));
+    const call = callsNamed(next, () => true).find((c) => ancestorWhere(c, isFunctionLike) === acquire.fn && runsWork(c, work) && !insideLogging(c, next) && !guardedByFlag(c, next));
     if (call) return call;
   }
   return undefined;
+}
+
+function mentionsName(node: Node, name: string): boolean {
+  const u = unwrap(node);
+  return (ts.isIdentifier(u) && u.text === name) || identifiersNamed(u, name).length > 0;
 }
 
 /**

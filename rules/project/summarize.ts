@@ -324,11 +324,11 @@ function throwsWhenBusy(fn: ts.FunctionLikeDeclaration, names: ReadonlySet<strin
 
 /**
  * An `if` after the acquire, or on the acquire itself (`if ((await set(...)) !== 'OK') throw ...`), in the
- * helper itself, whose branch throws: a check the acquire must pass.
+ * helper itself, whose branch throws: a check the acquire must pass. `onTheAcquire`: only the latter.
  */
-function throwsAfter(fn: ts.FunctionLikeDeclaration, call: Node): boolean {
+function throwsAfter(fn: ts.FunctionLikeDeclaration, call: Node, onTheAcquire = false): boolean {
   return descendantsOfKind<ts.IfStatement>(fn, ts.SyntaxKind.IfStatement).some(
-    (s) => (s.pos >= call.end || (s.expression.pos <= call.pos && call.end <= s.expression.end)) && ancestorWhere(s, isFunctionLike) === fn && (ts.isThrowStatement(s.thenStatement) || descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length > 0),
+    (s) => ((!onTheAcquire && s.pos >= call.end) || (s.expression.pos <= call.pos && call.end <= s.expression.end)) && ancestorWhere(s, isFunctionLike) === fn && (ts.isThrowStatement(s.thenStatement) || descendantsOfKind(s.thenStatement, ts.SyntaxKind.ThrowStatement).length > 0),
   );
 }
 
@@ -418,7 +418,9 @@ function returnsOf(fn: ts.FunctionLikeDeclaration, acquire: Acquire): AcquireRet
   }
   if (found.has('reply') && recordsAnswer(fn, names)) return 'recorded';
   for (const kind of ['release-fn', 'lock-object', 'token', 'reply', 'recorded', 'throws'] as const) if (found.has(kind)) return kind;
-  return throwsWhenBusy(fn, names) || acquire.kind === 'redlock' || acquire.kind === 'semaphore' ? 'throws' : 'unknown';
+  // A helper that hands nothing back and throws when its own test of the acquire fails: `if ((await set(...)) !== 'OK') throw`.
+  const throwsOnItsTest = bodies.length === 0 && throwsAfter(fn, acquire.call, true);
+  return throwsWhenBusy(fn, names) || throwsOnItsTest || acquire.kind === 'redlock' || acquire.kind === 'semaphore' ? 'throws' : 'unknown';
 }
 
 const EMPTY = new Set([ts.SyntaxKind.NullKeyword, ts.SyntaxKind.FalseKeyword, ts.SyntaxKind.VoidExpression]);

@@ -312,3 +312,44 @@ module.exports = { startRemote };
   // Its null answer, ignored, is check-acquire-result's finding.
   assert.ok(findings.some((f) => f.rule === 'check-acquire-result' && f.file === 'lib/events.js'), findings.map((f) => `${f.rule} ${f.file}`).join('\n'));
 });
+
+// A helper of the file that throws when the lock is busy, and a caller whose catch records any other error in a flag.
+const HOLD_WITH_REPLY = `const ok = await redis.set(\`lock:review:\${docId}\`, owner, 'PX', 30000, 'NX');
+  if (ok !== 'OK') throw new BusyError('busy');`;
+const flaggedCaller = (after: string, hold = HOLD_WITH_REPLY) => ({
+  'src/save.ts': `import Redis from 'ioredis';
+const redis = new Redis();
+class BusyError extends Error {}
+async function holdReviewLock(docId: string, owner: string) {
+  ${hold}
+}
+declare function saveDraft(docId: string): Promise<string>;
+declare function navigate(to: string): void;
+export async function saveAndGo(docId: string, owner: string, next?: string) {
+  let failure: unknown;
+  let saved: string | undefined;
+  try {
+    await holdReviewLock(docId, owner);
+    saved = await saveDraft(docId);
+  } catch (error) {
+    if (error instanceof BusyError) return { saved: null, error: 'locked' };
+    failure = error;
+  }
+  ${after}
+  return { saved, error: failure ? (failure as Error).message : undefined };
+}
+`,
+});
+
+test('decide-redis-failure: a catch that records the error in a flag, and work after the try guarded by that flag, grants nothing', () => {
+  assert.deepEqual(failures(flaggedCaller('if (!failure && next) navigate(next);')), []);
+});
+
+test('decide-redis-failure: a catch that records the error in a flag the work after the try does not test still lets the work run', () => {
+  assert.deepEqual(failures(flaggedCaller('if (next) navigate(next);')).map((f) => `${f.file}: ${f.rule}`), ['src/save.ts: decide-redis-failure']);
+});
+
+test('decide-redis-failure: a helper that hands nothing back and throws on its own test of the reply (`if ((await set(...)) !== \'OK\') throw`) throws when busy: a catch that goes on runs the work', () => {
+  const inline = `if ((await redis.set(\`lock:review:\${docId}\`, owner, 'PX', 30000, 'NX')) !== 'OK') throw new BusyError('busy');`;
+  assert.deepEqual(failures(flaggedCaller('if (next) navigate(next);', inline)).map((f) => `${f.file}: ${f.rule}`), ['src/save.ts: decide-redis-failure']);
+});
