@@ -92,6 +92,11 @@ function failurePaths(extend: Extend, timer: Node): Path[] | undefined {
     const failed = FAILED.test(test.expression.getText().replace(/\s+/g, ' ')) ? test.thenStatement : test.elseStatement;
     paths.push({ kind: 'failed-branch', statements: failed ? bodyStatements(failed) : [], node: failed ?? test });
   }
+  // `if ((await get(key)) === me) pexpire(key) else lost()`: the owner check before the extend decides loss too.
+  const owned = extend.getCompare?.ifStatement;
+  if (owned && ts.isIfStatement(owned) && contains(owned.thenStatement, extend.call) && owned.elseStatement) {
+    paths.push({ kind: 'failed-branch', statements: bodyStatements(owned.elseStatement), node: owned.elseStatement });
+  }
   if (paths.length === 0 && use.kind !== 'discarded') return undefined; // the answer goes somewhere we cannot follow
   return paths;
 }

@@ -156,6 +156,30 @@ module.exports = { importMailbox };
 export const stopOnLockLostCases: RuleCases = {
   valid: [
     {
+      name: 'a leader renewal whose owner check records a lost lease in a flag the work reads (`else this.isLeader = false`)',
+      code: `${io}export class Scheduler {
+  private isLeader = false;
+  constructor(private readonly me: string) {}
+  start() {
+    setInterval(async () => {
+      if (!this.isLeader) return;
+      try {
+        const current = await redis.get('leader:scheduler');
+        if (current === this.me) {
+          await redis.pexpire('leader:scheduler', 15000);
+        } else {
+          this.isLeader = false;
+        }
+      } catch {}
+    }, 5000);
+  }
+  async tick(run: () => Promise<void>) {
+    if (this.isLeader) await run();
+  }
+}
+`,
+    },
+    {
       name: 'an AbortController aborted after racing the acquire against a timeout, in a lock with no renewal: no lost lock to signal',
       code: `${io}export async function lockUpload(id: string, token: string, timeoutMs: number): Promise<boolean> {
   const controller = new AbortController();
@@ -268,6 +292,30 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
     { name: 'a renew loop the caller awaits is the work itself, not a watchdog', code: renewLoop('await', 'logs') },
   ],
   invalid: [
+    {
+      name: 'a leader renewal whose owner check only logs a lost lease',
+      code: `${io}export class Scheduler {
+  private isLeader = false;
+  constructor(private readonly me: string) {}
+  start() {
+    setInterval(async () => {
+      if (!this.isLeader) return;
+      try {
+        const current = await redis.get('leader:scheduler');
+        if (current === this.me) {
+          await redis.pexpire('leader:scheduler', 15000);
+        } else {
+          console.warn('leadership lost');
+        }
+      } catch {}
+    }, 5000);
+  }
+  async tick(run: () => Promise<void>) {
+    if (this.isLeader) await run();
+  }
+}
+`,
+    },
     { name: 'an extend answering false from .catch(() => false), tested after: its failed branch only logs', message: ['only logs'], code: answeredFalse('') },
     { name: 'a watchdog function that re-arms itself with setTimeout (handed by name) and only logs a failed extend', message: ['only logs'], code: selfArmingWatchdog('console.error(err);') },
     { name: "a setInterval watchdog extending a lock object of a package it does not know (an organisation's lock library) only logs the failure", code: packageLockWatchdog("console.error('extend failed', err);") },
