@@ -85,7 +85,8 @@ function readTraits(script: string): LuaTraits {
   const onlyWhenEmpty = /\b(?:zcard|scard|hlen)\b[\s\S]*?(?:==\s*0|<\s*1)\b/i.test(lua);
   // `GET key == ARGV[1]`, or the same through the name the script gives it (`== ownerId`).
   const named = argNames.map((n) => `\\b${n}\\b`);
-  const comparedWithArgument = new RegExp(`(?:==|~=)\\s*(?:${['argv\\[', ...named].join('|')})|(?:${['argv\\[\\d+\\]', ...named].join('|')})\\s*(?:==|~=)`, 'i');
+  // Or a substring test of the holder's record (`string.find(data.owner, ARGV[1], 1, true)`).
+  const comparedWithArgument = new RegExp(`(?:==|~=)\\s*(?:${['argv\\[', ...named].join('|')})|(?:${['argv\\[\\d+\\]', ...named].join('|')})\\s*(?:==|~=)|string\\.(?:find|match)\\s*\\([^()]*(?:${['argv\\[', ...named].join('|')})`, 'i');
   const comparesOwner =
     ifeq ||
     // A queue lock's head (`lindex key 0`) compared with the token is a holder check like GET's.

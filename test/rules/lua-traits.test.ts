@@ -72,3 +72,17 @@ end
 return 0`);
   assert.deepEqual([window.addsMember, window.comparesOwner, window.expires], [true, false, true]);
 });
+
+test('a JSON holder record whose owner field is searched for the argument (string.find) before the DEL compares the owner', () => {
+  assert.equal(classifyLua(`local owner = ARGV[1]
+local current = redis.call('GET', KEYS[1])
+if current then
+  local record = cjson.decode(current)
+  if string.find(record.owner, owner, 1, true) then redis.call('DEL', KEYS[1]) return 1 end
+  return 0
+end
+return 1`), 'compare-and-delete');
+  assert.equal(classifyLua(`local record = cjson.decode(redis.call('GET', KEYS[1]))
+if string.find(record.owner, 'worker', 1, true) then redis.call('DEL', KEYS[1]) end
+return 1`), 'unconditional-delete');
+});
