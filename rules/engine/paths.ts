@@ -6,7 +6,7 @@ import { neverThrows } from './never-throws';
 import { throwsWhenCalled } from './written-text';
 import { repliesOldValue } from './inverted-guard';
 import type { Acquire, LockModel, Release } from './model';
-import { ancestorWhere, contains, isLoop, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, unwrap, unwrapAwait, valueCarrier, type Node } from './nodes';
+import { ancestorWhere, contains, isLoop, descendantsOfKind, enclosingFunction, enclosingStatement, identifiersNamed, isAncestor, isAssignment, isFunctionLike, methodOf, parameterIndex, unwrap, unwrapAwait, valueCarrier, type Node } from './nodes';
 
 /** The releases in the acquire's own function that release this acquire's lock. */
 export function releasesOf(model: LockModel, acquire: Acquire): Release[] {
@@ -60,6 +60,9 @@ function declaredFrom(call: Node): string[] {
 /** The handle or token leaves the function (returned, stored, handed to another call): not ours to judge. */
 export function escapes(acquire: Acquire, releaseCalls: readonly Node[]): boolean {
   const names = new Set(lockNames(acquire));
+  // A token the caller handed in (`processJob(shop, jobId)` locking with jobId) is the caller's id: passing
+  // it on (`db.job.update({ where: { id: jobId } })`) hands no lock away.
+  if (acquire.token && isFunctionLike(acquire.fn) && parameterIndex(acquire.fn, acquire.token) !== undefined) names.delete((unwrap(acquire.token) as ts.Identifier).text);
   if (names.size === 0) return false;
   const toRedis = (call: ts.CallExpression) => releaseCalls.includes(call) || REDIS_CALL.test(methodOf(call)?.name ?? '');
   for (const id of identifiersNamed(acquire.fn, names)) {

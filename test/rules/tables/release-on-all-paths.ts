@@ -811,6 +811,21 @@ export async function throughHelper(key: string, token: string) {
   ],
   invalid: [
     {
+      name: "a token the caller handed in (the job's id), passed to a database update between the acquire's check and the try that releases: the update can throw past the release",
+      code: `${io}declare const db: { job: { update(args: object): Promise<void>; run(shop: string): Promise<void> } };
+export async function processJob(shop: string, jobId: string) {
+  const ok = await redis.set(\`lock:shop:\${shop}\`, jobId, 'PX', 60000, 'NX');
+  if (!ok) return;
+  await db.job.update({ where: { id: jobId }, data: { status: 'RUNNING' } });
+  try {
+    await db.job.run(shop);
+  } finally {
+    await redis.eval(${RELEASE}, 1, \`lock:shop:\${shop}\`, jobId);
+  }
+}
+`,
+    },
+    {
       name: 'a lock from a redlock handed in as a parameter (known by its name), released at the end of the try: the early return and a throw skip it',
       fileName: 'case.js',
       message: ['the early `return;`'],
