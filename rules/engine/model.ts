@@ -10,6 +10,7 @@ import { dropsPositionalSetOptions, fileStyle, readImports, type FileImports } f
 import { isLockFunction, KeyIndex, keyRef, looksLikeLockKey, namesCircuitState, namesDataAboutLock, namesLockedState, namesRateLimit, sameKey, type ConstKey, type ConstLookup, type KeyRef } from './keys';
 import { LOCK_NAME } from './lock-name';
 import { setBesideReader } from './script-files';
+import { writtenText } from './written-text';
 import { failureNamedRollbacks, markCounterSeeds, markDedupeWindows, markGetOrInit, markerRollbacks, rollbackHelpers, stateRecordRollbacks } from './markers';
 import { isProbe } from './probes';
 import { readerGets } from './readers';
@@ -244,7 +245,7 @@ export function buildModel(sourceFile: ts.SourceFile, helpers: HelperNames, proj
   }
   commands.push(...readerGets(sourceFile, commands, keyOf, lookup, (node, key) => keys.set(node, key)));
   const style = fileStyle(imports) ?? commands.find((c) => c.style)?.style ?? 'ioredis';
-  if (!LEGACY_MODE.test(text) && dropsPositionalSetOptions(imports, project?.packages, project?.importedClient)) markDroppedOptions(commands);
+  if (!LEGACY_MODE.test(text) && dropsPositionalSetOptions(imports, project?.packages, project?.importedClient)) markDroppedOptions(commands, imports, project);
   markMisfitScripts(commands, () => ioredisClient(imports, project));
   // A thin wrapper's command is its callers' to judge (engine/wrappers.ts), not lock code of its own.
   const wrappers = new Map<Node, boolean>();
@@ -532,12 +533,61 @@ function ioredisClient(imports: FileImports, project: ProjectContext | undefined
 const LEGACY_MODE = /legacyMode|\.legacy\(/;
 
 /** A client's own `set(key, value, 'NX', 'EX', 30)` where the client reads options only from an object. */
-function markDroppedOptions(commands: RedisCommand[]): void {
+function markDroppedOptions(commands: RedisCommand[], imports: FileImports, project: ProjectContext | undefined): void {
   for (const command of commands) {
     if (command.name !== 'SET' || !command.set || command.wrapped || command.style !== 'ioredis') continue;
-    if (methodOf(command.call)?.name.toLowerCase() !== 'set') continue;
+    const method = methodOf(command.call);
+    if (method?.name.toLowerCase() !== 'set' || takesPositionalOptions(method.receiver, imports, project)) continue;
     if (hasPositionalWords(command.args.slice(1))) command.set.dropped = true;
   }
+}
+
+/** `set(key: string, value: string, ...args: (string | number)[])` of a module that reads 'NX' from them. */
+const POSITIONAL_SET = /\bset\s*\([^()]*\.\.\.\s*[\w$]+[\s\S]*?['"`]NX['"`]/;
+
+/**
+ * `this.redis.set(key, '1', 'NX', 'EX', 60)` on a field typed by a project interface or class
+ * (`redis: PromisifiedRedisClient` from '../lib/redis') whose module's `set` takes the options as rest
+ * arguments and turns them into node-redis' object: the words reach Redis.
+ */
+function takesPositionalOptions(receiver: Node, imports: FileImports, project: ProjectContext | undefined): boolean {
+  const type = declaredTypeName(unwrap(receiver));
+  if (!type) return false;
+  // `interface RedisLike { set(key: string, value: string, ...args: (string | number)[]) }` in this file: node-redis
+  // v4+ could not be handed in as one, its options are an object.
+  if (declaresRestSet(receiver.getSourceFile(), type)) return true;
+  const from = imports.names.get(type);
+  if (!from || !from.startsWith('.') || !project?.moduleText) return false;
+  return POSITIONAL_SET.test(project.moduleText(from) ?? '');
+}
+
+/**
+ * Does the file declare the interface or class `type` with a `set` method taking rest arguments? Read
+ * from the text as written: a lean parse may have blanked the declaration (it holds no lock word).
+ */
+function declaresRestSet(sourceFile: ts.SourceFile, type: string): boolean {
+  const text = writtenText(sourceFile);
+  const start = new RegExp(`\\b(?:interface|class)\\s+${type.replace(/\$/g, '\\$')}\\b`).exec(text);
+  if (!start) return false;
+  const end = text.indexOf('\n}', start.index);
+  return /\bset\s*\([^()]*\.\.\.\s*[\w$]+/.test(text.slice(start.index, end < 0 ? undefined : end));
+}
+
+/** The type name a variable, parameter or `this.<field>` (a field or a constructor parameter property) is declared with. */
+function declaredTypeName(receiver: Node): string | undefined {
+  let declared: ts.TypeNode | undefined;
+  if (ts.isIdentifier(receiver)) {
+    const decl = declarationOf(receiver);
+    if (decl && (ts.isVariableDeclaration(decl) || ts.isParameter(decl))) declared = decl.type;
+  } else if (ts.isPropertyAccessExpression(receiver) && receiver.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    const cls = ancestorWhere<ts.ClassLikeDeclaration>(receiver, ts.isClassLike);
+    const name = receiver.name.text;
+    for (const member of cls?.members ?? []) {
+      if (ts.isPropertyDeclaration(member) && member.name.getText() === name) declared = member.type;
+      if (ts.isConstructorDeclaration(member)) for (const p of member.parameters) if (ts.isIdentifier(p.name) && p.name.text === name && p.modifiers?.length) declared = p.type;
+    }
+  }
+  return declared && ts.isTypeReferenceNode(declared) && ts.isIdentifier(declared.typeName) ? declared.typeName.text : undefined;
 }
 
 /** What the project says of the calls it knows (none without a project context). */

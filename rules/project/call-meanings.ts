@@ -39,6 +39,8 @@ export interface ProjectContext {
   importedClient?(): 'node-redis' | 'ioredis' | undefined;
   /** The text of a file beside this one (`lock.lua` read with readFileSync), by path relative to its folder. */
   readBeside?(relative: string): string | undefined;
+  /** The text of the project module an import specifier of this file resolves to. */
+  moduleText?(specifier: string): string | undefined;
 }
 
 /** Summaries of other files, by specifier as written in a file. */

@@ -299,7 +299,16 @@ export class ProjectIndex {
       packages: this.packages.of(summary.path),
       importedClient: () => this.importedClient(summary),
       readBeside: (relative) => this.readBeside(summary.path, relative),
+      moduleText: (specifier) => this.moduleText(summary.path, specifier),
     };
+  }
+
+  /** The text of the project module `specifier` names from `from`: a change of it re-analyses `from`. */
+  private moduleText(from: string, specifier: string): string | undefined {
+    const path = this.modules.resolve(specifier, from);
+    if (!path) return undefined;
+    this.dependOn(path, from);
+    return this.options.host.readFile(path);
   }
 
   /** A file beside `from` (a Lua script it reads): a change of it re-analyses `from`. */

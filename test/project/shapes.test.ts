@@ -1152,6 +1152,84 @@ module.exports = SlotLock;
     expected: ['src/slot-lock.js: exclusive-acquire'],
   },
   {
+    name: "node-redis 5 in package.json, but the job's client is typed by the project's wrapper whose set takes rest arguments and reads 'NX' from them: the words reach Redis",
+    files: {
+      'package.json': '{ "dependencies": { "redis": "^5.1.0" } }',
+      'src/lib/redis.ts': `import { createClient } from 'redis';
+export interface WrappedRedis {
+  set(key: string, value: string, ...args: (string | number)[]): Promise<string | null>;
+}
+export function wrap(client: ReturnType<typeof createClient>): WrappedRedis {
+  return {
+    async set(key: string, value: string, ...args: (string | number)[]) {
+      const options: Record<string, unknown> = {};
+      for (let i = 0; i < args.length; i++) {
+        const word = String(args[i]).toUpperCase();
+        if (word === 'NX') options.NX = true;
+        else if (word === 'EX') options.EX = Number(args[++i]);
+      }
+      return client.set(key, value, options);
+    },
+  };
+}
+`,
+      'src/jobs/base-job.ts': `import type { WrappedRedis } from '../lib/redis';
+export abstract class BaseJob {
+  constructor(protected readonly redis: WrappedRedis, private readonly name: string) {}
+  async run(): Promise<boolean> {
+    const acquired = await this.redis.set(\`jobs:\${this.name}\`, '1', 'NX', 'EX', 300);
+    if (!acquired) return false;
+    await this.work();
+    return true;
+  }
+  protected abstract work(): Promise<void>;
+}
+`,
+    },
+    expected: [],
+  },
+  {
+    name: "node-redis 5 in package.json and the job's client typed by the project's alias of node-redis' own client: the 'NX', 'EX' words are dropped",
+    files: {
+      'package.json': '{ "dependencies": { "redis": "^5.1.0" } }',
+      'src/lib/redis.ts': `import { createClient } from 'redis';
+export type AppRedis = ReturnType<typeof createClient>;
+export const redis: AppRedis = createClient({ url: process.env.REDIS_URL });
+`,
+      'src/jobs/base-job.ts': `import type { AppRedis } from '../lib/redis';
+export abstract class BaseJob {
+  constructor(protected readonly redis: AppRedis, private readonly name: string) {}
+  async run(): Promise<boolean> {
+    const acquired = await this.redis.set(\`jobs:\${this.name}\`, '1', 'NX', 'EX', 300);
+    if (!acquired) return false;
+    await this.work();
+    return true;
+  }
+  protected abstract work(): Promise<void>;
+}
+`,
+    },
+    expected: ['src/jobs/base-job.ts: exclusive-acquire'],
+  },
+  {
+    name: "node-redis 5 in package.json, but the class's client is typed by an interface of the file whose set takes rest arguments: node-redis could not be handed in as one",
+    files: {
+      'package.json': '{ "dependencies": { "redis": "^5.1.0" } }',
+      'src/socket/blocks.ts': `export interface BlockStore {
+  set(key: string, value: string, ...args: (string | number)[]): Promise<string | null>;
+  ttl(key: string): Promise<number>;
+}
+export class Blocks {
+  constructor(private readonly redis: BlockStore) {}
+  async holdSocket(id: string, owner: string): Promise<boolean> {
+    return (await this.redis.set(\`socket-lock:\${id}\`, owner, 'NX', 'EX', 60)) === 'OK';
+  }
+}
+`,
+    },
+    expected: [],
+  },
+  {
     name: "both clients in package.json: a lock module using the node-redis client its config module creates drops ioredis-style 'NX', 'PX' words; one using the ioredis client does not",
     files: {
       'package.json': '{ "dependencies": { "redis": "^5.10.0", "ioredis": "^5.8.0", "bullmq": "^5.0.0" } }',
