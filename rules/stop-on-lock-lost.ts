@@ -5,7 +5,7 @@ import { ts } from './engine/typescript';
 import { bodyStatements, enclosingTries, onlyObserves, throwsIn } from './engine/failure-paths';
 import { describeKey } from './engine/keys';
 import type { Extend, LockModel } from './engine/model';
-import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, isFunctionLike, isFunctionOrArrow, isLoop, propertyValue, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
+import { ancestorWhere, calleeName, callsNamed, contains, descendantsOfKind, enclosingFunction, functionNameOf, identifiersNamed, isFunctionLike, isFunctionOrArrow, isLoop, methodOf, propertyValue, spanOf, unwrap, valueCarrier, type Node } from './engine/nodes';
 import { inConditionPosition, resultUse } from './engine/result-use';
 import type { Rule } from './rule';
 
@@ -156,12 +156,25 @@ function unusedControllers(model: LockModel): ts.NewExpression[] {
   });
 }
 
+/** Is the extend a call of the function around the timer it is written in (the watchdog setting its next round)? */
+function reschedulesItself(extend: Extend): boolean {
+  const name = extend.call && ts.isCallExpression(extend.call) ? (calleeName(extend.call) ?? methodOf(extend.call)?.name) : undefined;
+  if (!name) return false;
+  for (let fn: Node | undefined = enclosingFunction(extend.call); fn && !ts.isSourceFile(fn); fn = fn.parent && enclosingFunction(fn.parent)) {
+    if (functionNameOf(fn) === name) return true;
+  }
+  return false;
+}
+
 export const stopOnLockLost: Rule = {
   id: 'stop-on-lock-lost',
   defaultSeverity: 'warning',
   summary: 'The lost-lock signal never reaches the work: a watchdog that only logs, an unused AbortController, an onLockLost that only logs.',
   check({ model, report }) {
     for (const extend of model.extends) {
+      // `this.setupRenewal(key)` inside the timer that setupRenewal set: the watchdog scheduling its next
+      // round, whose own extend is judged where it is written.
+      if (reschedulesItself(extend)) continue;
       const problem = watchdogProblem(model, extend);
       if (problem) report({ span: spanOf(problem.at), message: problem.message, related: [{ span: spanOf(extend.call), message: 'the extend whose failure is lost' }] });
     }

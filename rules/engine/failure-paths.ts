@@ -57,6 +57,8 @@ const LOG_METHOD = /^(?:log|info|warn|warning|error|debug|trace|fatal|verbose|no
 const TIMER_CLEAR = /^(?:clearInterval|clearTimeout)$/;
 /** A call named for stopping the renewal itself (`stopLockRenewal(key)`, `clearHeartbeat()`): it stops the watchdog, not the work. */
 const RENEWAL_STOP = /^(?:stop|clear|cancel|end|kill|halt)[\w$]*?(?:renew|refresh|heartbeat|watchdog|extend|extension|keep_?alive)/i;
+/** `this.activeLockTimers.delete(key)`, `renewals.delete(key)`: the watchdog's own bookkeeping, read only to stop it. */
+const RENEWAL_BOOKKEEPING = /timer|interval|renew|heartbeat|watchdog/i;
 
 /** A function called by name that only records an error: `log(...)`, `logError(...)`, `handleLogError(...)`, `captureException(...)`. */
 const LOG_FUNCTION = /^(?:log\w*|\w*Log(?:Error|Exception)|warn|report(?:Error|Exception)?|capture(?:Error|Exception|Message))$/i;
@@ -159,7 +161,7 @@ export function onlyObserves(statements: readonly Node[], sourceFile: ts.SourceF
     if (isLoggingCall(inner)) return true;
     if (ts.isCallExpression(inner) && (TIMER_CLEAR.test(calleeName(inner) ?? '') || RENEWAL_STOP.test(calleeName(inner) ?? ''))) return true;
     const collection = writtenCollection(inner);
-    if (collection) return judgeable(collection) && !collectionIsRead(sourceFile, collection.text);
+    if (collection) return RENEWAL_BOOKKEEPING.test(collection.text) || (judgeable(collection) && !collectionIsRead(sourceFile, collection.text));
     const flag = assignedFlag(inner);
     return flag !== undefined && judgeable(flag) && !flagIsRead(sourceFile, flag.text);
   });

@@ -98,8 +98,8 @@ function readTraits(script: string): LuaTraits {
   const deletes = has('del') || has('unlink') || has('delex') || has('delifeq') || has('zrem') || has('srem') || has('hdel') || has('lpop') || has('lrem');
   // `if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SET', ...)`, or `if not redis.call('GET', ...)`: SET NX spelled out.
   const setWhenAbsent = ABSENT_TEST.test(lua) && commands.some((c) => c.name === 'set' && !/['"](?:xx|ifeq)['"]/.test(c.args));
-  // `if GET == ARGV[1] then SET key ARGV[1] EX ttl`: the holder's own value written again with a TTL, a renewal.
-  const renewsBySet = comparesOwner && !setWhenAbsent && commands.some((c) => c.name === 'set' && /['"](px|ex)['"]/.test(c.args) && !/['"]nx['"]/.test(c.args));
+  // `if GET == ARGV[1] then SET key ARGV[1] EX ttl` (or SETEX key ttl value): the holder's own value written again with a TTL, a renewal.
+  const renewsBySet = comparesOwner && !setWhenAbsent && commands.some((c) => (c.name === 'set' && /['"](px|ex)['"]/.test(c.args) && !/['"]nx['"]/.test(c.args)) || c.name === 'setex' || c.name === 'psetex');
   const expires = has('expire') || has('pexpire') || has('expireat') || has('pexpireat') || renewsBySet ||
     commands.some((c) => c.name === 'set' && /['"](px|ex)['"]/.test(c.args) && /['"](xx|ifeq)['"]/.test(c.args));
   const setNx = commands.some((c) => c.name === 'set' && /['"]nx['"]/.test(c.args)) || setWhenAbsent;

@@ -86,3 +86,10 @@ return 1`), 'compare-and-delete');
 if string.find(record.owner, 'worker', 1, true) then redis.call('DEL', KEYS[1]) end
 return 1`), 'unconditional-delete');
 });
+
+test('a holder record compared, then written again with SETEX: an owner-checked renewal', () => {
+  assert.equal(classifyLua(`local owner = ARGV[1]
+local current = redis.call('GET', KEYS[1])
+if current and cjson.decode(current).owner == owner then redis.call('SETEX', KEYS[1], tonumber(ARGV[2]), ARGV[3]) return 1 end
+return 0`), 'compare-and-expire');
+});
