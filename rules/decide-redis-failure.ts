@@ -232,11 +232,14 @@ function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work
   );
   const testsTry = (test: ts.IfStatement) => [unwrap(test.expression), ...descendantsOfKind(test.expression, ts.SyntaxKind.Identifier), ...descendantsOfKind(test.expression, ts.SyntaxKind.PropertyAccessExpression)].some((n) => setInTry.has(normalizeText(n)));
   // `catch (e) { failed = e }` then `if (!failed) redirect(...)`: the work after the try runs only when nothing failed.
-  const caught = statement.catchClause?.variableDeclaration?.name;
+  const clause = statement.catchClause;
+  const caught = clause?.variableDeclaration?.name;
   const flags = new Set(
-    descendantsOfKind<ts.BinaryExpression>(statement.catchClause ?? statement, ts.SyntaxKind.BinaryExpression)
-      .filter((b) => b.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(unwrap(b.left)) && !!caught && ts.isIdentifier(caught) && mentionsName(b.right, caught.text))
-      .map((b) => (unwrap(b.left) as ts.Identifier).text),
+    clause && caught && ts.isIdentifier(caught)
+      ? descendantsOfKind<ts.BinaryExpression>(clause, ts.SyntaxKind.BinaryExpression)
+          .filter((b) => b.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(unwrap(b.left)) && mentions(b.right, [caught.text]))
+          .map((b) => (unwrap(b.left) as ts.Identifier).text)
+      : [],
   );
   const guardedByFlag = (call: Node, next: Node) => flags.size > 0 && !!ancestorWhere(call, (a) => ts.isIfStatement(a) && contains(next, a) && [...flags].some((flag) => identifiersNamed(a.expression, flag).length > 0));
   for (const next of block.statements.slice(block.statements.indexOf(statement) + 1)) {
@@ -245,11 +248,6 @@ function workAfterCatch(acquire: Acquire, statement: ts.TryStatement, work: Work
     if (call) return call;
   }
   return undefined;
-}
-
-function mentionsName(node: Node, name: string): boolean {
-  const u = unwrap(node);
-  return (ts.isIdentifier(u) && u.text === name) || identifiersNamed(u, name).length > 0;
 }
 
 /**

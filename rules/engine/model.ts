@@ -542,8 +542,10 @@ function markDroppedOptions(commands: RedisCommand[], imports: FileImports, proj
   }
 }
 
-/** `set(key: string, value: string, ...args: (string | number)[])` of a module that reads 'NX' from them. */
-const POSITIONAL_SET = /\bset\s*\([^()]*\.\.\.\s*[\w$]+[\s\S]*?['"`]NX['"`]/;
+/** `set(key: string, value: string, ...args: (string | number)[])`: a set taking rest arguments. */
+const REST_SET = /\bset\s*\([^()]*\.\.\.\s*[\w$]+/;
+/** ... in a module that reads 'NX' from them. */
+const POSITIONAL_SET = new RegExp(`${REST_SET.source}[\\s\\S]*?['"\`]NX['"\`]`);
 
 /**
  * `this.redis.set(key, '1', 'NX', 'EX', 60)` on a field typed by a project interface or class
@@ -570,7 +572,7 @@ function declaresRestSet(sourceFile: ts.SourceFile, type: string): boolean {
   const start = new RegExp(`\\b(?:interface|class)\\s+${type.replace(/\$/g, '\\$')}\\b`).exec(text);
   if (!start) return false;
   const end = text.indexOf('\n}', start.index);
-  return /\bset\s*\([^()]*\.\.\.\s*[\w$]+/.test(text.slice(start.index, end < 0 ? undefined : end));
+  return REST_SET.test(text.slice(start.index, end < 0 ? undefined : end));
 }
 
 /** The type name a variable, parameter or `this.<field>` (a field or a constructor parameter property) is declared with. */

@@ -306,9 +306,9 @@ export class ProjectIndex {
   /** The text of the project module `specifier` names from `from`: a change of it re-analyses `from`. */
   private moduleText(from: string, specifier: string): string | undefined {
     const path = this.modules.resolve(specifier, from);
-    if (!path) return undefined;
-    this.dependOn(path, from);
-    return this.options.host.readFile(path);
+    const text = path ? this.options.host.readFile(path) : undefined;
+    if (path && text !== undefined) this.dependOn(path, from);
+    return text;
   }
 
   /** A file beside `from` (a Lua script it reads): a change of it re-analyses `from`. */
@@ -325,10 +325,8 @@ export class ProjectIndex {
   private importedClient(summary: FileSummary): 'node-redis' | 'ioredis' | undefined {
     let found: 'node-redis' | undefined;
     for (const { from } of Object.values(summary.imports)) {
-      const path = from.startsWith('.') || from.startsWith('/') ? this.modules.resolve(from, summary.path) : undefined;
-      const text = path ? this.options.host.readFile(path) : undefined;
-      if (!path || text === undefined) continue;
-      this.dependOn(path, summary.path);
+      const text = from.startsWith('.') || from.startsWith('/') ? this.moduleText(summary.path, from) : undefined;
+      if (text === undefined) continue;
       if (IOREDIS_MODULE.test(text)) return 'ioredis';
       if (NODE_REDIS_MODULE.test(text) && CREATES_NODE_REDIS.test(text)) found = 'node-redis';
     }

@@ -121,6 +121,20 @@ export async function refreshAll(resource: string) {
   expected,
 });
 
+/** A job class whose client is typed by `type` from '../lib/redis', taking its lock with ioredis-style words. */
+const baseJob = (type: string) => `import type { ${type} } from '../lib/redis';
+export abstract class BaseJob {
+  constructor(protected readonly redis: ${type}, private readonly name: string) {}
+  async run(): Promise<boolean> {
+    const acquired = await this.redis.set(\`jobs:\${this.name}\`, '1', 'NX', 'EX', 300);
+    if (!acquired) return false;
+    await this.work();
+    return true;
+  }
+  protected abstract work(): Promise<void>;
+}
+`;
+
 const shapes: Shape[] = [
   {
     name: "another file's sleep handed an abort signal as well may reject between the acquire and the try: a path that skips the release",
@@ -1173,18 +1187,7 @@ export function wrap(client: ReturnType<typeof createClient>): WrappedRedis {
   };
 }
 `,
-      'src/jobs/base-job.ts': `import type { WrappedRedis } from '../lib/redis';
-export abstract class BaseJob {
-  constructor(protected readonly redis: WrappedRedis, private readonly name: string) {}
-  async run(): Promise<boolean> {
-    const acquired = await this.redis.set(\`jobs:\${this.name}\`, '1', 'NX', 'EX', 300);
-    if (!acquired) return false;
-    await this.work();
-    return true;
-  }
-  protected abstract work(): Promise<void>;
-}
-`,
+      'src/jobs/base-job.ts': baseJob('WrappedRedis'),
     },
     expected: [],
   },
@@ -1196,18 +1199,7 @@ export abstract class BaseJob {
 export type AppRedis = ReturnType<typeof createClient>;
 export const redis: AppRedis = createClient({ url: process.env.REDIS_URL });
 `,
-      'src/jobs/base-job.ts': `import type { AppRedis } from '../lib/redis';
-export abstract class BaseJob {
-  constructor(protected readonly redis: AppRedis, private readonly name: string) {}
-  async run(): Promise<boolean> {
-    const acquired = await this.redis.set(\`jobs:\${this.name}\`, '1', 'NX', 'EX', 300);
-    if (!acquired) return false;
-    await this.work();
-    return true;
-  }
-  protected abstract work(): Promise<void>;
-}
-`,
+      'src/jobs/base-job.ts': baseJob('AppRedis'),
     },
     expected: ['src/jobs/base-job.ts: exclusive-acquire'],
   },

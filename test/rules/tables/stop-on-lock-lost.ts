@@ -153,11 +153,8 @@ const serviceLockWatchdog = (onFailure: string) => `async function importMailbox
 module.exports = { importMailbox };
 `;
 
-export const stopOnLockLostCases: RuleCases = {
-  valid: [
-    {
-      name: 'a leader renewal whose owner check records a lost lease in a flag the work reads (`else this.isLeader = false`)',
-      code: `${io}export class Scheduler {
+/** A leader lease renewed under an owner check in a timer; `onLost` is the check's other branch. */
+const leaderRenewal = (onLost: string) => `${io}export class Scheduler {
   private isLeader = false;
   constructor(private readonly me: string) {}
   start() {
@@ -168,7 +165,7 @@ export const stopOnLockLostCases: RuleCases = {
         if (current === this.me) {
           await redis.pexpire('leader:scheduler', 15000);
         } else {
-          this.isLeader = false;
+          ${onLost}
         }
       } catch {}
     }, 5000);
@@ -177,7 +174,13 @@ export const stopOnLockLostCases: RuleCases = {
     if (this.isLeader) await run();
   }
 }
-`,
+`;
+
+export const stopOnLockLostCases: RuleCases = {
+  valid: [
+    {
+      name: 'a leader renewal whose owner check records a lost lease in a flag the work reads (`else this.isLeader = false`)',
+      code: leaderRenewal('this.isLeader = false;'),
     },
     {
       name: 'an AbortController aborted after racing the acquire against a timeout, in a lock with no renewal: no lost lock to signal',
@@ -294,27 +297,7 @@ export function mutexFor(redis: Redis, id: string, controller: AbortController) 
   invalid: [
     {
       name: 'a leader renewal whose owner check only logs a lost lease',
-      code: `${io}export class Scheduler {
-  private isLeader = false;
-  constructor(private readonly me: string) {}
-  start() {
-    setInterval(async () => {
-      if (!this.isLeader) return;
-      try {
-        const current = await redis.get('leader:scheduler');
-        if (current === this.me) {
-          await redis.pexpire('leader:scheduler', 15000);
-        } else {
-          console.warn('leadership lost');
-        }
-      } catch {}
-    }, 5000);
-  }
-  async tick(run: () => Promise<void>) {
-    if (this.isLeader) await run();
-  }
-}
-`,
+      code: leaderRenewal("console.warn('leadership lost');"),
     },
     { name: 'an extend answering false from .catch(() => false), tested after: its failed branch only logs', message: ['only logs'], code: answeredFalse('') },
     { name: 'a watchdog function that re-arms itself with setTimeout (handed by name) and only logs a failed extend', message: ['only logs'], code: selfArmingWatchdog('console.error(err);') },
